@@ -1,0 +1,194 @@
+// Package format is the one place where the index writer (package indexer)
+// and the index reader (package query) agree on the stationdex index file:
+// bucket names, key encodings, the record codec, the meta document and the
+// format version. Neither side spells a bucket name or a key layout itself.
+//
+// # The index file
+//
+// An index is a single bbolt file, written once by `stationdex index` and then
+// only ever opened read-only (and memory-mapped) by the server. It holds one
+// snapshot of the directory; a new snapshot is a new file.
+//
+// Record numbers. Every station gets a dense uint32 record number, assigned in
+// the final presentation order: ascending by name key (see package fold:
+// the folded name tokens joined by single spaces, so case, accents and leading
+// punctuation do not count), then by folded display name, then by UUID bytes.
+// Because posting lists are sets of record numbers, iterating any posting list
+// or any intersection of them yields stations already in alphabetical order,
+// and the n-th result of a query is a Select on a bitmap. The "stations"
+// bucket, keyed by record number, therefore also is the presorted name order.
+//
+// Buckets (all keys compare bytewise, as bbolt does):
+//
+//	meta        "format"   -> Magic ("stationdex-index")
+//	            "version"  -> Version, decimal ASCII ("1")
+//	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
+//	                          counts, build info)
+//	stations    RecordKey(n)  -> record encoded with EncodeRecord
+//	ids         16-byte UUID  -> RecordKey(n)
+//	names       name key      -> bitmap: stations whose name key equals it
+//	                             (the exact-name relevance tier)
+//	name_tokens token         -> bitmap: stations with that token in the name
+//	name_prefix prefix        -> bitmap: union of name_tokens under the prefix
+//	all_tokens  token         -> bitmap: token in any searchable field (name,
+//	                             country label, ISO code and English country
+//	                             name, location, languages, genres)
+//	all_prefix  prefix        -> bitmap: union of all_tokens under the prefix
+//	countries   ISO alpha-2, upper case  -> bitmap
+//	lang_labels folded source language label -> bitmap
+//	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
+//	genres      folded source tag     -> bitmap
+//	locations   folded location text  -> bitmap
+//
+// Bitmaps are roaring bitmaps in their portable serialisation
+// (roaring.Bitmap.WriteTo). Readers map them with FromBuffer straight out of
+// the bbolt page, so a bitmap read that way is only valid inside the read
+// transaction that produced it.
+//
+// Prefix postings. A query word matches every token that starts with it. To
+// keep that bounded, the writer stores a prefix bitmap for prefix p exactly
+// when more than PrefixFanout distinct tokens start with p (p itself
+// included). A reader looking up word w therefore either finds a ready union
+// in the *_prefix bucket, or knows that at most PrefixFanout tokens in the
+// *_tokens bucket start with w and unions those with a cursor scan. Prefixes
+// are cut at rune boundaries.
+//
+// # Version history
+//
+//	1  first format: the buckets above, record codec v1.
+//
+// Opening a file whose version differs from Version fails with ErrVersion,
+// naming both versions.
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"stationdex/indexer/fold"
+)
+
+// Magic identifies a stationdex index among other bbolt files.
+const Magic = "stationdex-index"
+
+// Version is the file format version this build reads and writes.
+const Version = 1
+
+// SchemaVersion is the version label of the JSON response schema served from
+// an index of this format. It is stored in the meta document so that the
+// label served always matches the data it describes.
+const SchemaVersion = "1.0"
+
+// PrefixFanout bounds the number of token bitmaps a reader unions for one
+// query word; see the package comment.
+const PrefixFanout = 16
+
+// Bucket names. Both sides use these and nothing else.
+var (
+	BucketMeta       = []byte("meta")
+	BucketStations   = []byte("stations")
+	BucketIDs        = []byte("ids")
+	BucketNames      = []byte("names")
+	BucketNameTokens = []byte("name_tokens")
+	BucketNamePrefix = []byte("name_prefix")
+	BucketAllTokens  = []byte("all_tokens")
+	BucketAllPrefix  = []byte("all_prefix")
+	BucketCountries  = []byte("countries")
+	BucketLangLabels = []byte("lang_labels")
+	BucketLangCodes  = []byte("lang_codes")
+	BucketGenres     = []byte("genres")
+	BucketLocations  = []byte("locations")
+)
+
+// AllBuckets lists every bucket a valid index must contain, in the order
+// `stationdex check` reports them.
+var AllBuckets = [][]byte{
+	BucketMeta, BucketStations, BucketIDs, BucketNames,
+	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
+	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+}
+
+// Keys inside BucketMeta.
+var (
+	KeyFormat  = []byte("format")
+	KeyVersion = []byte("version")
+	KeyMeta    = []byte("meta")
+)
+
+// Meta is the snapshot description stored under KeyMeta.
+type Meta struct {
+	SchemaVersion string    `json:"schema_version"`
+	SnapshotAt    time.Time `json:"snapshot_at"`
+	Source        string    `json:"source"`
+	Stations      int       `json:"stations"`
+	Tokens        int       `json:"tokens"`    // distinct keys in all_tokens
+	Countries     int       `json:"countries"` // distinct keys in countries
+	Languages     int       `json:"languages"` // distinct keys in lang_labels
+	Genres        int       `json:"genres"`    // distinct keys in genres
+	Skipped       Skipped   `json:"skipped"`   // input records left out
+	// BuiltBy names the program, its module version and the Go version.
+	// There is deliberately no build time: the same input must give the
+	// same file contents.
+	BuiltBy string `json:"built_by"`
+}
+
+// Skipped counts the input records the indexer left out, by reason.
+type Skipped struct {
+	InvalidUUID   int `json:"invalid_uuid"`
+	EmptyName     int `json:"empty_name"`
+	DuplicateUUID int `json:"duplicate_uuid"`
+	Malformed     int `json:"malformed"` // not a JSON object, or wrong field types
+}
+
+// Total is the number of records skipped for any reason.
+func (s Skipped) Total() int {
+	return s.InvalidUUID + s.EmptyName + s.DuplicateUUID + s.Malformed
+}
+
+// Sentinel errors of the format. Callers branch on them with errors.Is.
+var (
+	// ErrNotIndex: the file is not a stationdex index (not bbolt, or a bbolt
+	// file without the magic).
+	ErrNotIndex = errors.New("not a stationdex index")
+	// ErrVersion: the file is a stationdex index of another format version.
+	ErrVersion = errors.New("unsupported index format version")
+	// ErrCorrupt: the file claims to be an index but its contents are damaged.
+	ErrCorrupt = errors.New("corrupt index")
+)
+
+// VersionError reports a format version mismatch, naming both versions.
+type VersionError struct{ File, Supported int }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("index format version %d, this build reads version %d: rebuild the index with this build", e.File, e.Supported)
+}
+
+// Unwrap makes errors.Is(err, ErrVersion) hold.
+func (e *VersionError) Unwrap() error { return ErrVersion }
+
+// FacetKey is the lookup key of a facet value (language label, genre tag,
+// location): surrounding space trimmed, inner white space collapsed, then
+// folded. The indexer files values under it and the query engine looks
+// filters up with it, so "Jazz", " jazz " and "JAZZ" are the same genre.
+func FacetKey(label string) string {
+	return fold.String(strings.Join(strings.Fields(label), " "))
+}
+
+// RecordKey encodes record number n as a stations-bucket key. Big-endian, so
+// bbolt's bytewise key order is numeric order.
+func RecordKey(n uint32) []byte {
+	var k [4]byte
+	binary.BigEndian.PutUint32(k[:], n)
+	return k[:]
+}
+
+// ParseRecordKey decodes a key written by RecordKey.
+func ParseRecordKey(k []byte) (uint32, error) {
+	if len(k) != 4 {
+		return 0, fmt.Errorf("%w: record key of %d bytes", ErrCorrupt, len(k))
+	}
+	return binary.BigEndian.Uint32(k), nil
+}

@@ -1,0 +1,180 @@
+package format
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// UUID is a station id in its 16-byte binary form, the key of the ids bucket.
+type UUID [16]byte
+
+// ErrBadUUID is returned by ParseUUID for anything but a canonical UUID.
+var ErrBadUUID = errors.New("not a canonical UUID")
+
+// ParseUUID accepts exactly the 36-character 8-4-4-4-12 hex form, in either
+// case. Other spellings (braces, urn:uuid:, no dashes) are rejected so that
+// every station has one URL.
+func ParseUUID(s string) (UUID, error) {
+	var u UUID
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, ErrBadUUID
+	}
+	var compact [32]byte
+	copy(compact[0:8], s[0:8])
+	copy(compact[8:12], s[9:13])
+	copy(compact[12:16], s[14:18])
+	copy(compact[16:20], s[19:23])
+	copy(compact[20:32], s[24:36])
+	if _, err := hex.Decode(u[:], compact[:]); err != nil {
+		return UUID{}, ErrBadUUID
+	}
+	return u, nil
+}
+
+// String is the canonical lower-case form.
+func (u UUID) String() string {
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:36], u[10:16])
+	return string(b[:])
+}
+
+// Record is a cleaned station as stored in the index: the Radio Browser
+// record after the indexer's clean-up, without any URL of our own (those
+// depend on the server's base URL and are derived when serving).
+type Record struct {
+	ID            UUID
+	Name          string
+	CountryCode   string   // ISO 3166-1 alpha-2, upper case, or "" when unknown
+	Country       string   // source label
+	Location      string   // "" when absent
+	Languages     []string // source labels, cleaned; never nil after decoding
+	LanguageCodes []string // lower-case ISO 639 codes; never nil after decoding
+	Genres        []string // source tags, cleaned; never nil after decoding
+	BitrateKbps   uint32   // 0 means unknown
+	OfficialURL   string   // http(s) homepage or ""
+	StreamURL     string   // http(s) stream address or ""
+}
+
+// Record codec v1: the 16 UUID bytes, a uvarint bitrate, then the strings
+// Name, CountryCode, Country, Location, OfficialURL, StreamURL, then the lists
+// Languages, LanguageCodes, Genres. A string is a uvarint byte length and the
+// bytes; a list is a uvarint count and that many strings.
+
+// maxListLen bounds a list count read from disk so that a corrupt count cannot
+// make the decoder allocate gigabytes before noticing.
+const maxListLen = 1 << 16
+
+// AppendRecord appends the encoding of r to dst.
+func AppendRecord(dst []byte, r *Record) []byte {
+	dst = append(dst, r.ID[:]...)
+	dst = binary.AppendUvarint(dst, uint64(r.BitrateKbps))
+	for _, s := range [...]string{r.Name, r.CountryCode, r.Country, r.Location, r.OfficialURL, r.StreamURL} {
+		dst = appendString(dst, s)
+	}
+	for _, l := range [...][]string{r.Languages, r.LanguageCodes, r.Genres} {
+		dst = binary.AppendUvarint(dst, uint64(len(l)))
+		for _, s := range l {
+			dst = appendString(dst, s)
+		}
+	}
+	return dst
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// DecodeRecord decodes an encoded record into r. The result owns its memory:
+// buf is copied once and all strings of r share that copy, so buf may be a
+// bbolt value that dies with its transaction. Malformed input returns an
+// error wrapping ErrCorrupt, never a panic.
+func DecodeRecord(buf []byte, r *Record) error {
+	if len(buf) < len(r.ID) {
+		return fmt.Errorf("%w: record of %d bytes", ErrCorrupt, len(buf))
+	}
+	owned := make([]byte, len(buf))
+	copy(owned, buf)
+	d := decoder{buf: owned[len(r.ID):]}
+	copy(r.ID[:], owned)
+	bitrate := d.uvarint()
+	if bitrate > 1<<32-1 {
+		d.fail("bitrate out of range")
+	}
+	r.BitrateKbps = uint32(bitrate)
+	for _, s := range [...]*string{&r.Name, &r.CountryCode, &r.Country, &r.Location, &r.OfficialURL, &r.StreamURL} {
+		*s = d.string()
+	}
+	for _, l := range [...]*[]string{&r.Languages, &r.LanguageCodes, &r.Genres} {
+		*l = d.list()
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail("trailing bytes")
+	}
+	return d.err
+}
+
+// decoder reads from an owned buffer; after the first error every read
+// returns a zero value and the error sticks.
+type decoder struct {
+	buf []byte
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: record: %s", ErrCorrupt, what)
+	}
+	d.buf = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if n > uint64(len(d.buf)) {
+		d.fail("string past end")
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	// The bytes belong to the decoder's private copy and are never written
+	// again, so a string header over them is safe and saves one allocation
+	// per field.
+	s := unsafe.String(&d.buf[0], int(n))
+	d.buf = d.buf[n:]
+	return s
+}
+
+func (d *decoder) list() []string {
+	n := d.uvarint()
+	if n > maxListLen || n > uint64(len(d.buf)) {
+		d.fail("list count out of range")
+		return []string{}
+	}
+	l := make([]string, n)
+	for i := range l {
+		l[i] = d.string()
+	}
+	return l
+}
