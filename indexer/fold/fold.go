@@ -8,7 +8,7 @@
 // joiners and spaces, bidi controls), Unicode case folding ("ß" -> "ss"), and
 // recomposition (NFC).
 //
-// Tokens are maximal runs of letters, digits and spacing marks in the folded
+// Tokens are maximal runs of letters, digits and marks in the folded
 // text; everything else separates tokens ("lor'fm" is "lor" and "fm"). Han,
 // Hiragana and Katakana characters are tokens of one character each, because
 // those scripts do not separate words with spaces: "北京" then finds
@@ -31,12 +31,24 @@ import (
 // MaxTokenRunes is the length at which tokens, and query words, are cut.
 const MaxTokenRunes = 40
 
+// diacritics are the combining marks that accents decompose into for Latin,
+// Greek and Cyrillic. Marks of other scripts (kana voicing, Indic viramas and
+// vowel signs, Hebrew and Arabic points) are part of the letter there, so they
+// stay.
+var diacritics = &unicode.RangeTable{R16: []unicode.Range16{
+	{Lo: 0x0300, Hi: 0x036f, Stride: 1}, // Combining Diacritical Marks
+	{Lo: 0x1ab0, Hi: 0x1aff, Stride: 1}, // ... Extended
+	{Lo: 0x1dc0, Hi: 0x1dff, Stride: 1}, // ... Supplement
+	{Lo: 0x20d0, Hi: 0x20ff, Stride: 1}, // ... for Symbols
+	{Lo: 0xfe20, Hi: 0xfe2f, Stride: 1}, // Combining Half Marks
+}}
+
 // folders pools the transform chain: its stages keep state, so a chain
 // serves one call at a time.
 var folders = sync.Pool{New: func() any {
 	return transform.Chain(
 		norm.NFKD,
-		runes.Remove(runes.In(unicode.Mn)),
+		runes.Remove(runes.In(diacritics)),
 		runes.Remove(runes.In(unicode.Cf)),
 		cases.Fold(),
 		norm.NFC,
@@ -121,7 +133,7 @@ func Key(s string) string {
 }
 
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mc, r)
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc)
 }
 
 func isIdeograph(r rune) bool {
