@@ -3,8 +3,9 @@
 // sides always agree on what a token is.
 //
 // Folding is compatibility decomposition (NFKD, so styled "𝐑𝐚𝐝𝐢𝐨" and
-// full-width letters become plain ones), removal of nonspacing marks (accents:
-// "Rádio" -> "radio", "Ö3" -> "o3"), removal of format characters (zero-width
+// full-width letters become plain ones), removal of the Latin, Greek and
+// Cyrillic diacritics ("Rádio" -> "radio", "Ö3" -> "o3"; other scripts' marks
+// are part of their letters and stay), removal of format characters (zero-width
 // joiners and spaces, bidi controls), Unicode case folding ("ß" -> "ss"), and
 // recomposition (NFC).
 //
