@@ -15,9 +15,9 @@ func TestTokens(t *testing.T) {
 		{"Rádio Comercial", []string{"radio", "comercial"}},
 		{"Ö3", []string{"o3"}},
 		{"RADIO  radio", []string{"radio", "radio"}},
-		{"𝐑𝐚𝐝𝐢𝐨 𝐒𝐭𝐚𝐫", []string{"radio", "star"}},       // mathematical bold letters
-		{"Ｒａｄｉｏ", []string{"radio"}},                    // full-width
-		{"Ra\u200bdio", []string{"radio"}},               // zero-width space inside a word
+		{"𝐑𝐚𝐝𝐢𝐨 𝐒𝐭𝐚𝐫", []string{"radio", "star"}},             // mathematical bold letters
+		{"Ｒａｄｉｏ", []string{"radio"}},                          // full-width
+		{"Ra\u200bdio", []string{"radio"}},                    // zero-width space inside a word
 		{"Bidi \u202eoidar\u202c", []string{"bidi", "oidar"}}, // bidi controls vanish
 		{"Straße", []string{"strasse"}},
 		{"lor'fm", []string{"lor", "fm"}},
