@@ -1,10 +1,21 @@
 // Package indexer builds stationdex index files from Radio Browser dumps.
 //
-// CONTRACT STUB: signatures agreed between packages; bodies are being written.
+// A build runs in three passes. Read: every input is streamed (JSON array or
+// NDJSON, plain or gzip), each record cleaned into a compact format.Record
+// and de-duplicated by UUID; only the cleaned records are kept. Order: the
+// records are sorted into presentation order, which assigns the record
+// numbers (see package format). Write: posting lists are collected per
+// bucket and written, keys ascending, into a temporary bbolt file that is
+// renamed into place only when complete.
+//
+// The cleaning rules, field by field, are in clean.go; every limit they
+// apply is an exported constant.
 package indexer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -22,6 +33,9 @@ type Options struct {
 	SnapshotAt time.Time // zero: the newest check or change time in the records
 	Source     string    // "": DefaultSource
 	Progress   io.Writer // nil: silent
+	// Warnings receives one line per malformed input record, at most
+	// MaxWarnings of them. nil: silent (the summary still counts them).
+	Warnings io.Writer
 }
 
 // DefaultSource names the upstream directory.
@@ -32,15 +46,70 @@ type Summary struct {
 	Stations   int
 	Skipped    format.Skipped
 	SnapshotAt time.Time
+	Read       int // input records seen, indexed or skipped
 }
 
+// Sentinel errors of a build.
+var (
+	// ErrNoStations: the inputs hold no indexable station; an empty index
+	// is never what was meant.
+	ErrNoStations = errors.New("no stations in the input")
+	// ErrNoSnapshotTime: Options.SnapshotAt is zero and no record has a
+	// check or change time to take it from.
+	ErrNoSnapshotTime = errors.New("no check or change time in the records; give the snapshot time explicitly")
+)
+
 // Build reads inputs and writes the index to path (temp file + rename).
+// Same inputs and options give an index with the same contents.
 func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Summary, error) {
-	panic("unimplemented")
+	rr := newRecordReader()
+	rr.warn = opts.Warnings
+	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
+	var recs []format.Record
+	err := rr.readAll(ctx, func(r *format.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}, inputs...)
+	sum := Summary{Stations: len(recs), Skipped: rr.skipped, Read: rr.read}
+	if err != nil {
+		return sum, err
+	}
+	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, len(recs))
+	if len(recs) == 0 {
+		return sum, ErrNoStations
+	}
+	sum.SnapshotAt = opts.SnapshotAt.UTC()
+	if opts.SnapshotAt.IsZero() {
+		if rr.newest.IsZero() {
+			return sum, ErrNoSnapshotTime
+		}
+		sum.SnapshotAt = rr.newest
+	}
+	source := opts.Source
+	if source == "" {
+		source = DefaultSource
+	}
+	ix := newIndex(recs)
+	meta := ix.meta(sum, source)
+	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, len(recs), meta.Tokens)
+	if err := ix.write(ctx, path, meta); err != nil {
+		return sum, err
+	}
+	progressf(opts.Progress, "done\n")
+	return sum, nil
 }
 
 // ReadRecords streams the cleaned, de-duplicated records of inputs to fn in
-// input order (first occurrence of a UUID wins).
+// input order (first occurrence of a UUID wins). fn owns each record it is
+// given and may keep it. An error from fn stops reading and is returned.
 func ReadRecords(ctx context.Context, fn func(*format.Record) error, inputs ...Input) (format.Skipped, error) {
-	panic("unimplemented")
+	rr := newRecordReader()
+	err := rr.readAll(ctx, fn, inputs...)
+	return rr.skipped, err
+}
+
+func progressf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
 }

@@ -1,0 +1,342 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+)
+
+// fixture is a small hand-written dump exercising the quirks.
+const fixture = "testdata/stations.ndjson"
+
+func openFixture(t testing.TB) Input {
+	t.Helper()
+	in, c, err := OpenInput(context.Background(), fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return in
+}
+
+func buildFixture(t *testing.T, opts Options) (string, Summary) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fixture.idx")
+	sum, err := Build(context.Background(), path, opts, openFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, sum
+}
+
+func TestBuildFixture(t *testing.T) {
+	path, sum := buildFixture(t, Options{})
+	want := format.Skipped{InvalidUUID: 2, EmptyName: 2, DuplicateUUID: 1, Malformed: 3}
+	if sum.Skipped != want {
+		t.Errorf("skipped %+v, want %+v", sum.Skipped, want)
+	}
+	if want := time.Date(2025, 2, 27, 12, 0, 0, 0, time.UTC); !sum.SnapshotAt.Equal(want) {
+		t.Errorf("snapshot at %s, want %s", sum.SnapshotAt, want)
+	}
+	checkIndex(t, path, sum.Stations)
+	db := openIndex(t, path)
+	lookups := []struct {
+		bucket []byte
+		key    string
+		names  []string
+	}{
+		{format.BucketCountries, "AT", []string{"Ö3"}},
+		{format.BucketCountries, "FR", []string{"France Culture"}},
+		{format.BucketAllTokens, "austria", []string{"Ö3"}},
+		{format.BucketAllTokens, "at", []string{"Ö3"}},
+		{format.BucketAllTokens, "wien", []string{"Ö3"}},
+		{format.BucketAllTokens, "jazz", []string{"Jazz Lounge", "Smooth Jazz 24"}},
+		{format.BucketNameTokens, "radio", []string{"Rádio Comercial", "Radio Paradise"}},
+		{format.BucketNameTokens, "радио", []string{"Радио FM+"}},
+		{format.BucketNames, "metal", []string{"-=Metal=-"}},
+		{format.BucketNames, "radio comercial", []string{"Rádio Comercial"}},
+		{format.BucketLangLabels, "espanol", []string{"Rádio Comercial"}},
+		{format.BucketLangLabels, "castellano", []string{"Rádio Comercial"}},
+		{format.BucketLangCodes, "de", []string{"Ö3", "Smooth Jazz 24"}},
+		{format.BucketLangCodes, "es", []string{"Rádio Comercial"}},
+		{format.BucketGenres, "jazz", []string{"Jazz Lounge", "Smooth Jazz 24"}},
+		{format.BucketLocations, "wien", []string{"Ö3"}},
+	}
+	for _, l := range lookups {
+		if got := stationNames(t, db, l.bucket, l.key); !slicesEqual(got, l.names) {
+			t.Errorf("%s[%q] = %q, want %q", l.bucket, l.key, got, l.names)
+		}
+	}
+}
+
+// openIndex opens a built index read-only, as the server does.
+func openIndex(t testing.TB, path string) *bolt.DB {
+	t.Helper()
+	db, err := bolt.Open(path, 0, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// stationNames decodes the stations of one posting, in record order.
+func stationNames(t *testing.T, db *bolt.DB, bucket []byte, key string) []string {
+	t.Helper()
+	var names []string
+	err := db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucket).Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		bm := roaring.New()
+		if _, err := bm.FromBuffer(v); err != nil {
+			return err
+		}
+		for it := bm.Iterator(); it.HasNext(); {
+			var r format.Record
+			if err := format.DecodeRecord(tx.Bucket(format.BucketStations).Get(format.RecordKey(it.Next())), &r); err != nil {
+				return err
+			}
+			names = append(names, r.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+func slicesEqual(a, b []string) bool {
+	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
+}
+
+// checkIndex verifies what the query engine relies on: magic, version and
+// meta; every bucket; records in name order; ids pointing back at their
+// records; every bitmap valid and inside the record range; prefix buckets
+// following the PrefixFanout rule.
+func checkIndex(t testing.TB, path string, stations int) {
+	t.Helper()
+	db := openIndex(t, path)
+	err := db.View(func(tx *bolt.Tx) error {
+		for _, name := range format.AllBuckets {
+			if tx.Bucket(name) == nil {
+				return fmt.Errorf("bucket %s missing", name)
+			}
+		}
+		if err := checkMeta(tx.Bucket(format.BucketMeta), stations); err != nil {
+			return err
+		}
+		if err := checkStations(tx); err != nil {
+			return err
+		}
+		for _, name := range format.AllBuckets[3:] {
+			if err := checkBitmaps(tx.Bucket(name), uint32(stations)); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		if err := checkPrefixes(tx.Bucket(format.BucketAllTokens), tx.Bucket(format.BucketAllPrefix)); err != nil {
+			return fmt.Errorf("all_prefix: %w", err)
+		}
+		return checkPrefixes(tx.Bucket(format.BucketNameTokens), tx.Bucket(format.BucketNamePrefix))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkMeta(b *bolt.Bucket, stations int) error {
+	if got := string(b.Get(format.KeyFormat)); got != format.Magic {
+		return fmt.Errorf("magic %q", got)
+	}
+	if got := string(b.Get(format.KeyVersion)); got != fmt.Sprint(format.Version) {
+		return fmt.Errorf("version %q", got)
+	}
+	var m format.Meta
+	if err := json.Unmarshal(b.Get(format.KeyMeta), &m); err != nil {
+		return fmt.Errorf("meta: %w", err)
+	}
+	if m.Stations != stations || m.SchemaVersion != format.SchemaVersion || m.Source == "" || m.BuiltBy == "" || m.SnapshotAt.IsZero() {
+		return fmt.Errorf("meta %+v", m)
+	}
+	return nil
+}
+
+// checkStations decodes every record, checks the name order and the ids
+// bucket.
+func checkStations(tx *bolt.Tx) error {
+	ids := tx.Bucket(format.BucketIDs)
+	var prev *format.Record
+	n := 0
+	err := tx.Bucket(format.BucketStations).ForEach(func(k, v []byte) error {
+		num, err := format.ParseRecordKey(k)
+		if err != nil || int(num) != n {
+			return fmt.Errorf("record key %x at position %d", k, n)
+		}
+		r := new(format.Record)
+		if err := format.DecodeRecord(v, r); err != nil {
+			return err
+		}
+		if prev != nil && !nameLess(prev, r) {
+			return fmt.Errorf("record %d %q not after %q", n, r.Name, prev.Name)
+		}
+		if got := ids.Get(r.ID[:]); !bytes.Equal(got, k) {
+			return fmt.Errorf("ids[%s] = %x, want %x", r.ID, got, k)
+		}
+		prev, n = r, n+1
+		return nil
+	})
+	if err == nil && ids.Stats().KeyN != n {
+		err = fmt.Errorf("%d ids for %d stations", ids.Stats().KeyN, n)
+	}
+	return err
+}
+
+func nameLess(a, b *format.Record) bool {
+	ka, kb := fold.Key(a.Name), fold.Key(b.Name)
+	if ka != kb {
+		return ka < kb
+	}
+	fa, fb := fold.String(a.Name), fold.String(b.Name)
+	if fa != fb {
+		return fa < fb
+	}
+	return bytes.Compare(a.ID[:], b.ID[:]) < 0
+}
+
+func checkBitmaps(b *bolt.Bucket, stations uint32) error {
+	return b.ForEach(func(k, v []byte) error {
+		bm := roaring.New()
+		if _, err := bm.FromBuffer(v); err != nil {
+			return fmt.Errorf("key %q: %w", k, err)
+		}
+		if err := bm.Validate(); err != nil {
+			return fmt.Errorf("key %q: %w", k, err)
+		}
+		if bm.IsEmpty() || bm.Maximum() >= stations {
+			return fmt.Errorf("key %q: empty or out of range", k)
+		}
+		return nil
+	})
+}
+
+// checkPrefixes recomputes the prefix rule naively: every rune prefix of every
+// token with more than PrefixFanout tokens under it must be present with the
+// union, and nothing else.
+func checkPrefixes(tokens, prefixes *bolt.Bucket) error {
+	under := map[string][]string{}
+	tokens.ForEach(func(k, _ []byte) error {
+		tok := string(k)
+		for i := range tok {
+			if i > 0 {
+				under[tok[:i]] = append(under[tok[:i]], tok)
+			}
+		}
+		under[tok] = append(under[tok], tok)
+		return nil
+	})
+	want := 0
+	for p, toks := range under {
+		if len(toks) <= format.PrefixFanout {
+			if prefixes.Get([]byte(p)) != nil {
+				return fmt.Errorf("prefix %q with %d tokens stored", p, len(toks))
+			}
+			continue
+		}
+		want++
+		union := roaring.New()
+		for _, tok := range toks {
+			bm := roaring.New()
+			bm.FromBuffer(tokens.Get([]byte(tok)))
+			union.Or(bm)
+		}
+		got := roaring.New()
+		if _, err := got.FromBuffer(prefixes.Get([]byte(p))); err != nil {
+			return fmt.Errorf("prefix %q: %w", p, err)
+		}
+		if !got.Equals(union) {
+			return fmt.Errorf("prefix %q: wrong union", p)
+		}
+	}
+	if n := prefixes.Stats().KeyN; n != want {
+		return fmt.Errorf("%d prefixes, want %d", n, want)
+	}
+	return nil
+}
+
+// TestBuildDeterministic builds the fixture twice and compares every key and
+// value of every bucket.
+func TestBuildDeterministic(t *testing.T) {
+	a, _ := buildFixture(t, Options{})
+	b, _ := buildFixture(t, Options{})
+	if da, db := dumpIndex(t, a), dumpIndex(t, b); da != db {
+		t.Fatalf("two builds differ:\n%s\n---\n%s", da, db)
+	}
+}
+
+// dumpIndex renders every bucket's keys and values.
+func dumpIndex(t testing.TB, path string) string {
+	var sb strings.Builder
+	err := openIndex(t, path).View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			fmt.Fprintf(&sb, "[%s]\n", name)
+			return b.ForEach(func(k, v []byte) error {
+				fmt.Fprintf(&sb, "%x=%x\n", k, v)
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
+}
+
+func TestBuildOptions(t *testing.T) {
+	at := time.Date(2024, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))
+	path, sum := buildFixture(t, Options{SnapshotAt: at, Source: "test source"})
+	if !sum.SnapshotAt.Equal(at) || sum.SnapshotAt.Location() != time.UTC {
+		t.Errorf("snapshot at %s, want %s in UTC", sum.SnapshotAt, at)
+	}
+	var m format.Meta
+	openIndex(t, path).View(func(tx *bolt.Tx) error {
+		return json.Unmarshal(tx.Bucket(format.BucketMeta).Get(format.KeyMeta), &m)
+	})
+	if m.Source != "test source" || !m.SnapshotAt.Equal(at) {
+		t.Errorf("meta %+v", m)
+	}
+}
+
+func TestBuildFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.idx")
+	bad := Input{Name: "bad", R: strings.NewReader(`[{"stationuuid": "x"`)}
+	if _, err := Build(context.Background(), path, Options{}, bad); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("err = %v, want an error naming the input", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, path, Options{}, openFixture(t)); err == nil {
+		t.Fatal("cancelled build succeeded")
+	}
+	empty := Input{Name: "empty", R: strings.NewReader("")}
+	if _, err := Build(context.Background(), path, Options{}, empty); err != ErrNoStations {
+		t.Fatalf("err = %v, want ErrNoStations", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("failed builds left %v", entries)
+	}
+}

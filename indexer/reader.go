@@ -1,0 +1,97 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"stationdex/indexer/format"
+)
+
+// MaxWarnings bounds the per-record warnings written during a build: a
+// broken dump would otherwise print one line per record. The counts in the
+// summary are always complete.
+const MaxWarnings = 20
+
+// recordReader cleans and de-duplicates the records of several inputs. The
+// first indexable occurrence of a UUID wins; an occurrence skipped for
+// another reason (say, an empty name) does not claim the UUID.
+type recordReader struct {
+	seen     map[format.UUID]struct{}
+	skipped  format.Skipped
+	read     int       // records seen, kept or not
+	newest   time.Time // newest check/change time among kept records
+	warn     io.Writer // nil: silent
+	warnings int
+	progress func(read int) // called every progressEvery records; may be nil
+}
+
+const progressEvery = 10000
+
+func newRecordReader() *recordReader {
+	return &recordReader{seen: make(map[format.UUID]struct{})}
+}
+
+// readAll streams every input through the cleaner to fn.
+func (rr *recordReader) readAll(ctx context.Context, fn func(*format.Record) error, inputs ...Input) error {
+	for _, in := range inputs {
+		if err := rr.readOne(ctx, in, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rr *recordReader) readOne(ctx context.Context, in Input, fn func(*format.Record) error) error {
+	var st rawStation
+	return readInput(ctx, in, func(pos position, raw []byte) error {
+		rr.read++
+		if rr.progress != nil && rr.read%progressEvery == 0 {
+			rr.progress(rr.read)
+		}
+		if err := decodeStation(raw, &st); err != nil {
+			rr.skip(skipMalformed, in.Name, pos, err.Error())
+			return nil
+		}
+		rec, reason := rr.clean(&st)
+		if reason != kept {
+			rr.skip(reason, in.Name, pos, "")
+			return nil
+		}
+		return fn(&rec)
+	})
+}
+
+// clean applies cleanStation and the duplicate rule, and tracks the snapshot
+// time of the records kept.
+func (rr *recordReader) clean(st *rawStation) (format.Record, skipReason) {
+	rec, reason := cleanStation(st)
+	if reason != kept {
+		return rec, reason
+	}
+	if _, dup := rr.seen[rec.ID]; dup {
+		return rec, skipDuplicateUUID
+	}
+	rr.seen[rec.ID] = struct{}{}
+	if t := newestTime(st); t.After(rr.newest) {
+		rr.newest = t
+	}
+	return rec, kept
+}
+
+// skip counts a skipped record and warns about malformed ones, which point
+// at a broken input rather than at a quirk of the directory.
+func (rr *recordReader) skip(reason skipReason, input string, pos position, detail string) {
+	reason.count(&rr.skipped)
+	if reason != skipMalformed || rr.warn == nil {
+		return
+	}
+	rr.warnings++
+	switch {
+	case rr.warnings <= MaxWarnings:
+		fmt.Fprintf(rr.warn, "warning: input %s %s: skipped, %s: %s\n", input, pos, reason, detail)
+	case rr.warnings == MaxWarnings+1:
+		fmt.Fprintf(rr.warn, "warning: more malformed records; see the summary for the count\n")
+	}
+}

@@ -1,0 +1,127 @@
+package indexer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+)
+
+// realSnapshot is the shared Radio Browser dump, outside the repository.
+const realSnapshot = "../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
+
+// needRealSnapshot returns the dump's path, skipping the test when it is
+// absent, except under CI=true where its absence is a failure.
+func needRealSnapshot(tb testing.TB) string {
+	tb.Helper()
+	if _, err := os.Stat(realSnapshot); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("CI=true but the real snapshot is missing: %v", err)
+		}
+		tb.Skipf("real snapshot absent: %v", err)
+	}
+	return realSnapshot
+}
+
+func openRealSnapshot(tb testing.TB) Input {
+	tb.Helper()
+	in, c, err := OpenInput(context.Background(), needRealSnapshot(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return in
+}
+
+// maxBuildHeap bounds the live heap of a real-snapshot build. The input is
+// 62 MB of JSON; the build keeps only cleaned records and posting lists.
+const maxBuildHeap = 120 << 20
+
+func TestBuildRealSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the whole real snapshot")
+	}
+	in := openRealSnapshot(t)
+	path := filepath.Join(t.TempDir(), "real.idx")
+	peak := watchHeap(t)
+	start := time.Now()
+	sum, err := Build(context.Background(), path, Options{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap := peak()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stations %d, read %d, skipped %+v, snapshot %s, file %d bytes, %s, peak heap %d MiB",
+		sum.Stations, sum.Read, sum.Skipped, sum.SnapshotAt, st.Size(), time.Since(start), heap>>20)
+	if sum.Stations < 50000 {
+		t.Errorf("indexed %d stations, want >= 50000", sum.Stations)
+	}
+	if sum.Stations+sum.Skipped.Total() != sum.Read {
+		t.Errorf("indexed %d + skipped %d != read %d", sum.Stations, sum.Skipped.Total(), sum.Read)
+	}
+	if want := time.Date(2025, 2, 27, 12, 38, 23, 0, time.UTC); !sum.SnapshotAt.Equal(want) {
+		t.Errorf("snapshot at %s, want %s", sum.SnapshotAt, want)
+	}
+	if heap > maxBuildHeap {
+		t.Errorf("peak heap %d MiB, want at most %d MiB", heap>>20, maxBuildHeap>>20)
+	}
+	checkIndex(t, path, sum.Stations)
+}
+
+// watchHeap samples the live heap while a test runs and returns a function
+// that stops sampling and reports the peak.
+func watchHeap(t *testing.T) func() uint64 {
+	runtime.GC()
+	var (
+		mu   sync.Mutex
+		peak uint64
+		done = make(chan struct{})
+		wg   sync.WaitGroup
+	)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			mu.Lock()
+			peak = max(peak, sample[0].Value.Uint64())
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+func BenchmarkBuildRealSnapshot(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bench.idx")
+	needRealSnapshot(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		in, c, err := OpenInput(context.Background(), realSnapshot)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Build(context.Background(), path, Options{}, in); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
