@@ -1,0 +1,198 @@
+// Command gendata writes a deterministic data set of n stations in Radio
+// Browser NDJSON format (so `stationdex index` reads it) from the real
+// snapshot.
+//
+// n > snapshot size: the snapshot's own stations come first, unchanged; every
+// further station copies a template drawn uniformly from the snapshot (so
+// countries, languages, tags and their correlations keep their
+// distributions), gets new ids derived from a seeded hash of its number, and
+// a new name made by recombining real name words of the template's country.
+// n <= snapshot size: a seeded uniform sample of the snapshot, unchanged.
+//
+// The same snapshot, n and seed give the same bytes.
+//
+//	go run ./cmd/gendata -n 1000000 -o work/data/stations-1m.ndjson
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"stationdex/bench/internal/raw"
+)
+
+// template is one real station: its fields as raw JSON, keys sorted.
+type template struct {
+	keys   []string
+	vals   []json.RawMessage
+	name   []string // words of the cleaned name
+	cc     string
+	offset int // index of the station's own line in the snapshot
+}
+
+func main() {
+	data := flag.String("data", "../../shared/data/radiobrowser-2025-02-27.ndjson.gz", "real snapshot")
+	n := flag.Int("n", 1000000, "stations to write")
+	out := flag.String("o", "", "output NDJSON file (required)")
+	seed := flag.Uint64("seed", 1, "random seed")
+	flag.Parse()
+	if *out == "" || *n < 1 {
+		log.Fatal("gendata: -o and -n >= 1 are required")
+	}
+	lines, tpls, err := load(*data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := write(*out, *n, *seed, lines, tpls); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func load(path string) ([][]byte, []template, error) {
+	var lines [][]byte
+	var tpls []template
+	err := raw.EachLine(path, func(line []byte) error {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			return fmt.Errorf("line %d: %w", len(lines)+1, err)
+		}
+		var s raw.Station
+		if err := json.Unmarshal(line, &s); err != nil {
+			return fmt.Errorf("line %d: %w", len(lines)+1, err)
+		}
+		t := template{cc: strings.ToUpper(s.CountryCode), name: strings.Fields(raw.CleanName(s.Name)), offset: len(lines)}
+		for k := range m {
+			t.keys = append(t.keys, k)
+		}
+		sort.Strings(t.keys)
+		for _, k := range t.keys {
+			t.vals = append(t.vals, m[k])
+		}
+		lines = append(lines, slices.Clone(line))
+		tpls = append(tpls, t)
+		return nil
+	})
+	return lines, tpls, err
+}
+
+// pools maps a country code to every name word of its stations (with
+// repetition, so frequent words stay frequent).
+func pools(tpls []template) map[string][]string {
+	p := map[string][]string{}
+	for _, t := range tpls {
+		p[t.cc] = append(p[t.cc], t.name...)
+	}
+	return p
+}
+
+func write(path string, n int, seed uint64, lines [][]byte, tpls []template) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 4<<20)
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	if n <= len(lines) {
+		for _, i := range sample(rng, len(lines), n) {
+			w.Write(lines[i])
+			w.WriteByte('\n')
+		}
+	} else {
+		for _, l := range lines {
+			w.Write(l)
+			w.WriteByte('\n')
+		}
+		words := pools(tpls)
+		var buf []byte
+		for k := len(lines); k < n; k++ {
+			t := &tpls[rng.IntN(len(tpls))]
+			buf = appendStation(buf[:0], t, newName(rng, t, words[t.cc]), seed, k)
+			w.Write(buf)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// sample returns k distinct indexes below n in ascending order.
+func sample(rng *rand.Rand, n, k int) []int {
+	idx := rng.Perm(n)[:k]
+	sort.Ints(idx)
+	return idx
+}
+
+// newName keeps the template's word count (sometimes one more) and replaces
+// each word with even odds by a word of the same country's names.
+func newName(rng *rand.Rand, t *template, pool []string) string {
+	words := slices.Clone(t.name)
+	if len(words) == 0 || rng.IntN(4) == 0 {
+		words = append(words, pool[rng.IntN(len(pool))])
+	}
+	for i := range words {
+		if rng.IntN(2) == 0 {
+			words[i] = pool[rng.IntN(len(pool))]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// uuid derives a version-4-shaped UUID from the seed, the station number and
+// a domain label, so ids are new, stable and distinct per field.
+func uuid(seed uint64, k int, domain string) string {
+	var in [16]byte
+	binary.BigEndian.PutUint64(in[:8], seed)
+	binary.BigEndian.PutUint64(in[8:], uint64(k))
+	h := sha256.Sum256(append(in[:], domain...))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	var b [36]byte
+	hex.Encode(b[0:8], h[0:4])
+	hex.Encode(b[9:13], h[4:6])
+	hex.Encode(b[14:18], h[6:8])
+	hex.Encode(b[19:23], h[8:10])
+	hex.Encode(b[24:36], h[10:16])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return string(b[:])
+}
+
+func appendStation(dst []byte, t *template, name string, seed uint64, k int) []byte {
+	dst = append(dst, '{')
+	for i, key := range t.keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, key...)
+		dst = append(dst, '"', ':')
+		switch key {
+		case "stationuuid":
+			dst = append(dst, '"')
+			dst = append(dst, uuid(seed, k, "station")...)
+			dst = append(dst, '"')
+		case "changeuuid":
+			dst = append(dst, '"')
+			dst = append(dst, uuid(seed, k, "change")...)
+			dst = append(dst, '"')
+		case "name":
+			q, _ := json.Marshal(name)
+			dst = append(dst, q...)
+		default:
+			dst = append(dst, t.vals[i]...)
+		}
+	}
+	return append(dst, '}', '\n')
+}
