@@ -8,70 +8,97 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 )
 
-// index is a build in memory: the records in final order (record number n is
-// recs[n]) and the posting lists of every bitmap bucket.
+// index is a build in memory: the encoded records, in input order, and the
+// posting lists of every bitmap bucket. Records are numbered twice: by a
+// temporary number in input order while reading, then, once all are read,
+// by their final number in name order (finish). Keeping encoded records
+// rather than format.Record values makes a record one slice into a shared
+// chunk instead of a dozen small allocations.
 type index struct {
-	recs      []format.Record
-	nameKeys  []string // fold.Key of each record's name
+	recs  [][]byte // encoded records by temporary number
+	chunk []byte   // the chunk records are currently appended to
+	sortKeys
 	ps        *postingSet
-	allTokens []string // sorted keys of ps.allTokens
+	order     []uint32 // final number -> temporary number, after finish
+	allTokens []string // sorted keys of ps.allTokens, after finish
 	prefixes  []prefixRange
 }
 
-// newIndex sorts recs in place into presentation order and collects the
-// postings.
-func newIndex(recs []format.Record) *index {
-	byName := newNameOrder(recs)
-	sort.Sort(byName)
-	ix := &index{recs: recs, nameKeys: byName.keys, ps: newPostingSet()}
-	for n := range recs {
-		ix.ps.addStation(uint32(n), &recs[n], ix.nameKeys[n])
+// recordChunk is the allocation unit of encoded records.
+const recordChunk = 1 << 20
+
+func newIndex() *index {
+	return &index{ps: newPostingSet()}
+}
+
+// add files one cleaned record under its temporary number.
+func (ix *index) add(rec *format.Record) {
+	t := uint32(len(ix.recs))
+	ix.recs = append(ix.recs, ix.store(rec))
+	key := fold.Key(rec.Name)
+	ix.keys = append(ix.keys, key)
+	ix.folded = append(ix.folded, fold.String(rec.Name))
+	ix.ps.addStation(t, rec, key)
+}
+
+// store encodes rec into the current chunk and returns its bytes, which stay
+// valid and unchanged for the life of the index.
+func (ix *index) store(rec *format.Record) []byte {
+	size := len(format.AppendRecord(ix.chunk[len(ix.chunk):], rec))
+	if len(ix.chunk)+size > cap(ix.chunk) {
+		ix.chunk = make([]byte, 0, max(recordChunk, size))
 	}
+	start := len(ix.chunk)
+	ix.chunk = format.AppendRecord(ix.chunk, rec)
+	return ix.chunk[start:len(ix.chunk):len(ix.chunk)]
+}
+
+// finish assigns the final record numbers and renumbers every posting list.
+func (ix *index) finish() {
+	ix.order = make([]uint32, len(ix.recs))
+	for i := range ix.order {
+		ix.order[i] = uint32(i)
+	}
+	slices.SortFunc(ix.order, ix.compare)
+	ix.sortKeys = sortKeys{} // needed for sorting only
+	final := make([]uint32, len(ix.order))
+	for n, t := range ix.order {
+		final[t] = uint32(n)
+	}
+	ix.ps.renumber(final)
 	ix.allTokens = ix.ps.allTokens.sortedKeys()
 	ix.prefixes = prefixRanges(ix.allTokens)
-	return ix
 }
 
-// nameOrder sorts records by (name key, folded name, UUID bytes), the order
-// that defines record numbers. The last component makes it total.
-type nameOrder struct {
-	recs   []format.Record
-	keys   []string
-	folded []string
+// sortKeys hold, by temporary number, what the name order compares.
+type sortKeys struct {
+	keys   []string // fold.Key(name)
+	folded []string // fold.String(name)
 }
 
-func newNameOrder(recs []format.Record) *nameOrder {
-	o := &nameOrder{recs: recs, keys: make([]string, len(recs)), folded: make([]string, len(recs))}
-	for i := range recs {
-		o.keys[i] = fold.Key(recs[i].Name)
-		o.folded[i] = fold.String(recs[i].Name)
+// compare orders temporary numbers by (name key, folded name, UUID bytes),
+// the order that defines record numbers. The UUID makes it total.
+func (ix *index) compare(a, b uint32) int {
+	if c := strings.Compare(ix.keys[a], ix.keys[b]); c != 0 {
+		return c
 	}
-	return o
+	if c := strings.Compare(ix.folded[a], ix.folded[b]); c != 0 {
+		return c
+	}
+	return bytes.Compare(ix.id(a), ix.id(b))
 }
 
-func (o *nameOrder) Len() int { return len(o.recs) }
-
-func (o *nameOrder) Less(i, j int) bool {
-	if o.keys[i] != o.keys[j] {
-		return o.keys[i] < o.keys[j]
-	}
-	if o.folded[i] != o.folded[j] {
-		return o.folded[i] < o.folded[j]
-	}
-	return bytes.Compare(o.recs[i].ID[:], o.recs[j].ID[:]) < 0
-}
-
-func (o *nameOrder) Swap(i, j int) {
-	o.recs[i], o.recs[j] = o.recs[j], o.recs[i]
-	o.keys[i], o.keys[j] = o.keys[j], o.keys[i]
-	o.folded[i], o.folded[j] = o.folded[j], o.folded[i]
+// id is the UUID of the record with temporary number t: the codec puts it
+// first.
+func (ix *index) id(t uint32) []byte {
+	return ix.recs[t][:len(format.UUID{})]
 }
 
 // meta describes the index for the meta bucket.
@@ -80,7 +107,7 @@ func (ix *index) meta(sum Summary, source string) format.Meta {
 		SchemaVersion: format.SchemaVersion,
 		SnapshotAt:    sum.SnapshotAt,
 		Source:        source,
-		Stations:      len(ix.recs),
+		Stations:      len(ix.order),
 		Tokens:        len(ix.ps.allTokens),
 		Countries:     len(ix.ps.countries),
 		Languages:     len(ix.ps.langLabels),
@@ -160,24 +187,23 @@ func (ix *index) metaBucket(meta format.Meta) bucketWriter {
 }
 
 func (ix *index) stationsBucket() bucketWriter {
-	return bucketWriter{format.BucketStations, len(ix.recs), func(i int) ([]byte, []byte, error) {
-		return format.RecordKey(uint32(i)), format.AppendRecord(nil, &ix.recs[i]), nil
+	return bucketWriter{format.BucketStations, len(ix.order), func(n int) ([]byte, []byte, error) {
+		return format.RecordKey(uint32(n)), ix.recs[ix.order[n]], nil
 	}}
 }
 
 // idsBucket maps UUIDs, in byte order, to record numbers.
 func (ix *index) idsBucket() bucketWriter {
-	order := make([]uint32, len(ix.recs))
-	for i := range order {
-		order[i] = uint32(i)
+	byID := make([]uint32, len(ix.order))
+	for n := range byID {
+		byID[n] = uint32(n)
 	}
-	slices.SortFunc(order, func(a, b uint32) int {
-		return bytes.Compare(ix.recs[a].ID[:], ix.recs[b].ID[:])
+	slices.SortFunc(byID, func(a, b uint32) int {
+		return bytes.Compare(ix.id(ix.order[a]), ix.id(ix.order[b]))
 	})
-	return bucketWriter{format.BucketIDs, len(order), func(i int) ([]byte, []byte, error) {
-		n := order[i]
-		id := ix.recs[n].ID
-		return id[:], format.RecordKey(n), nil
+	return bucketWriter{format.BucketIDs, len(byID), func(i int) ([]byte, []byte, error) {
+		n := byID[i]
+		return ix.id(ix.order[n]), format.RecordKey(n), nil
 	}}
 }
 

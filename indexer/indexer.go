@@ -65,17 +65,17 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	rr := newRecordReader()
 	rr.warn = opts.Warnings
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
-	var recs []format.Record
+	ix := newIndex()
 	err := rr.readAll(ctx, func(r *format.Record) error {
-		recs = append(recs, *r)
+		ix.add(r)
 		return nil
 	}, inputs...)
-	sum := Summary{Stations: len(recs), Skipped: rr.skipped, Read: rr.read}
+	sum := Summary{Stations: len(ix.recs), Skipped: rr.skipped, Read: rr.read}
 	if err != nil {
 		return sum, err
 	}
-	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, len(recs))
-	if len(recs) == 0 {
+	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, sum.Stations)
+	if sum.Stations == 0 {
 		return sum, ErrNoStations
 	}
 	sum.SnapshotAt = opts.SnapshotAt.UTC()
@@ -89,9 +89,9 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	if source == "" {
 		source = DefaultSource
 	}
-	ix := newIndex(recs)
+	ix.finish()
 	meta := ix.meta(sum, source)
-	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, len(recs), meta.Tokens)
+	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, sum.Stations, meta.Tokens)
 	if err := ix.write(ctx, path, meta); err != nil {
 		return sum, err
 	}

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -28,6 +29,17 @@ func (p postings) add(key string, n uint32) {
 		return
 	}
 	p[key] = append(l, n)
+}
+
+// renumber maps every posting through final and re-sorts the lists. Only
+// the lists are changed, so visiting the map in its random order is safe.
+func (p postings) renumber(final []uint32) {
+	for _, l := range p {
+		for i, t := range l {
+			l[i] = final[t]
+		}
+		slices.Sort(l)
+	}
 }
 
 // sortedKeys lists the keys in bytewise order, the order bbolt stores them
@@ -65,8 +77,17 @@ func newPostingSet() *postingSet {
 	}
 }
 
+// renumber moves every posting list from temporary to final numbers.
+func (ps *postingSet) renumber(final []uint32) {
+	for _, p := range []postings{ps.names, ps.nameTokens, ps.allTokens, ps.countries,
+		ps.langLabels, ps.langCodes, ps.genres, ps.locations} {
+		p.renumber(final)
+	}
+}
+
 // addStation files record n under every key of every bucket. nameKey is
-// fold.Key(rec.Name), already computed for sorting.
+// fold.Key(rec.Name), already computed for sorting. Numbers must be added in
+// increasing order.
 func (ps *postingSet) addStation(n uint32, rec *format.Record, nameKey string) {
 	ps.names.add(nameKey, n)
 	ps.tokens = fold.AppendTokens(ps.tokens[:0], rec.Name)

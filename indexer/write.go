@@ -16,8 +16,8 @@ import (
 // until commit, so a bucket is written in several transactions of bounded
 // size instead of one transaction as large as the file.
 const (
-	batchKeys  = 8192
-	batchBytes = 16 << 20
+	batchKeys  = 2048
+	batchBytes = 2 << 20
 )
 
 // kvFunc yields the i-th key and value of a bucket, keys in ascending

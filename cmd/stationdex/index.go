@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"stationdex/indexer"
+)
+
+const indexUsage = `usage: stationdex index -o FILE [-snapshot-at RFC3339] [-source NAME] INPUT...
+
+Builds an index file from Radio Browser dumps. An INPUT is a file, - for
+standard input, or an http(s) URL of the upstream /json/stations endpoint;
+each may be a JSON array or NDJSON, plain or gzip. The index is written to a
+temporary file and renamed to FILE only when complete.
+
+Flags:
+`
+
+// runIndex implements `stationdex index`. Exit status 0: index written;
+// 1: the build failed (nothing is left at FILE); 2: usage error.
+func runIndex(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runIndexTo(ctx, args, os.Stdout, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
+}
+
+// indexArgs are the parsed command line of `stationdex index`.
+type indexArgs struct {
+	out    string
+	opts   indexer.Options
+	inputs []string
+}
+
+func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, interactive bool) int {
+	ia, ok := parseIndexArgs(args, stderr)
+	if !ok {
+		return 2
+	}
+	ia.opts.Warnings = stderr
+	if interactive {
+		ia.opts.Progress = stderr
+	}
+	start := time.Now()
+	sum, err := buildIndex(ctx, ia)
+	if err != nil {
+		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
+		if errors.Is(err, indexer.ErrNoSnapshotTime) {
+			fmt.Fprintln(stderr, "Pass the time the dump was taken with -snapshot-at, e.g. -snapshot-at 2025-02-27T12:40:00Z.")
+		}
+		return 1
+	}
+	printIndexSummary(stdout, ia, sum, time.Since(start))
+	return 0
+}
+
+func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
+	var ia indexArgs
+	var snapshot string
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, indexUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&ia.out, "o", "", "index `FILE` to write (required)")
+	fs.StringVar(&snapshot, "snapshot-at", "", "snapshot time, `RFC3339` (default: the newest check or change time in the records)")
+	fs.StringVar(&ia.opts.Source, "source", indexer.DefaultSource, "data source `NAME` stored in the index")
+	if err := fs.Parse(args); err != nil {
+		return ia, false
+	}
+	ia.inputs = fs.Args()
+	if msg := ia.check(snapshot); msg != "" {
+		fmt.Fprintf(stderr, "stationdex index: %s\n\n", msg)
+		fs.Usage()
+		return ia, false
+	}
+	return ia, true
+}
+
+// check validates the arguments, filling in the snapshot time; it returns
+// a message for the user, or "".
+func (ia *indexArgs) check(snapshot string) string {
+	switch {
+	case ia.out == "":
+		return "-o FILE is required"
+	case len(ia.inputs) == 0:
+		return "no INPUT given"
+	case ia.opts.Source == "":
+		return "-source must not be empty"
+	}
+	if snapshot != "" {
+		t, err := time.Parse(time.RFC3339, snapshot)
+		if err != nil {
+			return fmt.Sprintf("-snapshot-at %q is not an RFC 3339 time such as 2025-02-27T12:40:00Z", snapshot)
+		}
+		ia.opts.SnapshotAt = t
+	}
+	return ""
+}
+
+// buildIndex opens every input before building, so that a missing file or
+// an unreachable URL fails at once rather than after minutes of work.
+func buildIndex(ctx context.Context, ia indexArgs) (indexer.Summary, error) {
+	var inputs []indexer.Input
+	for _, arg := range ia.inputs {
+		in, c, err := indexer.OpenInput(ctx, arg)
+		if err != nil {
+			return indexer.Summary{}, err
+		}
+		defer c.Close()
+		inputs = append(inputs, in)
+	}
+	return indexer.Build(ctx, ia.out, ia.opts, inputs...)
+}
+
+func printIndexSummary(w io.Writer, ia indexArgs, sum indexer.Summary, elapsed time.Duration) {
+	size := "?"
+	if st, err := os.Stat(ia.out); err == nil {
+		size = fmt.Sprintf("%.1f MB", float64(st.Size())/1e6)
+	}
+	sk := sum.Skipped
+	fmt.Fprintf(w, "indexed %d stations into %s (%s) in %s\n", sum.Stations, ia.out, size, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "skipped %d of %d records: %d invalid uuid, %d empty name, %d duplicate uuid, %d malformed\n",
+		sk.Total(), sum.Read, sk.InvalidUUID, sk.EmptyName, sk.DuplicateUUID, sk.Malformed)
+	fmt.Fprintf(w, "snapshot_at %s, source %q\n", sum.SnapshotAt.Format(time.RFC3339), ia.opts.Source)
+}
