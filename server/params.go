@@ -1,0 +1,198 @@
+package server
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"stationdex/query"
+)
+
+// Limits of the search parameters, from the spec.
+const (
+	maxQRunes      = 120
+	maxFacetRunes  = 60 // language and genre
+	minLimit       = 1
+	maxLimit       = 50
+	defaultLimit   = 20
+	maxOffset      = 5000
+	allowedParams  = "q, country, language, genre, limit, offset"
+	maxEchoedRunes = 40 // of user input quoted back in an error message
+)
+
+// searchParams is a validated search request. Country, Language and Genre
+// are exactly as the client gave them, because the envelope echoes them; ""
+// means absent (an empty filter is rejected, so it cannot mean anything else).
+type searchParams struct {
+	Q, Country, Language, Genre string
+	Limit, Offset               int
+}
+
+// query is the engine's view of p.
+func (p searchParams) query() query.Query {
+	return query.Query{Q: p.Q, Country: p.Country, Language: p.Language, Genre: p.Genre, Limit: p.Limit, Offset: p.Offset}
+}
+
+// parseSearchParams validates a raw query string. It parses rawQuery itself,
+// rather than through url.ParseQuery, because a url.Values has already
+// merged repeated parameters and dropped malformed pairs, and both must be
+// refused with 400 here. Errors are *Error with a 400 code.
+func parseSearchParams(rawQuery string) (searchParams, error) {
+	p := searchParams{Limit: defaultLimit}
+	seen := map[string]bool{}
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if pair == "" {
+			continue // "?" alone, or "a=1&&b=2": nothing was asked
+		}
+		name, value, err := decodePair(pair)
+		if err != nil {
+			return searchParams{}, err
+		}
+		if !isSearchParam(name) {
+			return searchParams{}, errorf(CodeUnknownParameter, "unknown parameter %s; the allowed parameters are %s", quoteClip(name), allowedParams)
+		}
+		if seen[name] {
+			return searchParams{}, errorf(CodeRepeatedParameter, "parameter %s is given more than once; give it at most once", name)
+		}
+		seen[name] = true
+		if err := p.set(name, value); err != nil {
+			return searchParams{}, err
+		}
+	}
+	return p, nil
+}
+
+// decodePair splits and percent-decodes one name=value pair ('+' is a space,
+// as in HTML forms) and refuses text that is not printable UTF-8.
+func decodePair(pair string) (name, value string, err error) {
+	rawName, rawValue, _ := strings.Cut(pair, "=")
+	if name, err = url.QueryUnescape(rawName); err != nil {
+		return "", "", errorf(CodeInvalidParameter, "malformed percent-encoding in parameter name %s; encode '%%' as %%25", quoteClip(rawName))
+	}
+	if value, err = url.QueryUnescape(rawValue); err != nil {
+		return "", "", errorf(CodeInvalidParameter, "malformed percent-encoding in the value of %s; encode '%%' as %%25", quoteClip(name))
+	}
+	if !utf8.ValidString(name) || hasControl(name) {
+		return "", "", errorf(CodeInvalidParameter, "a parameter name is not valid UTF-8 text")
+	}
+	if !utf8.ValidString(value) {
+		return "", "", errorf(CodeInvalidParameter, "the value of %s is not valid UTF-8; send UTF-8 text, percent-encoded", quoteClip(name))
+	}
+	if hasControl(value) {
+		return "", "", errorf(CodeInvalidParameter, "the value of %s contains control characters; remove them", quoteClip(name))
+	}
+	return name, value, nil
+}
+
+func isSearchParam(name string) bool {
+	switch name {
+	case "q", "country", "language", "genre", "limit", "offset":
+		return true
+	}
+	return false
+}
+
+// set validates value as parameter name (one of the search parameters).
+func (p *searchParams) set(name, value string) (err error) {
+	switch name {
+	case "q":
+		p.Q, err = text(name, value, maxQRunes, true)
+	case "country":
+		p.Country, err = countryCode(value)
+	case "language":
+		p.Language, err = text(name, value, maxFacetRunes, false)
+	case "genre":
+		p.Genre, err = text(name, value, maxFacetRunes, false)
+	case "limit":
+		p.Limit, err = integer(name, value, minLimit, maxLimit, "default 20")
+	case "offset":
+		p.Offset, err = integer(name, value, 0, maxOffset, "default 0; results past 5000 cannot be reached")
+	}
+	return err
+}
+
+// text checks a free-text parameter's length in characters (runes, not
+// bytes, so "ü" counts once). An empty filter is refused rather than read as
+// "any", so that an echoed filter is never an empty string; an empty q is
+// the same as none.
+func text(name, value string, maxRunes int, emptyOK bool) (string, error) {
+	if value == "" && !emptyOK {
+		return "", errorf(CodeInvalidParameter, "%s is empty; give a value or leave the parameter out", name)
+	}
+	if n := utf8.RuneCountInString(value); n > maxRunes {
+		return "", errorf(CodeInvalidParameter, "%s is %d characters long; the maximum is %d", name, n, maxRunes)
+	}
+	return value, nil
+}
+
+// countryCode checks the spec's pattern ^[A-Za-z]{2}$.
+func countryCode(value string) (string, error) {
+	if len(value) != 2 || !isASCIILetter(value[0]) || !isASCIILetter(value[1]) {
+		return "", errorf(CodeInvalidParameter, "country must be a two-letter ISO 3166-1 code such as DE or us; got %s", quoteClip(value))
+	}
+	return value, nil
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// integer parses a plain decimal integer in [lo, hi]. Only digits are
+// accepted: no sign, no '+', no spaces, no exponent, so that every value has
+// an obvious meaning. Leading zeros are harmless and accepted.
+func integer(name, value string, lo, hi int, note string) (int, error) {
+	bad := func() error {
+		return errorf(CodeInvalidParameter, "%s must be a whole number from %d to %d (%s); got %s", name, lo, hi, note, quoteClip(value))
+	}
+	if value == "" || strings.Trim(value, "0123456789") != "" {
+		return 0, bad()
+	}
+	n, err := strconv.ParseUint(value, 10, 32) // a range error is simply out of range
+	if err != nil || n < uint64(lo) || n > uint64(hi) {
+		return 0, bad()
+	}
+	return int(n), nil
+}
+
+// hasControl reports Unicode control characters (C0, DEL, C1), which have no
+// place in a search and would only corrupt logs and echoes.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// quoteClip quotes user input for an error message: cut to a few dozen
+// characters, so a message never reflects a huge input, and Go-quoted, so
+// odd characters are visible.
+func quoteClip(s string) string {
+	if utf8.RuneCountInString(s) > maxEchoedRunes {
+		r := []rune(s)
+		return strconv.Quote(string(r[:maxEchoedRunes])) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// canonicalQuery is the query string that denotes p and only p: parameters in
+// a fixed order, limit and offset always present. It keys the ETag and forms
+// the next link, so one request spelt two ways shares a cache entry.
+func (p searchParams) canonicalQuery() string {
+	var b strings.Builder
+	add := func(name, value string) {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(value))
+	}
+	if p.Q != "" {
+		add("q", p.Q)
+	}
+	for _, f := range [...]struct{ name, value string }{{"country", p.Country}, {"language", p.Language}, {"genre", p.Genre}} {
+		if f.value != "" {
+			add(f.name, f.value)
+		}
+	}
+	add("limit", strconv.Itoa(p.Limit))
+	add("offset", strconv.Itoa(p.Offset))
+	return b.String()
+}

@@ -1,0 +1,244 @@
+// Package server speaks HTTP for stationdex: the read-only JSON API of the
+// station directory (see ../shared/spec/station-directory-api.md) and,
+// through the same router, the other route groups added beside it.
+//
+// Every response is derived from one query.Index obtained from a Source for
+// the duration of the request, so an index swapped in while a request runs
+// never mixes two snapshots in one response.
+//
+// Routes are registered with Server.handle, which takes the route template
+// ("/api/stations/:id") that also labels the request for the Observer, so
+// metrics are labelled by template, never by raw path.
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/query"
+)
+
+// Source hands out the index to serve from. query.Holder implements it.
+// Acquire returns the current index and a release function that must be
+// called once the request is done with it; a nil index means none is loaded
+// yet, which the API answers with 503.
+type Source interface {
+	Acquire() (*query.Index, func())
+}
+
+// Observer is told about every request and every search, so that package
+// metrics can count them without the server importing it. Calls are made on
+// the request goroutine after the response is written: implementations must
+// be safe for concurrent use and fast. A nil Observer in Config is a no-op.
+type Observer interface {
+	// Request reports one finished request. route is the registered route
+	// template ("/api/stations/:id"), or RouteUnmatched for requests that
+	// matched no route or no method of one; status is the status sent.
+	Request(route, method string, status int, d time.Duration)
+	// Search reports one search the engine ran: time spent on bitmaps and
+	// on decoding the page's records, and the number of stations returned
+	// in the page.
+	Search(bitmap, decode time.Duration, results int)
+}
+
+// RouteUnmatched is the Observer route label of requests that matched no
+// route (404) or no method of a route (405). One label keeps the metric's
+// cardinality bounded whatever paths clients try.
+const RouteUnmatched = "unmatched"
+
+// Config configures a Server.
+type Config struct {
+	// BaseURL is the public address of the service. Every URL in a
+	// response is absolute under it. Routes are served at the root of the
+	// handler, so a BaseURL with a path assumes a proxy that strips it.
+	BaseURL *url.URL
+	// Observer receives request and search measurements; nil: none.
+	Observer Observer
+	// CacheMaxAge is the max-age of Cache-Control on successful API
+	// responses. Zero means DefaultCacheMaxAge; negative means "no-cache"
+	// (clients revalidate every time, still cheaply with ETags).
+	CacheMaxAge time.Duration
+	// Logger receives server-side failures; nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultCacheMaxAge is the max-age used when Config.CacheMaxAge is zero. The
+// data changes only with a new snapshot, so minutes of caching are safe.
+const DefaultCacheMaxAge = 300 * time.Second
+
+// retryAfterSeconds is the Retry-After of a 503: an index load takes seconds.
+const retryAfterSeconds = "5"
+
+// Server serves the API from the index of its Source.
+type Server struct {
+	src          Source
+	base         string // BaseURL without a trailing slash
+	obs          Observer
+	cacheControl string
+	log          *slog.Logger
+	handler      http.Handler
+}
+
+// New returns a Server over src. cfg.BaseURL is required.
+func New(cfg Config, src Source) *Server {
+	s := &Server{
+		src:          src,
+		base:         strings.TrimRight(cfg.BaseURL.String(), "/"),
+		obs:          cfg.Observer,
+		cacheControl: cacheControl(cfg.CacheMaxAge),
+		log:          cfg.Logger,
+	}
+	if s.obs == nil {
+		s.obs = nopObserver{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// Handler returns the http.Handler serving every route of s.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func cacheControl(maxAge time.Duration) string {
+	switch {
+	case maxAge == 0:
+		maxAge = DefaultCacheMaxAge
+	case maxAge < 0:
+		return "no-cache"
+	}
+	return "public, max-age=" + strconv.Itoa(int(maxAge/time.Second))
+}
+
+// routes builds the router. Each route group has its own method adding its
+// routes, so later groups (HTML pages, downloads) are one more line here.
+func (s *Server) routes() *httprouter.Router {
+	r := httprouter.New()
+	r.HandleMethodNotAllowed = true
+	r.MethodNotAllowed = s.unmatched(s.methodNotAllowed)
+	r.NotFound = s.unmatched(s.notFound)
+	s.apiRoutes(r)
+	return r
+}
+
+// handlerFunc is a route handler: it writes a response, or returns an error
+// that the server renders as a JSON error body via errorStatus. A handler
+// that already wrote a response must return nil.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error
+
+// handle registers h under the route template route for GET and HEAD, and the
+// CORS preflight for OPTIONS. route is also the Observer label, so it must be
+// the template, never something built from the request. HEAD runs h as GET;
+// net/http drops the body and the Content-Length set by writeJSON stays.
+func (s *Server) handle(r *httprouter.Router, route string, h handlerFunc) {
+	run := s.instrument(route, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		setCORS(w.Header())
+		if err := h(w, req, ps); err != nil {
+			s.writeError(w, req, err)
+		}
+	})
+	r.Handle(http.MethodGet, route, run)
+	r.Handle(http.MethodHead, route, run)
+	r.Handle(http.MethodOptions, route, s.instrument(route, preflight))
+}
+
+// instrument times h and reports it to the Observer under route. A panic in
+// h (a bug, or the engine tripping over a damaged index) is logged with its
+// stack and answered with a JSON 500 when nothing was written yet, instead of
+// the dropped connection net/http would give.
+func (s *Server) instrument(route string, h httprouter.Handle) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				s.recoverPanic(sw, r, route, v)
+			}
+			s.obs.Request(route, r.Method, sw.status(), time.Since(start))
+		}()
+		h(sw, r, ps)
+	}
+}
+
+func (s *Server) recoverPanic(w *statusWriter, r *http.Request, route string, v any) {
+	if v == http.ErrAbortHandler {
+		panic(v) // net/http's way to abort a response on purpose
+	}
+	s.log.Error("panic serving request", "route", route, "method", r.Method, "panic", v, "stack", string(debug.Stack()))
+	if w.code == 0 {
+		s.writeError(w, r, fmt.Errorf("panic: %v", v))
+	}
+}
+
+// unmatched adapts a router fallback handler, instrumented as RouteUnmatched.
+func (s *Server) unmatched(h httprouter.Handle) http.Handler {
+	run := s.instrument(RouteUnmatched, h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { run(w, r, nil) })
+}
+
+// notFound answers paths no route matches: a JSON 404 under /api/, where
+// clients expect JSON, and a plain 404 elsewhere.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if !isAPIPath(r.URL.Path) {
+		http.NotFound(w, r)
+		return
+	}
+	setCORS(w.Header())
+	s.writeError(w, r, errorf(CodeNotFound, "no such API endpoint; the API has /api/stations and /api/stations/{id}"))
+}
+
+// methodNotAllowed answers a known path with a method it does not take. The
+// router has already set Allow.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if isAPIPath(r.URL.Path) {
+		setCORS(w.Header())
+	}
+	allow := w.Header().Get("Allow")
+	s.writeError(w, r, errorf(CodeMethodNotAllowed, "method %s is not allowed here; use one of: %s", quoteClip(r.Method), allow))
+}
+
+func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
+
+// statusWriter remembers the status written, for the Observer.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+type nopObserver struct{}
+
+func (nopObserver) Request(string, string, int, time.Duration) {}
+func (nopObserver) Search(time.Duration, time.Duration, int)   {}
