@@ -87,11 +87,15 @@ type Server struct {
 	handler      http.Handler
 }
 
-// New returns a Server over src. cfg.BaseURL is required.
+// New returns a Server over src. cfg.BaseURL is required; a nil src is
+// served like a Source that has no index yet.
 func New(cfg Config, src Source) *Server {
+	if cfg.BaseURL == nil {
+		panic("server.New: Config.BaseURL is required") // a wiring bug, not bad data
+	}
 	s := &Server{
 		src:          src,
-		base:         strings.TrimRight(cfg.BaseURL.String(), "/"),
+		base:         baseURL(cfg.BaseURL),
 		obs:          cfg.Observer,
 		cacheControl: cacheControl(cfg.CacheMaxAge),
 		log:          cfg.Logger,
@@ -104,6 +108,14 @@ func New(cfg Config, src Source) *Server {
 	}
 	s.handler = s.routes()
 	return s
+}
+
+// baseURL is u as the prefix of the service's URLs: no query, no fragment,
+// no trailing slash.
+func baseURL(u *url.URL) string {
+	b := *u
+	b.RawQuery, b.ForceQuery, b.Fragment, b.RawFragment = "", false, "", ""
+	return strings.TrimRight(b.String(), "/")
 }
 
 // Handler returns the http.Handler serving every route of s.
@@ -130,25 +142,36 @@ func (s *Server) routes() *httprouter.Router {
 	return r
 }
 
-// handlerFunc is a route handler: it writes a response, or returns an error
+// route is the one place routes are registered: it registers h for each of
+// methods under the route template route, instrumented with route as the
+// Observer label. The label must be the template ("/api/stations/:id"),
+// never something built from the request, so metric cardinality stays
+// bounded. Route groups without the API's JSON conventions (HTML pages)
+// call it directly with their own handlers.
+func (s *Server) route(r *httprouter.Router, route string, h httprouter.Handle, methods ...string) {
+	run := s.instrument(route, h)
+	for _, m := range methods {
+		r.Handle(m, route, run)
+	}
+}
+
+// handlerFunc is an API handler: it writes a response, or returns an error
 // that the server renders as a JSON error body via errorStatus. A handler
 // that already wrote a response must return nil.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error
 
-// handle registers h under the route template route for GET and HEAD, and the
-// CORS preflight for OPTIONS. route is also the Observer label, so it must be
-// the template, never something built from the request. HEAD runs h as GET;
+// handle registers an API route: h for GET and HEAD with CORS headers and
+// JSON errors, and the CORS preflight for OPTIONS. HEAD runs h as GET;
 // net/http drops the body and the Content-Length set by writeJSON stays.
 func (s *Server) handle(r *httprouter.Router, route string, h handlerFunc) {
-	run := s.instrument(route, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	api := func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		setCORS(w.Header())
 		if err := h(w, req, ps); err != nil {
 			s.writeError(w, req, err)
 		}
-	})
-	r.Handle(http.MethodGet, route, run)
-	r.Handle(http.MethodHead, route, run)
-	r.Handle(http.MethodOptions, route, s.instrument(route, preflight))
+	}
+	s.route(r, route, api, http.MethodGet, http.MethodHead)
+	s.route(r, route, preflight, http.MethodOptions)
 }
 
 // instrument times h and reports it to the Observer under route. A panic in
