@@ -6,9 +6,15 @@
 // the duration of the request, so an index swapped in while a request runs
 // never mixes two snapshots in one response.
 //
-// Routes are registered with Server.handle, which takes the route template
-// ("/api/stations/:id") that also labels the request for the Observer, so
-// metrics are labelled by template, never by raw path.
+// Every route is registered through Server.route, which takes the route
+// template ("/api/stations/:id") that also labels the request for the
+// Observer, so metrics are labelled by template, never by raw path. API
+// routes use Server.handle on top of it for CORS, JSON errors and OPTIONS.
+//
+// File map: server.go (wiring, routing, instrumentation), api*.go (the two
+// operations, envelopes, caching), params.go (search parameters),
+// errors.go (error codes and their statuses), cors.go, station.go (the
+// Station JSON) and station_urls.go (the service's own URLs).
 package server
 
 import (
