@@ -196,14 +196,13 @@ func (s *Server) writeCacheable(w http.ResponseWriter, r *http.Request, tag stri
 // writeJSON writes v as the JSON body of a response with status. The body is
 // encoded in full first so Content-Length is exact, for HEAD too, which gets
 // the same headers without the body. encoding/json replaces invalid UTF-8 by
-// U+FFFD and escapes U+2028 and U+2029, so no stored text can break the
-// output. HTML escaping is off so that links read "&", not "\u0026": the
-// body is application/json with nosniff and is never parsed as HTML.
+// U+FFFD and escapes <, >, &, U+2028 and U+2029, so no stored text can
+// break the output or turn into markup where the JSON is embedded. The
+// encoder's defaults are kept because the data dumps (package stationjson)
+// use them too: a station is the same bytes in both.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
 		s.log.Error("encode response", "path", r.URL.Path, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
