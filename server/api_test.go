@@ -142,7 +142,7 @@ func TestUpperCaseID(t *testing.T) {
 // next.
 func TestNextLinksWalk(t *testing.T) {
 	s := newDemoServer(t, nil)
-	for _, q := range []string{"", "q=radio", "q=demo", "country=us", "q=jazz", "genre=pop", "language=english"} {
+	for _, q := range []string{"", "q=radio", "q=demo", "country=us", "q=jazz", "genre=pop", "language=english", "q=r%C3%A1dio", "genre=80%27s", "q=+radio+%26+"} {
 		all := decodeSearch(t, serve(s, http.MethodGet, "/api/stations?limit=50&"+q).Body)
 		if all.Total > 50 || all.Total != len(all.Results) {
 			t.Fatalf("%s: demo too big for a one-page answer: %d", q, all.Total)
