@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"stationdex/indexer/format"
+	"stationdex/query"
+)
+
+// A Reloader replaces the served snapshot with the index file at a fixed
+// path: on SIGHUP in the command, and optionally when the file changes. A new
+// snapshot is published by writing a new file and renaming it over the path
+// (as `stationdex index` does), never by rewriting the file in place: the
+// old snapshot stays mapped, and reads from a file truncated under the
+// mapping would fault.
+type Reloader struct {
+	path   string
+	holder *query.Holder
+	obs    SwapObserver
+	log    *slog.Logger
+	mu     sync.Mutex // one reload at a time: a signal and the watcher may race
+}
+
+// SwapObserver is told the outcome of every swap attempt; package metrics
+// implements it.
+type SwapObserver interface {
+	SwapSucceeded(meta format.Meta)
+	SwapFailed()
+}
+
+// ErrChangedDuringCheck: the file at the path was replaced between the full
+// check and the open, so what was checked is not what would be served.
+var ErrChangedDuringCheck = errors.New("index file changed while it was being checked; retry")
+
+// NewReloader returns a Reloader swapping path into holder. obs and log may
+// be nil.
+func NewReloader(path string, holder *query.Holder, obs SwapObserver, log *slog.Logger) *Reloader {
+	if obs == nil {
+		obs = nopSwap{}
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Reloader{path: path, holder: holder, obs: obs, log: log}
+}
+
+// Reload checks the file at the path in full (query.Check), opens it and
+// swaps it in. Requests already running finish on the old index, which the
+// holder closes after the last of them. A file that is damaged, of another
+// format version or not an index at all is refused: the error is logged and
+// counted, and the old snapshot keeps serving.
+func (r *Reloader) Reload() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := time.Now()
+	ix, err := openChecked(r.path)
+	if err != nil {
+		r.obs.SwapFailed()
+		r.log.Error("snapshot swap refused; the current snapshot keeps serving", "path", r.path, "err", err)
+		return err
+	}
+	old := r.currentMeta()
+	r.holder.Swap(ix)
+	meta := ix.Meta()
+	r.obs.SwapSucceeded(meta)
+	r.log.Info("snapshot swapped", "path", r.path,
+		"from_snapshot_at", old.SnapshotAt, "to_snapshot_at", meta.SnapshotAt,
+		"stations", meta.Stations, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// openChecked runs the full check, then opens the file and makes sure it is
+// still the one that was checked.
+func openChecked(path string) (*query.Index, error) {
+	rep, err := query.Check(path)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := query.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !sameSnapshot(rep.Meta, ix.Meta()) {
+		_ = ix.Close()
+		return nil, fmt.Errorf("%s: %w", path, ErrChangedDuringCheck)
+	}
+	return ix, nil
+}
+
+func sameSnapshot(a, b format.Meta) bool {
+	return a.SnapshotAt.Equal(b.SnapshotAt) && a.Source == b.Source &&
+		a.Stations == b.Stations && a.BuiltBy == b.BuiltBy && a.Tokens == b.Tokens
+}
+
+func (r *Reloader) currentMeta() format.Meta {
+	ix, release := r.holder.Acquire()
+	defer release()
+	if ix == nil {
+		return format.Meta{}
+	}
+	return ix.Meta()
+}
+
+// Watch polls the file every interval until ctx is done and reloads when it
+// has changed: another inode (renamed into place), size or modification
+// time. A refused file is not retried until it changes again, so a broken
+// publish is logged once, not every interval.
+func (r *Reloader) Watch(ctx context.Context, interval time.Duration) {
+	last, _ := os.Stat(r.path)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fi, err := os.Stat(r.path)
+		if err != nil || (last != nil && sameFile(last, fi)) {
+			continue // a missing file is a publish in progress, not a swap
+		}
+		last = fi
+		_ = r.Reload() // logged and counted inside
+	}
+}
+
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+type nopSwap struct{}
+
+func (nopSwap) SwapSucceeded(format.Meta) {}
+func (nopSwap) SwapFailed()               {}
