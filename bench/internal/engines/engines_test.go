@@ -1,0 +1,103 @@
+package engines
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"stationdex/bench/internal/mix"
+	"stationdex/bench/internal/raw"
+	"stationdex/indexer"
+)
+
+const snapshot = "../../../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
+
+// TestPeersAgree loads a 1,500-station slice of the snapshot into every
+// engine and checks that they agree on totals for the committed mix (our
+// engine and the peers index the same tokens and keys, so they must).
+func TestPeersAgree(t *testing.T) {
+	if _, err := os.Stat(snapshot); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("snapshot missing under CI")
+		}
+		t.Skip("snapshot not present")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "small.ndjson")
+	writeHead(t, snapshot, data, 1500)
+	recs, err := Records(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := mix.Load("../../queries/mix.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = mix.Sample(qs, 15)
+	engines := []Engine{}
+	sq, err := NewSQLite(dir, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines = append(engines, sq)
+	bl, err := NewBleve(dir, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines = append(engines, bl)
+	idx := filepath.Join(dir, "small.db")
+	f, _ := os.Open(data)
+	if _, err := indexer.Build(context.Background(), idx, indexer.Options{}, indexer.Input{Name: data, R: f}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	sd, err := OpenStationdex(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines = append(engines, sd)
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+	disagree := 0
+	for _, q := range qs {
+		var totals []int
+		for _, e := range engines {
+			n, _, err := e.Search(q, true)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", e.Name(), q, err)
+			}
+			totals = append(totals, n)
+		}
+		for i := 1; i < len(totals); i++ {
+			if totals[i] != totals[0] {
+				disagree++
+				t.Logf("%+v: totals %v (sqlite, bleve, stationdex)", q, totals)
+				break
+			}
+		}
+	}
+	if disagree > len(qs)/10 {
+		t.Errorf("%d of %d queries disagree on totals", disagree, len(qs))
+	}
+}
+
+func writeHead(t *testing.T, src, dst string, n int) {
+	t.Helper()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	k := 0
+	raw.EachLine(src, func(line []byte) error {
+		if k < n {
+			f.Write(append(line, '\n'))
+		}
+		k++
+		return nil
+	})
+}
