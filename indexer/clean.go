@@ -247,13 +247,17 @@ func isLanguageSeparator(r rune) bool {
 	return false
 }
 
+// languageTrim is cut from both ends of a language label: the spaces and
+// dashes left by splitting ("english/ -"), and hashtag marks ("#spanish").
+const languageTrim = " -#"
+
 // cleanLanguages splits the language field into labels, keeping the first
 // spelling of each facet key, in order.
 func cleanLanguages(s string) []string {
 	var out []string
 	seen := make(map[string]bool)
 	for _, part := range strings.FieldsFunc(stripURLs(s), isLanguageSeparator) {
-		label := strings.Trim(cleanText(part, MaxLabelRunes), " -")
+		label := strings.Trim(cleanText(part, MaxLabelRunes), languageTrim)
 		out = appendFacet(out, seen, label, MaxLanguages)
 	}
 	return nonNil(out)
@@ -317,13 +321,28 @@ func languageCodes(field string, labels []string) []string {
 	for _, part := range strings.Split(field, ",") {
 		part = strings.ToLower(strings.TrimSpace(part))
 		if isCodeShaped(part) {
-			add(iso.LanguageCode(part))
+			add(canonicalCode(part))
 		}
 	}
 	for _, label := range labels {
-		add(iso.LanguageCode(label))
+		add(canonicalCode(label))
 	}
 	return nonNil(out)
+}
+
+// canonicalCode resolves label with iso.LanguageCode and then resolves the
+// code it got once more. The second step is a guard: name lookups can yield
+// a deprecated code ("yiddish" gave "ji", while "ji" itself resolves to
+// "yi"), and one language must be filed under one code.
+func canonicalCode(label string) (string, bool) {
+	code, ok := iso.LanguageCode(label)
+	if !ok {
+		return "", false
+	}
+	if again, ok := iso.LanguageCode(code); ok {
+		return again, true
+	}
+	return code, true
 }
 
 // isCodeShaped accepts two or three ASCII lower-case letters: anything else

@@ -95,6 +95,7 @@ func TestCleanLanguages(t *testing.T) {
 		{"english/", []string{"english"}},
 		{"arabic.", []string{"arabic"}},
 		{"swahili-", []string{"swahili"}},
+		{"#spanish,#english", []string{"spanish", "english"}},
 		{"english/ spain/ russian /french", []string{"english", "spain", "russian", "french"}},
 		{"pashto; urdu | dari", []string{"pashto", "urdu", "dari"}},
 		{"kinyarwanda & kiswahili", []string{"kinyarwanda", "kiswahili"}},
@@ -148,6 +149,8 @@ func TestLanguageCodes(t *testing.T) {
 		{"en", []string{"english", "german"}, []string{"en", "de"}},
 		{"xx1,e,english,zz", nil, []string{}},
 		{"yue", nil, []string{"yue"}},
+		{"ji", []string{"yiddish"}, []string{"yi"}},
+		{"mo", nil, []string{"ro"}},
 	}
 	for _, tt := range tests {
 		if got := languageCodes(tt.field, tt.labels); !slicesEqual(got, tt.want) {
