@@ -2,6 +2,9 @@ package indexer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // realSnapshot is the shared Radio Browser dump, outside the repository.
@@ -73,6 +78,32 @@ func TestBuildRealSnapshot(t *testing.T) {
 		t.Errorf("peak heap %d MiB, want at most %d MiB", heap>>20, maxBuildHeap>>20)
 	}
 	checkIndex(t, path, sum.Stations)
+
+	again := filepath.Join(t.TempDir(), "again.idx")
+	if _, err := Build(context.Background(), again, Options{}, openRealSnapshot(t)); err != nil {
+		t.Fatal(err)
+	}
+	if digestIndex(t, path) != digestIndex(t, again) {
+		t.Error("two builds of the real snapshot differ")
+	}
+}
+
+// digestIndex hashes every bucket's keys and values.
+func digestIndex(t testing.TB, path string) string {
+	h := sha256.New()
+	err := openIndex(t, path).View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			fmt.Fprintf(h, "[%s]", name)
+			return b.ForEach(func(k, v []byte) error {
+				fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(v), v)
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // watchHeap samples the live heap while a test runs and returns a function
