@@ -17,6 +17,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"stationdex/indexer/format"
 )
 
 const namespace = "stationdex"
@@ -70,6 +72,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	limit    prometheus.Gauge
 	shed     prometheus.Counter
 	stages   *prometheus.HistogramVec
 	bitmap   prometheus.Observer
@@ -105,6 +108,10 @@ func newMetrics(now func() time.Time) *Metrics {
 			Namespace: namespace, Subsystem: "http", Name: "requests_in_flight",
 			Help: "HTTP requests being answered on the public port right now.",
 		}),
+		limit: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "http", Name: "requests_in_flight_limit",
+			Help: "The bound on requests in flight (-max-inflight); 0 when unbounded.",
+		}),
 		shed: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "http", Name: "requests_shed_total",
 			Help: "HTTP requests refused with 503 because the in-flight limit was reached.",
@@ -113,10 +120,10 @@ func newMetrics(now func() time.Time) *Metrics {
 			"Time spent in one stage of a search: bitmap work or record decoding.", StageBuckets),
 			[]string{"stage"}),
 		results: prometheus.NewHistogram(histogramOpts("search", "results",
-			"Stations matching a search (the total, not the page size).", ResultBuckets)),
+			"Stations returned by one search, as reported by the server.", ResultBuckets)),
 		zero: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "search", Name: "zero_results_total",
-			Help: "Searches that matched no station.",
+			Help: "Searches that returned no station.",
 		}),
 		swaps: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "snapshot", Name: "swaps_total",
@@ -148,7 +155,7 @@ func histogramOpts(subsystem, name, help string, buckets []float64) prometheus.H
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
-		m.requests, m.duration, m.inFlight, m.shed, m.stages, m.results,
+		m.requests, m.duration, m.inFlight, m.limit, m.shed, m.stages, m.results,
 		m.zero, m.swaps, m.index,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -181,20 +188,26 @@ func (m *Metrics) RequestStarted() { m.inFlight.Inc() }
 // RequestDone: see RequestStarted.
 func (m *Metrics) RequestDone() { m.inFlight.Dec() }
 
+// SetInFlightLimit publishes the in-flight bound, so that saturation is
+// in_flight / limit in a query instead of a number copied into alert rules.
+// n <= 0 means unbounded and is published as 0.
+func (m *Metrics) SetInFlightLimit(n int) { m.limit.Set(float64(max(n, 0))) }
+
 // Shed records a request refused because the in-flight limit was reached.
 func (m *Metrics) Shed() { m.shed.Inc() }
 
-// SetIndex describes the snapshot now being served; see IndexInfo.
-func (m *Metrics) SetIndex(info IndexInfo) { m.index.set(info) }
+// SetIndex describes the snapshot now being served (its meta document).
+func (m *Metrics) SetIndex(meta format.Meta) { m.index.set(indexInfoFromMeta(meta)) }
 
 // ClearIndex records that no snapshot is being served (the index series
 // disappear until the next SetIndex).
 func (m *Metrics) ClearIndex() { m.index.clear() }
 
-// SwapSucceeded records a successful snapshot swap to info.
-func (m *Metrics) SwapSucceeded(info IndexInfo) {
+// SwapSucceeded records a successful snapshot swap to the index described
+// by meta.
+func (m *Metrics) SwapSucceeded(meta format.Meta) {
 	m.swaps.WithLabelValues(OutcomeSuccess).Inc()
-	m.index.set(info)
+	m.index.set(indexInfoFromMeta(meta))
 }
 
 // SwapFailed records a refused snapshot swap; the old snapshot keeps serving,

@@ -1,12 +1,15 @@
 package metrics
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"stationdex/indexer/format"
 )
 
 // newTestMetrics registers a node's collectors on a fresh registry with a
@@ -54,15 +57,15 @@ func exercise(m *Metrics) {
 	m.Search(10*time.Microsecond, 0, 0)
 	m.RequestStarted()
 	m.Shed()
-	m.SetIndex(testInfo())
+	m.SetIndex(testMeta())
 	m.SwapFailed()
 }
 
-func testInfo() IndexInfo {
-	return IndexInfo{
+func testMeta() format.Meta {
+	return format.Meta{
+		SchemaVersion: format.SchemaVersion,
 		SnapshotAt:    time.Date(2025, 2, 27, 10, 0, 0, 0, time.UTC),
 		Source:        "Radio Browser (radio-browser.info)",
-		FormatVersion: 1,
 		Stations:      50664,
 	}
 }
@@ -107,6 +110,10 @@ func TestInFlightAndShed(t *testing.T) {
 	m.RequestStarted()
 	m.RequestDone()
 	m.Shed()
+	m.SetInFlightLimit(64)
+	if got := testutil.ToFloat64(m.limit); got != 64 {
+		t.Errorf("limit: got %v, want 64", got)
+	}
 	if got := testutil.ToFloat64(m.inFlight); got != 1 {
 		t.Errorf("in flight: got %v, want 1", got)
 	}
@@ -116,7 +123,7 @@ func TestInFlightAndShed(t *testing.T) {
 }
 
 func TestIndexInfoAndAge(t *testing.T) {
-	info := testInfo()
+	info := testMeta()
 	m, reg := newTestMetrics(t, info.SnapshotAt.Add(90*time.Minute))
 	if n := testutil.CollectAndCount(m.index); n != 0 {
 		t.Fatalf("before any snapshot: got %d index series, want 0", n)
@@ -128,8 +135,9 @@ func TestIndexInfoAndAge(t *testing.T) {
 stationdex_index_age_seconds 5400
 # HELP stationdex_index_info The served index snapshot; always 1, the description is in the labels.
 # TYPE stationdex_index_info gauge
-stationdex_index_info{format_version="1",snapshot_at="2025-02-27T10:00:00Z",source="Radio Browser (radio-browser.info)",stations="50664"} 1
+stationdex_index_info{format_version="@VERSION@",snapshot_at="2025-02-27T10:00:00Z",source="Radio Browser (radio-browser.info)",stations="50664"} 1
 `
+	want = strings.ReplaceAll(want, "@VERSION@", strconv.Itoa(format.Version))
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"stationdex_index_info", "stationdex_index_age_seconds"); err != nil {
 		t.Fatal(err)
@@ -142,7 +150,7 @@ stationdex_index_info{format_version="1",snapshot_at="2025-02-27T10:00:00Z",sour
 
 func TestSwapOutcomes(t *testing.T) {
 	m, reg := newTestMetrics(t, time.Now())
-	old := testInfo()
+	old := testMeta()
 	m.SetIndex(old)
 	next := old
 	next.SnapshotAt = old.SnapshotAt.Add(24 * time.Hour)

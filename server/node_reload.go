@@ -59,13 +59,14 @@ func (r *Reloader) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	start := time.Now()
-	ix, err := openChecked(r.path)
+	old := r.currentMeta()
+	ix, err := OpenChecked(r.path)
 	if err != nil {
 		r.obs.SwapFailed()
-		r.log.Error("snapshot swap refused; the current snapshot keeps serving", "path", r.path, "err", err)
+		r.log.Error("snapshot swap refused", "path", r.path, "err", err,
+			"still_serving_snapshot_at", old.SnapshotAt)
 		return err
 	}
-	old := r.currentMeta()
 	r.holder.Swap(ix)
 	meta := ix.Meta()
 	r.obs.SwapSucceeded(meta)
@@ -75,9 +76,10 @@ func (r *Reloader) Reload() error {
 	return nil
 }
 
-// openChecked runs the full check, then opens the file and makes sure it is
-// still the one that was checked.
-func openChecked(path string) (*query.Index, error) {
+// OpenChecked runs the full check (query.Check), then opens the file and
+// makes sure it is still the one that was checked. The command uses it at
+// start-up too, so a node never starts serving a file a swap would refuse.
+func OpenChecked(path string) (*query.Index, error) {
 	rep, err := query.Check(path)
 	if err != nil {
 		return nil, err

@@ -5,53 +5,193 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"stationdex/indexer/demo"
+	"stationdex/indexer/format"
+	"stationdex/metrics"
 	"stationdex/query"
 	"stationdex/server"
 )
 
-// runServe implements `stationdex serve`.
-func runServe(args []string) int {
+// serveFlags are the options of `stationdex serve`.
+type serveFlags struct {
+	index, addr, base, adminAddr string
+	maxInFlight                  int
+	drainTimeout, watch          time.Duration
+	logFormat, logLevel          string
+	accessLog                    bool
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	indexPath := fs.String("index", "", "index file to serve (default: build and serve the embedded demo snapshot)")
-	addr := fs.String("addr", "127.0.0.1:8080", "public listen address")
-	base := fs.String("base-url", "", "public base URL of the service (default: http://ADDR)")
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.index, "index", "", "index file to serve; SIGHUP reloads it (default: build and serve the embedded demo snapshot)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "public listen address")
+	fs.StringVar(&f.base, "base-url", "", "public base URL of the service (default: http://ADDR)")
+	fs.StringVar(&f.adminAddr, "admin-addr", "", "admin listen address for /metrics, /healthz, /readyz, /debug/pprof/ (default: none)")
+	fs.IntVar(&f.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "requests answered at once before more are refused with 503 (negative: no bound)")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM/SIGINT, how long in-flight requests get to finish")
+	fs.DurationVar(&f.watch, "watch", 0, "also reload -index when the file changes, polling at this interval (0: only on SIGHUP)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&f.accessLog, "access-log", false, "log every public request")
 	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if f.maxInFlight == 0 {
+		f.maxInFlight = server.DefaultMaxInFlight // what NodeConfig does with 0, said once here for the metric
+	}
+	if f.watch < 0 || f.drainTimeout <= 0 {
+		return f, errors.New("-watch must not be negative and -drain-timeout must be positive")
+	}
+	return f, nil
+}
+
+// runServe implements `stationdex serve`: 0 after a stop by SIGTERM/SIGINT,
+// 1 when serving fails, 2 on bad flags.
+func runServe(args []string) int {
+	f, err := parseServeFlags(args, os.Stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "stationdex serve:", err)
+		}
 		return 2
 	}
-	baseURL, err := parseBaseURL(*base, *addr)
+	log, err := newLogger(os.Stderr, f.logFormat, f.logLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stationdex serve:", err)
 		return 2
 	}
-	path, cleanup, err := indexFile(*indexPath)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stationdex serve:", err)
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	// After the first signal, restore the default action: a second Ctrl-C
+	// or SIGTERM during the drain ends the process at once.
+	context.AfterFunc(ctx, stop)
+	if err := serve(ctx, f, log); err != nil {
+		log.Error("serve failed", "err", err)
 		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+// newLogger builds the structured logger: text for people, JSON for log
+// pipelines.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("-log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("-log-format %q: want text or json", format)
+}
+
+// serve runs the node until ctx is done.
+func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
+	baseURL, err := parseBaseURL(f.base, f.addr)
+	if err != nil {
+		return err
+	}
+	path, cleanup, err := indexFile(f.index)
+	if err != nil {
+		return err
 	}
 	defer cleanup()
-	ix, err := query.Open(path)
+	ix, err := server.OpenChecked(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stationdex serve:", err)
-		return 1
+		return err
 	}
 	holder := query.NewHolder(ix)
 	defer holder.Close()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		return err
+	}
+	m.SetIndex(ix.Meta())
+	m.SetInFlightLimit(f.maxInFlight)
+	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
+	node := server.NewNode(server.NodeConfig{
+		Addr: f.addr, AdminAddr: f.adminAddr,
+		Handler: api.Handler(), Source: holder, Gatherer: reg, Load: m,
+		MaxInFlight: f.maxInFlight, DrainTimeout: f.drainTimeout,
+		AccessLog: f.accessLog, Logger: log,
+	})
+	if err := node.Listen(); err != nil {
+		return err
+	}
+	logStartup(log, f, node, baseURL, path, ix.Meta())
+	startReloading(ctx, f, server.NewReloader(path, holder, m, log), log)
+	return node.Serve(ctx)
+}
 
-	srv := server.New(server.Config{BaseURL: baseURL}, holder)
-	httpSrv := &http.Server{Addr: *addr, Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	meta := ix.Meta()
-	slog.Info("serving", "addr", *addr, "base_url", baseURL.String(), "stations", meta.Stations,
-		"snapshot_at", meta.SnapshotAt.Format(time.RFC3339), "source", meta.Source)
-	return listenUntilSignal(httpSrv)
+// startReloading swaps the snapshot on SIGHUP and, with -watch, when the
+// file changes. The embedded demo has no file anyone can replace, so there
+// SIGHUP is only logged.
+func startReloading(ctx context.Context, f serveFlags, r *server.Reloader, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				onHangup(f, r, log)
+			}
+		}
+	}()
+	if f.watch > 0 && f.index != "" {
+		go r.Watch(ctx, f.watch)
+	}
+}
+
+func onHangup(f serveFlags, r *server.Reloader, log *slog.Logger) {
+	if f.index == "" {
+		log.Warn("SIGHUP ignored: serving the embedded demo, there is no -index file to reload")
+		return
+	}
+	log.Info("SIGHUP: reloading the index", "path", f.index)
+	_ = r.Reload() // the outcome is logged and counted inside
+}
+
+func logStartup(log *slog.Logger, f serveFlags, node *server.Node, base *url.URL, path string, meta format.Meta) {
+	admin := "none"
+	if a := node.AdminAddr(); a != nil {
+		admin = a.String()
+	}
+	index := path
+	if f.index == "" {
+		index = "embedded demo"
+	}
+	log.Info("serving",
+		"version", version(),
+		"addr", node.Addr().String(), "admin_addr", admin, "base_url", base.String(),
+		"index", index, "snapshot_at", meta.SnapshotAt.UTC().Format(time.RFC3339),
+		"source", meta.Source, "stations", meta.Stations, "format_version", format.Version,
+		"max_inflight", f.maxInFlight, "drain_timeout", f.drainTimeout,
+		"watch", f.watch, "access_log", f.accessLog)
 }
 
 // indexFile returns the index to serve: the given file, or a freshly built
@@ -73,24 +213,4 @@ func parseBaseURL(raw, addr string) (*url.URL, error) {
 		return nil, fmt.Errorf("-base-url %q: want an absolute http(s) URL such as https://radio.example.org", raw)
 	}
 	return u, nil
-}
-
-func listenUntilSignal(httpSrv *http.Server) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.ListenAndServe() }()
-	select {
-	case err := <-errc:
-		fmt.Fprintln(os.Stderr, "stationdex serve:", err)
-		return 1
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := httpSrv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(os.Stderr, "stationdex serve: shutdown:", err)
-		return 1
-	}
-	return 0
 }
