@@ -168,6 +168,7 @@ func (ix *index) buckets(meta format.Meta) []bucketWriter {
 		postingBucket(format.BucketLangCodes, ps.langCodes, ps.langCodes.sortedKeys()),
 		postingBucket(format.BucketGenres, ps.genres, ps.genres.sortedKeys()),
 		postingBucket(format.BucketLocations, ps.locations, ps.locations.sortedKeys()),
+		ix.filesBucket(DefaultBaseURL),
 	}
 }
 

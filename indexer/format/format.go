@@ -39,6 +39,15 @@
 //	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
 //	genres      folded source tag     -> bitmap
 //	locations   folded location text  -> bitmap
+//	files       file name -> file content: the data dumps, made at index
+//	            time so that serving them costs no work per request:
+//	              FileManifest        -> FilesManifest as JSON
+//	              FileStationsJSON    -> gzip of the JSON array of every
+//	                                     station in the API's Station shape
+//	              FileStationsNDJSON  -> gzip of the same, one per line
+//	            Stations are in record order. Their URLs are built on the
+//	            base URL named in the manifest; a server with another base
+//	            URL rewrites them (see package server).
 //
 // Bitmaps are roaring bitmaps in their portable serialisation
 // (roaring.Bitmap.WriteTo). Readers map them with FromBuffer straight out of
@@ -101,6 +110,7 @@ var (
 	BucketLangCodes  = []byte("lang_codes")
 	BucketGenres     = []byte("genres")
 	BucketLocations  = []byte("locations")
+	BucketFiles      = []byte("files")
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
@@ -109,6 +119,45 @@ var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+}
+
+// Keys of BucketFiles, in the ascending order the writer puts them.
+const (
+	FileManifest       = "manifest.json"
+	FileStationsJSON   = "stations.json.gz"
+	FileStationsNDJSON = "stations.ndjson.gz"
+)
+
+// FilesManifest describes the files of BucketFiles.
+type FilesManifest struct {
+	// BaseURL is the public base URL (no trailing slash) that the
+	// stations' URLs in the dumps are built on.
+	BaseURL  string     `json:"base_url"`
+	Stations int        `json:"stations"` // records in each dump
+	Files    []FileInfo `json:"files"`
+}
+
+// FileInfo describes one stored file. Sizes and digests are given for the
+// document itself (what a client has after decompressing) and for the
+// stored gzip stream.
+type FileInfo struct {
+	Key        string `json:"key"`        // key in BucketFiles
+	Name       string `json:"name"`       // the document's name: "stations.json"
+	MediaType  string `json:"media_type"` // of the document
+	Size       int64  `json:"size"`
+	SHA256     string `json:"sha256"` // hex
+	GzipSize   int64  `json:"gzip_size"`
+	GzipSHA256 string `json:"gzip_sha256"`
+}
+
+// File returns the entry of m whose document is name, if any.
+func (m *FilesManifest) File(name string) (FileInfo, bool) {
+	for _, f := range m.Files {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return FileInfo{}, false
 }
 
 // Keys inside BucketMeta.

@@ -1,0 +1,168 @@
+package stationjson
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+
+	"stationdex/indexer/format"
+)
+
+// The two data dumps: every station in the API's Station shape, as one JSON
+// array and as NDJSON (one station per line). Both the indexer (which
+// stores them in the index) and the server (which rewrites them for another
+// base URL) write them with Dump, so they are the same bytes either way.
+const (
+	DumpJSON   = "stations.json"
+	DumpNDJSON = "stations.ndjson"
+)
+
+// Media types of the dumps.
+const (
+	MediaJSON   = "application/json"
+	MediaNDJSON = "application/x-ndjson"
+)
+
+// Dump writes both dumps gzip-compressed, one station at a time, counting
+// sizes and digests of the documents and of their gzip streams as it goes.
+type Dump struct {
+	docs [2]*dumpDoc // JSON array, NDJSON
+	line bytes.Buffer
+	enc  *json.Encoder
+	n    int
+}
+
+// NewDump writes the gzip stream of stations.json to jsonOut and that of
+// stations.ndjson to ndjsonOut.
+func NewDump(jsonOut, ndjsonOut io.Writer) *Dump {
+	d := &Dump{docs: [2]*dumpDoc{
+		newDumpDoc(DumpJSON, MediaJSON, jsonOut),
+		newDumpDoc(DumpNDJSON, MediaNDJSON, ndjsonOut),
+	}}
+	// The API's encoder settings (HTML-safe escaping), so a dumped station
+	// is byte for byte the API's.
+	d.enc = json.NewEncoder(&d.line)
+	return d
+}
+
+// Add appends one station to both dumps.
+func (d *Dump) Add(s *Station) error {
+	d.line.Reset()
+	if err := d.enc.Encode(s); err != nil {
+		return fmt.Errorf("encode station %s: %w", s.ID, err)
+	}
+	sep := ",\n"
+	if d.n == 0 {
+		sep = "[\n"
+	}
+	d.n++
+	line := d.line.Bytes() // ends in '\n'
+	if err := d.docs[0].write([]byte(sep), line[:len(line)-1]); err != nil {
+		return err
+	}
+	return d.docs[1].write(line)
+}
+
+// Close ends both documents and returns their descriptions; the keys are
+// the files-bucket keys of format.
+func (d *Dump) Close() ([]format.FileInfo, error) {
+	end := "\n]\n"
+	if d.n == 0 {
+		end = "[]\n"
+	}
+	if err := d.docs[0].write([]byte(end)); err != nil {
+		return nil, err
+	}
+	infos := make([]format.FileInfo, len(d.docs))
+	for i, doc := range d.docs {
+		info, err := doc.close()
+		if err != nil {
+			return nil, err
+		}
+		infos[i] = info
+	}
+	return infos, nil
+}
+
+// Stations is the number of stations added.
+func (d *Dump) Stations() int { return d.n }
+
+// dumpDoc is one document: raw bytes -> sha256/size -> gzip -> sha256/size
+// -> out.
+type dumpDoc struct {
+	name, mediaType string
+	raw, gz         counter
+	zw              *gzip.Writer
+}
+
+func newDumpDoc(name, mediaType string, out io.Writer) *dumpDoc {
+	d := &dumpDoc{name: name, mediaType: mediaType}
+	d.gz = counter{w: out, h: sha256.New()}
+	// The default gzip header has no name and no time, so the same
+	// stations give the same bytes: the index stays deterministic.
+	d.zw = gzip.NewWriter(&d.gz)
+	d.raw = counter{w: d.zw, h: sha256.New()}
+	return d
+}
+
+func (d *dumpDoc) write(parts ...[]byte) error {
+	for _, p := range parts {
+		if _, err := d.raw.Write(p); err != nil {
+			return fmt.Errorf("write %s: %w", d.name, err)
+		}
+	}
+	return nil
+}
+
+func (d *dumpDoc) close() (format.FileInfo, error) {
+	if err := d.zw.Close(); err != nil {
+		return format.FileInfo{}, fmt.Errorf("write %s: %w", d.name, err)
+	}
+	return format.FileInfo{
+		Key: d.name + ".gz", Name: d.name, MediaType: d.mediaType,
+		Size: d.raw.n, SHA256: hex.EncodeToString(d.raw.h.Sum(nil)),
+		GzipSize: d.gz.n, GzipSHA256: hex.EncodeToString(d.gz.h.Sum(nil)),
+	}, nil
+}
+
+// counter passes writes on, counting bytes and hashing them.
+type counter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Rebase moves every URL of s from base from to base to (both without a
+// trailing slash). Every service URL New builds starts with its base, so
+// Rebase(New(from, r), from, to) equals New(to, r).
+func Rebase(s *Station, from, to string) {
+	move := func(u *string) {
+		if rest, ok := strings.CutPrefix(*u, from); ok {
+			*u = to + rest
+		}
+	}
+	for _, u := range []*string{&s.PageURL, &s.ListenURL, &s.CountryURL} {
+		move(u)
+	}
+	for _, l := range [][]string{s.LanguageURLs, s.GenreURLs} {
+		for i := range l {
+			move(&l[i])
+		}
+	}
+	if s.LocationURL != nil {
+		move(s.LocationURL)
+	}
+}

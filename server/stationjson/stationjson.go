@@ -1,0 +1,118 @@
+// Package stationjson is the JSON shape of a station (the spec's Station)
+// and the service's own URLs. It is pure: no HTTP, no index access. The
+// JSON API (package server) and the data dumps written at index time
+// (package indexer) both encode stations with New, so a station in
+// /data/stations.ndjson is byte for byte the station of /api/stations/{id}.
+package stationjson
+
+import (
+	"stationdex/indexer/format"
+)
+
+// Station is the JSON form of a station, as in the spec. Required fields are
+// never null and lists are never null (an empty list is []). Optional fields
+// follow the spec's types: "string or null" fields are pointers, plain
+// optional strings are omitted when empty.
+type Station struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	PageURL       string   `json:"page_url"`
+	ListenURL     string   `json:"listen_url"`
+	Country       string   `json:"country"`
+	CountryCode   string   `json:"country_code"`
+	Location      string   `json:"location,omitempty"`
+	Languages     []string `json:"languages"`
+	Genres        []string `json:"genres"`
+	BitrateKbps   *uint32  `json:"bitrate_kbps"` // null: unknown
+	OfficialURL   *string  `json:"official_url"`
+	CountryURL    string   `json:"country_url,omitempty"` // omitted: no country code
+	LanguageCodes []string `json:"language_codes"`
+	LanguageURLs  []string `json:"language_urls"`
+	GenreURLs     []string `json:"genre_urls"`
+	LocationURL   *string  `json:"location_url"`
+	PageTitle     string   `json:"page_title"`
+}
+
+// New derives the JSON station from an index record; base is the public
+// base URL without a trailing slash. Invalid UTF-8 in the record is left for
+// encoding/json, which replaces it with U+FFFD.
+func New(base string, r *format.Record) Station {
+	return Station{
+		ID:            r.ID.String(),
+		Name:          r.Name,
+		PageURL:       StationURL(base, r.ID),
+		ListenURL:     ListenURL(base, r.ID),
+		Country:       r.Country,
+		CountryCode:   r.CountryCode,
+		Location:      r.Location,
+		Languages:     nonNil(r.Languages),
+		Genres:        nonNil(r.Genres),
+		BitrateKbps:   bitrate(r.BitrateKbps),
+		OfficialURL:   Nullable(r.OfficialURL),
+		CountryURL:    optionalCountryURL(base, r.CountryCode),
+		LanguageCodes: nonNil(r.LanguageCodes),
+		LanguageURLs:  facetURLs(base, r.Languages, LanguageURL),
+		GenreURLs:     facetURLs(base, r.Genres, GenreURL),
+		LocationURL:   optionalLocationURL(base, r.Location),
+		PageTitle:     PageTitle(r),
+	}
+}
+
+// PageTitle is the title of a station's page: "{name} — {country} |
+// stationdex", with "radio station" standing in for an unknown country, so
+// that two stations of one name in two countries have distinct titles.
+func PageTitle(r *format.Record) string {
+	where := r.Country
+	if where == "" {
+		where = "radio station"
+	}
+	return r.Name + " — " + where + " | stationdex"
+}
+
+func bitrate(kbps uint32) *uint32 {
+	if kbps == 0 {
+		return nil
+	}
+	return &kbps
+}
+
+// Nullable is nil for "", for the spec's "string or null" fields.
+func Nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+func optionalCountryURL(base, code string) string {
+	if code == "" {
+		return ""
+	}
+	return CountryURL(base, code)
+}
+
+func optionalLocationURL(base, place string) *string {
+	if u, ok := LocationURL(base, place); ok {
+		return &u
+	}
+	return nil
+}
+
+// facetURLs maps labels to their directory pages, skipping labels that fold
+// to nothing (they have no page), so the list may be shorter than labels.
+func facetURLs(base string, labels []string, page func(base, label string) (string, bool)) []string {
+	urls := make([]string, 0, len(labels))
+	for _, l := range labels {
+		if u, ok := page(base, l); ok {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
