@@ -2,111 +2,18 @@ package server
 
 import (
 	"stationdex/indexer/format"
+	"stationdex/server/stationjson"
 )
 
-// Station is the JSON form of a station, as in the spec. Required fields are
-// never null and lists are never null (an empty list is []). Optional fields
-// follow the spec's types: "string or null" fields are pointers, plain
-// optional strings are omitted when empty.
-type Station struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	PageURL       string   `json:"page_url"`
-	ListenURL     string   `json:"listen_url"`
-	Country       string   `json:"country"`
-	CountryCode   string   `json:"country_code"`
-	Location      string   `json:"location,omitempty"`
-	Languages     []string `json:"languages"`
-	Genres        []string `json:"genres"`
-	BitrateKbps   *uint32  `json:"bitrate_kbps"` // null: unknown
-	OfficialURL   *string  `json:"official_url"`
-	CountryURL    string   `json:"country_url,omitempty"` // omitted: no country code
-	LanguageCodes []string `json:"language_codes"`
-	LanguageURLs  []string `json:"language_urls"`
-	GenreURLs     []string `json:"genre_urls"`
-	LocationURL   *string  `json:"location_url"`
-	PageTitle     string   `json:"page_title"`
-}
+// Station is the JSON form of a station, as in the spec. It lives in
+// package stationjson, with the service's URLs, because the indexer writes
+// the data dumps with the same encoder: a dumped station is byte for byte
+// the API's.
+type Station = stationjson.Station
 
 // NewStation derives the JSON station from an index record; base is the
-// public base URL without a trailing slash. Invalid UTF-8 in the record is
-// left for encoding/json, which replaces it with U+FFFD.
-func NewStation(base string, r *format.Record) Station {
-	return Station{
-		ID:            r.ID.String(),
-		Name:          r.Name,
-		PageURL:       stationURL(base, r.ID),
-		ListenURL:     listenURL(base, r.ID),
-		Country:       r.Country,
-		CountryCode:   r.CountryCode,
-		Location:      r.Location,
-		Languages:     nonNil(r.Languages),
-		Genres:        nonNil(r.Genres),
-		BitrateKbps:   bitrate(r.BitrateKbps),
-		OfficialURL:   nullable(r.OfficialURL),
-		CountryURL:    optionalCountryURL(base, r.CountryCode),
-		LanguageCodes: nonNil(r.LanguageCodes),
-		LanguageURLs:  facetURLs(base, r.Languages, languageURL),
-		GenreURLs:     facetURLs(base, r.Genres, genreURL),
-		LocationURL:   optionalLocationURL(base, r.Location),
-		PageTitle:     PageTitle(r),
-	}
-}
+// public base URL without a trailing slash.
+func NewStation(base string, r *format.Record) Station { return stationjson.New(base, r) }
 
-// PageTitle is the title of a station's page: "{name} — {country} |
-// stationdex", with "radio station" standing in for an unknown country, so
-// that two stations of one name in two countries have distinct titles.
-func PageTitle(r *format.Record) string {
-	where := r.Country
-	if where == "" {
-		where = "radio station"
-	}
-	return r.Name + " — " + where + " | stationdex"
-}
-
-func bitrate(kbps uint32) *uint32 {
-	if kbps == 0 {
-		return nil
-	}
-	return &kbps
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func nonNil(l []string) []string {
-	if l == nil {
-		return []string{}
-	}
-	return l
-}
-
-func optionalCountryURL(base, code string) string {
-	if code == "" {
-		return ""
-	}
-	return countryURL(base, code)
-}
-
-func optionalLocationURL(base, place string) *string {
-	if u, ok := locationURL(base, place); ok {
-		return &u
-	}
-	return nil
-}
-
-// facetURLs maps labels to their directory pages, skipping labels that fold
-// to nothing (they have no page), so the list may be shorter than labels.
-func facetURLs(base string, labels []string, page func(base, label string) (string, bool)) []string {
-	urls := make([]string, 0, len(labels))
-	for _, l := range labels {
-		if u, ok := page(base, l); ok {
-			urls = append(urls, u)
-		}
-	}
-	return urls
-}
+// nullable is nil for "", for the spec's "string or null" fields.
+func nullable(s string) *string { return stationjson.Nullable(s) }
