@@ -1,31 +1,81 @@
 // Package query answers searches and reads from a stationdex index file.
 //
-// CONTRACT STUB: signatures agreed between packages; bodies are being written.
+// An Index is the file opened read-only and memory-mapped (see package
+// format for the layout). Nothing proportional to the data set is copied
+// onto the heap: posting lists are roaring bitmaps read in place with
+// FromBuffer inside one bbolt read transaction per call, the work is done in
+// pooled scratch bitmaps, and only the records of the requested page are
+// decoded. Values returned to callers (Result, format.Record) own their
+// memory and stay valid after the call and after Close.
+//
+// # Ranking: name_match_then_alphabetical
+//
+// The query text is split into words with fold.Tokens. A word matches a
+// token equal to it or starting with it. A station matches when every word
+// matches one of its tokens in any searchable field and it passes every
+// filter. Matches fall into three tiers, shown in this order:
+//
+//	tier 0  exact name: the station's name key (fold.Key) equals the query's
+//	tier 1  name match: every word matches a token of the name
+//	tier 2  the other matches (some word matches only country, location,
+//	        language or genre)
+//
+// Within a tier stations are in record-number order, which the indexer
+// assigns alphabetically by name key, then folded name, then UUID, so the
+// whole order is total and pages never overlap or skip. A query without
+// words (empty, or only punctuation) has one tier: every station passing
+// the filters, alphabetically.
 package query
 
 import (
 	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
 )
 
-// ErrNotFound: no station with that id in this snapshot.
-var ErrNotFound = errors.New("station not found")
+// Sentinel errors of the query engine. Errors about the file itself wrap
+// format.ErrNotIndex, format.ErrVersion or format.ErrCorrupt.
+var (
+	// ErrNotFound: no station with that id in this snapshot.
+	ErrNotFound = errors.New("station not found")
+	// ErrInvalidQuery: Limit or Offset outside the range Search accepts.
+	// The server validates requests first, so this means a caller bug.
+	ErrInvalidQuery = errors.New("invalid query")
+)
+
+// MaxLimit is the largest page Search returns; it bounds the records decoded
+// per request.
+const MaxLimit = 50
 
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
-type Index struct{}
+type Index struct {
+	db   *bolt.DB
+	path string
+	meta format.Meta
+}
 
-// Open opens path read-only and verifies magic, version and buckets.
-func Open(path string) (*Index, error) { panic("unimplemented") }
-
-// Close releases the file. No call may be in flight.
-func (ix *Index) Close() error { panic("unimplemented") }
+// Close releases the file. No call may be in flight: bitmaps read during a
+// call point into the mapping that Close unmaps (Holder arranges this).
+func (ix *Index) Close() error {
+	if err := ix.db.Close(); err != nil {
+		return fmt.Errorf("close index %s: %w", ix.path, err)
+	}
+	return nil
+}
 
 // Meta describes the snapshot.
-func (ix *Index) Meta() format.Meta { panic("unimplemented") }
+func (ix *Index) Meta() format.Meta { return ix.meta }
+
+// Path is the file the index was opened from.
+func (ix *Index) Path() string { return ix.path }
 
 // Query is a validated search request. Country is ISO alpha-2 (any case),
 // Language and Genre free text as the user gave them, Limit 1..50, Offset >= 0.
+// An empty filter field means no filter.
 type Query struct {
 	Q, Country, Language, Genre string
 	Limit, Offset               int
@@ -36,10 +86,42 @@ type Query struct {
 type Result struct {
 	Total    int
 	Stations []format.Record
+	Timing   Timing
 }
 
-// Search runs q.
-func (ix *Index) Search(q Query) (Result, error) { panic("unimplemented") }
+// Timing splits the time Search spent, for the metrics: Bitmap is looking up
+// and combining posting lists and locating the page, Decode is reading and
+// decoding the page's records.
+type Timing struct {
+	Bitmap, Decode time.Duration
+}
 
 // Station reads one station by id; ErrNotFound when absent.
-func (ix *Index) Station(id format.UUID) (format.Record, error) { panic("unimplemented") }
+func (ix *Index) Station(id format.UUID) (format.Record, error) {
+	var r format.Record
+	err := ix.view(func(tx *bolt.Tx) error {
+		return readStation(tx, id, &r)
+	})
+	if err != nil {
+		return format.Record{}, err
+	}
+	return r, nil
+}
+
+func readStation(tx *bolt.Tx, id format.UUID, r *format.Record) error {
+	rec := tx.Bucket(format.BucketIDs).Get(id[:])
+	if rec == nil {
+		return ErrNotFound
+	}
+	n, err := format.ParseRecordKey(rec)
+	if err != nil {
+		return fmt.Errorf("station %s: %w", id, err)
+	}
+	if err := decodeRecord(tx.Bucket(format.BucketStations), n, r); err != nil {
+		return fmt.Errorf("station %s: %w", id, err)
+	}
+	if r.ID != id {
+		return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
+	}
+	return nil
+}

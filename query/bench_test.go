@@ -1,0 +1,57 @@
+package query
+
+import "testing"
+
+// benchQueries are the query classes of the search benchmark.
+var benchQueries = []struct {
+	name string
+	q    Query
+}{
+	{"name_word", Query{Q: "jazz", Limit: 20}},
+	{"two_words", Query{Q: "classic rock", Limit: 20}},
+	{"one_letter", Query{Q: "a", Limit: 20}},
+	{"two_letter_prefix", Query{Q: "ra", Limit: 20}},
+	{"three_letter_prefix", Query{Q: "cla", Limit: 20}},
+	{"non_latin", Query{Q: "радио", Limit: 20}},
+	{"genre_filter", Query{Genre: "pop", Limit: 20}},
+	{"country_language", Query{Country: "de", Language: "german", Limit: 20}},
+	{"word_and_filters", Query{Q: "radio", Country: "us", Genre: "news", Limit: 20}},
+	{"all_stations", Query{Limit: 20}},
+	{"deep_offset", Query{Q: "a", Limit: 50, Offset: 5000}},
+	{"zero_result", Query{Q: "zzzzqx", Limit: 20}},
+	{"unknown_filter", Query{Q: "radio", Genre: "no such genre", Limit: 20}},
+}
+
+// BenchmarkSearch measures one Search per operation on the real snapshot,
+// per query class.
+func BenchmarkSearch(b *testing.B) {
+	ix, _ := realIndex(b)
+	for _, bq := range benchQueries {
+		b.Run(bq.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var bitmap, decode int64
+			for b.Loop() {
+				res, err := ix.Search(bq.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bitmap += int64(res.Timing.Bitmap)
+				decode += int64(res.Timing.Decode)
+			}
+			b.ReportMetric(float64(bitmap)/float64(b.N), "bitmap-ns/op")
+			b.ReportMetric(float64(decode)/float64(b.N), "decode-ns/op")
+		})
+	}
+}
+
+// BenchmarkStation measures a read by id.
+func BenchmarkStation(b *testing.B) {
+	ix, _ := realIndex(b)
+	id := real.recs[len(real.recs)/2].ID
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ix.Station(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

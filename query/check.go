@@ -1,0 +1,275 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+)
+
+// CheckReport is what Check verified about an index file.
+type CheckReport struct {
+	Path    string
+	Version int
+	Meta    format.Meta
+	Buckets []BucketCount // every bucket of format.AllBuckets, in that order
+	Bitmaps int           // posting lists deserialised and validated
+	Records int           // station records decoded
+}
+
+// BucketCount is the number of keys in one bucket.
+type BucketCount struct {
+	Name string
+	Keys int
+}
+
+// bitmapBuckets hold posting lists, every value a serialised bitmap.
+var bitmapBuckets = [][]byte{
+	format.BucketNames, format.BucketNameTokens, format.BucketNamePrefix,
+	format.BucketAllTokens, format.BucketAllPrefix, format.BucketCountries,
+	format.BucketLangLabels, format.BucketLangCodes, format.BucketGenres, format.BucketLocations,
+}
+
+// Check verifies a whole index file, unlike Open, which checks only what
+// it can in constant time: every record decodes, record numbers are dense
+// and in name order, ids and stations agree, every bitmap deserialises,
+// passes roaring's Validate and holds only existing record numbers, prefix
+// postings follow the PrefixFanout rule, and the counts match the meta
+// document. Errors wrap format.ErrNotIndex, format.ErrVersion,
+// format.ErrCorrupt or the operating system's error.
+func Check(path string) (CheckReport, error) {
+	ix, err := Open(path)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	defer ix.Close()
+	rep := CheckReport{Path: path, Version: format.Version, Meta: ix.meta}
+	err = ix.view(func(tx *bolt.Tx) error {
+		c := &checker{tx: tx, rep: &rep, stations: uint32(ix.meta.Stations)}
+		return c.run()
+	})
+	if err != nil {
+		return rep, fmt.Errorf("check index %s: %w", path, err)
+	}
+	return rep, nil
+}
+
+// checker walks one index inside a read transaction.
+type checker struct {
+	tx       *bolt.Tx
+	rep      *CheckReport
+	stations uint32
+	bm       roaring.Bitmap
+}
+
+func (c *checker) run() error {
+	for _, step := range []func() error{
+		c.countBuckets, c.checkRecords, c.checkIDs, c.checkBitmaps,
+		c.checkFanout, c.checkMetaCounts,
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *checker) countBuckets() error {
+	for _, name := range format.AllBuckets {
+		keys := c.tx.Bucket(name).Stats().KeyN
+		c.rep.Buckets = append(c.rep.Buckets, BucketCount{Name: string(name), Keys: keys})
+	}
+	return nil
+}
+
+func (c *checker) keys(bucket []byte) int {
+	for _, b := range c.rep.Buckets {
+		if b.Name == string(bucket) {
+			return b.Keys
+		}
+	}
+	return 0
+}
+
+// sortKey is the order the format assigns record numbers in.
+type sortKey struct {
+	name, folded string
+	id           format.UUID
+}
+
+func (a sortKey) less(b sortKey) bool {
+	if a.name != b.name {
+		return a.name < b.name
+	}
+	if a.folded != b.folded {
+		return a.folded < b.folded
+	}
+	return bytes.Compare(a.id[:], b.id[:]) < 0
+}
+
+// checkRecords decodes every record, in key order, and checks numbering,
+// name order and the way back through the ids bucket.
+func (c *checker) checkRecords() error {
+	ids := c.tx.Bucket(format.BucketIDs)
+	var prev sortKey
+	var want uint32
+	cur := c.tx.Bucket(format.BucketStations).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		n, err := format.ParseRecordKey(k)
+		if err != nil {
+			return err
+		}
+		if n != want {
+			return fmt.Errorf("%w: record number %d where %d was due", format.ErrCorrupt, n, want)
+		}
+		var r format.Record
+		if err := format.DecodeRecord(v, &r); err != nil {
+			return fmt.Errorf("record %d: %w", n, err)
+		}
+		if back := ids.Get(r.ID[:]); !bytes.Equal(back, k) {
+			return fmt.Errorf("%w: record %d (%s) has ids entry %x", format.ErrCorrupt, n, r.ID, back)
+		}
+		key := sortKey{name: fold.Key(r.Name), folded: fold.String(r.Name), id: r.ID}
+		if n > 0 && !prev.less(key) {
+			return fmt.Errorf("%w: record %d (%q) is not after record %d in name order", format.ErrCorrupt, n, r.Name, n-1)
+		}
+		prev = key
+		want++
+	}
+	c.rep.Records = int(want)
+	if want != c.stations {
+		return fmt.Errorf("%w: %d records, meta announces %d", format.ErrCorrupt, want, c.stations)
+	}
+	return nil
+}
+
+// checkIDs: with every record found through its own id, equal counts and
+// well-formed entries make ids and stations a bijection.
+func (c *checker) checkIDs() error {
+	if n := c.keys(format.BucketIDs); n != int(c.stations) {
+		return fmt.Errorf("%w: %d ids for %d stations", format.ErrCorrupt, n, c.stations)
+	}
+	return c.tx.Bucket(format.BucketIDs).ForEach(func(k, v []byte) error {
+		if len(k) != len(format.UUID{}) || len(v) != 4 {
+			return fmt.Errorf("%w: ids entry %x -> %x", format.ErrCorrupt, k, v)
+		}
+		return nil
+	})
+}
+
+func (c *checker) checkBitmaps() error {
+	for _, name := range bitmapBuckets {
+		err := c.tx.Bucket(name).ForEach(func(k, v []byte) error {
+			if err := c.checkBitmap(v); err != nil {
+				return fmt.Errorf("%w: bucket %s, key %q: %v", format.ErrCorrupt, name, k, err)
+			}
+			c.rep.Bitmaps++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *checker) checkBitmap(v []byte) error {
+	defer c.bm.Clear() // drop references into the mapping
+	n, err := c.bm.FromBuffer(v)
+	if err != nil {
+		return err
+	}
+	if n != int64(len(v)) {
+		return fmt.Errorf("%d trailing bytes", int64(len(v))-n)
+	}
+	if err := c.bm.Validate(); err != nil {
+		return err
+	}
+	if c.bm.IsEmpty() {
+		return fmt.Errorf("empty posting list")
+	}
+	if max := c.bm.Maximum(); max >= c.stations {
+		return fmt.Errorf("record number %d, only %d stations", max, c.stations)
+	}
+	return nil
+}
+
+// checkFanout verifies the promise readers rely on: a prefix with more
+// than PrefixFanout tokens has an entry in the prefix bucket. Tokens are
+// sorted, so the prefixes shared by more than PrefixFanout tokens are
+// exactly the prefixes of the common prefix of tokens i and i+PrefixFanout.
+func (c *checker) checkFanout() error {
+	for _, ns := range []namespace{nameSpace, allSpace} {
+		if err := c.checkFanoutIn(ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *checker) checkFanoutIn(ns namespace) error {
+	prefixes := c.tx.Bucket(ns.prefix)
+	window := make([][]byte, 0, format.PrefixFanout+1)
+	cur := c.tx.Bucket(ns.tokens).Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		window = append(window, k) // bbolt keys stay valid for the transaction
+		if len(window) <= format.PrefixFanout {
+			continue
+		}
+		shared := commonPrefix(window[0], window[format.PrefixFanout])
+		for p := range runePrefixes(shared) {
+			if prefixes.Get(p) == nil {
+				return fmt.Errorf("%w: %d or more tokens of %s start with %q but %s has no entry",
+					format.ErrCorrupt, format.PrefixFanout+1, ns.tokens, p, ns.prefix)
+			}
+		}
+		window = append(window[:0], window[1:]...)
+	}
+	return nil
+}
+
+func commonPrefix(a, b []byte) []byte {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
+		n-- // prefixes are cut at rune boundaries
+	}
+	return a[:n]
+}
+
+// runePrefixes yields the non-empty prefixes of s cut at rune boundaries.
+func runePrefixes(s []byte) func(func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for i := 1; i <= len(s); i++ {
+			if (i == len(s) || utf8.RuneStart(s[i])) && !yield(s[:i]) {
+				return
+			}
+		}
+	}
+}
+
+func (c *checker) checkMetaCounts() error {
+	m := c.rep.Meta
+	for _, want := range []struct {
+		what   string
+		bucket []byte
+		meta   int
+	}{
+		{"tokens", format.BucketAllTokens, m.Tokens},
+		{"countries", format.BucketCountries, m.Countries},
+		{"languages", format.BucketLangLabels, m.Languages},
+		{"genres", format.BucketGenres, m.Genres},
+	} {
+		if got := c.keys(want.bucket); got != want.meta {
+			return fmt.Errorf("%w: meta counts %d %s, bucket %s has %d", format.ErrCorrupt, want.meta, want.what, want.bucket, got)
+		}
+	}
+	return nil
+}

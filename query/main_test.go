@@ -1,0 +1,109 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"stationdex/indexer"
+	"stationdex/indexer/format"
+)
+
+// sharedDir holds the indexes built once per test binary and shared by
+// tests and benchmarks; TestMain removes it.
+var sharedDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stationdex-query-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedDir = dir
+	code := m.Run()
+	closeShared()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildShared(text, name string) (string, error) {
+	path := filepath.Join(sharedDir, name)
+	in := indexer.Input{Name: name, R: strings.NewReader(text)}
+	_, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: testSnapshot}, in)
+	return path, err
+}
+
+// real is the real snapshot, indexed and loaded into the oracle once.
+var real struct {
+	once   sync.Once
+	ix     *Index
+	oracle *oracle
+	recs   []format.Record
+	build  time.Duration
+	err    error
+}
+
+func closeShared() {
+	for _, ix := range []*Index{real.ix, smallIndex} {
+		if ix != nil {
+			ix.Close()
+		}
+	}
+}
+
+// realIndex returns the index of the real snapshot and its oracle, or
+// skips (fails under CI=true) when the snapshot is absent.
+func realIndex(tb testing.TB) (*Index, *oracle) {
+	tb.Helper()
+	needRealSnapshot(tb)
+	real.once.Do(loadReal)
+	if real.err != nil {
+		tb.Fatal(real.err)
+	}
+	return real.ix, real.oracle
+}
+
+func loadReal() {
+	start := time.Now()
+	path := filepath.Join(sharedDir, "real.idx")
+	if real.err = buildFile(path); real.err != nil {
+		return
+	}
+	real.build = time.Since(start)
+	if real.ix, real.err = Open(path); real.err != nil {
+		return
+	}
+	real.recs, real.err = readFile()
+	if real.err == nil {
+		real.oracle = newOracle(real.recs)
+	}
+}
+
+func buildFile(path string) error {
+	f, err := os.Open(realSnapshot)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realSnapshot, R: f})
+	return err
+}
+
+func readFile() ([]format.Record, error) {
+	f, err := os.Open(realSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []format.Record
+	_, err = indexer.ReadRecords(context.Background(), func(r *format.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}, indexer.Input{Name: realSnapshot, R: f})
+	return recs, err
+}

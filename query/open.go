@@ -1,0 +1,172 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+)
+
+// openTimeout bounds the wait for the shared file lock: a writer holding
+// the file (an index build into the same path, not via rename) must not
+// hang server start-up.
+const openTimeout = time.Second
+
+// minFileSize is below the two meta pages of the smallest bbolt page size;
+// bbolt would otherwise try to initialise an empty file, which fails
+// confusingly on a read-only open.
+const minFileSize = 1024
+
+// Open opens path read-only and verifies magic, version, buckets and meta.
+// Errors wrap format.ErrNotIndex (not an index at all), a
+// *format.VersionError (format.ErrVersion), format.ErrCorrupt or the
+// operating system's error (missing file, permissions).
+func Open(path string) (*Index, error) {
+	ix, err := open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return ix, nil
+}
+
+func open(path string) (*Index, error) {
+	size, err := fileSize(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: openTimeout})
+	if err != nil {
+		return nil, classifyBoltError(err)
+	}
+	ix := &Index{db: db, path: path}
+	if err := ix.view(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
+		_ = db.Close() // the verification error is the one worth reporting
+		return nil, err
+	}
+	return ix, nil
+}
+
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%w: not a regular file", format.ErrNotIndex)
+	}
+	if fi.Size() < minFileSize {
+		return 0, fmt.Errorf("%w: file of %d bytes is too small", format.ErrNotIndex, fi.Size())
+	}
+	return fi.Size(), nil
+}
+
+// classifyBoltError tells "this is not a bbolt file" apart from errors of
+// the file system or the lock, which say nothing about the contents.
+func classifyBoltError(err error) error {
+	if errors.Is(err, bolt.ErrInvalid) || errors.Is(err, bolt.ErrVersionMismatch) || errors.Is(err, bolt.ErrChecksum) {
+		return fmt.Errorf("%w: %v", format.ErrNotIndex, err)
+	}
+	return err
+}
+
+// verify checks what every call relies on, in time independent of the data
+// set: the file is whole, ours, of our version, has every bucket, and its
+// record numbers are the dense range the meta document announces.
+func (ix *Index) verify(tx *bolt.Tx, size int64) error {
+	if need := tx.Size(); need > size {
+		return fmt.Errorf("%w: file truncated: %d bytes, the index needs %d", format.ErrCorrupt, size, need)
+	}
+	if err := verifyIdentity(tx); err != nil {
+		return err
+	}
+	for _, name := range format.AllBuckets {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("%w: bucket %q missing", format.ErrCorrupt, name)
+		}
+	}
+	meta, err := readMeta(tx)
+	if err != nil {
+		return err
+	}
+	ix.meta = meta
+	return verifyRecordRange(tx, meta.Stations)
+}
+
+// verifyIdentity checks magic and version: what tells a stationdex index of
+// this format from any other bbolt file.
+func verifyIdentity(tx *bolt.Tx) error {
+	b := tx.Bucket(format.BucketMeta)
+	if b == nil {
+		return fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
+	}
+	if magic := b.Get(format.KeyFormat); !bytes.Equal(magic, []byte(format.Magic)) {
+		return fmt.Errorf("%w: format marker %.40q", format.ErrNotIndex, magic)
+	}
+	v, err := strconv.Atoi(string(b.Get(format.KeyVersion)))
+	if err != nil {
+		return fmt.Errorf("%w: format version %.20q", format.ErrCorrupt, b.Get(format.KeyVersion))
+	}
+	if v != format.Version {
+		return &format.VersionError{File: v, Supported: format.Version}
+	}
+	return nil
+}
+
+func readMeta(tx *bolt.Tx) (format.Meta, error) {
+	var m format.Meta
+	raw := tx.Bucket(format.BucketMeta).Get(format.KeyMeta)
+	if raw == nil {
+		return m, fmt.Errorf("%w: meta document missing", format.ErrCorrupt)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("%w: meta document: %v", format.ErrCorrupt, err)
+	}
+	if m.Stations < 0 || m.Stations > math.MaxUint32 {
+		return m, fmt.Errorf("%w: meta: %d stations", format.ErrCorrupt, m.Stations)
+	}
+	return m, nil
+}
+
+// verifyRecordRange checks that the last record number is Stations-1: the
+// query without words or filters pages over 0..Stations-1 arithmetically.
+func verifyRecordRange(tx *bolt.Tx, stations int) error {
+	k, _ := tx.Bucket(format.BucketStations).Cursor().Last()
+	if k == nil {
+		if stations == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: meta announces %d stations, the stations bucket is empty", format.ErrCorrupt, stations)
+	}
+	last, err := format.ParseRecordKey(k)
+	if err != nil {
+		return err
+	}
+	if int64(last) != int64(stations)-1 {
+		return fmt.Errorf("%w: meta announces %d stations, last record number is %d", format.ErrCorrupt, stations, last)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction. The file is trusted by the hot path,
+// so damage (a file truncated or overwritten after Open, a page bbolt or
+// roaring cannot make sense of) surfaces as a fault or panic inside fn; it
+// is turned into an error wrapping format.ErrCorrupt instead of killing the
+// server.
+func (ix *Index) view(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: reading %s: %v", format.ErrCorrupt, ix.path, p)
+		}
+	}()
+	return ix.db.View(fn)
+}

@@ -1,0 +1,162 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
+)
+
+// search is one Search call inside its read transaction.
+type search struct {
+	tx *bolt.Tx
+	w  *workspace
+}
+
+// namespace is a pair of token and prefix buckets: the name fields only, or
+// every searchable field.
+type namespace struct {
+	tokens, prefix []byte
+}
+
+var (
+	nameSpace = namespace{tokens: format.BucketNameTokens, prefix: format.BucketNamePrefix}
+	allSpace  = namespace{tokens: format.BucketAllTokens, prefix: format.BucketAllPrefix}
+)
+
+// get maps the bitmap stored under key in bucket, or an empty set when the
+// key is absent.
+func (s *search) get(bucket []byte, key []byte) (set, error) {
+	v := s.tx.Bucket(bucket).Get(key)
+	if v == nil {
+		return s.w.scratch(), nil
+	}
+	return s.w.view(v)
+}
+
+func (s *search) keyOf(str string) []byte {
+	s.w.key = append(s.w.key[:0], str...)
+	return s.w.key
+}
+
+// wordSet is every station with a token in ns that starts with word: the
+// ready union in the prefix bucket when the writer stored one, else the
+// union of the few tokens a cursor finds (see format: PrefixFanout).
+func (s *search) wordSet(ns namespace, word string) (set, error) {
+	key := s.keyOf(word)
+	if v := s.tx.Bucket(ns.prefix).Get(key); v != nil {
+		return s.w.view(v)
+	}
+	acc := s.w.scratch()
+	c := s.tx.Bucket(ns.tokens).Cursor()
+	n := 0
+	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+		if n++; n > format.PrefixFanout {
+			return set{}, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
+				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
+		}
+		tok, err := s.w.view(v)
+		if err != nil {
+			return set{}, fmt.Errorf("token %q: %w", k, err)
+		}
+		acc = s.w.or(acc, tok)
+	}
+	return acc, nil
+}
+
+// allWords is the intersection of the word sets of every word in ns. It
+// stops early once the intersection is empty.
+func (s *search) allWords(ns namespace, words []string) (set, error) {
+	acc, err := s.wordSet(ns, words[0])
+	for _, word := range words[1:] {
+		if err != nil || acc.empty() {
+			break
+		}
+		var ws set
+		if ws, err = s.wordSet(ns, word); err == nil {
+			acc = s.w.and(acc, ws)
+		}
+	}
+	return acc, err
+}
+
+// filters is the intersection of the requested filters; ok is false when
+// the query has none, so that "no filter" is not a set of every station.
+func (s *search) filters(q Query) (f set, ok bool, err error) {
+	parts := [...]struct {
+		value  string
+		lookup func(string) (set, error)
+	}{
+		{q.Country, s.country},
+		{q.Language, s.language},
+		{q.Genre, s.genre},
+	}
+	for _, p := range parts {
+		if p.value == "" {
+			continue
+		}
+		one, err := p.lookup(p.value)
+		if err != nil {
+			return set{}, false, err
+		}
+		f = s.intersect(f, ok, one)
+		ok = true
+	}
+	return f, ok, nil
+}
+
+func (s *search) intersect(acc set, started bool, one set) set {
+	if !started {
+		return one
+	}
+	return s.w.and(acc, one)
+}
+
+// country looks the code up in upper case; only ASCII letters can match.
+func (s *search) country(code string) (set, error) {
+	key := s.keyOf(code)
+	for i, c := range key {
+		if 'a' <= c && c <= 'z' {
+			key[i] = c - 'a' + 'A'
+		}
+	}
+	return s.get(format.BucketCountries, key)
+}
+
+// language accepts an exact source label or anything iso.LanguageCode
+// resolves (codes of every ISO 639 part, English and native names).
+func (s *search) language(v string) (set, error) {
+	labels, err := s.get(format.BucketLangLabels, s.keyOf(format.FacetKey(v)))
+	if err != nil {
+		return set{}, err
+	}
+	code, ok := iso.LanguageCode(v)
+	if !ok {
+		return labels, nil
+	}
+	codes, err := s.get(format.BucketLangCodes, s.keyOf(code))
+	if err != nil {
+		return set{}, err
+	}
+	return s.w.or(labels, codes), nil
+}
+
+func (s *search) genre(v string) (set, error) {
+	return s.get(format.BucketGenres, s.keyOf(format.FacetKey(v)))
+}
+
+// exactName is the stations whose name key equals the query's.
+func (s *search) exactName(words []string) (set, error) {
+	key := s.w.key[:0]
+	for i, word := range words {
+		if i > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, word...)
+	}
+	s.w.key = key
+	return s.get(format.BucketNames, key)
+}

@@ -1,0 +1,177 @@
+package query
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+)
+
+// Search runs q: one read transaction, posting lists combined into at most
+// three tiers (see the package comment), and only the page's records
+// decoded.
+func (ix *Index) Search(q Query) (Result, error) {
+	if q.Limit < 1 || q.Limit > MaxLimit || q.Offset < 0 {
+		return Result{}, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, q.Limit, q.Offset)
+	}
+	w := getWorkspace()
+	defer w.release()
+	var res Result
+	err := ix.view(func(tx *bolt.Tx) error {
+		s := &search{tx: tx, w: w}
+		return s.run(q, ix.meta.Stations, &res)
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Q, err)
+	}
+	return res, nil
+}
+
+func (s *search) run(q Query, stations int, res *Result) error {
+	start := time.Now()
+	if err := s.rank(q, stations); err != nil {
+		return err
+	}
+	res.Total = s.total()
+	s.locate(q.Offset, q.Limit)
+	decode := time.Now()
+	res.Timing.Bitmap = decode.Sub(start)
+	var err error
+	res.Stations, err = s.decodePage()
+	res.Timing.Decode = time.Since(decode)
+	return err
+}
+
+// rank fills w.tiers with the result tiers, best first.
+func (s *search) rank(q Query, stations int) error {
+	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
+	f, filtered, err := s.filters(q)
+	if err != nil || (filtered && f.empty()) {
+		return err
+	}
+	if len(s.w.words) == 0 {
+		return s.rankWithoutWords(f, filtered, stations)
+	}
+	return s.rankWords(f, filtered)
+}
+
+// rankWithoutWords is a single alphabetical tier. Every station is the
+// record range [0, stations): a run bitmap of one interval per 65536
+// records, not a list of records.
+func (s *search) rankWithoutWords(f set, filtered bool, stations int) error {
+	if !filtered {
+		f = s.w.scratch()
+		f.bm.AddRange(0, uint64(stations))
+	}
+	s.w.tiers = append(s.w.tiers, f)
+	return nil
+}
+
+// rankWords builds the three tiers:
+//
+//	tier0 = exact name ∩ matches
+//	tier1 = name matches − tier0
+//	tier2 = matches − name matches − tier0
+//
+// where matches = (∩ over words of the all-field sets) ∩ filters and name
+// matches = (∩ over words of the name-field sets) ∩ filters.
+func (s *search) rankWords(f set, filtered bool) error {
+	words := s.w.words
+	matches, err := s.allWords(allSpace, words)
+	if err != nil || matches.empty() {
+		return err
+	}
+	if filtered {
+		matches = s.w.and(matches, f)
+	}
+	byName, err := s.allWords(nameSpace, words)
+	if err != nil {
+		return err
+	}
+	if filtered {
+		byName = s.w.and(byName, f)
+	}
+	exact, err := s.exactName(words)
+	if err != nil {
+		return err
+	}
+	exact = s.w.and(exact, matches)
+	byName = s.w.andNot(byName, exact)
+	rest := s.w.andNot(s.w.andNot(matches, byName), exact)
+	s.w.tiers = append(s.w.tiers, exact, byName, rest)
+	return nil
+}
+
+func (s *search) total() int {
+	n := 0
+	for _, t := range s.w.tiers {
+		n += t.card()
+	}
+	return n
+}
+
+// locate collects the record numbers of the page into w.recs: it skips
+// whole tiers by cardinality, selects the first record inside the tier
+// where the page starts, and iterates from there across tiers.
+func (s *search) locate(offset, limit int) {
+	skip := offset
+	for _, t := range s.w.tiers {
+		if len(s.w.recs) == limit {
+			return
+		}
+		n := t.card()
+		if skip >= n {
+			skip -= n
+			continue
+		}
+		s.collect(t, skip, limit)
+		skip = 0
+	}
+}
+
+func (s *search) collect(t set, skip, limit int) {
+	it := &s.w.it
+	it.Initialize(t.bm)
+	if skip > 0 {
+		first, err := t.bm.Select(uint32(skip))
+		if err != nil {
+			return // unreachable: skip < cardinality
+		}
+		it.AdvanceIfNeeded(first)
+	}
+	for it.HasNext() && len(s.w.recs) < limit {
+		s.w.recs = append(s.w.recs, it.Next())
+	}
+}
+
+// decodePage decodes the collected records; they own their memory.
+func (s *search) decodePage() ([]format.Record, error) {
+	out := make([]format.Record, len(s.w.recs))
+	stations := s.tx.Bucket(format.BucketStations)
+	for i, n := range s.w.recs {
+		binary.BigEndian.PutUint32(s.w.recKey[:], n)
+		if err := decodeRecordAt(stations, s.w.recKey[:], n, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func decodeRecord(stations *bolt.Bucket, n uint32, r *format.Record) error {
+	return decodeRecordAt(stations, format.RecordKey(n), n, r)
+}
+
+func decodeRecordAt(stations *bolt.Bucket, key []byte, n uint32, r *format.Record) error {
+	v := stations.Get(key)
+	if v == nil {
+		return fmt.Errorf("%w: record %d missing", format.ErrCorrupt, n)
+	}
+	if err := format.DecodeRecord(v, r); err != nil {
+		return fmt.Errorf("record %d: %w", n, err)
+	}
+	return nil
+}

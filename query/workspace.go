@@ -1,0 +1,170 @@
+package query
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/indexer/format"
+)
+
+// set is a posting list during one search: either a read-only view of a
+// bitmap in the file (FromBuffer over the bbolt value, valid only inside
+// the transaction and never to be modified) or a scratch bitmap this search
+// may modify. A set is used linearly: an operation that returns a set may
+// have modified its owned argument in place.
+type set struct {
+	bm    *roaring.Bitmap
+	owned bool
+}
+
+func (s set) card() int { return int(s.bm.GetCardinality()) }
+
+func (s set) empty() bool { return s.bm.IsEmpty() }
+
+// workspace is the reusable memory of one search: bitmaps, token and key
+// buffers, the page iterator. Workspaces are pooled so that a search
+// allocates about the same whatever the number of matches.
+type workspace struct {
+	bitmaps   []*roaring.Bitmap // views and scratch; the first used are in use
+	used      int
+	dense     [][]uint64 // buffers of flattened views; the first usedDense are in use
+	usedDense int
+	words     []string
+	key       []byte
+	recKey    [4]byte
+	recs      []uint32
+	tiers     []set
+	it        roaring.IntIterator
+}
+
+var workspaces = sync.Pool{New: func() any {
+	return &workspace{key: make([]byte, 0, 128), recs: make([]uint32, 0, MaxLimit), tiers: make([]set, 0, 3)}
+}}
+
+func getWorkspace() *workspace { return workspaces.Get().(*workspace) }
+
+// release empties every bitmap before pooling the workspace: views and
+// scratch bitmaps sharing their containers point into the file mapping,
+// which must not be reachable after the transaction ends.
+func (w *workspace) release() {
+	for _, b := range w.bitmaps[:w.used] {
+		b.Clear()
+	}
+	w.used = 0
+	w.usedDense = 0
+	clear(w.words)
+	w.words = w.words[:0]
+	w.recs = w.recs[:0]
+	clear(w.tiers)
+	w.tiers = w.tiers[:0]
+	w.it = roaring.IntIterator{}
+	workspaces.Put(w)
+}
+
+func (w *workspace) bitmap() *roaring.Bitmap {
+	if w.used == len(w.bitmaps) {
+		w.bitmaps = append(w.bitmaps, roaring.New())
+	}
+	b := w.bitmaps[w.used]
+	w.used++
+	return b
+}
+
+// scratch is an empty bitmap the search owns.
+func (w *workspace) scratch() set { return set{bm: w.bitmap(), owned: true} }
+
+// view maps a bbolt value as a bitmap without copying it.
+func (w *workspace) view(v []byte) (set, error) {
+	b := w.bitmap()
+	n, err := b.FromBuffer(v)
+	if err == nil && n != int64(len(v)) {
+		err = fmt.Errorf("%d trailing bytes", int64(len(v))-n)
+	}
+	if err != nil {
+		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
+	}
+	if b.HasRunCompression() {
+		return w.flatten(b), nil
+	}
+	return set{bm: b}, nil
+}
+
+// flatten rewrites a bitmap holding run containers as array and bitmap
+// containers over a pooled buffer. The writer run-optimises posting
+// lists, which for scattered record numbers gives run containers of
+// thousands of one-value runs; roaring's operations on those are slow and
+// several (in-place union, conversion to an array) are quadratic in the
+// number of runs. Flattening is linear and its result combines fast.
+func (w *workspace) flatten(b *roaring.Bitmap) set {
+	buf := w.denseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
+	b.WriteDenseTo(buf)
+	flat := w.bitmap()
+	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
+	return set{bm: flat, owned: true}
+}
+
+// containerWords is the size of a roaring bitmap container in words: a
+// dense buffer of whole containers lets FromDense share it without copying.
+const containerWords = 1 << 16 / 64
+
+func (w *workspace) denseBuffer(words int) []uint64 {
+	if w.usedDense == len(w.dense) {
+		w.dense = append(w.dense, nil)
+	}
+	buf := w.dense[w.usedDense]
+	if cap(buf) < words {
+		buf = make([]uint64, words)
+	}
+	buf = buf[:words]
+	clear(buf)
+	w.dense[w.usedDense] = buf
+	w.usedDense++
+	return buf
+}
+
+// own returns s as a set this search may modify, copying a view. The copy
+// shares the view's containers copy-on-write, so it costs no container
+// copy until it is modified.
+func (w *workspace) own(s set) set {
+	if s.owned {
+		return s
+	}
+	dst := w.scratch()
+	dst.bm.Or(s.bm)
+	return dst
+}
+
+// and returns a ∩ b; a is consumed.
+func (w *workspace) and(a, b set) set {
+	dst := w.own(a)
+	dst.bm.And(b.bm)
+	return dst
+}
+
+// or returns a ∪ b; a is consumed. It always merges into a new bitmap
+// (roaring.Or) rather than in place: the writer run-optimises posting
+// lists, and roaring's in-place union of two run containers adds values
+// one at a time, which is quadratic in the number of runs. The new
+// bitmap is garbage after the search; a union happens at most
+// PrefixFanout times per word.
+func (w *workspace) or(a, b set) set {
+	switch {
+	case a.empty():
+		return b
+	case b.empty():
+		return a
+	}
+	return set{bm: roaring.Or(a.bm, b.bm), owned: true}
+}
+
+// andNot returns a − b; a is consumed.
+func (w *workspace) andNot(a, b set) set {
+	if b.empty() {
+		return a
+	}
+	dst := w.own(a)
+	dst.bm.AndNot(b.bm)
+	return dst
+}
