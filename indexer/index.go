@@ -136,7 +136,8 @@ func (ix *index) write(ctx context.Context, path string, meta format.Meta) error
 	if err != nil {
 		return err
 	}
-	for _, b := range ix.buckets(meta) {
+	for _, bucket := range ix.buckets(meta) {
+		b := bucket()
 		if err := f.putSorted(ctx, b.name, b.n, b.kv); err != nil {
 			return f.fail(fmt.Errorf("write index: %w", err))
 		}
@@ -152,24 +153,47 @@ type bucketWriter struct {
 }
 
 // buckets lists the contents of every bucket in format.AllBuckets order.
-func (ix *index) buckets(meta format.Meta) []bucketWriter {
+// Each is prepared only when its turn comes, so that what one bucket needs
+// while being written (sorted keys, the data dumps) is not held during the
+// others.
+func (ix *index) buckets(meta format.Meta) []func() bucketWriter {
 	ps := ix.ps
-	return []bucketWriter{
-		ix.metaBucket(meta),
-		ix.stationsBucket(),
-		ix.idsBucket(),
-		postingBucket(format.BucketNames, ps.names, ps.names.sortedKeys()),
-		postingBucket(format.BucketNameTokens, ps.nameTokens, ps.nameTokens.sortedKeys()),
-		prefixBucket(format.BucketNamePrefix, ps.nameTokens),
-		postingBucket(format.BucketAllTokens, ps.allTokens, ix.allTokens),
-		ix.allPrefixBucket(),
-		postingBucket(format.BucketCountries, ps.countries, ps.countries.sortedKeys()),
-		postingBucket(format.BucketLangLabels, ps.langLabels, ps.langLabels.sortedKeys()),
-		postingBucket(format.BucketLangCodes, ps.langCodes, ps.langCodes.sortedKeys()),
-		postingBucket(format.BucketGenres, ps.genres, ps.genres.sortedKeys()),
-		postingBucket(format.BucketLocations, ps.locations, ps.locations.sortedKeys()),
-		ix.filesBucket(DefaultBaseURL),
+	return []func() bucketWriter{
+		func() bucketWriter { return ix.metaBucket(meta) },
+		ix.stationsBucket,
+		ix.idsBucket,
+		func() bucketWriter { return postingBucket(format.BucketNames, ps.names, ps.names.sortedKeys()) },
+		func() bucketWriter {
+			return postingBucket(format.BucketNameTokens, ps.nameTokens, ps.nameTokens.sortedKeys())
+		},
+		func() bucketWriter { return prefixBucket(format.BucketNamePrefix, ps.nameTokens) },
+		func() bucketWriter { return postingBucket(format.BucketAllTokens, ps.allTokens, ix.allTokens) },
+		ix.allPrefixBucket,
+		func() bucketWriter {
+			return postingBucket(format.BucketCountries, ps.countries, ps.countries.sortedKeys())
+		},
+		func() bucketWriter {
+			return postingBucket(format.BucketLangLabels, ps.langLabels, ps.langLabels.sortedKeys())
+		},
+		func() bucketWriter {
+			return postingBucket(format.BucketLangCodes, ps.langCodes, ps.langCodes.sortedKeys())
+		},
+		func() bucketWriter { return postingBucket(format.BucketGenres, ps.genres, ps.genres.sortedKeys()) },
+		func() bucketWriter {
+			return postingBucket(format.BucketLocations, ps.locations, ps.locations.sortedKeys())
+		},
+		func() bucketWriter {
+			ix.releasePostings() // all written by now; the dumps need only records
+			return ix.filesBucket(DefaultBaseURL)
+		},
 	}
+}
+
+// releasePostings lets the garbage collector take the posting lists once
+// their buckets are written.
+func (ix *index) releasePostings() {
+	*ix.ps = postingSet{}
+	ix.allTokens, ix.prefixes = nil, nil
 }
 
 func (ix *index) metaBucket(meta format.Meta) bucketWriter {

@@ -60,8 +60,26 @@ var (
 )
 
 // Build reads inputs and writes the index to path (temp file + rename).
-// Same inputs and options give an index with the same contents.
+// Same inputs and options give an index with the same contents. On error
+// nothing is left at path that was not there before.
 func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Summary, error) {
+	ix, sum, err := readIndex(ctx, opts, inputs)
+	if err != nil {
+		return sum, err
+	}
+	ix.finish()
+	meta := ix.meta(sum, sourceName(opts))
+	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, sum.Stations, meta.Tokens)
+	if err := ix.write(ctx, path, meta); err != nil {
+		return sum, err
+	}
+	progressf(opts.Progress, "done\n")
+	return sum, nil
+}
+
+// readIndex reads every input into a new index and settles the snapshot
+// time.
+func readIndex(ctx context.Context, opts Options, inputs []Input) (*index, Summary, error) {
 	rr := newRecordReader()
 	rr.warn = opts.Warnings
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
@@ -71,32 +89,28 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 		return nil
 	}, inputs...)
 	sum := Summary{Stations: len(ix.recs), Skipped: rr.skipped, Read: rr.read}
-	if err != nil {
-		return sum, err
+	switch {
+	case err != nil:
+		return nil, sum, err
+	case sum.Stations == 0:
+		return nil, sum, ErrNoStations
 	}
 	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, sum.Stations)
-	if sum.Stations == 0 {
-		return sum, ErrNoStations
-	}
 	sum.SnapshotAt = opts.SnapshotAt.UTC()
 	if opts.SnapshotAt.IsZero() {
 		if rr.newest.IsZero() {
-			return sum, ErrNoSnapshotTime
+			return nil, sum, ErrNoSnapshotTime
 		}
 		sum.SnapshotAt = rr.newest
 	}
-	source := opts.Source
-	if source == "" {
-		source = DefaultSource
+	return ix, sum, nil
+}
+
+func sourceName(opts Options) string {
+	if opts.Source == "" {
+		return DefaultSource
 	}
-	ix.finish()
-	meta := ix.meta(sum, source)
-	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, sum.Stations, meta.Tokens)
-	if err := ix.write(ctx, path, meta); err != nil {
-		return sum, err
-	}
-	progressf(opts.Progress, "done\n")
-	return sum, nil
+	return opts.Source
 }
 
 // ReadRecords streams the cleaned, de-duplicated records of inputs to fn in
