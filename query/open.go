@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -69,13 +71,17 @@ func fileSize(path string) (int64, error) {
 	return fi.Size(), nil
 }
 
-// classifyBoltError tells "this is not a bbolt file" apart from errors of
-// the file system or the lock, which say nothing about the contents.
+// classifyBoltError tells "this is not a bbolt file" (bad meta pages,
+// checksum, a file shorter than its page size) apart from errors of the
+// file system, the lock or the mapping, which say nothing about the
+// contents.
 func classifyBoltError(err error) error {
-	if errors.Is(err, bolt.ErrInvalid) || errors.Is(err, bolt.ErrVersionMismatch) || errors.Is(err, bolt.ErrChecksum) {
-		return fmt.Errorf("%w: %v", format.ErrNotIndex, err)
+	var pathErr *fs.PathError
+	var errno syscall.Errno
+	if errors.Is(err, bolt.ErrTimeout) || errors.As(err, &pathErr) || errors.As(err, &errno) {
+		return err
 	}
-	return err
+	return fmt.Errorf("%w: %v", format.ErrNotIndex, err)
 }
 
 // verify checks what every call relies on, in time independent of the data

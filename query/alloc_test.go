@@ -1,0 +1,81 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// allocsPerSearch measures the allocations of one Search.
+func allocsPerSearch(t *testing.T, ix *Index, q Query) float64 {
+	t.Helper()
+	res, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stations) != q.Limit {
+		t.Fatalf("%s: page of %d, the comparison needs a full page", describe(q), len(res.Stations))
+	}
+	return testing.AllocsPerRun(50, func() {
+		if _, err := ix.Search(q); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// allocSlack covers what legitimately differs between two queries with
+// the same page size: the number of posting lists read (a prefix posting
+// or up to PrefixFanout token postings) and the containers they have. It
+// is far below one allocation per match.
+const allocSlack = 60
+
+// TestAllocsDoNotGrowWithMatches builds a directory where one word matches
+// every station and another only a few, and compares full pages of each.
+func TestAllocsDoNotGrowWithMatches(t *testing.T) {
+	var set []station
+	for i := range 3000 {
+		name := fmt.Sprintf("Common Station %d", i)
+		if i%600 == 0 {
+			name = fmt.Sprintf("Common Rare %d", i)
+		}
+		set = append(set, station{n: i + 1, name: name, cc: "DE", country: "Germany", language: "german", tags: "pop"})
+	}
+	ix := openIndex(t, buildIndex(t, ndjson(set)))
+	common := allocsPerSearch(t, ix, Query{Q: "common", Limit: 5})
+	rare := allocsPerSearch(t, ix, Query{Q: "rare", Limit: 5})
+	t.Logf("allocs per search: %d matches %.0f, 5 matches %.0f", 3000, common, rare)
+	if common > rare+allocSlack {
+		t.Errorf("a query matching 3000 stations allocates %.0f, one matching 5 allocates %.0f", common, rare)
+	}
+}
+
+func TestAllocsDoNotGrowWithMatchesOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	rare := rareWord(o)
+	counts := map[string]float64{}
+	for _, text := range []string{"a", "r", "radio", rare} {
+		counts[text] = allocsPerSearch(t, ix, Query{Q: text, Limit: 5})
+	}
+	t.Logf("allocs per search (limit 5): %v; %q matches %d", counts, rare, len(o.search(Query{Q: rare})))
+	for _, text := range []string{"a", "r", "radio"} {
+		if counts[text] > counts[rare]+allocSlack {
+			t.Errorf("%q allocates %.0f per search, rare %q %.0f", text, counts[text], rare, counts[rare])
+		}
+	}
+}
+
+// rareWord is a word of the real snapshot that matches between 5 and 20
+// stations, found by the oracle.
+func rareWord(o *oracle) string {
+	for i := 0; i < len(o.stations); i += 97 {
+		for _, tok := range o.stations[i].nameTokens {
+			if len(tok) < 6 || strings.ContainsFunc(tok, func(r rune) bool { return r > 'z' }) {
+				continue
+			}
+			if n := len(o.search(Query{Q: tok})); n >= 5 && n <= 20 {
+				return tok
+			}
+		}
+	}
+	return "deutschlandfunk"
+}
