@@ -160,3 +160,6 @@ func QueryKeysOf(q mix.Query) QueryKeys {
 
 // ErrNotAvailable: a peer's program is not installed.
 var ErrNotAvailable = errors.New("not available")
+
+// Record is the cleaned record type the peers load.
+type Record = format.Record

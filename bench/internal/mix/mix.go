@@ -125,6 +125,15 @@ func ByClass(qs []Query) map[string][]int {
 // Sample keeps at most n queries of each class, evenly spread, in order.
 func Sample(qs []Query, n int) []Query {
 	var out []Query
+	for _, i := range SampleIndex(qs, n) {
+		out = append(out, qs[i])
+	}
+	return out
+}
+
+// SampleIndex is Sample as indexes into qs.
+func SampleIndex(qs []Query, n int) []int {
+	var out []int
 	for _, c := range Classes {
 		var idx []int
 		for i, q := range qs {
@@ -132,12 +141,9 @@ func Sample(qs []Query, n int) []Query {
 				idx = append(idx, i)
 			}
 		}
-		if len(idx) == 0 {
-			continue
-		}
 		k := min(n, len(idx))
 		for j := 0; j < k; j++ {
-			out = append(out, qs[idx[j*len(idx)/k]])
+			out = append(out, idx[j*len(idx)/k])
 		}
 	}
 	return out

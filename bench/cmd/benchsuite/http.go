@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"stationdex/bench/internal/mix"
+)
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// verifyHTTP requests every query of the mix once from our server: each must
+// answer 200 with a JSON envelope whose total equals the in-process engine's.
+// It returns the median body size (the ceiling's body size).
+func verifyHTTP(base string, qs []mix.Query, totals []int) (int, error) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var sizes []int
+	for i, q := range qs {
+		resp, err := client.Get(base + q.Path())
+		if err != nil {
+			return 0, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+		if resp.StatusCode != 200 {
+			return 0, fmt.Errorf("GET %s: status %d: %.200s", q.Path(), resp.StatusCode, body)
+		}
+		var env struct {
+			Total   *int              `json:"total"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.Total == nil {
+			return 0, fmt.Errorf("GET %s: not a search envelope: %v", q.Path(), err)
+		}
+		if *env.Total != totals[i] {
+			return 0, fmt.Errorf("GET %s: total %d over HTTP, %d in process", q.Path(), *env.Total, totals[i])
+		}
+		sizes = append(sizes, len(body))
+	}
+	sort.Ints(sizes)
+	return sizes[len(sizes)/2], nil
+}
+
+type wrkOut struct {
+	Requests   int64 `json:"requests"`
+	DurationUs int64 `json:"duration_us"`
+	Connect    int64 `json:"errors_connect"`
+	Read       int64 `json:"errors_read"`
+	Write      int64 `json:"errors_write"`
+	Status     int64 `json:"errors_status"`
+	Timeout    int64 `json:"errors_timeout"`
+	P50        int64 `json:"p50_us"`
+	P90        int64 `json:"p90_us"`
+	P99        int64 `json:"p99_us"`
+	P999       int64 `json:"p999_us"`
+}
+
+// wrk loads base for the configured duration, cycling through paths.
+func (s *suite) wrk(base, paths string) (wrkOut, error) {
+	args := []string{"-t", strconv.Itoa(s.cfg.threads), "-c", strconv.Itoa(s.cfg.conns), "-d", fmt.Sprintf("%.0fs", s.cfg.wrkDur.Seconds()),
+		"--timeout", "5s", "-s", filepath.Join(s.benchDir, "scripts", "wrk-mix.lua"), base, "--", paths}
+	cmd := exec.Command("wrk", args...)
+	out, err := cmd.CombinedOutput()
+	s.logRaw("$ wrk " + strings.Join(args, " ") + "\n" + string(out))
+	if err != nil {
+		return wrkOut{}, fmt.Errorf("wrk: %w\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if j, ok := strings.CutPrefix(l, "WRKJSON "); ok {
+			var w wrkOut
+			if err := json.Unmarshal([]byte(j), &w); err != nil {
+				return wrkOut{}, fmt.Errorf("wrk summary %q: %w", j, err)
+			}
+			if w.Requests == 0 {
+				return w, fmt.Errorf("wrk made no requests against %s:\n%s", base, out)
+			}
+			return w, nil
+		}
+	}
+	return wrkOut{}, fmt.Errorf("wrk printed no WRKJSON line:\n%s", out)
+}
+
+func (w *Wrk) add(o wrkOut, rounds int) {
+	rps := float64(o.Requests) / (float64(o.DurationUs) / 1e6)
+	w.Requests += o.Requests
+	w.RoundsRPS = append(w.RoundsRPS, rps)
+	w.RPS += rps / float64(rounds)
+	w.P50Us += float64(o.P50) / float64(rounds)
+	w.P90Us += float64(o.P90) / float64(rounds)
+	w.P99Us += float64(o.P99) / float64(rounds)
+	w.P999Us += float64(o.P999) / float64(rounds)
+	w.Errors += o.Connect + o.Read + o.Write + o.Status + o.Timeout
+}
+
+// httpStage compares our server with the ceiling under the same wrk load,
+// alternating ceiling and ours for the configured number of rounds.
+func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, error) {
+	ours, _, err := s.startOurs(idx)
+	if err != nil {
+		return nil, err
+	}
+	defer ours.stop()
+	base := "http://" + ours.addr
+	body, err := verifyHTTP(base, qs, totals)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	ceilAddr := fmt.Sprintf("127.0.0.1:%d", port)
+	ceil, err := s.startServer(s.bin("ceiling"), "-addr", ceilAddr, "-size", strconv.Itoa(body))
+	if err != nil {
+		return nil, err
+	}
+	defer ceil.stop()
+	if _, err := waitFirst(ceil, "http://"+ceilAddr+"/", time.Now(), 10*time.Second); err != nil {
+		return nil, fmt.Errorf("ceiling: %w", err)
+	}
+	paths := filepath.Join(s.raw, "paths.txt")
+	var b strings.Builder
+	for _, q := range qs {
+		b.WriteString(q.Path() + "\n")
+	}
+	if err := os.WriteFile(paths, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	h := &HTTP{Tool: wrkVersion(), Threads: s.cfg.threads, Conns: s.cfg.conns, DurationSec: s.cfg.wrkDur.Seconds(), Rounds: s.cfg.rounds, BodyBytes: body, Checked: len(qs)}
+	for r := 0; r < s.cfg.rounds; r++ {
+		for _, sys := range []struct {
+			url string
+			w   *Wrk
+		}{{"http://" + ceilAddr, &h.Ceiling}, {base, &h.Ours}} {
+			o, err := s.wrk(sys.url, paths)
+			if err != nil {
+				return nil, err
+			}
+			sys.w.add(o, s.cfg.rounds)
+			s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", sys.url, r+1,
+				float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout)
+		}
+	}
+	h.ServingRSSMB = rssMB(ours.cmd.Process.Pid)
+	if h.Ours.Errors > 0 || h.Ceiling.Errors > 0 {
+		return h, fmt.Errorf("wrk saw errors: stationdex %d, ceiling %d (non-2xx, timeouts or socket errors)", h.Ours.Errors, h.Ceiling.Errors)
+	}
+	h.ThroughputX = h.Ours.RPS / h.Ceiling.RPS
+	h.P50X = h.Ours.P50Us / h.Ceiling.P50Us
+	h.P99X = h.Ours.P99Us / h.Ceiling.P99Us
+	return h, nil
+}
+
+func wrkVersion() string {
+	out, _ := exec.Command("wrk", "-v").CombinedOutput()
+	first := strings.SplitN(string(out), "\n", 2)[0]
+	if f := strings.Fields(first); len(f) >= 2 {
+		return "wrk " + f[1]
+	}
+	return "wrk"
+}

@@ -1,0 +1,320 @@
+// Command benchsuite runs the stationdex benchmark suite (issue 4) and writes
+// a report: report.md, results.json and SVG plots.
+//
+//	benchsuite -mode full    # everything, minutes: 50k real, 1M and 5M scaled
+//	benchsuite -mode smoke   # the whole pipeline on tiny data, < 3 min; fails loudly
+//
+// It installs nothing. It needs wrk (Debian package wrk) and, for the
+// MariaDB peer, mariadb-install-db and mariadbd (Debian mariadb-server); it
+// says what is missing. Every server it starts listens on 127.0.0.1 only,
+// every load run is bounded in time, and all children are stopped at the
+// end, also on failure or interrupt.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"stationdex/bench/internal/engines"
+	"stationdex/bench/internal/mix"
+)
+
+type config struct {
+	sizes      []dataset
+	mixPerCl   int // 0: the whole mix
+	mariaPerCl int // queries per class for MariaDB
+	threads    int
+	conns      int
+	wrkDur     time.Duration
+	rounds     int
+	startRuns  int
+	profileDur time.Duration
+	ours       timing
+	peer       timing
+}
+
+func configFor(mode string) (config, error) {
+	switch mode {
+	case "full":
+		return config{
+			sizes:    []dataset{{Label: "50k"}, {Label: "1m", N: 1_000_000}, {Label: "5m", N: 5_000_000}},
+			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 32, wrkDur: 15 * time.Second, rounds: 2,
+			startRuns: 5, profileDur: 10 * time.Second,
+			ours: timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
+			peer: timing{Warm: true, Budget: 5 * time.Millisecond, MaxReps: 20},
+		}, nil
+	case "smoke":
+		return config{
+			sizes:    []dataset{{Label: "2k", N: 2000}, {Label: "60k", N: 60_000}},
+			mixPerCl: 3, mariaPerCl: 2, threads: 2, conns: 8, wrkDur: 2 * time.Second, rounds: 1,
+			startRuns: 2, profileDur: time.Second,
+			ours: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
+			peer: timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
+		}, nil
+	}
+	return config{}, fmt.Errorf("unknown mode %q (full or smoke)", mode)
+}
+
+type suite struct {
+	mode     string
+	cfg      config
+	benchDir string // the bench module
+	repo     string // the stationdex module
+	work     string // generated data, indexes, binaries
+	out      string // results directory
+	raw      string // out/raw: logs and profiles, not committed
+	snapshot string
+	res      Results
+	log      *os.File
+	mu       sync.Mutex
+	children []*server
+	cleanups []func()
+	failed   []string
+}
+
+func main() {
+	mode := flag.String("mode", "smoke", "full or smoke")
+	sizes := flag.String("sizes", "", "comma-separated size labels to run (default: all of the mode; full: 50k,1m,5m)")
+	out := flag.String("out", "", "results directory (default: full: results/DATE, smoke: work/smoke-results)")
+	snapshot := flag.String("data", "../../shared/data/radiobrowser-2025-02-27.ndjson.gz", "real snapshot")
+	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
+	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
+	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
+	flag.Parse()
+	cfg, err := configFor(*mode)
+	if err != nil {
+		fatal(err)
+	}
+	if *wrkDur > 0 {
+		cfg.wrkDur = *wrkDur
+	}
+	if *sizes != "" {
+		cfg.sizes = pickSizes(cfg.sizes, *sizes)
+	}
+	s := &suite{mode: *mode, cfg: cfg}
+	s.setup(*out, *snapshot)
+	defer s.cleanup()
+	go s.onSignal()
+	start := time.Now()
+	s.runAll(*mixFile, *skipMaria)
+	s.res.Elapsed = time.Since(start).Seconds()
+	s.stage("report", func() error { return s.writeReport() })
+	s.logf("done in %s: %s", time.Since(start).Round(time.Second), s.out)
+	if len(s.failed) > 0 {
+		s.cleanup()
+		fmt.Fprintf(os.Stderr, "\nBENCHMARK SUITE FAILED: %s\n", strings.Join(s.failed, "; "))
+		os.Exit(1)
+	}
+}
+
+func pickSizes(all []dataset, labels string) []dataset {
+	var out []dataset
+	for _, l := range strings.Split(labels, ",") {
+		found := false
+		for _, d := range all {
+			if d.Label == l {
+				out, found = append(out, d), true
+			}
+		}
+		if !found {
+			fatal(fmt.Errorf("unknown size %q", l))
+		}
+	}
+	return out
+}
+
+func fatal(err error) {
+	fmt.Fprintf(os.Stderr, "benchsuite: %v\n", err)
+	os.Exit(2)
+}
+
+func (s *suite) setup(out, snapshot string) {
+	wd, _ := os.Getwd()
+	if _, err := os.Stat(filepath.Join(wd, "queries")); err != nil {
+		fatal(fmt.Errorf("run from the bench directory (found no queries/ in %s)", wd))
+	}
+	s.benchDir, s.repo = wd, filepath.Dir(wd)
+	s.work = filepath.Join(wd, "work")
+	s.snapshot, _ = filepath.Abs(snapshot)
+	if out == "" {
+		out = filepath.Join(wd, "results", time.Now().UTC().Format("2006-01-02"))
+		if s.mode == "smoke" {
+			out = filepath.Join(s.work, "smoke-results")
+		}
+	}
+	s.out, _ = filepath.Abs(out)
+	s.raw = filepath.Join(s.out, "raw")
+	for _, d := range []string{s.raw, filepath.Join(s.work, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(s.raw, "suite.log"))
+	if err != nil {
+		fatal(err)
+	}
+	s.log = f
+	s.res = Results{Date: time.Now().UTC().Format(time.RFC3339), Mode: s.mode, Machine: machine(), Commit: gitCommit(s.repo), Notes: []string{}}
+}
+
+func (s *suite) onSignal() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	sig := <-c
+	s.logf("interrupted (%v): stopping servers", sig)
+	s.cleanup()
+	os.Exit(130)
+}
+
+func (s *suite) cleanup() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.children {
+		c.stop()
+	}
+	s.children = nil
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+}
+
+func (s *suite) onCleanup(f func()) {
+	s.mu.Lock()
+	s.cleanups = append(s.cleanups, f)
+	s.mu.Unlock()
+}
+
+func (s *suite) logf(format string, a ...any) {
+	line := fmt.Sprintf("%s %s", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, a...))
+	fmt.Println(line)
+	s.logRaw(line)
+}
+
+func (s *suite) logRaw(text string) {
+	if s.log != nil {
+		fmt.Fprintln(s.log, text)
+	}
+}
+
+// stage runs fn. In smoke mode any failure ends the run at once with a
+// non-zero exit; in full mode it is recorded, the run goes on with what can
+// still be measured, and the exit status is non-zero at the end.
+func (s *suite) stage(name string, fn func() error) bool {
+	s.logf("== %s", name)
+	t0 := time.Now()
+	if err := fn(); err != nil {
+		msg := fmt.Sprintf("stage %q: %v", name, err)
+		s.logf("FAILED %s", msg)
+		s.failed = append(s.failed, fmt.Sprintf("stage %q", name))
+		s.res.Missing = append(s.res.Missing, msg)
+		if s.mode == "smoke" {
+			s.cleanup()
+			fmt.Fprintf(os.Stderr, "\nBENCHMARK SMOKE RUN FAILED in %s\n", msg)
+			os.Exit(1)
+		}
+		return false
+	}
+	s.logf("   %s: %s", name, time.Since(t0).Round(time.Millisecond))
+	return true
+}
+
+func (s *suite) bin(name string) string { return filepath.Join(s.work, "bin", name) }
+
+// preflight checks the tools the suite needs and says what is missing.
+func (s *suite) preflight(skipMaria bool) (maria bool) {
+	var missing []string
+	if _, err := exec.LookPath("wrk"); err != nil {
+		missing = append(missing, "wrk (apt-get install wrk): the HTTP stage cannot run")
+	}
+	maria = !skipMaria
+	if !skipMaria {
+		if err := engines.MariaDBAvailable(); err != nil {
+			missing = append(missing, fmt.Sprintf("%v: the MariaDB peer is left out", err))
+			maria = false
+		}
+	}
+	if _, err := os.Stat(s.snapshot); err != nil {
+		missing = append(missing, "the real snapshot "+s.snapshot)
+	}
+	for _, m := range missing {
+		s.logf("MISSING: %s", m)
+		s.res.Missing = append(s.res.Missing, m)
+	}
+	if _, err := os.Stat(s.snapshot); err != nil {
+		s.stage("preflight", func() error { return fmt.Errorf("no snapshot at %s", s.snapshot) })
+		s.cleanup()
+		os.Exit(1)
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		s.stage("preflight", func() error { return fmt.Errorf("wrk is not installed (apt-get install wrk)") })
+	}
+	return maria
+}
+
+func (s *suite) buildBinaries() error {
+	steps := [][]string{
+		{s.repo, "build", "-o", s.bin("stationdex"), "./cmd/stationdex"},
+		{s.benchDir, "build", "-o", s.bin("ceiling"), "./cmd/ceiling"},
+		{s.benchDir, "build", "-o", s.bin("gendata"), "./cmd/gendata"},
+	}
+	for _, st := range steps {
+		cmd := exec.Command("go", st[1:]...)
+		cmd.Dir = st[0]
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go %s (in %s): %w\n%s", strings.Join(st[1:], " "), st[0], err, out)
+		}
+	}
+	return nil
+}
+
+func machine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), GoVersion: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.Load1 = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return m
+}
+
+func gitCommit(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".").Output(); len(st) > 0 {
+		c += " (with uncommitted changes in the working tree)"
+	}
+	return c
+}
+
+// loadMix reads the committed mix, sampled in smoke mode.
+func (s *suite) loadMix(path string) ([]mix.Query, error) {
+	qs, err := mix.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	s.res.MixFile = path
+	if s.cfg.mixPerCl > 0 {
+		qs = mix.Sample(qs, s.cfg.mixPerCl)
+	}
+	s.res.MixCount = len(qs)
+	return qs, nil
+}

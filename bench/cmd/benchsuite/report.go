@@ -1,0 +1,355 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"stationdex/bench/internal/mix"
+	"stationdex/bench/internal/svg"
+)
+
+func (s *suite) sizeByLabel(l string) *Size {
+	for i := range s.res.Sizes {
+		if s.res.Sizes[i].Label == l {
+			return &s.res.Sizes[i]
+		}
+	}
+	return nil
+}
+
+func (s *suite) peerResult(name string) *Peer {
+	for i := range s.res.Peers {
+		if s.res.Peers[i].Name == name {
+			return &s.res.Peers[i]
+		}
+	}
+	return nil
+}
+
+// atLeast and atMost build a target whose value must be >= or <= goal.
+func atLeast(name, goal, unit string, v, g float64) Target {
+	t := Target{Name: name, Goal: goal, Value: v, Held: v >= g, Measured: fmt.Sprintf("%.3g%s", v, unit)}
+	if t.Held {
+		t.Margin = fmt.Sprintf("held with %.2fx to spare", v/g)
+	} else {
+		t.Margin = fmt.Sprintf("missed: %.2fx short (%.0f%% of goal)", g/v, 100*v/g)
+	}
+	return t
+}
+
+func atMost(name, goal, unit string, v, g float64) Target {
+	t := Target{Name: name, Goal: goal, Value: v, Held: v <= g, Measured: fmt.Sprintf("%.3g%s", v, unit)}
+	if t.Held {
+		t.Margin = fmt.Sprintf("held with %.2fx to spare", g/v)
+	} else {
+		t.Margin = fmt.Sprintf("missed: %.2fx over", v/g)
+	}
+	return t
+}
+
+func (s *suite) targets() []Target {
+	var ts []Target
+	if h := s.res.HTTP; h != nil && h.Ceiling.RPS > 0 {
+		ts = append(ts, atLeast("HTTP throughput on the mix vs ceiling", ">= 0.85x", "x", h.ThroughputX, 0.85))
+		ts = append(ts, atMost("HTTP p99 latency vs ceiling", "<= 2x", "x", h.P99X, 2))
+	}
+	if len(s.res.Sizes) == 0 {
+		return ts
+	}
+	b := s.res.Sizes[0]
+	ts = append(ts, atMost(fmt.Sprintf("median engine time at %s (%d stations)", b.Label, b.Stations), "< 20 us", " us", b.Engine.MedianUs, 20))
+	if l := s.res.Sizes[len(s.res.Sizes)-1]; len(s.res.Sizes) > 1 {
+		name := fmt.Sprintf("median engine growth %s -> %s", b.Label, l.Label)
+		if l.Label != "5m" {
+			name += " (5M not measured in this run)"
+		}
+		ts = append(ts, atMost(name, "< 10x", "x", l.Engine.MedianUs/b.Engine.MedianUs, 10))
+	}
+	for _, p := range []struct {
+		name string
+		goal float64
+	}{{"mariadb", 1000}, {"sqlite-fts5", 20}, {"bleve", 10}} {
+		if pr := s.peerResult(p.name); pr != nil {
+			ts = append(ts, atLeast(fmt.Sprintf("faster than %s (ratio of medians, same %d queries)", p.name, pr.Queries),
+				fmt.Sprintf(">= %.0fx", p.goal), "x", pr.RatioMedian, p.goal))
+		}
+	}
+	name := fmt.Sprintf("index build of the base set (%s)", b.Label)
+	if b.Label == "50k" {
+		name = "index build of the real snapshot"
+	}
+	ts = append(ts, atMost(name, "< 2 s", " s", b.Build.WallSec, 2))
+	l := s.res.Sizes[len(s.res.Sizes)-1]
+	name = fmt.Sprintf("first answered request after start at %s (%d stations)", l.Label, l.Stations)
+	if l.Label != "5m" {
+		name += "; 5M not measured in this run"
+	}
+	ts = append(ts, atMost(name, "< 100 ms", " ms", l.FirstAnswerMs, 100))
+	return ts
+}
+
+func (s *suite) writeReport() error {
+	s.res.Targets = s.targets()
+	j, err := json.MarshalIndent(s.res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(s.out, "results.json"), append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	for name, body := range s.plots() {
+		if err := os.WriteFile(filepath.Join(s.out, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	md := s.markdown()
+	if err := os.WriteFile(filepath.Join(s.out, "report.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if s.mode == "full" {
+		return s.updateReadme()
+	}
+	return nil
+}
+
+// updateReadme replaces the results block of bench/README.md with this
+// run's target table and plots.
+func (s *suite) updateReadme() error {
+	path := filepath.Join(s.benchDir, "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	const start, end = "<!-- results:start -->", "<!-- results:end -->"
+	i, k := strings.Index(string(b), start), strings.Index(string(b), end)
+	if i < 0 || k < i {
+		return fmt.Errorf("%s has no %s ... %s block", path, start, end)
+	}
+	rel, _ := filepath.Rel(s.benchDir, s.out)
+	var w strings.Builder
+	fmt.Fprintf(&w, "%s\nLatest full run: [%s/report.md](%s/report.md), %s, commit %s, %s.\n\n", start, rel, rel, s.res.Date[:10], s.res.Commit, s.dataLine())
+	s.targetTable(&w)
+	w.WriteString("\n")
+	s.growthTable(&w)
+	fmt.Fprintf(&w, "\n![engine latency per system](%s/latency.svg)\n![HTTP vs ceiling](%s/http.svg)\n![cost vs data size](%s/growth.svg)\n", rel, rel, rel)
+	out := string(b[:i]) + w.String() + string(b[k:])
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+func (s *suite) dataLine() string {
+	var l []string
+	for _, z := range s.res.Sizes {
+		l = append(l, fmt.Sprintf("%s = %d stations", z.Label, z.Stations))
+	}
+	return strings.Join(l, ", ")
+}
+
+func (s *suite) targetTable(w *strings.Builder) {
+	w.WriteString("| target | goal | measured | verdict |\n|---|---|---|---|\n")
+	for _, t := range s.res.Targets {
+		v := "**held**"
+		if !t.Held {
+			v = "**missed**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s: %s |\n", t.Name, t.Goal, t.Measured, v, strings.TrimPrefix(strings.TrimPrefix(t.Margin, "held "), "missed: "))
+	}
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
+
+func (s *suite) growthTable(w *strings.Builder) {
+	w.WriteString("| size | stations | input MB | build s (wall) | build CPU s | build peak RSS MB | index MB | index bytes/station | open + 1st search ms | exec to 1st answer ms | RSS at start MB | median us | p90 us | p99 us | allocs/search | B/search |\n")
+	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, z := range s.res.Sizes {
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %.0f | %.1f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
+			z.Label, z.Stations, mb(z.DataBytes), z.Build.WallSec, z.Build.UserSec+z.Build.SysSec, z.Build.MaxRSSMB, mb(z.IndexBytes),
+			float64(z.IndexBytes)/float64(max(z.Stations, 1)), z.OpenMs, z.FirstAnswerMs, z.StartRSSMB,
+			z.Engine.MedianUs, z.Engine.P90Us, z.Engine.P99Us, z.Engine.AllocsPerOp, z.Engine.BytesPerOp)
+	}
+}
+
+func (s *suite) markdown() string {
+	var w strings.Builder
+	r := &s.res
+	fmt.Fprintf(&w, "# stationdex benchmark, %s (%s mode)\n\n", r.Date[:10], r.Mode)
+	fmt.Fprintf(&w, "Machine: %s, %d cores, %s; load average at start %s. Commit %s. Mix: `%s`, %d queries. Data: %s. Run took %.0f s.\n\n",
+		r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion, r.Machine.Load1, r.Commit, r.MixFile, r.MixCount, s.dataLine(), r.Elapsed)
+	w.WriteString("Absolute times on this shared 2-core machine drift with whatever else runs; the ratios are taken in the same run, " +
+		"on the same machine, with the same queries, and are what the targets are judged on. Engine times are per query " +
+		"(each query repeated until about a millisecond of work, after a warm-up pass over the whole mix), then summarised over " +
+		"the queries: the median of the mix is the median of per-query times.\n\n")
+	w.WriteString("## Targets\n\n")
+	s.targetTable(&w)
+	if len(r.Missing) > 0 {
+		w.WriteString("\nNot measured or failed in this run:\n\n")
+		for _, m := range r.Missing {
+			fmt.Fprintf(&w, "- %s\n", strings.ReplaceAll(m, "\n", " "))
+		}
+	}
+	s.httpSection(&w)
+	s.peerSection(&w)
+	w.WriteString("\n## Growth with data size\n\n")
+	s.growthTable(&w)
+	w.WriteString("\nBuild: `stationdex index -o FILE INPUT` as a child process; CPU and peak RSS from its rusage. " +
+		"Start-up: exec of `stationdex serve` until the first search answered 200 (polled every 0.5 ms; median of the runs; " +
+		"page cache warm, the file was just written). Open + 1st search: `query.Open` and one search in process.\n\n")
+	s.classTable(&w)
+	w.WriteString("\n![cost vs data size](growth.svg)\n")
+	s.profileSection(&w)
+	if len(r.Notes) > 0 {
+		w.WriteString("\n## Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&w, "- %s\n", n)
+		}
+	}
+	return w.String()
+}
+
+func (s *suite) httpSection(w *strings.Builder) {
+	h := s.res.HTTP
+	if h == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n## HTTP: stationdex against the ceiling\n\n")
+	fmt.Fprintf(w, "%s, %d threads, %d connections, %.0f s per round, %d round(s) alternating ceiling and stationdex, "+
+		"loopback, on the base set (%s). The wrk script cycles through the %d mix queries (every one first checked over HTTP: "+
+		"200, and the same total as in process). The ceiling answers every request with a precomputed %d-byte JSON body "+
+		"(the median size of our responses on the mix) from a bare net/http handler.\n\n",
+		h.Tool, h.Threads, h.Conns, h.DurationSec, h.Rounds, s.res.Sizes[0].Label, h.Checked, h.BodyBytes)
+	w.WriteString("| system | requests/s | p50 us | p90 us | p99 us | p99.9 us | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, x := range []struct {
+		n string
+		v Wrk
+	}{{"ceiling", h.Ceiling}, {"stationdex", h.Ours}} {
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %d |\n", x.n, x.v.RPS, x.v.P50Us, x.v.P90Us, x.v.P99Us, x.v.P999Us, x.v.Errors)
+	}
+	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** | %.2fx | %.2fx | **%.2fx** | %.2fx | |\n\n", h.ThroughputX, h.P50X,
+		h.Ours.P90Us/h.Ceiling.P90Us, h.P99X, h.Ours.P999Us/h.Ceiling.P999Us)
+	fmt.Fprintf(w, "Resident memory of `stationdex serve` after the load: %.1f MB (index file %.1f MB, memory-mapped).\n\n![HTTP vs ceiling](http.svg)\n",
+		h.ServingRSSMB, mb(s.res.Sizes[0].IndexBytes))
+}
+
+func (s *suite) peerSection(w *strings.Builder) {
+	if len(s.res.Peers) == 0 {
+		return
+	}
+	b := s.res.Sizes[0]
+	fmt.Fprintf(w, "\n## Engine level: stationdex against the peers (in process, %s, %d stations)\n\n", b.Label, b.Stations)
+	w.WriteString("Each peer is loaded with the same records and asked the same queries with the same filters and page size; " +
+		"stationdex's times are from the same run on the same queries. Ratio = peer / stationdex.\n\n")
+	w.WriteString("| system | queries | load s | median us | p90 us | p99 us | stationdex median us (same queries) | ratio of medians | geomean of per-query ratios | totals agree | first pages identical |\n")
+	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| stationdex | %d | %.2f (build) | %.2f | %.2f | %.2f | | | | | |\n", b.Engine.N, b.Build.WallSec, b.Engine.MedianUs, b.Engine.P90Us, b.Engine.P99Us)
+	for _, p := range s.res.Peers {
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.0f | %.0f | %.0f | %.2f | **%.0fx** | %.0fx | %s | %s |\n", p.Name, p.Queries, p.LoadSec,
+			p.Stats.MedianUs, p.Stats.P90Us, p.Stats.P99Us, p.Ours.MedianUs, p.RatioMedian, p.RatioGeo, dash(p.TotalsAgree), dash(p.PagesAgree))
+	}
+	w.WriteString("\nMedian per class (us); in brackets the peer's ratio to stationdex on that class:\n\n| class | stationdex |")
+	for _, p := range s.res.Peers {
+		fmt.Fprintf(w, " %s |", p.Name)
+	}
+	w.WriteString("\n|---|---:|" + strings.Repeat("---:|", len(s.res.Peers)) + "\n")
+	for _, c := range mix.Classes {
+		o, ok := b.Engine.Classes[c.Name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %.2f |", c.Name, o.MedianUs)
+		for _, p := range s.res.Peers {
+			pc, ok1 := p.Stats.Classes[c.Name]
+			oc, ok2 := p.Ours.Classes[c.Name]
+			if !ok1 || !ok2 {
+				w.WriteString(" |")
+				continue
+			}
+			fmt.Fprintf(w, " %.0f (%.0fx) |", pc.MedianUs, pc.MedianUs/oc.MedianUs)
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("\n### What each peer does instead of our semantics\n\n")
+	for _, p := range s.res.Peers {
+		fmt.Fprintf(w, "- **%s**: %s\n", p.Name, p.Semantics)
+	}
+	w.WriteString("\n![engine latency per system](latency.svg)\n")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "n/a"
+	}
+	return s
+}
+
+func (s *suite) classTable(w *strings.Builder) {
+	w.WriteString("Per class, median engine time in us and allocations per search, at each size:\n\n| class | what |")
+	for _, z := range s.res.Sizes {
+		fmt.Fprintf(w, " %s median | %s p99 | %s allocs |", z.Label, z.Label, z.Label)
+	}
+	w.WriteString("\n|---|---|" + strings.Repeat("---:|---:|---:|", len(s.res.Sizes)) + "\n")
+	for _, c := range mix.Classes {
+		fmt.Fprintf(w, "| %s | %s |", c.Name, c.What)
+		for _, z := range s.res.Sizes {
+			cs := z.Engine.Classes[c.Name]
+			fmt.Fprintf(w, " %.2f | %.2f | %.1f |", cs.MedianUs, cs.P99Us, cs.AllocsPerOp)
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("| **mix** | all queries |")
+	for _, z := range s.res.Sizes {
+		fmt.Fprintf(w, " **%.2f** | %.2f | %.1f |", z.Engine.MedianUs, z.Engine.P99Us, z.Engine.AllocsPerOp)
+	}
+	w.WriteString("\n")
+}
+
+func (s *suite) profileSection(w *strings.Builder) {
+	w.WriteString("\n## Where the time goes\n\n")
+	w.WriteString("The engine's own split (query.Result.Timing), median over the mix: ")
+	var parts []string
+	for _, z := range s.res.Sizes {
+		parts = append(parts, fmt.Sprintf("%s: bitmaps and page location %.2f us, record decoding %.2f us", z.Label, z.BitmapMedUs, z.DecodeMedUs))
+	}
+	w.WriteString(strings.Join(parts, "; ") + ".\n\n")
+	if s.res.Profile != "" {
+		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`, first 25 rows):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
+	}
+}
+
+func (s *suite) plots() map[string]string {
+	out := map[string]string{}
+	if len(s.res.Sizes) == 0 {
+		return out
+	}
+	b := s.res.Sizes[0]
+	// Latency per system over the queries each ran.
+	systems := []string{"stationdex"}
+	vals := [][]float64{{b.Engine.MedianUs}, {b.Engine.P90Us}, {b.Engine.P99Us}}
+	for _, p := range s.res.Peers {
+		systems = append(systems, fmt.Sprintf("%s (%d q)", p.Name, p.Queries))
+		vals[0] = append(vals[0], p.Stats.MedianUs)
+		vals[1] = append(vals[1], p.Stats.P90Us)
+		vals[2] = append(vals[2], p.Stats.P99Us)
+	}
+	out["latency.svg"] = svg.Bars{Title: fmt.Sprintf("Engine time per search, %s stations (log scale)", b.Label), YLabel: "microseconds",
+		Groups: systems, Series: []string{"median", "p90", "p99"}, Values: vals, Log: true}.SVG()
+	if h := s.res.HTTP; h != nil {
+		out["http.svg"] = svg.Bars{Title: fmt.Sprintf("HTTP under wrk (%d conns): stationdex vs ceiling", h.Conns), YLabel: "ratio to ceiling",
+			Groups: []string{"throughput", "p50", "p90", "p99", "p99.9"}, Series: []string{"ceiling", "stationdex"},
+			Values: [][]float64{{1, 1, 1, 1, 1}, {h.ThroughputX, h.P50X, h.Ours.P90Us / h.Ceiling.P90Us, h.P99X, h.Ours.P999Us / h.Ceiling.P999Us}}}.SVG()
+	}
+	var labels []string
+	g := make([][]float64, 5)
+	for _, z := range s.res.Sizes {
+		labels = append(labels, fmt.Sprintf("%s (%d)", z.Label, z.Stations))
+		g[0] = append(g[0], z.Engine.MedianUs)
+		g[1] = append(g[1], z.Engine.P99Us)
+		g[2] = append(g[2], z.Build.WallSec)
+		g[3] = append(g[3], mb(z.IndexBytes))
+		g[4] = append(g[4], z.FirstAnswerMs)
+	}
+	out["growth.svg"] = svg.Lines{Title: "Cost vs data size (log scale)", YLabel: "value in the unit of each series",
+		XLabels: labels, Series: []string{"median search us", "p99 search us", "build s", "index MB", "1st answer ms"}, Values: g, Log: true}.SVG()
+	return out
+}

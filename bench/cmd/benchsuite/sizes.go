@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"stationdex/bench/internal/engines"
+	"stationdex/bench/internal/mix"
+)
+
+// dataset is one input of the suite.
+type dataset struct {
+	Label    string
+	N        int    // stations asked for; 0: the real snapshot as is
+	Path     string // NDJSON (or the snapshot's .ndjson.gz)
+	Stations int    // stations indexed
+}
+
+// ensureData generates d.Path with gendata unless a finished copy exists.
+func (s *suite) ensureData(d *dataset, sz *Size) error {
+	if d.N == 0 {
+		d.Path = s.snapshot
+		return nil
+	}
+	d.Path = filepath.Join(s.work, "data", fmt.Sprintf("stations-%s.ndjson", d.Label))
+	stamp := d.Path + ".done"
+	want := fmt.Sprintf("n=%d seed=1 snapshot=%s\n", d.N, filepath.Base(s.snapshot))
+	if b, err := os.ReadFile(stamp); err == nil && string(b) == want {
+		s.logf("data %s: reusing %s", d.Label, d.Path)
+		return nil
+	}
+	os.MkdirAll(filepath.Dir(d.Path), 0o755)
+	t0 := time.Now()
+	if _, err := s.run(s.bin("gendata"), "-data", s.snapshot, "-n", strconv.Itoa(d.N), "-o", d.Path); err != nil {
+		return err
+	}
+	sz.GenSec = time.Since(t0).Seconds()
+	return os.WriteFile(stamp, []byte(want), 0o644)
+}
+
+// run executes a program, returning its resource use; output goes to the log.
+func (s *suite) run(prog string, args ...string) (Process, error) {
+	cmd := exec.Command(prog, args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err := cmd.Run()
+	p := Process{WallSec: time.Since(t0).Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		p.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
+		p.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
+		p.MaxRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	s.logRaw(fmt.Sprintf("$ %s %s\n%s", filepath.Base(prog), strings.Join(args, " "), out.String()))
+	if err != nil {
+		return p, fmt.Errorf("%s %s: %w\n%s", filepath.Base(prog), strings.Join(args, " "), err, lastLines(out.String(), 20))
+	}
+	return p, nil
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// buildIndex runs `stationdex index` on d and records time, memory, size.
+func (s *suite) buildIndex(d *dataset, sz *Size) (string, error) {
+	idx := filepath.Join(s.work, "index", d.Label+".db")
+	os.MkdirAll(filepath.Dir(idx), 0o755)
+	os.Remove(idx)
+	p, err := s.run(s.bin("stationdex"), "index", "-o", idx, d.Path)
+	if err != nil {
+		return "", err
+	}
+	sz.Build = p
+	fi, err := os.Stat(idx)
+	if err != nil {
+		return "", err
+	}
+	sz.IndexBytes = fi.Size()
+	if fi, err := os.Stat(d.Path); err == nil {
+		sz.DataBytes = fi.Size()
+	}
+	return idx, nil
+}
+
+// openEngine opens the index in process, timing Open plus the first search.
+func (s *suite) openEngine(idx string, sz *Size, first mix.Query) (*engines.Stationdex, error) {
+	t0 := time.Now()
+	e, err := engines.OpenStationdex(idx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := e.Search(first, false); err != nil {
+		e.Close()
+		return nil, err
+	}
+	sz.OpenMs = float64(time.Since(t0).Microseconds()) / 1e3
+	sz.Stations = e.Ix.Meta().Stations
+	return e, nil
+}
+
+// server is a child HTTP server.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	out  *strings.Builder
+}
+
+func (s *suite) startServer(prog string, args ...string) (*server, error) {
+	cmd := exec.Command(prog, args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	srv := &server{cmd: cmd, out: &out}
+	s.children = append(s.children, srv)
+	return srv, nil
+}
+
+// stop ends the child (SIGTERM, then SIGKILL after 10 s).
+func (srv *server) stop() {
+	if srv.cmd.ProcessState != nil {
+		return
+	}
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { srv.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		srv.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// startOurs starts `stationdex serve` on a free loopback port and waits for
+// the first answered search; it returns the time from exec to that answer.
+func (s *suite) startOurs(idx string) (*server, time.Duration, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, 0, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	t0 := time.Now()
+	srv, err := s.startServer(s.bin("stationdex"), "serve", "-index", idx, "-addr", addr, "-base-url", "http://"+addr)
+	if err != nil {
+		return nil, 0, err
+	}
+	srv.addr = addr
+	d, err := waitFirst(srv, "http://"+addr+"/api/stations?q=radio&limit=20", t0, 60*time.Second)
+	if err != nil {
+		srv.stop()
+		return nil, 0, fmt.Errorf("stationdex serve: %w\n%s", err, lastLines(srv.out.String(), 20))
+	}
+	return srv, d, nil
+}
+
+var pollClient = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// waitFirst polls url until it answers 200, returning the time since t0.
+func waitFirst(srv *server, url string, t0 time.Time, limit time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		resp, err := pollClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return time.Since(t0), nil
+			}
+		}
+		if srv.cmd.ProcessState != nil {
+			return 0, fmt.Errorf("server exited")
+		}
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("no answer within %s (last: %v)", limit, err)
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+// startup measures exec-to-first-answer several times.
+func (s *suite) startup(idx string, sz *Size, runs int) error {
+	for i := 0; i < runs; i++ {
+		srv, d, err := s.startOurs(idx)
+		if err != nil {
+			return err
+		}
+		sz.StartRuns = append(sz.StartRuns, float64(d.Microseconds())/1e3)
+		if i == 0 {
+			sz.StartRSSMB = rssMB(srv.cmd.Process.Pid)
+		}
+		srv.stop()
+	}
+	v := append([]float64(nil), sz.StartRuns...)
+	sort.Float64s(v)
+	sz.FirstAnswerMs = v[len(v)/2]
+	return nil
+}
+
+// rssMB reads a process's resident set size from /proc.
+func rssMB(pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func removeAll(d string) { os.RemoveAll(d) }
+func mkdirAll(d string)  { os.MkdirAll(d, 0o755) }
