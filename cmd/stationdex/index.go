@@ -54,8 +54,11 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 	sum, err := buildIndex(ctx, ia)
 	if err != nil {
 		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
-		if errors.Is(err, indexer.ErrNoSnapshotTime) {
+		switch {
+		case errors.Is(err, indexer.ErrNoSnapshotTime):
 			fmt.Fprintln(stderr, "Pass the time the dump was taken with -snapshot-at, e.g. -snapshot-at 2025-02-27T12:40:00Z.")
+		case ctx.Err() != nil:
+			fmt.Fprintf(stderr, "Interrupted: %s was not written.\n", ia.out)
 		}
 		return 1
 	}
