@@ -28,6 +28,9 @@ const (
 // one is skipped as malformed instead of being buffered whole.
 const maxLineBytes = 4 << 20
 
+// readBufferSize is the read buffer of an input; real lines fit in it.
+const readBufferSize = 64 << 10
+
 // OpenInput opens one input argument: "-" is standard input, an http(s) URL
 // is fetched (the upstream /json/stations endpoint), anything else is a file
 // path. The caller closes the returned Closer after the build.
@@ -93,7 +96,7 @@ func readInput(ctx context.Context, in Input, fn rawHandler) error {
 	if err != nil {
 		return fmt.Errorf("input %s: %w", in.Name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, readBufferSize) // r itself for plain input
 	first, err := firstByte(br)
 	switch {
 	case err == io.EOF:
@@ -116,7 +119,7 @@ func readInput(ctx context.Context, in Input, fn rawHandler) error {
 // decompress recognises gzip by its magic bytes rather than by a file name,
 // since stdin and URLs have none.
 func decompress(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, readBufferSize)
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {
 		return nil, err
