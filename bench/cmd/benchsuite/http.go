@@ -115,7 +115,12 @@ func (w *Wrk) add(o wrkOut, rounds int) {
 // httpStage compares our server with the ceiling under the same wrk load,
 // alternating ceiling and ours for the configured number of rounds.
 func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, error) {
-	ours, _, err := s.startOurs(idx)
+	aport, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	admin := fmt.Sprintf("127.0.0.1:%d", aport)
+	ours, _, err := s.startOurs(idx, "-admin-addr", admin)
 	if err != nil {
 		return nil, err
 	}
@@ -152,9 +157,19 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 			url string
 			w   *Wrk
 		}{{"http://" + ceilAddr, &h.Ceiling}, {base, &h.Ours}} {
+			var prof chan error
+			if sys.w == &h.Ours && r == s.cfg.rounds-1 {
+				prof = make(chan error, 1)
+				go func() { prof <- s.serverProfile(admin, h) }()
+			}
 			o, err := s.wrk(sys.url, paths)
 			if err != nil {
 				return nil, err
+			}
+			if prof != nil {
+				if err := <-prof; err != nil {
+					return nil, err
+				}
 			}
 			sys.w.add(o, s.cfg.rounds)
 			s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", sys.url, r+1,
@@ -178,4 +193,30 @@ func wrkVersion() string {
 		return "wrk " + f[1]
 	}
 	return "wrk"
+}
+
+// serverProfile takes a CPU profile of our server through its admin
+// listener while wrk loads it, and keeps the top of `go tool pprof -top`.
+func (s *suite) serverProfile(admin string, h *HTTP) error {
+	secs := max(1, int(s.cfg.wrkDur.Seconds())-1)
+	client := &http.Client{Timeout: time.Duration(secs+30) * time.Second}
+	resp, err := client.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, secs))
+	if err != nil {
+		return fmt.Errorf("server profile: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		return fmt.Errorf("server profile: status %d, %v", resp.StatusCode, err)
+	}
+	path := filepath.Join(s.raw, "server-cpu.prof")
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		return err
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=30", s.bin("stationdex"), path).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go tool pprof: %w\n%s", err, out)
+	}
+	h.Profile = string(out)
+	return nil
 }

@@ -161,11 +161,11 @@ func (s *suite) targetTable(w *strings.Builder) {
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func (s *suite) growthTable(w *strings.Builder) {
-	w.WriteString("| size | stations | input MB | build s (wall) | build CPU s | build peak RSS MB | index MB | index bytes/station | open + 1st search ms | exec to 1st answer ms | RSS at start MB | median us | p90 us | p99 us | allocs/search | B/search |\n")
-	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w.WriteString("| size | stations | input MB | build s (wall) | check s | build CPU s | build peak RSS MB | index MB | index bytes/station | open + 1st search ms | exec to 1st answer ms | RSS at start MB | median us | p90 us | p99 us | allocs/search | B/search |\n")
+	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, z := range s.res.Sizes {
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %.0f | %.1f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
-			z.Label, z.Stations, mb(z.DataBytes), z.Build.WallSec, z.Build.UserSec+z.Build.SysSec, z.Build.MaxRSSMB, mb(z.IndexBytes),
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %.2f | %.0f | %.1f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
+			z.Label, z.Stations, mb(z.DataBytes), z.Build.WallSec, z.CheckSec, z.Build.UserSec+z.Build.SysSec, z.Build.MaxRSSMB, mb(z.IndexBytes),
 			float64(z.IndexBytes)/float64(max(z.Stations, 1)), z.OpenMs, z.FirstAnswerMs, z.StartRSSMB,
 			z.Engine.MedianUs, z.Engine.P90Us, z.Engine.P99Us, z.Engine.AllocsPerOp, z.Engine.BytesPerOp)
 	}
@@ -312,6 +312,10 @@ func (s *suite) profileSection(w *strings.Builder) {
 		parts = append(parts, fmt.Sprintf("%s: bitmaps and page location %.2f us, record decoding %.2f us", z.Label, z.BitmapMedUs, z.DecodeMedUs))
 	}
 	w.WriteString(strings.Join(parts, "; ") + ".\n\n")
+	if h := s.res.HTTP; h != nil && h.Profile != "" {
+		fmt.Fprintf(w, "CPU profile of `stationdex serve` under the wrk load (last round, through the admin listener's /debug/pprof; "+
+			"wrk runs on the same 2 cores, so the profile covers only the server's share):\n\n```\n%s```\n\n", h.Profile)
+	}
 	if s.res.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`, first 25 rows):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
 	}

@@ -41,6 +41,7 @@ type Size struct {
 	GenSec     float64 `json:"generate_s,omitempty"`
 	Build      Process `json:"build"`
 	IndexBytes int64   `json:"index_bytes"`
+	CheckSec   float64 `json:"check_s"` // `stationdex check FILE`, wall
 	// OpenMs is query.Open plus the first search, in process.
 	OpenMs float64 `json:"open_first_search_ms"`
 	// FirstAnswerMs: from exec of `stationdex serve` to the first 200 of
@@ -110,6 +111,7 @@ type HTTP struct {
 	P99X         float64 `json:"p99_ratio"`
 	ServingRSSMB float64 `json:"stationdex_rss_after_load_mb"`
 	Checked      int     `json:"responses_checked"`
+	Profile      string  `json:"server_cpu_profile_top,omitempty"`
 }
 
 // Wrk is one system under wrk, summed over rounds (latencies: the mean of
