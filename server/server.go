@@ -145,6 +145,7 @@ func (s *Server) routes() *httprouter.Router {
 	r.MethodNotAllowed = s.unmatched(s.methodNotAllowed)
 	r.NotFound = s.unmatched(s.notFound)
 	s.apiRoutes(r)
+	s.pageRoutes(r)
 	return r
 }
 

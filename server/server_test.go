@@ -76,6 +76,7 @@ func serve(s *Server, method, target string, header ...string) *httptest.Respons
 	}
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, req)
+	checkAPIResponse(req, rec) // openapi_test.go: every API response must conform to openapi.json
 	return rec
 }
 

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"time"
+)
+
+// HTML pages are rendered with html/template from one layout
+// (templates/page.html), which escapes every value for its context. Station
+// text reaches it only through Page (see page.go), and hrefs only as
+// absolute http(s) URLs, so the template never has to trust a value. The
+// pages use no JavaScript and one same-origin style sheet.
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/style.css
+var styleCSS []byte
+
+var pageTemplate = template.Must(template.New("page.html").ParseFS(templateFS, "templates/page.html"))
+
+// footer is what every page and file states about its data: when the
+// snapshot was taken and where it comes from. It never shows the time the
+// page was made, which would read like a verification date.
+type footer struct {
+	SnapshotAt time.Time
+	Source     string
+}
+
+func (f footer) Snapshot() string { return f.SnapshotAt.UTC().Format(time.RFC3339) }
+
+// SnapshotDay is the snapshot time for people.
+func (f footer) SnapshotDay() string { return f.SnapshotAt.UTC().Format("2 January 2006, 15:04 UTC") }
+
+func (f footer) text() string {
+	return "Data snapshot taken " + f.Snapshot() + " from " + f.Source + ". " + dataNotice
+}
+
+// dataNotice is the spec's caveat, shown on every page.
+const dataNotice = "Station data is public domain (contributors of radio-browser.info). " +
+	"Stream availability, schedules, broadcast rights and regional restrictions can change; " +
+	"no current availability check is implied."
+
+// htmlView is the template's data: the page and what the layout adds.
+type htmlView struct {
+	*Page
+	Footer       footer
+	Base         string // base URL, no trailing slash
+	CanonicalURL string
+	MarkdownURL  string
+	Notice       string
+}
+
+func (s *Server) renderHTML(p *Page, f footer) ([]byte, error) {
+	canonical := s.base + p.Path
+	if p.Query != "" {
+		canonical += "?" + p.Query
+	}
+	v := htmlView{Page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical), Notice: dataNotice}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/query"
+)
+
+// /llms.txt, after the llms.txt convention (llmstxt.org): an H1 title, a
+// blockquote summary, a paragraph of details, then H2 sections of links
+// with notes; the Optional section can be skipped by a reader short of
+// context. Links go to the Markdown twins of the pages, the API
+// description and the dumps.
+
+func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s.withIndex(w, r, func(ix *query.Index) error {
+		body := s.renderLLMs(ix)
+		s.writeBody(w, r, "text/plain; charset=utf-8", etag(ix.Meta(), s.base, "/llms.txt"), body)
+		return nil
+	})
+}
+
+func (s *Server) renderLLMs(ix *query.Index) []byte {
+	m := ix.Meta()
+	b := s.base
+	var out bytes.Buffer
+	out.WriteString("# stationdex\n\n")
+	out.WriteString("> " + mdText("A read-only directory of "+strconv.Itoa(m.Stations)+" radio stations from a fixed snapshot of "+m.Source+
+		", with a JSON search API, HTML pages that work without JavaScript, Markdown twins of every page and whole-directory downloads.") + "\n\n")
+	out.WriteString(mdText("Snapshot taken "+snapshotAt(m)+". "+dataNotice+
+		" Search order is name relevance, then alphabetical; there is no paid placement.") + "\n\n")
+	section := func(title string, links [][3]string) {
+		out.WriteString("## " + title + "\n\n")
+		for _, l := range links {
+			out.WriteString("- " + mdLink(l[0], l[1]) + ": " + mdText(l[2]) + "\n")
+		}
+		out.WriteString("\n")
+	}
+	section("API", [][3]string{
+		{"API guide", b + "/guide/index.md", "how to search and read stations, with curl examples"},
+		{"OpenAPI 3.1 description", b + "/openapi.json", "operations searchStations and getStation, parameters, limits and error codes"},
+		{"Directory capabilities", b + "/.well-known/radio-directory.json", "operations, filters and their limits, ranking, formats"},
+	})
+	section("Pages", [][3]string{
+		{"Home", b + "/text/index.md", "the Markdown home page"},
+		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre="},
+		{"Countries", b + "/countries/index.md", "every country with its station count"},
+		{"Languages", b + "/languages/index.md", "every language label with its station count"},
+		{"Genres", b + "/genres/index.md", "every genre tag with its station count"},
+		{"Locations", b + "/locations/index.md", "every location with its station count"},
+	})
+	section("Data", [][3]string{
+		{"stations.ndjson", b + "/data/stations.ndjson", "every station, one JSON object per line (gzip on request)"},
+		{"stations.json", b + "/data/stations.json", "every station as one JSON array"},
+		{"Dataset catalog", b + "/data/catalog.json", "schema.org Dataset with sizes, sha256, record count and licence"},
+	})
+	section("Optional", [][3]string{
+		{"Sitemap", b + "/sitemap.xml", "every station and directory page"},
+	})
+	return out.Bytes()
+}

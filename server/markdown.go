@@ -1,0 +1,158 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+)
+
+// The Markdown twin of every page, rendered from the same Page as the HTML.
+// Station text is untrusted: every piece of it goes through mdText, which
+// backslash-escapes every ASCII punctuation character that has a meaning in
+// CommonMark or GFM (any of them may be escaped), so no name can open a
+// link, an image, emphasis, code, a heading, a list, a table, raw HTML, an
+// entity or an autolink ("https\://", "www\." and "a\@b" no longer match).
+// Link destinations are ours or http(s) addresses, written in <...> form.
+
+// markdownMediaType is the Content-Type of every Markdown response.
+const markdownMediaType = "text/markdown; charset=utf-8"
+
+// markdownIndex is what is appended to a page URL to name its twin.
+const markdownIndex = "index.md"
+
+func (s *Server) renderMarkdown(p *Page, f footer) []byte {
+	var b bytes.Buffer
+	b.WriteString("# " + mdText(p.Heading) + "\n\n")
+	if p.Error != "" {
+		b.WriteString("**Error:** " + mdText(p.Error) + "\n\n")
+	}
+	if p.Form != nil {
+		s.mdForm(&b, p.Form)
+	}
+	for i := range p.Blocks {
+		mdBlock(&b, &p.Blocks[i])
+	}
+	if p.Pager != nil {
+		mdPager(&b, p.Pager)
+	}
+	b.WriteString("---\n\n" + mdText(f.text()) + "\n")
+	return b.Bytes()
+}
+
+func (s *Server) mdForm(b *bytes.Buffer, f *SearchForm) {
+	b.WriteString("Search with a GET request to " + mdLink(mdTwin(f.Action), mdTwin(f.Action)) +
+		" and the parameters q, country, language, genre, limit and offset, for example " +
+		mdLink("jazz stations in Germany", mdTwin(f.Action)+"?q=jazz&country=de") + ".\n\n")
+}
+
+func mdBlock(b *bytes.Buffer, bl *Block) {
+	if bl.Heading != "" {
+		b.WriteString("## " + mdText(bl.Heading) + "\n\n")
+	}
+	for _, t := range bl.Text {
+		b.WriteString(mdText(t) + "\n\n")
+	}
+	if bl.Notice != "" {
+		b.WriteString("> **Note:** " + mdText(bl.Notice) + "\n\n")
+	}
+	for _, f := range bl.Facts {
+		b.WriteString("- **" + mdText(f.Name) + ":** " + mdValues(f.Values) + "\n")
+	}
+	if len(bl.Facts) > 0 {
+		b.WriteString("\n")
+	}
+	for _, l := range bl.Links {
+		b.WriteString("- " + mdValue(l))
+		if l.Note != "" {
+			b.WriteString(" — " + mdText(l.Note))
+		}
+		b.WriteString("\n")
+	}
+	if len(bl.Links) > 0 {
+		b.WriteString("\n")
+	}
+	if bl.Code != "" {
+		// Our own text (the guide's examples), never station data; the
+		// fence is longer than any backtick run inside.
+		b.WriteString("~~~sh\n" + bl.Code + "\n~~~\n\n")
+	}
+	if bl.Audio != "" {
+		b.WriteString("Stream: " + mdLink(bl.Audio, bl.Audio) + "\n\n")
+	}
+}
+
+func mdValues(vs []Link) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = mdValue(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mdValue renders a Link: a link to the Markdown twin for internal pages,
+// the address itself for external ones, plain text without Href.
+func mdValue(l Link) string {
+	switch {
+	case l.Href == "":
+		return mdText(l.Text)
+	case l.Internal:
+		return mdLink(l.Text, mdTwin(l.Href))
+	default:
+		return mdLink(l.Text, l.Href)
+	}
+}
+
+func mdPager(b *bytes.Buffer, p *Pager) {
+	b.WriteString(mdText(p.Summary) + "\n\n")
+	if p.Prev != "" {
+		b.WriteString("- " + mdLink("Previous page", mdTwin(p.Prev)) + "\n")
+	}
+	if p.Next != "" {
+		b.WriteString("- " + mdLink("Next page", mdTwin(p.Next)) + "\n")
+	}
+	if p.Prev != "" || p.Next != "" {
+		b.WriteString("\n")
+	}
+}
+
+// mdTwin is the Markdown twin of a page URL: index.md appended to its path,
+// the query kept. URLs that are not pages (no trailing slash) are kept.
+func mdTwin(u string) string {
+	path, query, hasQuery := strings.Cut(u, "?")
+	if !strings.HasSuffix(path, "/") {
+		return u
+	}
+	path += markdownIndex
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
+}
+
+// mdLink is [text](<dest>). dest is an http(s) URL; the characters that
+// could end the <...> form or escape out of it are percent-encoded.
+func mdLink(text, dest string) string {
+	return "[" + mdText(text) + "](<" + mdDestEscaper.Replace(dest) + ">)"
+}
+
+var mdDestEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "\\", "%5C", " ", "%20", "\n", "", "\r", "")
+
+// mdText makes untrusted text literal Markdown: cleaned (cleanText), white
+// space collapsed to single spaces so it stays on one line, and every
+// Markdown-significant ASCII punctuation character backslash-escaped.
+func mdText(s string) string {
+	s = strings.Join(strings.Fields(cleanText(s)), " ")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if strings.IndexByte(mdSpecial, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// mdSpecial are the characters mdText escapes. Commas, quotes, '?', '/',
+// '%', '$', '^' and ';' mean nothing in running text and stay as they are.
+const mdSpecial = "\\`*_{}[]()<>#+-.!|~&@:="

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"strings"
+	"unicode"
+)
+
+// A Page is what every HTML page and its Markdown twin are rendered from:
+// one model, two renderers (html.go, markdown.go), so the twins cannot say
+// different things. Page builders (page_*.go) fill it from the index;
+// station text enters it only through cleanText, and links only through
+// internalLink and externalLink.
+type Page struct {
+	Title   string // <title>; also the Markdown title line
+	Heading string // the h1
+	Path    string // canonical path under the base URL, e.g. "/genres/jazz/"
+	Query   string // canonical query string of this page, without '?'
+	Status  int    // HTTP status; 0 means 200
+	Error   string // a message for the reader (400 and 404 pages)
+	Form    *SearchForm
+	Blocks  []Block
+	Pager   *Pager
+	Media   bool // the page plays a stream: its CSP allows media sources
+}
+
+// Block is one section of a page, rendered in this field order.
+type Block struct {
+	Heading string   // h2, if any
+	Text    []string // paragraphs
+	Notice  string   // a note the reader must not miss
+	Facts   []Fact   // a description list
+	Links   []Link   // a list of links
+	Code    string   // a preformatted example (the guide's curl commands)
+	Audio   string   // an http(s) stream for an <audio> player
+}
+
+// Fact is one name with its values in a description list.
+type Fact struct {
+	Name   string
+	Values []Link // a Link without Href is plain text
+}
+
+// Link is a link, or plain text when Href is empty. Internal links are
+// pages of this service (the Markdown twin links to their Markdown twins);
+// external ones are http(s) addresses elsewhere.
+type Link struct {
+	Text     string
+	Href     string
+	Note     string // shown after the link, e.g. a station count
+	Internal bool
+}
+
+// Pager links the neighbours of a paged list.
+type Pager struct {
+	Summary    string // e.g. "Stations 21–40 of 132"
+	Prev, Next string // absolute URLs, "" at either end
+}
+
+// SearchForm is the search form and its current values.
+type SearchForm struct {
+	Action                      string
+	Q, Country, Language, Genre string
+}
+
+// internalLink links a page of this service.
+func internalLink(text, href string) Link {
+	return Link{Text: cleanText(text), Href: href, Internal: true}
+}
+
+// externalLink links an address from the data, or shows it as plain text
+// when it is not an http(s) URL: only those may become links.
+func externalLink(text, href string) Link {
+	if !isWebURL(href) {
+		return Link{Text: cleanText(text)}
+	}
+	return Link{Text: cleanText(text), Href: href}
+}
+
+// textValue is a Fact value that is not a link.
+func textValue(s string) Link { return Link{Text: cleanText(s)} }
+
+// isWebURL accepts absolute http and https URLs only, in any case of the
+// scheme: everything else (javascript:, data:, relative references) is
+// never rendered as a link or a media source.
+func isWebURL(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || rest == "" || strings.ContainsFunc(s, unicode.IsSpace) || strings.ContainsFunc(s, unicode.IsControl) {
+		return false
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme == "http" || scheme == "https"
+}
+
+// cleanText prepares station text (user-contributed, untrusted) for any
+// output: control characters become spaces and bidirectional formatting
+// characters are dropped, so a name can neither break a line-based format
+// nor reorder the text around it. Escaping is left to each renderer.
+func cleanText(s string) string {
+	if !strings.ContainsFunc(s, isUnsafeRune) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case isBidiControl(r):
+			return -1
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff':
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isUnsafeRune(r rune) bool {
+	return isBidiControl(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff'
+}
+
+// isBidiControl: the explicit directional marks, embeddings, overrides and
+// isolates (Unicode Bidi_Control).
+func isBidiControl(r rune) bool {
+	return unicode.Is(unicode.Bidi_Control, r)
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"stationdex/indexer/format"
+	"stationdex/query"
+	"stationdex/server/stationjson"
+)
+
+// Directory pages: per kind (countries, languages, genres, locations) an
+// index of every value with its station count, and per value the list of
+// its stations, both paged. Values are the keys of the index's facet
+// buckets, so every country_url, language_urls, genre_urls and location_url
+// of a station names one of these pages.
+
+// directory describes one kind of directory page.
+type directory struct {
+	kind   string // first path segment, a stationjson.Kind constant
+	facet  query.Facet
+	title  string // "Genres"
+	one    string // "genre"
+	filter string // the search parameter that selects a value, "" if none
+}
+
+var directories = []directory{
+	{stationjson.KindCountries, query.FacetCountry, "Countries", "country", "country"},
+	{stationjson.KindLanguages, query.FacetLanguage, "Languages", "language", "language"},
+	{stationjson.KindGenres, query.FacetGenre, "Genres", "genre", "genre"},
+	{stationjson.KindLocations, query.FacetLocation, "Locations", "location", ""},
+}
+
+// Page sizes of the directory lists.
+const (
+	valuesPerPage   = 100
+	stationsPerPage = query.MaxLimit
+)
+
+func (d directory) indexURL(base string) string { return base + "/" + d.kind + "/" }
+
+// valueURL is the page of one facet key: the country code in lower case,
+// as stationjson.CountryURL builds it, else the key path-escaped.
+func (d directory) valueURL(base, key string) string {
+	if d.facet == query.FacetCountry {
+		return stationjson.CountryURL(base, key)
+	}
+	return stationjson.KeyURL(base, d.kind, key)
+}
+
+// lookupKey maps the path segment to the bucket key, accepting any
+// spelling that the index would file under the same key.
+func (d directory) lookupKey(segment string) string {
+	if d.facet == query.FacetCountry {
+		return strings.ToUpper(segment)
+	}
+	return format.FacetKey(segment)
+}
+
+func (s *Server) directoryIndex(d directory) pageFunc {
+	return func(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+		n, err := pageNumber(r)
+		if err != nil {
+			return nil, err
+		}
+		total, vals, err := ix.FacetValues(d.facet, (n-1)*valuesPerPage, valuesPerPage)
+		if err != nil {
+			return nil, err
+		}
+		if n > 1 && len(vals) == 0 {
+			return nil, errPageRange(n)
+		}
+		links := make([]Link, len(vals))
+		for i, v := range vals {
+			links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
+			links[i].Note = stationCount(v.Stations)
+		}
+		return &Page{
+			Title:   d.title + " | stationdex",
+			Heading: d.title,
+			Path:    "/" + d.kind + "/",
+			Query:   pageParam(n),
+			Blocks: []Block{{
+				Text:  []string{"Every " + d.one + " in the directory, with the number of stations listed under it."},
+				Links: links,
+			}},
+			Pager: pager(d.indexURL(s.base), n, valuesPerPage, total, d.title),
+		}, nil
+	}
+}
+
+func (s *Server) directoryValue(d directory) pageFunc {
+	return func(r *http.Request, ix *query.Index, args []string) (*Page, error) {
+		n, err := pageNumber(r)
+		if err != nil {
+			return nil, err
+		}
+		fv, ok, err := ix.FacetValue(d.facet, d.lookupKey(args[0]))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf(CodeNotFound, "no station in this snapshot has this %s", d.one)
+		}
+		res, err := ix.FacetStations(d.facet, fv.Key, (n-1)*stationsPerPage, stationsPerPage)
+		if err != nil {
+			return nil, err
+		}
+		if n > 1 && len(res.Stations) == 0 {
+			return nil, errPageRange(n)
+		}
+		pageURL := d.valueURL(s.base, fv.Key)
+		return &Page{
+			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
+			Heading: cleanText(fv.Label),
+			Path:    strings.TrimPrefix(pageURL, s.base),
+			Query:   pageParam(n),
+			Blocks: []Block{
+				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order."}},
+				{Heading: "Stations", Links: s.stationLinks(res.Stations)},
+				{Heading: "More", Links: s.valueLinks(d, fv)},
+			},
+			Pager: pager(pageURL, n, stationsPerPage, res.Total, "Stations"),
+		}, nil
+	}
+}
+
+// valueLinks offers the same list through the search and the API.
+func (s *Server) valueLinks(d directory, fv query.FacetValue) []Link {
+	links := []Link{internalLink("All "+strings.ToLower(d.title), d.indexURL(s.base))}
+	if d.filter == "" {
+		return links
+	}
+	value := fv.Key
+	if d.facet != query.FacetCountry {
+		value = fv.Label
+	}
+	q := searchParams{Limit: defaultLimit}
+	switch d.filter {
+	case "country":
+		q.Country = value
+	case "language":
+		q.Language = value
+	case "genre":
+		q.Genre = value
+	}
+	return append(links,
+		internalLink("Search within this "+d.one, s.base+"/search/?"+q.canonicalQuery()),
+		internalLink("The same search in the JSON API", s.base+"/api/stations?"+q.canonicalQuery()))
+}
+
+// stationLinks lists stations as links to their pages, each with where it
+// is.
+func (s *Server) stationLinks(recs []format.Record) []Link {
+	links := make([]Link, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		links[i] = internalLink(r.Name, stationjson.StationURL(s.base, r.ID))
+		links[i].Note = cleanText(where(r))
+	}
+	return links
+}
+
+// where is "Location, Country" with what is known.
+func where(r *format.Record) string {
+	parts := make([]string, 0, 2)
+	for _, p := range []string{r.Location, r.Country} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stationCount(n int) string {
+	if n == 1 {
+		return "1 station"
+	}
+	return strconv.Itoa(n) + " stations"
+}

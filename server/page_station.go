@@ -1,0 +1,160 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"stationdex/indexer/format"
+	"stationdex/query"
+	"stationdex/server/stationjson"
+)
+
+// The station page (page_url) and the listening page (listen_url). Both
+// show the same Station the API returns, so every URL in the record is a
+// link here.
+
+// availabilityNotice is the spec's wording, said where a stream is offered.
+const availabilityNotice = "Stream availability, schedules, broadcast rights and regional restrictions can change. " +
+	"This directory does not check them: no current availability is implied by this page."
+
+// stationRecord reads the station named by the path segment; an id that is
+// not a UUID names no station, like the API's 404.
+func stationRecord(ix *query.Index, segment string) (format.Record, error) {
+	id, err := format.ParseUUID(segment)
+	if err != nil {
+		return format.Record{}, errNoStation
+	}
+	return ix.Station(id)
+}
+
+func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+	rec, err := stationRecord(ix, args[0])
+	if err != nil {
+		return nil, err
+	}
+	st := stationjson.New(s.base, &rec)
+	return &Page{
+		Title:   cleanText(st.PageTitle),
+		Heading: cleanText(st.Name),
+		Path:    strings.TrimPrefix(st.PageURL, s.base),
+		Blocks: []Block{
+			{Facts: stationFacts(&rec, &st)},
+			{Heading: "Listen", Notice: availabilityNotice, Links: []Link{internalLink("Listening page", st.ListenURL)}},
+			{Heading: "Data", Links: []Link{
+				internalLink("This station in the JSON API", s.base+"/api/stations/"+st.ID),
+				internalLink("All stations as a download", s.base+"/data/catalog.json"),
+			}},
+		},
+	}, nil
+}
+
+// stationFacts lists the record's fields, each value linked to its
+// directory page where it has one.
+func stationFacts(r *format.Record, st *stationjson.Station) []Fact {
+	return []Fact{
+		{"Country", []Link{countryValue(r, st)}},
+		{"Location", []Link{facetValue(r.Location, st.LocationURL)}},
+		{"Languages", facetValues(r.Languages, st.LanguageURLs, stationjson.KindLanguages)},
+		{"Language codes", textValues(st.LanguageCodes)},
+		{"Genres", facetValues(r.Genres, st.GenreURLs, stationjson.KindGenres)},
+		{"Bitrate", []Link{bitrateValue(st.BitrateKbps)}},
+		{"Official website", []Link{officialValue(st.OfficialURL)}},
+		{"Station id", []Link{textValue(st.ID)}},
+	}
+}
+
+func countryValue(r *format.Record, st *stationjson.Station) Link {
+	label := r.Country
+	if label == "" {
+		label = r.CountryCode
+	}
+	if st.CountryURL == "" {
+		return unknownValue(label)
+	}
+	return internalLink(label+" ("+r.CountryCode+")", st.CountryURL)
+}
+
+func facetValue(label string, u *string) Link {
+	if u == nil {
+		return unknownValue(label)
+	}
+	return internalLink(label, *u)
+}
+
+// facetValues pairs labels with their page URLs. stationjson skips labels
+// without a page, so the pairing is by key, not by position.
+func facetValues(labels, urls []string, kind string) []Link {
+	if len(labels) == 0 {
+		return []Link{unknownValue("")}
+	}
+	out := make([]Link, 0, len(labels))
+	for _, l := range labels {
+		link := textValue(l)
+		for _, u := range urls {
+			if want, ok := stationjson.FacetURL("", kind, l); ok && strings.HasSuffix(u, want) {
+				link = internalLink(l, u)
+				break
+			}
+		}
+		out = append(out, link)
+	}
+	return out
+}
+
+func textValues(vs []string) []Link {
+	if len(vs) == 0 {
+		return []Link{unknownValue("")}
+	}
+	out := make([]Link, len(vs))
+	for i, v := range vs {
+		out[i] = textValue(v)
+	}
+	return out
+}
+
+func bitrateValue(kbps *uint32) Link {
+	if kbps == nil {
+		return unknownValue("")
+	}
+	return textValue(strconv.FormatUint(uint64(*kbps), 10) + " kbps")
+}
+
+func officialValue(u *string) Link {
+	if u == nil {
+		return unknownValue("")
+	}
+	return externalLink(*u, *u)
+}
+
+func unknownValue(label string) Link {
+	if label != "" {
+		return textValue(label)
+	}
+	return textValue("not listed")
+}
+
+func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+	rec, err := stationRecord(ix, args[0])
+	if err != nil {
+		return nil, err
+	}
+	st := stationjson.New(s.base, &rec)
+	player := Block{Heading: "Player", Notice: availabilityNotice}
+	if isWebURL(rec.StreamURL) {
+		player.Audio = rec.StreamURL
+	} else {
+		player.Text = []string{"No playable http(s) stream address is listed for this station."}
+	}
+	links := []Link{internalLink("Station page", st.PageURL)}
+	if st.OfficialURL != nil {
+		links = append(links, externalLink("Official website", *st.OfficialURL))
+	}
+	return &Page{
+		Title:   "Listen: " + cleanText(st.PageTitle),
+		Heading: "Listen: " + cleanText(st.Name),
+		Path:    strings.TrimPrefix(st.ListenURL, s.base),
+		Media:   player.Audio != "",
+		Blocks:  []Block{player, {Heading: "More", Links: links}},
+	}, nil
+}

@@ -1,0 +1,381 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/query"
+)
+
+// The HTML pages and their Markdown twins. Every page is one pageFunc that
+// builds a Page from the index; servePage picks the representation:
+// Markdown when the URL ends in index.md or the client asks for
+// text/markdown, HTML otherwise (Vary: Accept).
+
+// Security headers of every page. Pages load only their own style sheet;
+// a listening page also plays the station's stream, which lives elsewhere.
+const (
+	pageCSP      = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	pageMediaCSP = pageCSP + "; media-src http: https:"
+	htmlType     = "text/html; charset=utf-8"
+)
+
+// pageFunc builds one page from the index. An *Error makes an error page
+// with its status (400, 404); anything else is a 500.
+type pageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, error)
+
+// pageRoutes registers every page, the style sheet and the other public
+// resources (machine-readable files, dumps, sitemap).
+func (s *Server) pageRoutes(r *httprouter.Router) {
+	s.exactPage(r, "/", s.homePage)
+	s.exactPage(r, "/search/", s.searchPage)
+	s.exactPage(r, "/guide/", s.guidePage)
+	s.get(r, "/text/index.md", s.markdownOnly(s.homePage))
+	s.tree(r, "stations", map[string]pageFunc{"/:id/": s.stationPage, "/:id/listen/": s.listenPage})
+	for _, d := range directories {
+		s.tree(r, d.kind, map[string]pageFunc{"/": s.directoryIndex(d), "/:key/": s.directoryValue(d)})
+	}
+	s.get(r, "/static/style.css", s.styleSheet)
+	s.resourceRoutes(r)
+}
+
+// get registers a plain GET/HEAD handler under its route label.
+func (s *Server) get(r *httprouter.Router, route string, h httprouter.Handle) {
+	s.route(r, route, h, http.MethodGet, http.MethodHead)
+}
+
+// exactPage registers a page at path and its twin at path+"index.md".
+func (s *Server) exactPage(r *httprouter.Router, path string, build pageFunc) {
+	s.get(r, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, wantsMarkdown(req))
+	})
+	s.get(r, path+markdownIndex, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, true)
+	})
+}
+
+func (s *Server) markdownOnly(build pageFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, true)
+	}
+}
+
+// tree registers the pages under /{top}/ with one catch-all route, since
+// the router cannot have a static and a parameter segment side by side
+// ("index.md" and ":key"). shapes maps the page shape below top, with
+// ":x" for one path segment, to its builder. The catch-all itself is not
+// instrumented (Server.route would label every page of the tree alike):
+// each shape is, under its own template label, so labels stay a fixed set.
+func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFunc) {
+	prefix := "/" + top
+	handlers := map[string]httprouter.Handle{}
+	for shape, build := range shapes {
+		for _, md := range []bool{false, true} {
+			label := prefix + shape
+			if md {
+				label += markdownIndex
+			}
+			handlers[label] = s.instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+				s.servePage(w, req, build, splitSegments(ps.ByName("segments")), md || wantsMarkdown(req))
+			})
+		}
+	}
+	unmatched := s.instrument(RouteUnmatched, s.notFound)
+	dispatch := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		rest := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
+		shape, segments, md, ok := matchShape(rest, shapes)
+		switch {
+		case !ok:
+			unmatched(w, req, nil)
+		case !md && !strings.HasSuffix(rest, "/"):
+			redirectSlash(w, req)
+		default:
+			label := prefix + shape
+			if md {
+				label += markdownIndex
+			}
+			handlers[label](w, req, httprouter.Params{{Key: "segments", Value: segments}})
+		}
+	}
+	r.Handle(http.MethodGet, prefix+"/*rest", dispatch)
+	r.Handle(http.MethodHead, prefix+"/*rest", dispatch)
+}
+
+// matchShape finds the shape of rest (the escaped path below the tree's
+// top, starting with '/'): its segments joined by '/', still escaped.
+func matchShape(rest string, shapes map[string]pageFunc) (shape, segments string, md, ok bool) {
+	if trimmed, found := strings.CutSuffix(rest, "/"+markdownIndex); found {
+		rest, md = trimmed+"/", true
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	if parts[0] == "" {
+		parts = nil
+	}
+	for sh := range shapes {
+		fixed := strings.Split(strings.Trim(sh, "/"), "/")
+		if fixed[0] == "" {
+			fixed = nil
+		}
+		if args, match := matchParts(fixed, parts); match {
+			return sh, strings.Join(args, "/"), md, true
+		}
+	}
+	return "", "", false, false
+}
+
+func matchParts(shape, parts []string) ([]string, bool) {
+	if len(shape) != len(parts) {
+		return nil, false
+	}
+	var args []string
+	for i, p := range shape {
+		switch {
+		case strings.HasPrefix(p, ":"):
+			if parts[i] == "" {
+				return nil, false
+			}
+			args = append(args, parts[i])
+		case p != parts[i]:
+			return nil, false
+		}
+	}
+	return args, true
+}
+
+// splitSegments undoes matchShape's joining: each segment path-unescaped
+// (a tag "rock/pop" travels as one segment "rock%2Fpop").
+func splitSegments(joined string) []string {
+	if joined == "" {
+		return nil
+	}
+	parts := strings.Split(joined, "/")
+	for i, p := range parts {
+		if u, err := pathUnescape(p); err == nil {
+			parts[i] = u
+		} else {
+			parts[i] = "\x00" // matches no key: the page is a 404
+		}
+	}
+	return parts
+}
+
+func redirectSlash(w http.ResponseWriter, r *http.Request) {
+	target := r.URL.EscapedPath() + "/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusMovedPermanently)
+}
+
+// servePage builds and writes one page in the representation asked for.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFunc, args []string, md bool) {
+	ix, release := s.acquire()
+	if ix == nil {
+		s.writePage(w, r, &Page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
+			Error: errNoIndex.Message}, footer{Source: "no snapshot loaded"}, md)
+		return
+	}
+	defer release()
+	meta := ix.Meta()
+	f := footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}
+	p, err := build(r, ix, args)
+	if err != nil {
+		p = s.errorPage(r, err)
+	}
+	if p.Status == 0 || p.Status == http.StatusOK {
+		tag := etag(meta, s.base, pageResource(r, md))
+		w.Header().Set("ETag", tag)
+		w.Header().Set("Cache-Control", s.cacheControl)
+		if etagMatches(r.Header.Values("If-None-Match"), tag) {
+			setPageHeaders(w.Header(), p, md)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	s.writePage(w, r, p, f, md)
+}
+
+// pageResource names a representation for its ETag.
+func pageResource(r *http.Request, md bool) string {
+	kind := "html "
+	if md {
+		kind = "markdown "
+	}
+	return kind + r.URL.EscapedPath() + "?" + r.URL.RawQuery
+}
+
+// errorPage turns a builder's error into a page the reader can act on.
+func (s *Server) errorPage(r *http.Request, err error) *Page {
+	status, e := errorStatus(err)
+	if status >= 500 {
+		s.log.Error("page failed", "path", r.URL.Path, "err", err)
+	}
+	// The twin of an error page is the same request as Markdown.
+	path := strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex)
+	p := &Page{Status: status, Error: e.Message, Path: path, Query: r.URL.RawQuery}
+	switch status {
+	case http.StatusBadRequest:
+		p.Title, p.Heading = "Invalid request | stationdex", "Invalid request"
+	case http.StatusNotFound:
+		p.Title, p.Heading = "Not found | stationdex", "Not found"
+	default:
+		p.Title, p.Heading = "Error | stationdex", "Something went wrong"
+	}
+	p.Blocks = []Block{{Links: []Link{internalLink("Search the directory", s.base+"/search/"), internalLink("Home", s.base+"/")}}}
+	return p
+}
+
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *Page, f footer, md bool) {
+	var body []byte
+	if md {
+		body = s.renderMarkdown(p, f)
+	} else {
+		var err error
+		if body, err = s.renderHTML(p, f); err != nil {
+			s.log.Error("render page", "path", r.URL.Path, "err", err)
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+	}
+	h := w.Header()
+	setPageHeaders(h, p, md)
+	status := p.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if status != http.StatusOK {
+		h.Del("ETag")
+		h.Set("Cache-Control", "no-store")
+	}
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", retryAfterSeconds)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body) // a write error means the client left
+	}
+}
+
+func setPageHeaders(h http.Header, p *Page, md bool) {
+	h.Set("Content-Type", htmlType)
+	if md {
+		h.Set("Content-Type", markdownMediaType)
+	}
+	csp := pageCSP
+	if p.Media {
+		csp = pageMediaCSP
+	}
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Add("Vary", "Accept")
+}
+
+// wantsMarkdown reports whether the Accept header prefers text/markdown
+// to text/html: a higher q, or the same q with text/html only implied by a
+// wildcard. Browsers, which list text/html, always get HTML.
+func wantsMarkdown(r *http.Request) bool {
+	mdQ, htmlQ, htmlExplicit := 0.0, 0.0, false
+	for _, accept := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(accept, ",") {
+			mediaType, q := parseAcceptPart(part)
+			switch mediaType {
+			case "text/markdown":
+				mdQ = max(mdQ, q)
+			case "text/html":
+				htmlQ, htmlExplicit = max(htmlQ, q), true
+			case "text/*", "*/*":
+				if !htmlExplicit {
+					htmlQ = max(htmlQ, q)
+				}
+			}
+		}
+	}
+	return mdQ > 0 && (mdQ > htmlQ || mdQ == htmlQ && !htmlExplicit)
+}
+
+func parseAcceptPart(part string) (string, float64) {
+	mediaType, params, _ := strings.Cut(part, ";")
+	q := 1.0
+	for p := range strings.SplitSeq(params, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(name, "q") {
+			if v, err := strconv.ParseFloat(value, 64); err == nil && v >= 0 && v <= 1 {
+				q = v
+			}
+		}
+	}
+	return strings.ToLower(strings.TrimSpace(mediaType)), q
+}
+
+func (s *Server) styleSheet(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	h := w.Header()
+	h.Set("Content-Type", "text/css; charset=utf-8")
+	h.Set("Cache-Control", s.cacheControl)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", `"css-`+etagVersion+`-`+strconv.Itoa(len(styleCSS))+`"`)
+	http.ServeContent(w, r, "style.css", zeroTime, bytesReader(styleCSS))
+}
+
+// pageNumber reads the page parameter of a paged list: absent is page 1.
+func pageNumber(r *http.Request) (int, error) {
+	v := r.URL.Query()
+	if len(v["page"]) == 0 {
+		return 1, nil
+	}
+	if len(v["page"]) > 1 {
+		return 0, errorf(CodeRepeatedParameter, "parameter page is given more than once; give it at most once")
+	}
+	n, err := integer("page", v.Get("page"), 1, 1<<30, "default 1")
+	return n, err
+}
+
+// pager builds the pager of page n of a list of total items, size per
+// page, for the page at pageURL (absolute, no query).
+func pager(pageURL string, n, size, total int, what string) *Pager {
+	p := &Pager{}
+	first := (n-1)*size + 1
+	last := min(n*size, total)
+	if total == 0 {
+		p.Summary = "No " + what + "."
+	} else {
+		p.Summary = what + " " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " of " + strconv.Itoa(total)
+	}
+	if n > 1 {
+		p.Prev = pageURL + pageQuery(n-1)
+	}
+	if last < total {
+		p.Next = pageURL + "?page=" + strconv.Itoa(n+1)
+	}
+	return p
+}
+
+// pageQuery is the query part for page n; page 1 is the bare URL.
+func pageQuery(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "?page=" + strconv.Itoa(n)
+}
+
+func pageParam(n int) string { return strings.TrimPrefix(pageQuery(n), "?") }
+
+// errPageRange is the 404 of a page number past the end of a list.
+func errPageRange(n int) error {
+	return errorf(CodeNotFound, "there is no page %d of this list; the list is shorter", n)
+}
+
+// zeroTime leaves Last-Modified out of http.ServeContent responses: the
+// ETag is the validator.
+var zeroTime time.Time
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func pathUnescape(s string) (string, error) { return url.PathUnescape(s) }

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/indexer/format"
+	"stationdex/query"
+	"stationdex/server/stationjson"
+)
+
+// resourceRoutes registers the machine-readable resources of the spec's
+// section 3 besides the pages: the API description, the capabilities
+// document, the dumps and their catalog, the sitemap and llms.txt.
+func (s *Server) resourceRoutes(r *httprouter.Router) {
+	s.get(r, "/openapi.json", s.openAPI)
+	s.get(r, "/.well-known/radio-directory.json", s.metaResource(s.capabilities))
+	s.get(r, "/data/catalog.json", s.metaResource(s.catalog))
+	s.get(r, "/data/stations.json", s.serveDump(stationjson.DumpJSON))
+	s.get(r, "/data/stations.ndjson", s.serveDump(stationjson.DumpNDJSON))
+	s.get(r, "/sitemap.xml", s.sitemapIndex)
+	s.get(r, "/sitemaps/:file", s.sitemapChild)
+	s.get(r, "/llms.txt", s.llmsTxt)
+}
+
+// metaResource serves a JSON document built from the index, cacheable
+// with an ETag of the snapshot, the base URL and the route.
+func (s *Server) metaResource(build func(ix *query.Index) (any, error)) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		setCORS(w.Header())
+		ix, release := s.acquire()
+		if ix == nil {
+			s.writeError(w, r, errNoIndex)
+			return
+		}
+		defer release()
+		doc, err := build(ix)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeCacheable(w, r, etag(ix.Meta(), s.base, r.URL.Path), doc)
+	}
+}
+
+// writeBody writes a complete body with its type and the caching headers
+// of a snapshot-derived resource (tag is its ETag).
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, contentType, tag string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", s.cacheControl)
+	h.Set("ETag", tag)
+	if etagMatches(r.Header.Values("If-None-Match"), tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body) // a write error means the client left
+	}
+}
+
+// encodeJSON is the API's JSON encoding (HTML-safe escaping), indented
+// for the documents people read.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	return b.Bytes(), err
+}
+
+// contentTag is a strong ETag of a body that depends on nothing else.
+func contentTag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+func snapshotFooter(m format.Meta) footer { return footer{SnapshotAt: m.SnapshotAt, Source: m.Source} }
