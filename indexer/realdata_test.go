@@ -14,6 +14,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
 )
 
 // realSnapshot is the shared Radio Browser dump, outside the repository.
@@ -107,6 +109,29 @@ func digestIndex(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestReadRealSnapshot: every record cleaned from the real dump satisfies
+// the invariants the fuzz target checks.
+func TestReadRealSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the whole real snapshot")
+	}
+	n := 0
+	sk, err := ReadRecords(context.Background(), func(r *format.Record) error {
+		n++
+		if err := checkRecord(r); err != nil {
+			t.Errorf("%s: %v", r.ID, err)
+		}
+		return nil
+	}, openRealSnapshot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d records, skipped %+v", n, sk)
+	if n < 50000 {
+		t.Errorf("%d records, want >= 50000", n)
+	}
 }
 
 // watchHeap samples the heap while a test runs and returns a function that
