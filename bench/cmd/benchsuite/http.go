@@ -156,7 +156,9 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 		for _, sys := range []struct {
 			url string
 			w   *Wrk
-		}{{"http://" + ceilAddr, &h.Ceiling}, {base, &h.Ours}} {
+			pid int
+		}{{"http://" + ceilAddr, &h.Ceiling, ceil.cmd.Process.Pid}, {base, &h.Ours, ours.cmd.Process.Pid}} {
+			cpu0 := cpuSeconds(sys.pid)
 			var prof chan error
 			if sys.w == &h.Ours && r == s.cfg.rounds-1 {
 				prof = make(chan error, 1)
@@ -172,6 +174,7 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 				}
 			}
 			sys.w.add(o, s.cfg.rounds)
+			sys.w.CPUUsPerReq += (cpuSeconds(sys.pid) - cpu0) * 1e6 / float64(o.Requests) / float64(s.cfg.rounds)
 			s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", sys.url, r+1,
 				float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout)
 		}
@@ -213,10 +216,25 @@ func (s *suite) serverProfile(admin string, h *HTTP) error {
 	if err := os.WriteFile(path, body, 0o644); err != nil {
 		return err
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=30", s.bin("stationdex"), path).CombinedOutput()
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=35", s.bin("stationdex"), path).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go tool pprof: %w\n%s", err, out)
 	}
 	h.Profile = string(out)
 	return nil
+}
+
+// cpuSeconds is the user+system CPU time a process has used so far.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // USER_HZ is 100 on Linux
 }

@@ -219,15 +219,15 @@ func (s *suite) httpSection(w *strings.Builder) {
 		"200, and the same total as in process). The ceiling answers every request with a precomputed %d-byte JSON body "+
 		"(the median size of our responses on the mix) from a bare net/http handler.\n\n",
 		h.Tool, h.Threads, h.Conns, h.DurationSec, h.Rounds, s.res.Sizes[0].Label, h.Checked, h.BodyBytes)
-	w.WriteString("| system | requests/s | p50 us | p90 us | p99 us | p99.9 us | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	w.WriteString("| system | requests/s | p50 us | p90 us | p99 us | p99.9 us | server CPU us/request | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range []struct {
 		n string
 		v Wrk
 	}{{"ceiling", h.Ceiling}, {"stationdex", h.Ours}} {
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %d |\n", x.n, x.v.RPS, x.v.P50Us, x.v.P90Us, x.v.P99Us, x.v.P999Us, x.v.Errors)
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %d |\n", x.n, x.v.RPS, x.v.P50Us, x.v.P90Us, x.v.P99Us, x.v.P999Us, x.v.CPUUsPerReq, x.v.Errors)
 	}
-	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** | %.2fx | %.2fx | **%.2fx** | %.2fx | |\n\n", h.ThroughputX, h.P50X,
-		h.Ours.P90Us/h.Ceiling.P90Us, h.P99X, h.Ours.P999Us/h.Ceiling.P999Us)
+	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** | %.2fx | %.2fx | **%.2fx** | %.2fx | %.2fx | |\n\n", h.ThroughputX, h.P50X,
+		h.Ours.P90Us/h.Ceiling.P90Us, h.P99X, h.Ours.P999Us/h.Ceiling.P999Us, h.Ours.CPUUsPerReq/h.Ceiling.CPUUsPerReq)
 	fmt.Fprintf(w, "Resident memory of `stationdex serve` after the load: %.1f MB (index file %.1f MB, memory-mapped).\n\n![HTTP vs ceiling](http.svg)\n",
 		h.ServingRSSMB, mb(s.res.Sizes[0].IndexBytes))
 }
@@ -314,7 +314,7 @@ func (s *suite) profileSection(w *strings.Builder) {
 	w.WriteString(strings.Join(parts, "; ") + ".\n\n")
 	if h := s.res.HTTP; h != nil && h.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of `stationdex serve` under the wrk load (last round, through the admin listener's /debug/pprof; "+
-			"wrk runs on the same 2 cores, so the profile covers only the server's share):\n\n```\n%s```\n\n", h.Profile)
+			"wrk runs on the same 2 cores, so the profile covers only the server's share; sorted by cumulative time):\n\n```\n%s```\n\n", h.Profile)
 	}
 	if s.res.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`, first 25 rows):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)

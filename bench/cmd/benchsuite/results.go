@@ -125,6 +125,9 @@ type Wrk struct {
 	P999Us    float64   `json:"p999_us"`
 	Errors    int64     `json:"errors"`
 	RoundsRPS []float64 `json:"rounds_rps"`
+	// CPUUsPerReq is the server process's CPU time per request (from
+	// /proc/PID/stat, 10 ms ticks) while wrk loaded it.
+	CPUUsPerReq float64 `json:"server_cpu_us_per_request"`
 }
 
 // Target is one claim of issue 4 and whether this run holds it.

@@ -37,6 +37,10 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 		if ok {
 			s.res.Sizes = append(s.res.Sizes, sz)
 		}
+		if s.mode == "full" && i > 0 {
+			// A partial report survives if a later, larger size is cut short.
+			s.stage("interim report", s.writeReport)
+		}
 		if i == 0 {
 			if !ok {
 				return // nothing to compare against
