@@ -53,6 +53,11 @@ func (s *Server) resourceLinks() []Link {
 
 func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*Page, error) {
 	b := s.base
+	// A real id, so the example works as pasted.
+	example := "{id}"
+	if first, err := ix.Search(query.Query{Limit: 1}); err == nil && len(first.Stations) > 0 {
+		example = first.Stations[0].ID.String()
+	}
 	return &Page{
 		Title:   "API guide | stationdex",
 		Heading: "Using the stationdex API",
@@ -67,7 +72,7 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*Page,
 			{Heading: "Page through results", Text: []string{"Follow next until it is null; it is also null when the next page would start past offset 5000."},
 				Code: "curl '" + b + "/api/stations?q=radio&limit=50&offset=50'"},
 			{Heading: "Read one station", Text: []string{"By the station's UUID. An unknown id is a 404."},
-				Code: "curl '" + b + "/api/stations/{id}'"},
+				Code: "curl '" + b + "/api/stations/" + example + "'"},
 			{Heading: "Errors", Text: []string{"Errors are JSON: {\"error\": code, \"message\": text}. Codes: invalid_parameter, unknown_parameter and repeated_parameter (400), " +
 				"not_found (404), method_not_allowed (405), unavailable (503, retry after the Retry-After seconds) and internal (500)."},
 				Code: "curl -i '" + b + "/api/stations?limit=500'"},
