@@ -114,8 +114,10 @@ func sourceName(opts Options) string {
 }
 
 // ReadRecords streams the cleaned, de-duplicated records of inputs to fn in
-// input order (first occurrence of a UUID wins). fn owns each record it is
-// given and may keep it. An error from fn stops reading and is returned.
+// input order (first occurrence of a UUID wins; an occurrence skipped for
+// another reason, such as an empty name, does not claim the UUID). These are
+// exactly the records Build indexes. fn owns each record it is given and may
+// keep it. An error from fn stops reading and is returned.
 func ReadRecords(ctx context.Context, fn func(*format.Record) error, inputs ...Input) (format.Skipped, error) {
 	rr := newRecordReader()
 	err := rr.readAll(ctx, fn, inputs...)
