@@ -99,9 +99,15 @@ func languageNames() map[string]string {
 		names = make(map[string]string, 1024)
 		own := make(map[string]string, 512)
 		eachCode(func(code string) {
+			// Only canonical codes name a language: an alias ("ji", "iw")
+			// would otherwise claim a name ("yiddish") that the code
+			// lookup in parseCode canonicalises differently ("yi").
+			if canon, ok := parseCode(code); !ok || canon != code {
+				return
+			}
 			b, err := language.ParseBase(code)
-			if err != nil || b.String() != code {
-				return // an alias; its canonical code is visited too
+			if err != nil {
+				return
 			}
 			if n := display.English.Languages().Name(b); n != "" {
 				addName(names, fold.Key(n), code)

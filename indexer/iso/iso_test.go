@@ -14,11 +14,23 @@ func TestLanguageCode(t *testing.T) {
 		{"русский", "ru"}, {"язык: русский", "ru"},
 		{"español mexico", "es"}, {"brazilian portuguese", "pt"}, {"american english", "en"},
 		{"english/russian", "en"}, {"  Tamil ", "ta"}, {"gsw", "gsw"},
+		{"yiddish", "yi"}, {"ji", "yi"}, {"yi", "yi"}, {"indonesian", "id"}, {"in", "id"},
 	}
 	for _, tt := range tests {
 		got, ok := LanguageCode(tt.label)
 		if !ok || got != tt.want {
 			t.Errorf("LanguageCode(%q) = %q, %v; want %q", tt.label, got, ok, tt.want)
+		}
+	}
+}
+
+// TestNamesResolveToCanonicalCodes: whatever a name resolves to must be a
+// fixed point of code resolution, or the indexer (which files labels under
+// the resolved code) and a query naming the language would disagree.
+func TestNamesResolveToCanonicalCodes(t *testing.T) {
+	for name, code := range languageNames() {
+		if again, ok := LanguageCode(code); !ok || again != code {
+			t.Errorf("name %q -> %q, but %q -> %q (%v)", name, code, code, again, ok)
 		}
 	}
 }
