@@ -9,8 +9,8 @@ INDEX     ?= data/stations.db
 FUZZTIME  ?= 30s
 # Short fuzz runs inside `make test`, counted in executions rather than
 # seconds (a time budget races the fuzz coordinator on a loaded machine):
-# enough to exercise each target's
-# corpus and mutate a little, short enough for a 2-core CI machine.
+# enough to run each target's corpus and mutate a little, short enough for
+# a 2-core CI machine.
 TESTFUZZTIME ?= 2000x
 
 # Packages whose tests run under the race detector: the ones with shared
