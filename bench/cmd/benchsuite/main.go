@@ -47,7 +47,7 @@ func configFor(mode string) (config, error) {
 	case "full":
 		return config{
 			sizes:    []dataset{{Label: "50k"}, {Label: "1m", N: 1_000_000}, {Label: "5m", N: 5_000_000}},
-			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 32, wrkDur: 15 * time.Second, rounds: 2,
+			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 16, wrkDur: 15 * time.Second, rounds: 2,
 			startRuns: 5, profileDur: 10 * time.Second,
 			ours: timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
 			peer: timing{Warm: true, Budget: 5 * time.Millisecond, MaxReps: 20},

@@ -183,6 +183,9 @@ func (s *suite) markdown() string {
 		"the queries: the median of the mix is the median of per-query times.\n\n")
 	w.WriteString("## Targets\n\n")
 	s.targetTable(&w)
+	if _, err := os.Stat(filepath.Join(s.out, "analysis.md")); err == nil {
+		w.WriteString("\nWhere the time goes and what it would take to meet the missed targets: [analysis.md](analysis.md).\n")
+	}
 	if len(r.Missing) > 0 {
 		w.WriteString("\nNot measured or failed in this run:\n\n")
 		for _, m := range r.Missing {

@@ -192,7 +192,7 @@ func (s *suite) peer(b *base, qs []mix.Query, idx []int, t timing, dir string, l
 		ratios[k] = times[k] / ours[k]
 	}
 	p.RatioGeo = geomean(ratios)
-	if totals[0] >= 0 || len(totals) == 0 {
+	if len(totals) > 0 && totals[0] >= 0 {
 		agree := 0
 		for k := range sub {
 			if totals[k] == ourTotals[k] {
