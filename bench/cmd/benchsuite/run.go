@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -29,6 +30,19 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 	}
 	if !s.stage("build binaries", s.buildBinaries) {
 		return
+	}
+	if s.mode == "smoke" {
+		// The suite's own tests: mix file, generator, peers agreeing with the engine.
+		s.stage("bench unit tests", func() error {
+			cmd := exec.Command("go", "test", "-count=1", "./internal/...", "./cmd/...")
+			cmd.Dir = s.benchDir
+			out, err := cmd.CombinedOutput()
+			s.logRaw(string(out))
+			if err != nil {
+				return fmt.Errorf("go test: %w\n%s", err, lastLines(string(out), 30))
+			}
+			return nil
+		})
 	}
 	var b base
 	for i := range s.cfg.sizes {
