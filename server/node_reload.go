@@ -24,7 +24,8 @@ type Reloader struct {
 	holder *query.Holder
 	obs    SwapObserver
 	log    *slog.Logger
-	mu     sync.Mutex // one reload at a time: a signal and the watcher may race
+	mu     sync.Mutex  // one reload at a time: a signal and the watcher may race
+	seen   os.FileInfo // the file last loaded or refused, for Watch; nil: unknown
 }
 
 // SwapObserver is told the outcome of every swap attempt; package metrics
@@ -47,7 +48,11 @@ func NewReloader(path string, holder *query.Holder, obs SwapObserver, log *slog.
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Reloader{path: path, holder: holder, obs: obs, log: log}
+	// The file at path now is the one the caller has just opened and
+	// handed to holder, so Watch starts from it and not from whatever the
+	// path holds when Watch's goroutine first runs.
+	seen, _ := os.Stat(path)
+	return &Reloader{path: path, holder: holder, obs: obs, log: log, seen: seen}
 }
 
 // Reload checks the file at the path in full (query.Check), opens it and
@@ -59,6 +64,9 @@ func (r *Reloader) Reload() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	start := time.Now()
+	// Stat before the check: if the file is replaced during it, Watch sees
+	// a change on its next poll and tries again.
+	r.seen, _ = os.Stat(r.path)
 	old := r.currentMeta()
 	ix, err := OpenChecked(r.path)
 	if err != nil {
@@ -110,11 +118,10 @@ func (r *Reloader) currentMeta() format.Meta {
 }
 
 // Watch polls the file every interval until ctx is done and reloads when it
-// has changed: another inode (renamed into place), size or modification
-// time. A refused file is not retried until it changes again, so a broken
-// publish is logged once, not every interval.
+// has changed since the last load or refusal: another inode (renamed into
+// place), size or modification time. A refused file is not retried until it
+// changes again, so a broken publish is logged once, not every interval.
 func (r *Reloader) Watch(ctx context.Context, interval time.Duration) {
-	last, _ := os.Stat(r.path)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -123,13 +130,22 @@ func (r *Reloader) Watch(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		fi, err := os.Stat(r.path)
-		if err != nil || (last != nil && sameFile(last, fi)) {
-			continue // a missing file is a publish in progress, not a swap
+		if r.changed() {
+			_ = r.Reload() // logged and counted inside
 		}
-		last = fi
-		_ = r.Reload() // logged and counted inside
 	}
+}
+
+// changed reports whether the path holds another file than the one last
+// seen. A missing file is a publish in progress, not a change.
+func (r *Reloader) changed() bool {
+	fi, err := os.Stat(r.path)
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen == nil || !sameFile(r.seen, fi)
 }
 
 func sameFile(a, b os.FileInfo) bool {

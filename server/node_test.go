@@ -429,3 +429,30 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestWatchSwapsChangedFile: with -watch, publishing a new file is enough;
+// publishing a damaged one is refused once and the node keeps serving.
+func TestWatchSwapsChangedFile(t *testing.T) {
+	a, b := fixturePaths(t)
+	live := filepath.Join(t.TempDir(), "live.db")
+	publish(t, a, live)
+	tn := startNode(t, live, nodeOptions{})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go tn.reloader.Watch(ctx, 10*time.Millisecond)
+	publish(t, b, live)
+	waitFor(t, "the watcher to swap in B", func() bool {
+		_, body, _ := get(t, http.DefaultClient, tn.base+"/api/stations?limit=1")
+		at, _ := snapshotOf(body)
+		return at.Equal(snapshotB)
+	})
+	publishBytes(t, []byte("garbage"), live)
+	waitFor(t, "the watcher to refuse the damaged file", func() bool {
+		return swapCounter(t, tn, "failure").value() == 1
+	})
+	time.Sleep(50 * time.Millisecond) // several more polls: no retry of the same file
+	if got := swapCounter(t, tn, "failure").value(); got != 1 {
+		t.Fatalf("failed swaps %v after more polls, want 1 (a refused file is not retried)", got)
+	}
+	assertServes(t, tn.base, snapshotB)
+}
