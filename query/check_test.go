@@ -65,7 +65,9 @@ func TestCheckFindsDamage(t *testing.T) {
 			}
 		}},
 		{"meta counts wrong", func(t *testing.T) func(tx *bolt.Tx) error {
-			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1))) }
+			return func(tx *bolt.Tx) error {
+				return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1)))
+			}
 		}},
 	}
 	for _, tt := range tests {

@@ -65,6 +65,7 @@ func (h *Holder) release(l *lease) {
 
 // Swap installs ix (nil: serve nothing) as the current index. The previous
 // one is closed at once if idle, else by its last reader's release.
+// Swapping in the index already current changes nothing.
 func (h *Holder) Swap(ix *Index) {
 	var next *lease
 	if ix != nil {
@@ -72,6 +73,10 @@ func (h *Holder) Swap(ix *Index) {
 	}
 	h.mu.Lock()
 	old := h.cur
+	if old != nil && old.ix == ix {
+		h.mu.Unlock()
+		return
+	}
 	h.cur = next
 	closeNow := false
 	if old != nil {

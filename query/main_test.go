@@ -60,6 +60,12 @@ func closeShared() {
 // skips (fails under CI=true) when the snapshot is absent.
 func realIndex(tb testing.TB) (*Index, *oracle) {
 	tb.Helper()
+	if raceEnabled {
+		// Built with the race detector, indexing and scanning the real
+		// snapshot takes minutes; these tests run without it (make
+		// test-unit) and nothing in them is concurrent.
+		tb.Skip("real-snapshot tests run without -race")
+	}
 	needRealSnapshot(tb)
 	real.once.Do(loadReal)
 	if real.err != nil {

@@ -89,9 +89,6 @@ func oracleQueries(recs []format.Record) []Query {
 func TestSearchMatchesOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
 	qs := oracleQueries(real.recs)
-	if raceEnabled {
-		qs = everyNth(qs, 6) // the race detector slows the walk ~10x; the full set runs without it
-	}
 	pages := 0
 	for _, q := range qs {
 		q.Limit = MaxLimit
@@ -101,7 +98,7 @@ func TestSearchMatchesOracleOnRealSnapshot(t *testing.T) {
 		}
 	}
 	t.Logf("%d queries, %d pages compared", len(qs), pages)
-	if len(qs) < 300 && !raceEnabled {
+	if len(qs) < 300 {
 		t.Errorf("only %d oracle queries; want hundreds", len(qs))
 	}
 }
@@ -117,14 +114,6 @@ func TestSearchOddPagesOnRealSnapshot(t *testing.T) {
 			samePage(t, ix, q, want)
 		}
 	}
-}
-
-func everyNth(qs []Query, n int) []Query {
-	var out []Query
-	for i := 0; i < len(qs); i += n {
-		out = append(out, qs[i])
-	}
-	return out
 }
 
 // TestSampledWordsAreValid guards the generator: a query the oracle test

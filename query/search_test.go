@@ -31,13 +31,14 @@ var smallSet = []station{
 }
 
 var (
-	smallOnce  sync.Once
-	smallPath  string
-	smallIndex *Index
-	smallErr   error
+	smallOnce   sync.Once
+	smallPath   string
+	smallIndex  *Index
+	smallOracle *oracle
+	smallErr    error
 )
 
-// small builds the small set once per test binary.
+// small builds the small set and its oracle once per test binary.
 func small(t testing.TB) (*Index, *oracle) {
 	t.Helper()
 	text := ndjson(smallSet)
@@ -50,8 +51,10 @@ func small(t testing.TB) (*Index, *oracle) {
 	if smallErr != nil {
 		t.Fatal(smallErr)
 	}
-	recs := readRecords(t, indexer.Input{Name: "small", R: strings.NewReader(text)})
-	return smallIndex, newOracle(recs)
+	if smallOracle == nil {
+		smallOracle = newOracle(readRecords(t, indexer.Input{Name: "small", R: strings.NewReader(text)}))
+	}
+	return smallIndex, smallOracle
 }
 
 func names(recs []format.Record) []string {
