@@ -54,8 +54,18 @@ func (s *suite) run(prog string, args ...string) (Process, error) {
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		// Registered as a child so that an interrupt stops it too.
+		s.mu.Lock()
+		s.children = append(s.children, &server{cmd: cmd, out: &out})
+		s.mu.Unlock()
+		err = cmd.Wait()
+	}
 	p := Process{WallSec: time.Since(t0).Seconds()}
+	if cmd.ProcessState == nil {
+		return p, fmt.Errorf("%s: %w", filepath.Base(prog), err)
+	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
 		p.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
 		p.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
@@ -136,13 +146,15 @@ func (s *suite) startServer(prog string, args ...string) (*server, error) {
 		return nil, err
 	}
 	srv := &server{cmd: cmd, out: &out}
+	s.mu.Lock()
 	s.children = append(s.children, srv)
+	s.mu.Unlock()
 	return srv, nil
 }
 
 // stop ends the child (SIGTERM, then SIGKILL after 10 s).
 func (srv *server) stop() {
-	if srv.cmd.ProcessState != nil {
+	if srv.cmd.Process == nil || srv.cmd.ProcessState != nil {
 		return
 	}
 	srv.cmd.Process.Signal(syscall.SIGTERM)
