@@ -33,6 +33,7 @@ import (
 // through Prometheus's HTTP API that the node's series arrive and the
 // recording rules evaluate over them.
 func TestPrometheusScrapesNode(t *testing.T) {
+	t.Parallel()
 	bin := prometheusBinary(t)
 	admin, public := startNode(t)
 	for _, q := range []string{"radio", "jazz", "zzzzzz-no-match"} {
@@ -65,6 +66,27 @@ func TestPrometheusScrapesNode(t *testing.T) {
 	} {
 		waitForSeries(t, api, q)
 	}
+}
+
+// TestPrometheusIngestsNativeHistograms scrapes a node with native
+// histograms enabled (Prometheus then asks for protobuf) and queries one
+// with the native-histogram functions: the node's histograms are not only
+// classic buckets.
+func TestPrometheusIngestsNativeHistograms(t *testing.T) {
+	t.Parallel()
+	bin := prometheusBinary(t)
+	admin, public := startNode(t)
+	for range 4 {
+		mustGet(t, public+"/api/stations?q=radio")
+	}
+	api := startPrometheus(t, bin, admin, "--enable-feature=native-histograms")
+	got := waitForSeries(t, api, `histogram_count(stationdex_http_request_duration_seconds{route="/api/stations"})`)
+	if v := got[0].Value[1]; v != "4" {
+		t.Errorf("native histogram count: %v, want 4", v)
+	}
+	waitForSeries(t, api, `histogram_count(stationdex_search_stage_duration_seconds{stage="bitmap"}) == 4`)
+	// Without rate(): the histogram since start, so the quantile is defined.
+	waitForSeries(t, api, `histogram_quantile(0.5, stationdex_http_request_duration_seconds{route="/api/stations"}) > 0`)
 }
 
 // prometheusBinary finds the Prometheus server. Without it the test skips,
@@ -121,8 +143,8 @@ func startNode(t *testing.T) (admin, public string) {
 }
 
 // startPrometheus runs Prometheus on a free loopback port with a config
-// scraping admin every second, and returns its base URL.
-func startPrometheus(t *testing.T, bin, admin string) string {
+// scraping admin every second, plus flags, and returns its base URL.
+func startPrometheus(t *testing.T, bin, admin string, flags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	rules, err := filepath.Abs(filepath.Join("prometheus", "rules.yml"))
@@ -144,12 +166,13 @@ scrape_configs:
 	}
 	listen := freeAddr(t)
 	var logs syncBuffer
-	cmd := exec.Command(bin,
-		"--config.file="+cfgPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen,
+	args := append([]string{
+		"--config.file=" + cfgPath,
+		"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+		"--web.listen-address=" + listen,
 		"--log.level=warn",
-	)
+	}, flags...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
