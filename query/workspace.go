@@ -143,20 +143,15 @@ func (w *workspace) and(a, b set) set {
 	return dst
 }
 
-// or returns a ∪ b; a is consumed. It always merges into a new bitmap
-// (roaring.Or) rather than in place: the writer run-optimises posting
-// lists, and roaring's in-place union of two run containers adds values
-// one at a time, which is quadratic in the number of runs. The new
-// bitmap is garbage after the search; a union happens at most
-// PrefixFanout times per word.
+// or returns a ∪ b; a is consumed. In place is safe because view never
+// hands out run containers (see flatten).
 func (w *workspace) or(a, b set) set {
-	switch {
-	case a.empty():
-		return b
-	case b.empty():
+	if b.empty() {
 		return a
 	}
-	return set{bm: roaring.Or(a.bm, b.bm), owned: true}
+	dst := w.own(a)
+	dst.bm.Or(b.bm)
+	return dst
 }
 
 // andNot returns a − b; a is consumed.
