@@ -49,13 +49,25 @@ func (d directory) valueURL(base, key string) string {
 	return stationjson.KeyURL(base, d.kind, key)
 }
 
-// lookupKey maps the path segment to the bucket key, accepting any
-// spelling that the index would file under the same key.
-func (d directory) lookupKey(segment string) string {
+// lookupKeys are the bucket keys the path segment may name, in order: the
+// segment itself (the links the service makes carry the exact key; FacetKey
+// is not idempotent on every key, e.g. one ending in a space the folding
+// left), then any spelling the index would file under the same key.
+func (d directory) lookupKeys(segment string) []string {
 	if d.facet == query.FacetCountry {
-		return strings.ToUpper(segment)
+		return []string{strings.ToUpper(segment)}
 	}
-	return format.FacetKey(segment)
+	return []string{segment, format.FacetKey(segment)}
+}
+
+// lookup finds the value named by the path segment.
+func (d directory) lookup(ix *query.Index, segment string) (fv query.FacetValue, ok bool, err error) {
+	for _, key := range d.lookupKeys(segment) {
+		if fv, ok, err = ix.FacetValue(d.facet, key); ok || err != nil {
+			return fv, ok, err
+		}
+	}
+	return fv, false, nil
 }
 
 func (s *Server) directoryIndex(d directory) pageFunc {
@@ -73,7 +85,10 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 		}
 		links := make([]Link, len(vals))
 		for i, v := range vals {
-			links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
+			links[i] = textValue(v.Label)
+			if d.facet == query.FacetCountry || stationjson.HasPage(v.Key) {
+				links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
+			}
 			links[i].Note = stationCount(v.Stations)
 		}
 		return &Page{
@@ -96,7 +111,7 @@ func (s *Server) directoryValue(d directory) pageFunc {
 		if err != nil {
 			return nil, err
 		}
-		fv, ok, err := ix.FacetValue(d.facet, d.lookupKey(args[0]))
+		fv, ok, err := d.lookup(ix, args[0])
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,12 @@ func sitemapSections() []sitemapSection {
 			name:  d.kind,
 			count: func(ix *query.Index) (int, error) { return ix.FacetCount(d.facet) },
 			each: func(s *Server, ix *query.Index, offset, limit int, emit func(string) error) error {
-				return ix.EachFacetKey(d.facet, offset, limit, func(key []byte) error { return emit(d.valueURL(s.base, string(key))) })
+				return ix.EachFacetKey(d.facet, offset, limit, func(key []byte) error {
+					if d.facet != query.FacetCountry && !stationjson.HasPage(string(key)) {
+						return nil
+					}
+					return emit(d.valueURL(s.base, string(key)))
+				})
 			},
 		})
 	}

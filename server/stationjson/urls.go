@@ -50,26 +50,27 @@ func LocationURL(base, place string) (string, bool) { return FacetURL(base, Kind
 // constants except KindCountries).
 func FacetURL(base, kind, value string) (string, bool) {
 	key := format.FacetKey(value)
-	if key == "" {
+	if !HasPage(key) {
 		return "", false
 	}
 	return KeyURL(base, kind, key), true
 }
 
+// HasPage reports whether a facet key has a directory page. A key that
+// folds to nothing has none, and neither have "." and "..": as a path
+// segment they mean "this" and "parent" directory, even percent-encoded
+// once decoded, so the server refuses such paths outright.
+func HasPage(key string) bool {
+	return key != "" && key != "." && key != ".."
+}
+
 // KeyURL is the directory page of a facet value already in key form (a
-// key of the index's facet buckets).
+// key of the index's facet buckets for which HasPage holds).
 func KeyURL(base, kind, key string) string {
 	return base + "/" + kind + "/" + PathSegment(key) + "/"
 }
 
-// PathSegment escapes s as one path segment. url.PathEscape leaves "." and
-// ".." alone, which a client would resolve as "this" or "parent" directory.
-func PathSegment(s string) string {
-	switch s {
-	case ".":
-		return "%2E"
-	case "..":
-		return "%2E%2E"
-	}
-	return url.PathEscape(s)
-}
+// PathSegment escapes s as one path segment ('/' and '?' included, so a
+// tag "rock/pop" stays one segment). Keys without a page ("." and "..")
+// never get here.
+func PathSegment(s string) string { return url.PathEscape(s) }
