@@ -20,6 +20,8 @@ const (
 	CodeRepeatedParameter Code = "repeated_parameter" // 400: a parameter given more than once
 	CodeNotFound          Code = "not_found"          // 404: no such station or path
 	CodeMethodNotAllowed  Code = "method_not_allowed" // 405: see the Allow header
+	CodeNotAcceptable     Code = "not_acceptable"     // 406: Accept excludes application/json
+	CodeURITooLong        Code = "uri_too_long"       // 414: request target over the limit
 	CodeUnavailable       Code = "unavailable"        // 503: no index loaded yet; retry
 	CodeInternal          Code = "internal"           // 500: details are in the server log only
 )
@@ -69,6 +71,10 @@ func codeStatus(c Code) int {
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case CodeNotAcceptable:
+		return http.StatusNotAcceptable
+	case CodeURITooLong:
+		return http.StatusRequestURITooLong
 	case CodeUnavailable:
 		return http.StatusServiceUnavailable
 	default:

@@ -112,7 +112,7 @@ func New(cfg Config, src Source) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.handler = s.routes()
+	s.handler = s.guard(s.routes()) // limits.go: refusals decided before routing
 	return s
 }
 

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// The request guard: refusals decided from the request line and headers
+// alone, before any route runs, for requests no route should see. What
+// net/http refuses on its own (malformed request lines and headers, headers
+// over MaxHeaderBytes: 400 and 431 in plain text) never gets this far.
+
+// maxRequestURIBytes bounds the request target. The longest target the
+// service itself links to is a search page with a 120-character q and two
+// 60-character filters, every character percent-encoded UTF-8: under 4 KiB.
+// Anything twice that is not a link anyone followed. (A target longer than
+// the node's MaxHeaderBytes is refused by net/http with 431 before it gets
+// here: net/http cannot tell a long request line from long headers.)
+const maxRequestURIBytes = 8 << 10
+
+// guard wraps the router with the request guard. Its refusals are
+// instrumented as RouteUnmatched, like the router's own 404 and 405.
+func (s *Server) guard(next http.Handler) http.Handler {
+	refuse := s.instrument(RouteUnmatched, func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		s.refuse(w, r, refusal(r))
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refusal(r) != nil {
+			refuse(w, r, nil) // decided twice, but only for refused requests
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refusal is the reason r is refused, or nil when it may be routed.
+func refusal(r *http.Request) *Error {
+	switch {
+	case len(r.RequestURI) > maxRequestURIBytes:
+		return errorf(CodeURITooLong, "the request target is %d bytes long; the maximum is %d", len(r.RequestURI), maxRequestURIBytes)
+	case hasDotSegment(r.URL.Path):
+		// Clients remove "." and ".." segments before sending (RFC 3986
+		// 5.2.4); only a traversal attempt keeps them. No resource has
+		// such a path, so it is a 404 wherever it points.
+		return errorf(CodeNotFound, "no resource has a path with . or .. segments")
+	case isAPIPath(r.URL.Path) && r.Method != http.MethodOptions && !acceptsJSON(r.Header.Values("Accept")):
+		return errorf(CodeNotAcceptable, "the API answers only application/json; send Accept: application/json or leave Accept out")
+	}
+	return nil
+}
+
+// refuse answers a refused request: a JSON error body under /api/, where
+// clients expect JSON, and plain text elsewhere.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *Error) {
+	if isAPIPath(r.URL.Path) {
+		setCORS(w.Header())
+		s.writeError(w, r, e)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, e.Message, codeStatus(e.Code))
+}
+
+// hasDotSegment reports a "." or ".." segment in a decoded path, including
+// one spelt %2e%2e or reached through an encoded slash.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsJSON reports whether Accept admits application/json: no Accept at
+// all (or an empty one), or a range covering it whose most specific match has q > 0 (RFC 9110
+// 12.5.1: "application/json;q=0, */*" excludes JSON).
+func acceptsJSON(accept []string) bool {
+	if len(accept) == 0 {
+		return true
+	}
+	best, q, ranges := -1, 0.0, 0 // specificity and q of the best matching range
+	for _, field := range accept {
+		for part := range strings.SplitSeq(field, ",") {
+			mediaType, pq := parseAcceptPart(part)
+			if mediaType == "" {
+				continue // empty list elements are allowed and mean nothing
+			}
+			ranges++
+			if spec := jsonSpecificity(mediaType); spec > best || spec == best && pq > q {
+				best, q = spec, pq
+			}
+		}
+	}
+	return ranges == 0 || best >= 0 && q > 0 // an empty Accept is no Accept
+}
+
+// jsonSpecificity is how specifically a media range names application/json:
+// 2 exactly, 1 as application/*, 0 as */*, -1 not at all.
+func jsonSpecificity(mediaRange string) int {
+	switch mediaRange {
+	case "application/json":
+		return 2
+	case "application/*":
+		return 1
+	case "*/*":
+		return 0
+	}
+	return -1
+}
