@@ -2,6 +2,9 @@ package query
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 
@@ -20,6 +23,7 @@ type CheckReport struct {
 	Buckets []BucketCount // every bucket of format.AllBuckets, in that order
 	Bitmaps int           // posting lists deserialised and validated
 	Records int           // station records decoded
+	Files   int           // stored files whose size and digest match the manifest
 }
 
 // BucketCount is the number of keys in one bucket.
@@ -70,7 +74,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts,
+		c.checkFanout, c.checkMetaCounts, c.checkFiles,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -270,6 +274,40 @@ func (c *checker) checkMetaCounts() error {
 		if got := c.keys(want.bucket); got != want.meta {
 			return fmt.Errorf("%w: meta counts %d %s, bucket %s has %d", format.ErrCorrupt, want.meta, want.what, want.bucket, got)
 		}
+	}
+	return nil
+}
+
+// checkFiles verifies the stored data dumps against their manifest. The
+// files bucket is optional (not in format.AllBuckets); when present, every
+// file the manifest lists must be there with its size and digest.
+func (c *checker) checkFiles() error {
+	files := c.tx.Bucket(format.BucketFiles)
+	if files == nil {
+		return nil
+	}
+	var m format.FilesManifest
+	if err := json.Unmarshal(files.Get([]byte(format.FileManifest)), &m); err != nil {
+		return fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
+	}
+	for _, f := range m.Files {
+		if err := checkFile(files.Get([]byte(f.Key)), f); err != nil {
+			return fmt.Errorf("%w: file %q: %v", format.ErrCorrupt, f.Key, err)
+		}
+		c.rep.Files++
+	}
+	return nil
+}
+
+func checkFile(v []byte, f format.FileInfo) error {
+	if v == nil {
+		return fmt.Errorf("missing")
+	}
+	if int64(len(v)) != f.GzipSize {
+		return fmt.Errorf("%d bytes, manifest says %d", len(v), f.GzipSize)
+	}
+	if sum := sha256.Sum256(v); hex.EncodeToString(sum[:]) != f.GzipSHA256 {
+		return fmt.Errorf("sha256 differs from the manifest")
 	}
 	return nil
 }

@@ -104,3 +104,23 @@ func TestCheckRealSnapshot(t *testing.T) {
 	}
 	t.Logf("%+v", rep)
 }
+
+func TestCheckFindsDamagedFile(t *testing.T) {
+	small(t)
+	rep, err := Check(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files == 0 {
+		t.Skip("the indexer stores no files")
+	}
+	path := damaged(t, func(tx *bolt.Tx) error {
+		b := tx.Bucket(format.BucketFiles)
+		v := bytes.Clone(b.Get([]byte(format.FileStationsNDJSON)))
+		v[len(v)/2] ^= 0xff
+		return b.Put([]byte(format.FileStationsNDJSON), v)
+	})
+	if _, err := Check(path); !errors.Is(err, format.ErrCorrupt) {
+		t.Errorf("Check: %v, want ErrCorrupt", err)
+	}
+}

@@ -61,6 +61,9 @@ func printCheckReport(w io.Writer, rep query.CheckReport) {
 	fmt.Fprintf(w, "  built by  %s\n", m.BuiltBy)
 	fmt.Fprintf(w, "  stations  %d records decoded, numbered in name order, ids consistent\n", rep.Records)
 	fmt.Fprintf(w, "  postings  %d bitmaps valid\n", rep.Bitmaps)
+	if rep.Files > 0 {
+		fmt.Fprintf(w, "  files     %d data dumps match their manifest\n", rep.Files)
+	}
 	fmt.Fprintf(w, "  counts    %d tokens, %d countries, %d languages, %d genres (as in meta)\n",
 		m.Tokens, m.Countries, m.Languages, m.Genres)
 	fmt.Fprintf(w, "  buckets  ")
