@@ -67,6 +67,9 @@ func (s *Server) serveDump(name string) httprouter.Handle {
 			s.writeError(w, r, errorf(CodeNotFound, "this index has no %s dump", name))
 			return
 		}
+		// The records carry no snapshot time; the catalog states it, and
+		// the source, for the dumps.
+		w.Header().Set("Link", "<"+s.base+"/data/catalog.json>; rel=\"describedby\"")
 		if err := serveGzipFile(w, r, info, set.open(info), s.cacheControl); err != nil {
 			s.writeError(w, r, err)
 		}

@@ -52,6 +52,9 @@ func checkDumps(t *testing.T, ix *query.Index, base string) {
 		if int64(len(body)) != d.Bytes || hex.EncodeToString(sum[:]) != d.SHA256 || plain.Header().Get("Content-Length") != strconv.FormatInt(d.Bytes, 10) {
 			t.Errorf("%s: %d bytes (header %s), catalog says %d, sha256 mismatch %v", target, len(body), plain.Header().Get("Content-Length"), d.Bytes, hex.EncodeToString(sum[:]) != d.SHA256)
 		}
+		if plain.Header().Get("Link") != "<"+base+"/data/catalog.json>; rel=\"describedby\"" {
+			t.Errorf("%s: Link %q", target, plain.Header().Get("Link"))
+		}
 		if plain.Header().Get("ETag") == "" || plain.Header().Get("Content-Encoding") != "" || plain.Header().Get("Content-Type") != d.EncodingFormat+"; charset=utf-8" {
 			t.Errorf("%s headers %v", target, plain.Header())
 		}
