@@ -18,10 +18,12 @@ const (
 	CodeInvalidParameter  Code = "invalid_parameter"  // 400: a value outside its constraint
 	CodeUnknownParameter  Code = "unknown_parameter"  // 400: a parameter the operation does not take
 	CodeRepeatedParameter Code = "repeated_parameter" // 400: a parameter given more than once
+	CodeInvalidRequest    Code = "invalid_request"    // 400: a request no read may be (a GET with a body)
 	CodeNotFound          Code = "not_found"          // 404: no such station or path
 	CodeMethodNotAllowed  Code = "method_not_allowed" // 405: see the Allow header
 	CodeNotAcceptable     Code = "not_acceptable"     // 406: Accept excludes application/json
 	CodeURITooLong        Code = "uri_too_long"       // 414: request target over the limit
+	CodeInvalidRange      Code = "invalid_range"      // 416: a Range header no download can satisfy
 	CodeUnavailable       Code = "unavailable"        // 503: no index loaded yet; retry
 	CodeInternal          Code = "internal"           // 500: details are in the server log only
 )
@@ -65,7 +67,7 @@ func errorStatus(err error) (int, *Error) {
 // codeStatus is the HTTP status of each code.
 func codeStatus(c Code) int {
 	switch c {
-	case CodeInvalidParameter, CodeUnknownParameter, CodeRepeatedParameter:
+	case CodeInvalidParameter, CodeUnknownParameter, CodeRepeatedParameter, CodeInvalidRequest:
 		return http.StatusBadRequest
 	case CodeNotFound:
 		return http.StatusNotFound
@@ -75,6 +77,8 @@ func codeStatus(c Code) int {
 		return http.StatusNotAcceptable
 	case CodeURITooLong:
 		return http.StatusRequestURITooLong
+	case CodeInvalidRange:
+		return http.StatusRequestedRangeNotSatisfiable
 	case CodeUnavailable:
 		return http.StatusServiceUnavailable
 	default:

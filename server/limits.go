@@ -20,6 +20,12 @@ import (
 // here: net/http cannot tell a long request line from long headers.)
 const maxRequestURIBytes = 8 << 10
 
+// maxRanges bounds the ranges of one Range header. Downloads are read
+// whole or resumed from one offset; a list of many ranges only asks for a
+// multipart response many times the request's size (RFC 9110 14.2 lets a
+// server reject it).
+const maxRanges = 8
+
 // guard wraps the router with the request guard. Its refusals are
 // instrumented as RouteUnmatched, like the router's own 404 and 405.
 func (s *Server) guard(next http.Handler) http.Handler {
@@ -45,15 +51,49 @@ func refusal(r *http.Request) *Error {
 		// 5.2.4); only a traversal attempt keeps them. No resource has
 		// such a path, so it is a 404 wherever it points.
 		return errorf(CodeNotFound, "no resource has a path with . or .. segments")
+	case hasBody(r) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		// A body on a read has no meaning (RFC 9110 9.3.1) and is the
+		// raw material of request smuggling through a proxy in front.
+		return errorf(CodeInvalidRequest, "a %s request must not have a body", r.Method)
 	case isAPIPath(r.URL.Path) && r.Method != http.MethodOptions && !acceptsJSON(r.Header.Values("Accept")):
 		return errorf(CodeNotAcceptable, "the API answers only application/json; send Accept: application/json or leave Accept out")
+	case !rangeAcceptable(r.Header.Get("Range")):
+		return errorf(CodeInvalidRange, "the Range header asks for more than %d ranges or for an empty suffix; ask for fewer, non-empty ranges", maxRanges)
 	}
 	return nil
+}
+
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 || len(r.TransferEncoding) > 0 }
+
+// rangeAcceptable screens a byte Range header for what http.ServeContent
+// lets through: any number of ranges, and "-0", which it answers with an
+// empty 206 although a zero-length suffix cannot be satisfied (RFC 9110
+// 14.1.3). Everything else about ranges is left to ServeContent, and
+// resources without ranges ignore the header as before.
+func rangeAcceptable(header string) bool {
+	spec, ok := strings.CutPrefix(header, "bytes=")
+	if !ok {
+		return true
+	}
+	n := 0
+	for part := range strings.SplitSeq(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if n++; n > maxRanges || strings.Trim(part, "-0") == "" && strings.HasPrefix(part, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // refuse answers a refused request: a JSON error body under /api/, where
 // clients expect JSON, and plain text elsewhere.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *Error) {
+	if hasBody(r) {
+		w.Header().Set("Connection", "close") // the body is not read
+	}
 	if isAPIPath(r.URL.Path) {
 		setCORS(w.Header())
 		s.writeError(w, r, e)

@@ -113,10 +113,10 @@ func (s *Server) sitemapChild(w http.ResponseWriter, r *http.Request, ps httprou
 		if err != nil {
 			return err
 		}
-		offset := (n - 1) * sitemapMaxURLs
-		if offset >= count {
+		if n-1 >= (count+sitemapMaxURLs-1)/sitemapMaxURLs { // before multiplying: n may be near MaxInt
 			return errorf(CodeNotFound, "no sitemap %s; start from /sitemap.xml", quoteClip(name))
 		}
+		offset := (n - 1) * sitemapMaxURLs
 		return s.streamXML(w, r, ix, "urlset", func(emit func(string) error) error {
 			return sec.each(s, ix, offset, sitemapMaxURLs, emit)
 		})
