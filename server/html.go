@@ -34,7 +34,13 @@ func (f footer) Snapshot() string { return f.SnapshotAt.UTC().Format(time.RFC333
 // SnapshotDay is the snapshot time for people.
 func (f footer) SnapshotDay() string { return f.SnapshotAt.UTC().Format("2 January 2006, 15:04 UTC") }
 
+// Loaded is false on the pages served while no index is loaded.
+func (f footer) Loaded() bool { return !f.SnapshotAt.IsZero() }
+
 func (f footer) text() string {
+	if !f.Loaded() {
+		return "No data snapshot is loaded yet. " + dataNotice
+	}
 	return "Data snapshot taken " + f.Snapshot() + " from " + f.Source + ". " + dataNotice
 }
 

@@ -178,7 +178,8 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFun
 	ix, release := s.acquire()
 	if ix == nil {
 		s.writePage(w, r, &Page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
-			Error: errNoIndex.Message}, footer{Source: "no snapshot loaded"}, md)
+			Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery},
+			footer{}, md)
 		return
 	}
 	defer release()

@@ -141,8 +141,8 @@ func TestNoIndexPages(t *testing.T) {
 	s := newEmptyServer(t)
 	for _, target := range []string{"/", "/search/?q=x", "/genres/", "/stations/" + demoStationID + "/index.md", "/data/stations.json", "/sitemap.xml", "/llms.txt", "/data/catalog.json"} {
 		rec := serve(s, http.MethodGet, target)
-		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
-			t.Errorf("%s: status %d", target, rec.Code)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || strings.Contains(rec.Body.String(), "0001-01-01") {
+			t.Errorf("%s: status %d: %.300s", target, rec.Code, rec.Body)
 		}
 	}
 }
