@@ -95,23 +95,16 @@ func isWebURL(s string) bool {
 // output: control characters become spaces and bidirectional formatting
 // characters are dropped, so a name can neither break a line-based format
 // nor reorder the text around it. Escaping is left to each renderer.
-func cleanText(s string) string {
-	if !strings.ContainsFunc(s, isUnsafeRune) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case isBidiControl(r):
-			return -1
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff':
-			return ' '
-		}
-		return r
-	}, s)
-}
+func cleanText(s string) string { return strings.Map(cleanRune, s) }
 
-func isUnsafeRune(r rune) bool {
-	return isBidiControl(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff'
+func cleanRune(r rune) rune {
+	switch {
+	case isBidiControl(r):
+		return -1
+	case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff':
+		return ' '
+	}
+	return r
 }
 
 // isBidiControl: the explicit directional marks, embeddings, overrides and

@@ -39,7 +39,7 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 		Heading: cleanText(st.Name),
 		Path:    strings.TrimPrefix(st.PageURL, s.base),
 		Blocks: []Block{
-			{Facts: stationFacts(&rec, &st)},
+			{Facts: stationFacts(s.base, &rec, &st)},
 			{Heading: "Listen", Notice: availabilityNotice, Links: []Link{internalLink("Listening page", st.ListenURL)}},
 			{Heading: "Data", Links: []Link{
 				internalLink("This station in the JSON API", s.base+"/api/stations/"+st.ID),
@@ -51,13 +51,13 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 
 // stationFacts lists the record's fields, each value linked to its
 // directory page where it has one.
-func stationFacts(r *format.Record, st *stationjson.Station) []Fact {
+func stationFacts(base string, r *format.Record, st *stationjson.Station) []Fact {
 	return []Fact{
 		{"Country", []Link{countryValue(r, st)}},
 		{"Location", []Link{facetValue(r.Location, st.LocationURL)}},
-		{"Languages", facetValues(r.Languages, st.LanguageURLs, stationjson.KindLanguages)},
+		{"Languages", facetValues(base, r.Languages, stationjson.KindLanguages)},
 		{"Language codes", textValues(st.LanguageCodes)},
-		{"Genres", facetValues(r.Genres, st.GenreURLs, stationjson.KindGenres)},
+		{"Genres", facetValues(base, r.Genres, stationjson.KindGenres)},
 		{"Bitrate", []Link{bitrateValue(st.BitrateKbps)}},
 		{"Official website", []Link{officialValue(st.OfficialURL)}},
 		{"Station id", []Link{textValue(st.ID)}},
@@ -82,22 +82,18 @@ func facetValue(label string, u *string) Link {
 	return internalLink(label, *u)
 }
 
-// facetValues pairs labels with their page URLs. stationjson skips labels
-// without a page, so the pairing is by key, not by position.
-func facetValues(labels, urls []string, kind string) []Link {
+// facetValues links each label to its directory page, built as
+// stationjson builds the station's language_urls and genre_urls.
+func facetValues(base string, labels []string, kind string) []Link {
 	if len(labels) == 0 {
 		return []Link{unknownValue("")}
 	}
-	out := make([]Link, 0, len(labels))
-	for _, l := range labels {
-		link := textValue(l)
-		for _, u := range urls {
-			if want, ok := stationjson.FacetURL("", kind, l); ok && strings.HasSuffix(u, want) {
-				link = internalLink(l, u)
-				break
-			}
+	out := make([]Link, len(labels))
+	for i, l := range labels {
+		out[i] = textValue(l)
+		if u, ok := stationjson.FacetURL(base, kind, l); ok {
+			out[i] = internalLink(l, u)
 		}
-		out = append(out, link)
 	}
 	return out
 }

@@ -156,7 +156,7 @@ func splitSegments(joined string) []string {
 	}
 	parts := strings.Split(joined, "/")
 	for i, p := range parts {
-		if u, err := pathUnescape(p); err == nil {
+		if u, err := url.PathUnescape(p); err == nil {
 			parts[i] = u
 		} else {
 			parts[i] = "\x00" // matches no key: the page is a 404
@@ -322,7 +322,7 @@ func (s *Server) styleSheet(w http.ResponseWriter, r *http.Request, _ httprouter
 	h.Set("Cache-Control", s.cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("ETag", `"css-`+etagVersion+`-`+strconv.Itoa(len(styleCSS))+`"`)
-	http.ServeContent(w, r, "style.css", zeroTime, bytesReader(styleCSS))
+	http.ServeContent(w, r, "style.css", zeroTime, bytes.NewReader(styleCSS))
 }
 
 // pageNumber reads the page parameter of a paged list: absent is page 1.
@@ -376,7 +376,3 @@ func errPageRange(n int) error {
 // zeroTime leaves Last-Modified out of http.ServeContent responses: the
 // ETag is the validator.
 var zeroTime time.Time
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
-
-func pathUnescape(s string) (string, error) { return url.PathUnescape(s) }
