@@ -50,7 +50,7 @@ func configFor(mode string) (config, error) {
 			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 16, wrkDur: 15 * time.Second, rounds: 2,
 			startRuns: 5, profileDur: 10 * time.Second,
 			ours: timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
-			peer: timing{Warm: true, Budget: 5 * time.Millisecond, MaxReps: 20},
+			peer: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
 		}, nil
 	case "smoke":
 		return config{

@@ -31,7 +31,7 @@ func (s *suite) peerResult(name string) *Peer {
 
 // atLeast and atMost build a target whose value must be >= or <= goal.
 func atLeast(name, goal, unit string, v, g float64) Target {
-	t := Target{Name: name, Goal: goal, Value: v, Held: v >= g, Measured: fmt.Sprintf("%.3g%s", v, unit)}
+	t := Target{Name: name, Goal: goal, Value: v, Held: v >= g, Measured: short(v) + unit}
 	if t.Held {
 		t.Margin = fmt.Sprintf("held with %.2fx to spare", v/g)
 	} else {
@@ -41,7 +41,7 @@ func atLeast(name, goal, unit string, v, g float64) Target {
 }
 
 func atMost(name, goal, unit string, v, g float64) Target {
-	t := Target{Name: name, Goal: goal, Value: v, Held: v <= g, Measured: fmt.Sprintf("%.3g%s", v, unit)}
+	t := Target{Name: name, Goal: goal, Value: v, Held: v <= g, Measured: short(v) + unit}
 	if t.Held {
 		t.Margin = fmt.Sprintf("held with %.2fx to spare", g/v)
 	} else {
@@ -359,4 +359,18 @@ func (s *suite) plots() map[string]string {
 	out["growth.svg"] = svg.Lines{Title: "Cost vs data size (log scale)", YLabel: "value in the unit of each series",
 		XLabels: labels, Series: []string{"median search us", "p99 search us", "build s", "index MB", "1st answer ms"}, Values: g, Log: true}.SVG()
 	return out
+}
+
+// short formats a measured value with three significant digits, without
+// exponents.
+func short(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
 }
