@@ -132,9 +132,13 @@ func profile(e *engines.Stationdex, qs []mix.Query, d time.Duration, path string
 	if err := f.Close(); err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", path).CombinedOutput()
+	flat, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", path).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
+		return "", fmt.Errorf("go tool pprof: %w\n%s", err, flat)
 	}
-	return string(out), nil
+	cum, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=40", path).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w\n%s", err, cum)
+	}
+	return string(flat) + "\n--- the same profile by cumulative time ---\n" + string(cum), nil
 }

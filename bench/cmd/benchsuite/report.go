@@ -320,7 +320,7 @@ func (s *suite) profileSection(w *strings.Builder) {
 			"wrk runs on the same 2 cores, so the profile covers only the server's share; sorted by cumulative time):\n\n```\n%s```\n\n", h.Profile)
 	}
 	if s.res.Profile != "" {
-		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`, first 25 rows):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
+		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`: 25 rows by flat time, then 40 by cumulative time):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
 	}
 }
 
