@@ -10,19 +10,18 @@ import (
 	"stationdex/indexer/format"
 )
 
-// IndexInfo describes the served snapshot. It is a plain struct rather than
-// format.Meta so that callers decide what is exposed; IndexInfoFromMeta
-// builds it from the index's meta document.
-type IndexInfo struct {
+// indexInfo is what the index series expose of a snapshot's meta document.
+type indexInfo struct {
 	SnapshotAt    time.Time
 	Source        string
 	FormatVersion int
 	Stations      int
 }
 
-// IndexInfoFromMeta describes an index of the current format version.
-func IndexInfoFromMeta(m format.Meta) IndexInfo {
-	return IndexInfo{
+// indexInfoFromMeta describes an index of the current format version: an
+// index of any other version cannot have been opened.
+func indexInfoFromMeta(m format.Meta) indexInfo {
+	return indexInfo{
 		SnapshotAt:    m.SnapshotAt,
 		Source:        m.Source,
 		FormatVersion: format.Version,
@@ -46,7 +45,7 @@ var (
 type indexCollector struct {
 	now     func() time.Time
 	mu      sync.Mutex
-	info    IndexInfo
+	info    indexInfo
 	present bool
 }
 
@@ -54,7 +53,7 @@ func newIndexCollector(now func() time.Time) *indexCollector {
 	return &indexCollector{now: now}
 }
 
-func (c *indexCollector) set(info IndexInfo) {
+func (c *indexCollector) set(info indexInfo) {
 	c.mu.Lock()
 	c.info, c.present = info, true
 	c.mu.Unlock()
@@ -62,11 +61,11 @@ func (c *indexCollector) set(info IndexInfo) {
 
 func (c *indexCollector) clear() {
 	c.mu.Lock()
-	c.info, c.present = IndexInfo{}, false
+	c.info, c.present = indexInfo{}, false
 	c.mu.Unlock()
 }
 
-func (c *indexCollector) current() (IndexInfo, bool) {
+func (c *indexCollector) current() (indexInfo, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.info, c.present
