@@ -246,6 +246,9 @@ func checkResponse(want expectation, method, target string, resp *http.Response,
 		strings.HasPrefix(string(body), strconv.Itoa(resp.StatusCode)+" "); byNetHTTP {
 		return fmt.Errorf("status %d from net/http, want it from the service: %.200q", resp.StatusCode, body)
 	}
+	if loc := resp.Header.Get("Location"); loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//")) {
+		return fmt.Errorf("status %d redirects to %q, not to a local path", resp.StatusCode, loc)
+	}
 	isAPI := target == "/api" || strings.HasPrefix(target, "/api/") || strings.HasPrefix(target, "/api?")
 	if want.byNetHTTP || !isAPI || method == http.MethodHead || resp.StatusCode < 400 {
 		return nil

@@ -44,6 +44,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // refusal is the reason r is refused, or nil when it may be routed.
 func refusal(r *http.Request) *Error {
 	switch {
+	case !strings.HasPrefix(r.URL.Path, "/"):
+		// An authority-form (CONNECT) or path-less absolute-form target:
+		// the router would redirect it to its own URL, another host's.
+		return errorf(CodeInvalidRequest, "the request target must be a path starting with /")
 	case len(r.RequestURI) > maxRequestURIBytes:
 		return errorf(CodeURITooLong, "the request target is %d bytes long; the maximum is %d", len(r.RequestURI), maxRequestURIBytes)
 	case hasDotSegment(r.URL.Path):
