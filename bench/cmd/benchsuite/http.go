@@ -238,3 +238,39 @@ func cpuSeconds(pid int) float64 {
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / 100 // USER_HZ is 100 on Linux
 }
+
+// httpPeer starts cmd/peerhttp with one peer on the base data and loads it
+// with the same wrk mix for one round.
+func (s *suite) httpPeer(name, data string) error {
+	h := s.res.HTTP
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	t0 := time.Now()
+	srv, err := s.startServer(s.bin("peerhttp"), "-engine", name, "-data", data, "-addr", addr, "-dir", freshDir(filepath.Join(s.work, "peers"), "http-"+name))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if _, err := waitFirst(srv, "http://"+addr+"/api/stations?q=radio&limit=20", t0, 5*time.Minute); err != nil {
+		return fmt.Errorf("peerhttp %s: %w\n%s", name, err, lastLines(srv.out.String(), 20))
+	}
+	p := PeerHTTP{Name: name, LoadSec: time.Since(t0).Seconds()}
+	cpu0 := cpuSeconds(srv.cmd.Process.Pid)
+	o, err := s.wrk("http://"+addr, filepath.Join(s.raw, "paths.txt"))
+	if err != nil {
+		return err
+	}
+	p.Wrk.add(o, 1)
+	p.Wrk.CPUUsPerReq = (cpuSeconds(srv.cmd.Process.Pid) - cpu0) * 1e6 / float64(o.Requests)
+	if p.Wrk.Errors > 0 {
+		return fmt.Errorf("wrk saw %d errors against the %s peer", p.Wrk.Errors, name)
+	}
+	p.VsCeil = p.Wrk.RPS / h.Ceiling.RPS
+	p.OursOver = h.Ours.RPS / p.Wrk.RPS
+	s.logf("  wrk %s peer: %.0f req/s, p50 %.0f us, p99 %.0f us", name, p.Wrk.RPS, p.Wrk.P50Us, p.Wrk.P99Us)
+	h.Peers = append(h.Peers, p)
+	return nil
+}

@@ -266,6 +266,7 @@ func (s *suite) buildBinaries() error {
 		{s.repo, "build", "-o", s.bin("stationdex"), "./cmd/stationdex"},
 		{s.benchDir, "build", "-o", s.bin("ceiling"), "./cmd/ceiling"},
 		{s.benchDir, "build", "-o", s.bin("gendata"), "./cmd/gendata"},
+		{s.benchDir, "build", "-o", s.bin("peerhttp"), "./cmd/peerhttp"},
 	}
 	for _, st := range steps {
 		cmd := exec.Command("go", st[1:]...)

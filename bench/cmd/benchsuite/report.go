@@ -231,6 +231,15 @@ func (s *suite) httpSection(w *strings.Builder) {
 	}
 	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** | %.2fx | %.2fx | **%.2fx** | %.2fx | %.2fx | |\n\n", h.ThroughputX, h.P50X,
 		h.Ours.P90Us/h.Ceiling.P90Us, h.P99X, h.Ours.P999Us/h.Ceiling.P999Us, h.Ours.CPUUsPerReq/h.Ceiling.CPUUsPerReq)
+	if len(h.Peers) > 0 {
+		w.WriteString("Peers behind the simplest Go HTTP front (`cmd/peerhttp`: parse the parameters, run the peer, encode the page " +
+			"with encoding/json; no validation, URLs, caching headers or metrics), one round each, same wrk settings and mix:\n\n")
+		w.WriteString("| peer over HTTP | requests/s | p50 us | p99 us | server CPU us/request | throughput vs ceiling | stationdex throughput / peer's |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, p := range h.Peers {
+			fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.3fx | %.2fx |\n", p.Name, p.Wrk.RPS, p.Wrk.P50Us, p.Wrk.P99Us, p.Wrk.CPUUsPerReq, p.VsCeil, p.OursOver)
+		}
+		w.WriteString("\n")
+	}
 	fmt.Fprintf(w, "Resident memory of `stationdex serve` after the load: %.1f MB (index file %.1f MB, memory-mapped).\n\n![HTTP vs ceiling](http.svg)\n",
 		h.ServingRSSMB, mb(s.res.Sizes[0].IndexBytes))
 }

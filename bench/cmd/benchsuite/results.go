@@ -112,6 +112,17 @@ type HTTP struct {
 	ServingRSSMB float64 `json:"stationdex_rss_after_load_mb"`
 	Checked      int     `json:"responses_checked"`
 	Profile      string  `json:"server_cpu_profile_top,omitempty"`
+	// Peers behind a bare Go HTTP front (cmd/peerhttp), one round each.
+	Peers []PeerHTTP `json:"peers,omitempty"`
+}
+
+// PeerHTTP is one peer under the same wrk load.
+type PeerHTTP struct {
+	Name     string  `json:"name"`
+	LoadSec  float64 `json:"load_s"`
+	Wrk      Wrk     `json:"wrk"`
+	VsCeil   float64 `json:"throughput_vs_ceiling"`
+	OursOver float64 `json:"stationdex_throughput_over_peer"`
 }
 
 // Wrk is one system under wrk, summed over rounds (latencies: the mean of

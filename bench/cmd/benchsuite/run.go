@@ -65,6 +65,11 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 				s.res.HTTP, err = s.httpStage(b.idx, qs, b.totals)
 				return err
 			})
+			if s.res.HTTP != nil && s.res.HTTP.Ceiling.RPS > 0 {
+				for _, name := range []string{"sqlite", "bleve"} {
+					s.stage("http: "+name+" peer under wrk", func() error { return s.httpPeer(name, b.data.Path) })
+				}
+			}
 			b.e.Close()
 		}
 	}

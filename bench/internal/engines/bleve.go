@@ -109,9 +109,29 @@ func NewBleve(dir string, recs []format.Record) (*Bleve, error) {
 func (e *Bleve) Name() string { return "bleve" }
 
 func (e *Bleve) Search(q mix.Query, ids bool) (int, []string, error) {
+	req, ok := e.request(q)
+	if !ok {
+		return 0, nil, nil
+	}
+	res, err := e.ix.Search(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("bleve search: %w", err)
+	}
+	var out []string
+	if ids {
+		for _, h := range res.Hits {
+			id, _ := h.Fields["id"].(string)
+			out = append(out, id)
+		}
+	}
+	return int(res.Total), out, nil
+}
+
+// request builds the Bleve search for q; false when q can match nothing.
+func (e *Bleve) request(q mix.Query) (*bleve.SearchRequest, bool) {
 	k := QueryKeysOf(q)
 	if q.Q != "" && len(k.Words) == 0 {
-		return 0, nil, nil
+		return nil, false
 	}
 	var conj []query.Query
 	for _, w := range k.Words {
@@ -144,18 +164,7 @@ func (e *Bleve) Search(q mix.Query, ids bool) (int, []string, error) {
 	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
 	req.SortBy([]string{"key", "_id"})
 	req.Fields = bleveFields
-	res, err := e.ix.Search(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("bleve search: %w", err)
-	}
-	var out []string
-	if ids {
-		for _, h := range res.Hits {
-			id, _ := h.Fields["id"].(string)
-			out = append(out, id)
-		}
-	}
-	return int(res.Total), out, nil
+	return req, true
 }
 
 func (e *Bleve) Close() error { return e.ix.Close() }
