@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 
 	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
+	"stationdex/indexer"
 )
 
 // timing says how hard to time one engine: each query runs once to warm up
@@ -110,6 +112,36 @@ func split(e *engines.Stationdex, qs []mix.Query) (bitmap, decode float64) {
 		d = append(d, float64(res.Timing.Decode.Nanoseconds())/1e3)
 	}
 	return median(b), median(d)
+}
+
+// buildProfile builds data into a scratch index in process under the CPU
+// profiler and returns the top of the profile by cumulative time.
+func buildProfile(data, scratch, path string) (string, error) {
+	in, err := os.Open(data)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return "", err
+	}
+	_, err = indexer.Build(context.Background(), scratch, indexer.Options{}, indexer.Input{Name: data, R: in})
+	pprof.StopCPUProfile()
+	f.Close()
+	os.Remove(scratch)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=40", path).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
+	}
+	return string(out), nil
 }
 
 // profile runs the mix in a loop for d under the CPU profiler and returns

@@ -328,6 +328,10 @@ func (s *suite) profileSection(w *strings.Builder) {
 		fmt.Fprintf(w, "CPU profile of `stationdex serve` under the wrk load (last round, through the admin listener's /debug/pprof; "+
 			"wrk runs on the same 2 cores, so the profile covers only the server's share; sorted by cumulative time):\n\n```\n%s```\n\n", h.Profile)
 	}
+	if s.res.BuildProfile != "" && len(s.res.Sizes) > 0 {
+		fmt.Fprintf(w, "CPU profile of the index build of the base set (%s), in process with indexer.Build, by cumulative time:\n\n```\n%s```\n\n",
+			s.res.Sizes[0].Label, s.res.BuildProfile)
+	}
 	if s.res.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`: 25 rows by flat time, then 40 by cumulative time):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
 	}

@@ -19,6 +19,8 @@ type Results struct {
 	Targets   []Target `json:"targets"`
 	Profile   string   `json:"cpu_profile_top,omitempty"`
 	ProfileAt string   `json:"cpu_profile_at,omitempty"`
+	// BuildProfile is the index build of the base set, in process.
+	BuildProfile string `json:"build_cpu_profile_top,omitempty"`
 	Notes     []string `json:"notes"`
 	Missing   []string `json:"missing,omitempty"`
 	Elapsed   float64  `json:"elapsed_s"`

@@ -104,6 +104,12 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 			}
 			return nil
 		})
+	if ok && isBase {
+		s.stage("build profile "+d.Label, func() (err error) {
+			s.res.BuildProfile, err = buildProfile(d.Path, filepath.Join(s.work, "index", "profile-scratch.db"), filepath.Join(s.raw, "build-"+d.Label+".prof"))
+			return err
+		})
+	}
 	if ok && largest {
 		s.stage("cpu profile "+d.Label, func() (err error) {
 			s.res.Profile, err = profile(e, qs, s.cfg.profileDur, filepath.Join(s.raw, "cpu-"+d.Label+".prof"))
