@@ -183,7 +183,7 @@ func (s *suite) startOurs(idx string, extra ...string) (*server, time.Duration, 
 		return nil, 0, err
 	}
 	srv.addr = addr
-	d, err := waitFirst(srv, "http://"+addr+"/api/stations?q=radio&limit=20", t0, 60*time.Second)
+	d, err := waitFirst(srv, "http://"+addr+"/api/stations?q=radio&limit=20", t0, 15*time.Minute)
 	if err != nil {
 		srv.stop()
 		return nil, 0, fmt.Errorf("stationdex serve: %w\n%s", err, lastLines(srv.out.String(), 20))
