@@ -211,9 +211,20 @@ func (ix *index) metaBucket(meta format.Meta) bucketWriter {
 	}}
 }
 
+// stationsBucket writes the records in record-number order, in blocks of
+// format.RecordsPerBlock.
 func (ix *index) stationsBucket() bucketWriter {
-	return bucketWriter{format.BucketStations, len(ix.order), func(n int) ([]byte, []byte, error) {
-		return format.RecordKey(uint32(n)), ix.recs[ix.order[n]], nil
+	n := len(ix.order)
+	blocks := (n + format.RecordsPerBlock - 1) / format.RecordsPerBlock
+	recs := make([][]byte, 0, format.RecordsPerBlock)
+	return bucketWriter{format.BucketStations, blocks, func(b int) ([]byte, []byte, error) {
+		recs = recs[:0]
+		for i := b * format.RecordsPerBlock; i < min(n, (b+1)*format.RecordsPerBlock); i++ {
+			recs = append(recs, ix.recs[ix.order[i]])
+		}
+		// A new buffer per block: bbolt keeps referring to a value until
+		// its transaction commits.
+		return format.BlockKey(uint32(b)), format.AppendBlock(nil, recs), nil
 	}}
 }
 

@@ -107,7 +107,11 @@ func stationNames(t *testing.T, db *bolt.DB, bucket []byte, key string) []string
 		}
 		for it := bm.Iterator(); it.HasNext(); {
 			var r format.Record
-			if err := format.DecodeRecord(tx.Bucket(format.BucketStations).Get(format.RecordKey(it.Next())), &r); err != nil {
+			v, err := recordAt(tx, it.Next())
+			if err != nil {
+				return err
+			}
+			if err := format.DecodeRecord(v, &r); err != nil {
 				return err
 			}
 			names = append(names, r.Name)
@@ -143,7 +147,7 @@ func checkIndex(t testing.TB, path string, stations int) {
 		if err := checkStations(tx); err != nil {
 			return err
 		}
-		for _, name := range format.AllBuckets[3:] {
+		for _, name := range format.PostingBuckets {
 			if err := checkBitmaps(tx.Bucket(name), uint32(stations)); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}
@@ -181,22 +185,32 @@ func checkStations(tx *bolt.Tx) error {
 	ids := tx.Bucket(format.BucketIDs)
 	var prev *format.Record
 	n := 0
-	err := tx.Bucket(format.BucketStations).ForEach(func(k, v []byte) error {
-		num, err := format.ParseRecordKey(k)
-		if err != nil || int(num) != n {
-			return fmt.Errorf("record key %x at position %d", k, n)
+	err := tx.Bucket(format.BucketStations).ForEach(func(k, block []byte) error {
+		b, err := format.ParseRecordKey(k)
+		if err != nil || int(b)*format.RecordsPerBlock != n {
+			return fmt.Errorf("block key %x at record %d", k, n)
 		}
-		r := new(format.Record)
-		if err := format.DecodeRecord(v, r); err != nil {
+		count, err := format.BlockLen(block)
+		if err != nil {
 			return err
 		}
-		if prev != nil && !nameLess(prev, r) {
-			return fmt.Errorf("record %d %q not after %q", n, r.Name, prev.Name)
+		for slot := range count {
+			v, err := format.BlockRecord(block, slot)
+			if err != nil {
+				return err
+			}
+			r := new(format.Record)
+			if err := format.DecodeRecord(v, r); err != nil {
+				return err
+			}
+			if prev != nil && !nameLess(prev, r) {
+				return fmt.Errorf("record %d %q not after %q", n, r.Name, prev.Name)
+			}
+			if got := ids.Get(r.ID[:]); !bytes.Equal(got, format.RecordKey(uint32(n))) {
+				return fmt.Errorf("ids[%s] = %x, want record %d", r.ID, got, n)
+			}
+			prev, n = r, n+1
 		}
-		if got := ids.Get(r.ID[:]); !bytes.Equal(got, k) {
-			return fmt.Errorf("ids[%s] = %x, want %x", r.ID, got, k)
-		}
-		prev, n = r, n+1
 		return nil
 	})
 	if err == nil && ids.Stats().KeyN != n {
@@ -339,4 +353,14 @@ func TestBuildFailureLeavesNothing(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("failed builds left %v", entries)
 	}
+}
+
+// recordAt finds the encoded record n through its block.
+func recordAt(tx *bolt.Tx, n uint32) ([]byte, error) {
+	b, slot := format.BlockOf(n)
+	block := tx.Bucket(format.BucketStations).Get(format.BlockKey(b))
+	if block == nil {
+		return nil, fmt.Errorf("record %d: block %d missing", n, b)
+	}
+	return format.BlockRecord(block, slot)
 }

@@ -182,13 +182,12 @@ func prefixRanges(tokens []string) []prefixRange {
 	return out
 }
 
-// encodeBitmap serialises a sorted posting list as a run-optimised roaring
-// bitmap in its portable format.
+// encodeBitmap serialises a sorted posting list as a roaring bitmap in its
+// portable format.
 func encodeBitmap(list []uint32) ([]byte, error) {
 	bm := roaring.New()
 	bm.AddMany(list)
-	bm.RunOptimize()
-	return bm.ToBytes()
+	return encode(bm)
 }
 
 // encodeUnion serialises the union of the posting lists of keys.
@@ -197,6 +196,34 @@ func encodeUnion(p postings, keys []string) ([]byte, error) {
 	for _, k := range keys {
 		bm.AddMany(p[k])
 	}
-	bm.RunOptimize()
+	return encode(bm)
+}
+
+// minMeanRun is the mean run length from which a posting list is stored
+// run-length encoded. Stations sharing a name are consecutive, so exact-name
+// lists are a few long runs; a country or language is scattered over the
+// name order, and run-encoding it (which roaring would choose whenever it is
+// smaller) yields containers of thousands of one-value runs that are slow to
+// combine at query time.
+const minMeanRun = 8
+
+func encode(bm *roaring.Bitmap) ([]byte, error) {
+	if card := bm.GetCardinality(); card > 0 && card/uint64(runs(bm)) >= minMeanRun {
+		bm.RunOptimize()
+	}
 	return bm.ToBytes()
+}
+
+// runs counts the maximal runs of consecutive values in bm.
+func runs(bm *roaring.Bitmap) int {
+	n, prev := 0, int64(-2)
+	it := bm.Iterator()
+	for it.HasNext() {
+		v := int64(it.Next())
+		if v != prev+1 {
+			n++
+		}
+		prev = v
+	}
+	return n
 }

@@ -32,13 +32,6 @@ type BucketCount struct {
 	Keys int
 }
 
-// bitmapBuckets hold posting lists, every value a serialised bitmap.
-var bitmapBuckets = [][]byte{
-	format.BucketNames, format.BucketNameTokens, format.BucketNamePrefix,
-	format.BucketAllTokens, format.BucketAllPrefix, format.BucketCountries,
-	format.BucketLangLabels, format.BucketLangCodes, format.BucketGenres, format.BucketLocations,
-}
-
 // Check verifies a whole index file, unlike Open, which checks only what
 // it can in constant time: every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every bitmap deserialises,
@@ -47,6 +40,12 @@ var bitmapBuckets = [][]byte{
 // document. Errors wrap format.ErrNotIndex, format.ErrVersion,
 // format.ErrCorrupt or the operating system's error.
 func Check(path string) (CheckReport, error) {
+	if _, err := fileSize(path); err != nil {
+		return CheckReport{}, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if err := verifyPages(path); err != nil { // pagecheck.go: before bbolt reads a page
+		return CheckReport{}, fmt.Errorf("check index %s: %w", path, err)
+	}
 	ix, err := Open(path)
 	if err != nil {
 		return CheckReport{}, err
@@ -116,39 +115,57 @@ func (a sortKey) less(b sortKey) bool {
 	return bytes.Compare(a.id[:], b.id[:]) < 0
 }
 
-// checkRecords decodes every record, in key order, and checks numbering,
+// checkRecords decodes every record, block by block, and checks numbering,
 // name order and the way back through the ids bucket.
 func (c *checker) checkRecords() error {
-	ids := c.tx.Bucket(format.BucketIDs)
 	var prev sortKey
 	var want uint32
 	cur := c.tx.Bucket(format.BucketStations).Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
-		n, err := format.ParseRecordKey(k)
+		b, err := format.ParseRecordKey(k)
 		if err != nil {
 			return err
 		}
-		if n != want {
-			return fmt.Errorf("%w: record number %d where %d was due", format.ErrCorrupt, n, want)
+		if first, _ := format.BlockOf(want); b != first || want%format.RecordsPerBlock != 0 {
+			return fmt.Errorf("%w: record block %d where block %d was due (after a short block?)", format.ErrCorrupt, b, first)
 		}
-		var r format.Record
-		if err := format.DecodeRecord(v, &r); err != nil {
-			return fmt.Errorf("record %d: %w", n, err)
+		n, err := format.BlockLen(v)
+		if err != nil {
+			return fmt.Errorf("block %d: %w", b, err)
 		}
-		if back := ids.Get(r.ID[:]); !bytes.Equal(back, k) {
-			return fmt.Errorf("%w: record %d (%s) has ids entry %x", format.ErrCorrupt, n, r.ID, back)
+		for slot := range n {
+			if err := c.checkRecord(v, slot, want, &prev); err != nil {
+				return err
+			}
+			want++
 		}
-		key := sortKey{name: fold.Key(r.Name), folded: fold.String(r.Name), id: r.ID}
-		if n > 0 && !prev.less(key) {
-			return fmt.Errorf("%w: record %d (%q) is not after record %d in name order", format.ErrCorrupt, n, r.Name, n-1)
-		}
-		prev = key
-		want++
 	}
 	c.rep.Records = int(want)
 	if want != c.stations {
 		return fmt.Errorf("%w: %d records, meta announces %d", format.ErrCorrupt, want, c.stations)
 	}
+	return nil
+}
+
+// checkRecord decodes record n from slot of its block and checks it comes
+// after prev in name order and is found again through its id.
+func (c *checker) checkRecord(block []byte, slot int, n uint32, prev *sortKey) error {
+	v, err := format.BlockRecord(block, slot)
+	if err != nil {
+		return fmt.Errorf("record %d: %w", n, err)
+	}
+	var r format.Record
+	if err := format.DecodeRecord(v, &r); err != nil {
+		return fmt.Errorf("record %d: %w", n, err)
+	}
+	if back := c.tx.Bucket(format.BucketIDs).Get(r.ID[:]); !bytes.Equal(back, format.RecordKey(n)) {
+		return fmt.Errorf("%w: record %d (%s) has ids entry %x", format.ErrCorrupt, n, r.ID, back)
+	}
+	key := sortKey{name: fold.Key(r.Name), folded: fold.String(r.Name), id: r.ID}
+	if n > 0 && !prev.less(key) {
+		return fmt.Errorf("%w: record %d (%q) is not after record %d in name order", format.ErrCorrupt, n, r.Name, n-1)
+	}
+	*prev = key
 	return nil
 }
 
@@ -167,7 +184,7 @@ func (c *checker) checkIDs() error {
 }
 
 func (c *checker) checkBitmaps() error {
-	for _, name := range bitmapBuckets {
+	for _, name := range format.PostingBuckets {
 		err := c.tx.Bucket(name).ForEach(func(k, v []byte) error {
 			if err := c.checkBitmap(v); err != nil {
 				return fmt.Errorf("%w: bucket %s, key %q: %v", format.ErrCorrupt, name, k, err)

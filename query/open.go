@@ -145,18 +145,22 @@ func readMeta(tx *bolt.Tx) (format.Meta, error) {
 // verifyRecordRange checks that the last record number is Stations-1: the
 // query without words or filters pages over 0..Stations-1 arithmetically.
 func verifyRecordRange(tx *bolt.Tx, stations int) error {
-	k, _ := tx.Bucket(format.BucketStations).Cursor().Last()
+	k, v := tx.Bucket(format.BucketStations).Cursor().Last()
 	if k == nil {
 		if stations == 0 {
 			return nil
 		}
 		return fmt.Errorf("%w: meta announces %d stations, the stations bucket is empty", format.ErrCorrupt, stations)
 	}
-	last, err := format.ParseRecordKey(k)
+	block, err := format.ParseRecordKey(k)
 	if err != nil {
 		return err
 	}
-	if int64(last) != int64(stations)-1 {
+	n, err := format.BlockLen(v)
+	if err != nil {
+		return err
+	}
+	if last := int64(block)*format.RecordsPerBlock + int64(n) - 1; last != int64(stations)-1 {
 		return fmt.Errorf("%w: meta announces %d stations, last record number is %d", format.ErrCorrupt, stations, last)
 	}
 	return nil

@@ -2,11 +2,13 @@ package query
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,7 +128,7 @@ func TestOpenErrors(t *testing.T) {
 		{"foreign bbolt file", foreignBolt, format.ErrNotIndex},
 		{"truncated to a tenth", func(t *testing.T) string { return truncated(t, 0.1) }, nil},
 		{"truncated to half", func(t *testing.T) string { return truncated(t, 0.5) }, nil},
-		{"wrong version", func(t *testing.T) string { return damaged(t, put("meta", "version", "2")) }, format.ErrVersion},
+		{"wrong version", func(t *testing.T) string { return damaged(t, put("meta", "version", strconv.Itoa(format.Version+1))) }, format.ErrVersion},
 		{"garbled version", func(t *testing.T) string { return damaged(t, put("meta", "version", "x")) }, format.ErrCorrupt},
 		{"bad meta document", func(t *testing.T) string { return damaged(t, put("meta", "meta", "{")) }, format.ErrCorrupt},
 		{"missing bucket", func(t *testing.T) string {
@@ -170,7 +172,8 @@ func TestOpenVersionErrorNamesBothVersions(t *testing.T) {
 	if !errors.As(err, &ve) || ve.File != 7 || ve.Supported != format.Version {
 		t.Fatalf("err %v, want a VersionError 7 vs %d", err, format.Version)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "7") || !strings.Contains(msg, "version 1") {
+	want := fmt.Sprintf("version %d", format.Version)
+	if msg := err.Error(); !strings.Contains(msg, "version 7") || !strings.Contains(msg, want) {
 		t.Errorf("message %q does not name both versions", msg)
 	}
 }

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -150,28 +149,7 @@ func (s *search) collect(t set, skip, limit int) {
 
 // decodePage decodes the collected records; they own their memory.
 func (s *search) decodePage() ([]format.Record, error) {
-	out := make([]format.Record, len(s.w.recs))
-	stations := s.tx.Bucket(format.BucketStations)
-	for i, n := range s.w.recs {
-		binary.BigEndian.PutUint32(s.w.recKey[:], n)
-		if err := decodeRecordAt(stations, s.w.recKey[:], n, &out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func decodeRecord(stations *bolt.Bucket, n uint32, r *format.Record) error {
-	return decodeRecordAt(stations, format.RecordKey(n), n, r)
-}
-
-func decodeRecordAt(stations *bolt.Bucket, key []byte, n uint32, r *format.Record) error {
-	v := stations.Get(key)
-	if v == nil {
-		return fmt.Errorf("%w: record %d missing", format.ErrCorrupt, n)
-	}
-	if err := format.DecodeRecord(v, r); err != nil {
-		return fmt.Errorf("record %d: %w", n, err)
-	}
-	return nil
+	out, raw, err := decodeRecords(s.tx, s.w.recs, s.w.raw)
+	s.w.raw = raw
+	return out, err
 }

@@ -33,8 +33,8 @@ type workspace struct {
 	usedDense int
 	words     []string
 	key       []byte
-	recKey    [4]byte
 	recs      []uint32
+	raw       [][]byte // the page's encoded records, during decoding only
 	tiers     []set
 	it        roaring.IntIterator
 }

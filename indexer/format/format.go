@@ -16,15 +16,18 @@
 // Because posting lists are sets of record numbers, iterating any posting list
 // or any intersection of them yields stations already in alphabetical order,
 // and the n-th result of a query is a Select on a bitmap. The "stations"
-// bucket, keyed by record number, therefore also is the presorted name order.
+// bucket, records in record-number order, therefore also is the presorted
+// name order. It holds them in blocks of RecordsPerBlock consecutive records
+// (layout in block.go), so a page costs a lookup per block, not per station.
 //
 // Buckets (all keys compare bytewise, as bbolt does):
 //
 //	meta        "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("1")
+//	            "version"  -> Version, decimal ASCII ("2")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
-//	stations    RecordKey(n)  -> record encoded with EncodeRecord
+//	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
+//	                             onward, each encoded with AppendRecord
 //	ids         16-byte UUID  -> RecordKey(n)
 //	names       name key      -> bitmap: stations whose name key equals it
 //	                             (the exact-name relevance tier)
@@ -64,7 +67,9 @@
 //
 // # Version history
 //
-//	1  first format: the buckets above, record codec v1.
+//	1  one stations key per record (RecordKey(n) -> record), no files bucket.
+//	2  records in blocks of RecordsPerBlock under BlockKey; files bucket with
+//	   the precomputed data dumps. Record codec unchanged.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -84,7 +89,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 1
+const Version = 2
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -118,6 +123,13 @@ var (
 var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
+	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+	BucketFiles,
+}
+
+// PostingBuckets are the buckets whose every value is a serialised bitmap.
+var PostingBuckets = [][]byte{
+	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 }
 

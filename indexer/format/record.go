@@ -101,12 +101,22 @@ func appendString(dst []byte, s string) []byte {
 // bbolt value that dies with its transaction. Malformed input returns an
 // error wrapping ErrCorrupt, never a panic.
 func DecodeRecord(buf []byte, r *Record) error {
-	if len(buf) < len(r.ID) {
-		return fmt.Errorf("%w: record of %d bytes", ErrCorrupt, len(buf))
-	}
 	owned := make([]byte, len(buf))
 	copy(owned, buf)
-	d := decoder{buf: owned[len(r.ID):]}
+	_, err := DecodeOwned(owned, r, nil)
+	return err
+}
+
+// DecodeOwned decodes a record from owned, memory that the caller hands over
+// for good: the strings of r point into it, so it must never be written
+// again. The lists of r are carved out of spare, whose remainder is returned
+// for the next record; a page of records thus costs one allocation for all
+// their bytes and about one for all their lists.
+func DecodeOwned(owned []byte, r *Record, spare []string) ([]string, error) {
+	if len(owned) < len(r.ID) {
+		return spare, fmt.Errorf("%w: record of %d bytes", ErrCorrupt, len(owned))
+	}
+	d := decoder{buf: owned[len(r.ID):], spare: spare}
 	copy(r.ID[:], owned)
 	bitrate := d.uvarint()
 	if bitrate > 1<<32-1 {
@@ -122,14 +132,15 @@ func DecodeRecord(buf []byte, r *Record) error {
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail("trailing bytes")
 	}
-	return d.err
+	return d.spare, d.err
 }
 
 // decoder reads from an owned buffer; after the first error every read
 // returns a zero value and the error sticks.
 type decoder struct {
-	buf []byte
-	err error
+	buf   []byte
+	spare []string // backing for lists
+	err   error
 }
 
 func (d *decoder) fail(what string) {
@@ -172,9 +183,27 @@ func (d *decoder) list() []string {
 		d.fail("list count out of range")
 		return []string{}
 	}
-	l := make([]string, n)
+	l := d.carve(int(n))
 	for i := range l {
 		l[i] = d.string()
 	}
+	return l
+}
+
+// spareBatch is the size of a fresh list backing: enough for the lists of
+// a few typical records.
+const spareBatch = 64
+
+// carve takes n strings from the spare backing, replacing the backing when
+// it runs short (lists already handed out keep the old one alive).
+func (d *decoder) carve(n int) []string {
+	if n == 0 {
+		return []string{}
+	}
+	if len(d.spare) < n {
+		d.spare = make([]string, max(n, spareBatch))
+	}
+	l := d.spare[:n:n]
+	d.spare = d.spare[n:]
 	return l
 }
