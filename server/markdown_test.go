@@ -1,0 +1,63 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	gmtext "github.com/yuin/goldmark/text"
+)
+
+// FuzzMarkdownText: whatever a station is called, mdText makes it literal
+// text. Rendered as a heading and as a list item, the parsed document has
+// exactly that one block, holding only text (no link, autolink, image,
+// emphasis, code span or raw HTML), and the text is the cleaned name.
+func FuzzMarkdownText(f *testing.F) {
+	for _, s := range []string{
+		"<script>alert('x')</script> Markup Radio", "[Click me](https://evil.example) *bold* _radio_ | table |",
+		"Bidi \u202eoidar\u202c Radio", "Line\r\nBreak", "http://www.url-as-name.example.com", "a@b.example",
+		"1. FM", "# heading", "`code`", "&amp; &#82;", "***", "---", "> quote", "![img](x.png)", "\\", "~~gone~~",
+		"<https://x.example>", "[x]: https://x.example", "| a | b |", "=====",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Join(strings.Fields(cleanText(s)), " ")
+		for _, prefix := range []string{"# ", "- ", "## x "} {
+			src := []byte(prefix + mdText(s) + "\n")
+			root := markdownParser.Parser().Parse(gmtext.NewReader(src))
+			var got strings.Builder
+			blocks := 0
+			ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if !entering {
+					return ast.WalkContinue, nil
+				}
+				switch n := n.(type) {
+				case *ast.Document, *ast.Paragraph, *ast.TextBlock:
+				case *ast.Heading, *ast.List, *ast.ListItem:
+					blocks++
+				case *ast.Text:
+					got.Write(n.Segment.Value(src))
+					if n.SoftLineBreak() || n.HardLineBreak() {
+						t.Errorf("%q: line break in %q", s, src)
+					}
+				case *ast.String:
+					got.Write(n.Value)
+				default:
+					t.Errorf("%q renders a %s node: %q", s, n.Kind(), src)
+				}
+				return ast.WalkContinue, nil
+			})
+			if blocks > 2 {
+				t.Errorf("%q: %d blocks in %q", s, blocks, src)
+			}
+			text := mdUnescape(got.String())
+			if prefix == "## x " {
+				text = strings.TrimPrefix(strings.TrimSpace(text), "x")
+			}
+			if strings.TrimSpace(text) != strings.TrimSpace(want) {
+				t.Errorf("%q: text %q, want %q (source %q)", s, text, want, src)
+			}
+		}
+	})
+}
