@@ -1,0 +1,93 @@
+package query
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// FuzzOpen damages a sound index file (byte edits anywhere, truncation) and
+// checks it: Check must return an error or pass, never panic, fault or
+// corrupt memory (a stray pointer into the Go heap is fatal at the next
+// garbage collection, so the fuzzer sees it as a crash). An index that
+// passes Check is what the server opens: Open must then succeed and
+// searches, reads and directory calls must not fail. Open alone trusts its
+// file (it checks in constant time), so a file Check refused is not opened.
+//
+// edits is read as 4-byte groups: a 3-byte big-endian offset (modulo the
+// file size) and a byte XORed into the file there. cut, when non-zero,
+// truncates the file to cut modulo its size.
+func FuzzOpen(f *testing.F) {
+	small(f)
+	sound, err := os.ReadFile(smallPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{}, uint32(0))
+	f.Add([]byte{}, uint32(len(sound)/2))
+	f.Add([]byte{}, uint32(4096))
+	f.Add([]byte{0, 0, 0, 0xff}, uint32(0))       // first meta page
+	f.Add([]byte{0, 0x10, 0x10, 0x01}, uint32(0)) // second meta page
+	f.Add([]byte{0, 0x20, 0x00, 0x80}, uint32(0)) // a page header
+	f.Add([]byte{0, 0x30, 0x40, 0x55, 0, 0x50, 0x80, 0xaa}, uint32(0))
+	f.Fuzz(func(t *testing.T, edits []byte, cut uint32) {
+		defer time.AfterFunc(openHangLimit, func() {
+			panic(fmt.Sprintf("Open/Check hangs on edits %x, cut %d", edits, cut)) // kills the worker: the fuzzer keeps the input
+		}).Stop()
+		path := filepath.Join(t.TempDir(), "damaged.idx")
+		if err := os.WriteFile(path, damage(sound, edits, cut), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(path); err != nil {
+			return // refused: the server never opens a file Check refused
+		}
+		ix, err := Open(path)
+		if err != nil {
+			t.Fatalf("Check passed, Open failed: %v", err)
+		}
+		defer ix.Close()
+		useAll(t, ix)
+	})
+}
+
+// openHangLimit: opening and checking the small index takes milliseconds;
+// a damaged file that takes this long has sent a reader into a loop.
+const openHangLimit = 10 * time.Second
+
+// damage returns a copy of sound with edits applied and cut off at cut.
+func damage(sound, edits []byte, cut uint32) []byte {
+	d := append([]byte(nil), sound...)
+	for ; len(edits) >= 4; edits = edits[4:] {
+		off := int(binary.BigEndian.Uint32(append([]byte{0}, edits[:3]...))) % len(d)
+		d[off] ^= edits[3]
+	}
+	if cut != 0 {
+		d = d[:int(cut)%len(d)]
+	}
+	return d
+}
+
+// useAll runs every kind of read on an index that passed Check; each must
+// succeed.
+func useAll(t *testing.T, ix *Index) {
+	t.Helper()
+	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Country: "de", Limit: 5}, {Genre: "pop", Language: "en", Limit: 5}} {
+		res, err := ix.Search(q)
+		if err != nil {
+			t.Fatalf("Check passed, Search(%+v): %v", q, err)
+		}
+		for _, st := range res.Stations {
+			if _, err := ix.Station(st.ID); err != nil {
+				t.Fatalf("Check passed, Station(%s): %v", st.ID, err)
+			}
+		}
+	}
+	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
+		if _, _, err := ix.FacetValues(facet, 0, 10); err != nil {
+			t.Fatalf("Check passed, FacetValues(%d): %v", facet, err)
+		}
+	}
+}
