@@ -14,7 +14,10 @@
 // File map: server.go (wiring, routing, instrumentation), api*.go (the two
 // operations, envelopes, caching), params.go (search parameters),
 // errors.go (error codes and their statuses), cors.go, station.go (the
-// Station JSON) and station_urls.go (the service's own URLs).
+// Station JSON, from package stationjson with the service's own URLs);
+// the public pages and files beside the API: page*.go, html.go and
+// markdown.go (HTML pages and their Markdown twins), openapi*, wellknown.go,
+// dump.go, catalog.go, sitemap.go and llms.go.
 package server
 
 import (
