@@ -42,6 +42,9 @@ type hostileNodeConfig struct {
 	timeouts    server.Timeouts
 	maxInFlight int
 	noIndex     bool
+	// wrap, when set, wraps the public handler (to give requests a
+	// service time in the overload test).
+	wrap func(http.Handler) http.Handler
 }
 
 // startHostileNode serves the demo index on loopback until the test ends.
@@ -62,8 +65,12 @@ func startHostileNode(t testing.TB, cfg hostileNodeConfig) *hostileNode {
 	log := slog.New(slog.DiscardHandler)
 	base, _ := url.Parse("http://" + hostileHost)
 	api := server.New(server.Config{BaseURL: base, Logger: log}, holder)
+	h := api.Handler()
+	if cfg.wrap != nil {
+		h = cfg.wrap(h)
+	}
 	n := server.NewNode(server.NodeConfig{
-		Addr: "127.0.0.1:0", Handler: api.Handler(), Source: holder,
+		Addr: "127.0.0.1:0", Handler: h, Source: holder,
 		MaxInFlight: cfg.maxInFlight, DrainTimeout: 5 * time.Second,
 		Timeouts: cfg.timeouts, Logger: log,
 	})
