@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -87,6 +88,7 @@ func TestRealSitemapsResolve(t *testing.T) {
 			checkHTMLPage(t, rec, testBase, ext)
 		}
 	}
+	checkEveryStationURLListed(t, s, urls)
 	ids := allStationIDs(t, ix)
 	for range 300 {
 		id := ids[rng.IntN(len(ids))]
@@ -118,4 +120,29 @@ func TestRealPagesAndFiles(t *testing.T) {
 	fetchOK(t, s, "/.well-known/radio-directory.json")
 	fetchOK(t, s, "/openapi.json")
 	checkDumps(t, ix, testBase)
+}
+
+// checkEveryStationURLListed: every URL field of every station (read from
+// the NDJSON dump) is a page the sitemaps list, and every one of those
+// answered 200 above; the listening page is the station page's listen/.
+func checkEveryStationURLListed(t *testing.T, s *Server, sitemap []string) {
+	listed := make(map[string]bool, len(sitemap))
+	for _, u := range sitemap {
+		listed[u] = true
+	}
+	dump := fetchOK(t, s, "/data/stations.ndjson", "Accept-Encoding", "gzip")
+	err := eachDumpedStation(bytes.NewReader(dump.Body.Bytes()), func(st *Station) error {
+		if st.ListenURL != st.PageURL+"listen/" {
+			t.Errorf("%s: listen_url %q", st.ID, st.ListenURL)
+		}
+		for _, u := range stationURLs(st) {
+			if u != st.ListenURL && !listed[u] {
+				t.Errorf("%s: %s is in no sitemap", st.ID, u)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
