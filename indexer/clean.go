@@ -302,13 +302,17 @@ func appendFacet(out []string, seen map[string]bool, label string, max int) []st
 	return append(out, label)
 }
 
-// languageCodes lists the ISO 639 codes of a station: the valid codes of the
-// languagecodes field first, canonicalised ("DE" -> "de", "eng" -> "en",
-// "in" -> "id"), then the codes of the cleaned language labels that resolve
-// to one. Both sources are used, not the second only when the first is
-// empty, because the data has 1,319 records where they disagree ("english,
+// languageCodes lists the ISO 639 codes of a station: the codes of the
+// cleaned language labels that resolve to one, then the valid codes of the
+// languagecodes field, canonicalised ("DE" -> "de", "eng" -> "en",
+// "in" -> "id"). Both sources are used, not the field only when it is set,
+// because the data has 1,319 records where they disagree ("english,
 // german" with code "en"), and a `language=de` filter should still find the
 // station that says "german".
+//
+// The label codes come first and always fit (there are at most
+// MaxLanguages labels): the query engine relies on every station filed
+// under a label that resolves to a code being filed under that code too.
 func languageCodes(field string, labels []string) []string {
 	var out []string
 	seen := make(map[string]bool)
@@ -318,14 +322,14 @@ func languageCodes(field string, labels []string) []string {
 			out = append(out, code)
 		}
 	}
+	for _, label := range labels {
+		add(canonicalCode(label))
+	}
 	for _, part := range strings.Split(field, ",") {
 		part = strings.ToLower(strings.TrimSpace(part))
 		if isCodeShaped(part) {
 			add(canonicalCode(part))
 		}
-	}
-	for _, label := range labels {
-		add(canonicalCode(label))
 	}
 	return nonNil(out)
 }

@@ -50,11 +50,11 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 	if v := s.tx.Bucket(ns.prefix).Get(key); v != nil {
 		return s.w.view(v)
 	}
-	acc := s.w.scratch()
+	views := s.w.views[:0]
+	defer func() { clear(views); s.w.views = views[:0] }()
 	c := s.tx.Bucket(ns.tokens).Cursor()
-	n := 0
 	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-		if n++; n > format.PrefixFanout {
+		if len(views) == format.PrefixFanout {
 			return set{}, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
 				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
 		}
@@ -62,9 +62,9 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 		if err != nil {
 			return set{}, fmt.Errorf("token %q: %w", k, err)
 		}
-		acc = s.w.or(acc, tok)
+		views = append(views, tok.bm)
 	}
-	return acc, nil
+	return s.w.union(views), nil
 }
 
 // allWords is the intersection of the word sets of every word in ns. It
@@ -127,21 +127,16 @@ func (s *search) country(code string) (set, error) {
 }
 
 // language accepts an exact source label or anything iso.LanguageCode
-// resolves (codes of every ISO 639 part, English and native names).
+// resolves (codes of every ISO 639 part, English and native names): the
+// stations with that label, united with those filed under its code. When v
+// resolves to a code, its label's stations are already filed under that
+// code (the indexer files every label under the code it resolves to), so
+// the code's list alone is the union.
 func (s *search) language(v string) (set, error) {
-	labels, err := s.get(format.BucketLangLabels, s.keyOf(format.FacetKey(v)))
-	if err != nil {
-		return set{}, err
+	if code, ok := iso.LanguageCode(v); ok {
+		return s.get(format.BucketLangCodes, s.keyOf(code))
 	}
-	code, ok := iso.LanguageCode(v)
-	if !ok {
-		return labels, nil
-	}
-	codes, err := s.get(format.BucketLangCodes, s.keyOf(code))
-	if err != nil {
-		return set{}, err
-	}
-	return s.w.or(labels, codes), nil
+	return s.get(format.BucketLangLabels, s.keyOf(format.FacetKey(v)))
 }
 
 func (s *search) genre(v string) (set, error) {

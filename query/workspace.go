@@ -35,6 +35,7 @@ type workspace struct {
 	key       []byte
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
+	views     []*roaring.Bitmap
 	tiers     []set
 	it        roaring.IntIterator
 }
@@ -152,6 +153,20 @@ func (w *workspace) or(a, b set) set {
 	dst := w.own(a)
 	dst.bm.Or(b.bm)
 	return dst
+}
+
+// union is the union of the bitmaps, computed in one lazy pass (roaring's
+// FastOr accumulates in bitmap containers and repairs cardinalities once),
+// where pairwise in-place unions of array containers would merge sorted
+// arrays again at every step.
+func (w *workspace) union(bms []*roaring.Bitmap) set {
+	switch len(bms) {
+	case 0:
+		return w.scratch()
+	case 1:
+		return set{bm: bms[0]}
+	}
+	return set{bm: roaring.FastOr(bms...), owned: true}
 }
 
 // andNot returns a − b; a is consumed.

@@ -98,7 +98,7 @@ const SchemaVersion = "1.0"
 
 // PrefixFanout bounds the number of token bitmaps a reader unions for one
 // query word; see the package comment.
-const PrefixFanout = 16
+const PrefixFanout = 8
 
 // Bucket names. Both sides use these and nothing else.
 var (
