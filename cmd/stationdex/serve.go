@@ -28,7 +28,7 @@ type serveFlags struct {
 	maxInFlight                  int
 	drainTimeout, watch          time.Duration
 	logFormat, logLevel          string
-	accessLog                    bool
+	accessLog, allowUnready      bool
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -45,6 +45,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&f.accessLog, "access-log", false, "log every public request")
+	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -118,8 +119,14 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	defer cleanup()
 	ix, err := server.OpenChecked(path)
-	if err != nil {
+	if err != nil && !f.allowUnready {
 		return err
+	}
+	var meta format.Meta // zero while unready
+	if ix == nil {
+		log.Error("index not loaded: answering 503 until a reload succeeds (-allow-unready)", "path", path, "err", err)
+	} else {
+		meta = ix.Meta()
 	}
 	holder := query.NewHolder(ix)
 	defer holder.Close()
@@ -128,7 +135,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	m.SetIndex(ix.Meta())
+	if ix != nil {
+		m.SetIndex(meta)
+	}
 	m.SetInFlightLimit(f.maxInFlight)
 	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
 	node := server.NewNode(server.NodeConfig{
@@ -140,7 +149,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	if err := node.Listen(); err != nil {
 		return err
 	}
-	logStartup(log, f, node, baseURL, path, ix.Meta())
+	logStartup(log, f, node, baseURL, path, meta)
 	startReloading(ctx, f, server.NewReloader(path, holder, m, log), log)
 	return node.Serve(ctx)
 }

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/demo"
+)
+
+// Start-up faults, run as a child process like an operator would see
+// them (TestHelperStationdex in serve_test.go is the command).
+
+// badIndexes are the files a node must refuse to start on, with a word
+// the refusal must say.
+func badIndexes(t *testing.T) map[string]struct{ path, says string } {
+	dir := t.TempDir()
+	good, err := os.ReadFile(buildTestIndex(t, dir, "good.db", demo.SnapshotAt, demo.NDJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zeroed := bytes.Clone(good)
+	clear(zeroed[len(zeroed)/3 : 2*len(zeroed)/3])
+	return map[string]struct{ path, says string }{
+		"missing":       {filepath.Join(dir, "nope.db"), "no such file"},
+		"directory":     {dir, "not a stationdex index"},
+		"empty":         {write("empty.db", nil), "not a stationdex index"},
+		"text":          {write("text.db", []byte(strings.Repeat("not an index\n", 200))), "not a stationdex index"},
+		"truncated":     {write("truncated.db", good[:len(good)/2]), "corrupt index"},
+		"zeroed middle": {write("zeroed.db", zeroed), "corrupt index"},
+		"foreign bbolt": {foreignBoltFile(t, filepath.Join(dir, "foreign.db")), "not a stationdex index"},
+	}
+}
+
+func foreignBoltFile(t *testing.T, path string) string {
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket([]byte("someone-else"))
+		return err
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestStartupRefusesBadIndex: serve on a missing, damaged or foreign file
+// exits 1 at once with a log line naming the file and what is wrong, and
+// check agrees.
+func TestStartupRefusesBadIndex(t *testing.T) {
+	for name, bad := range badIndexes(t) {
+		t.Run(name, func(t *testing.T) {
+			code, out := runChild(t, "serve", "-index", bad.path, "-addr", "127.0.0.1:0", "-log-format", "json")
+			if code != 1 {
+				t.Fatalf("serve exit code %d, want 1\n%s", code, out)
+			}
+			failed := logLine(out, "serve failed")
+			if failed == nil {
+				t.Fatalf("no \"serve failed\" log line:\n%s", out)
+			}
+			if msg, _ := failed["err"].(string); !strings.Contains(msg, bad.path) || !strings.Contains(msg, bad.says) {
+				t.Errorf("serve failed with %q; want it to name %s and say %q", msg, bad.path, bad.says)
+			}
+			if logLine(out, "serving") != nil {
+				t.Error("the node started serving")
+			}
+			if code, out := runChild(t, "check", bad.path); code == 0 || !strings.Contains(out, bad.says) {
+				t.Errorf("check: exit %d, output %q; want non-zero saying %q", code, out, bad.says)
+			}
+		})
+	}
+}
+
+// runChild runs the command in a child process to its end (within a
+// minute) and returns its exit code and standard error.
+func runChild(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, _ := json.Marshal(args)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperStationdex$")
+	cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	var stderr bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &stderr, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	}
+	t.Fatalf("run %v: %v", args, err)
+	return 0, ""
+}
+
+// logLine finds the first JSON log line with message msg.
+func logLine(out, msg string) map[string]any {
+	for line := range strings.SplitSeq(out, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
+			return m
+		}
+	}
+	return nil
+}
+
+// TestAllowUnready: told to start anyway on a damaged file, the node
+// serves 503 with a JSON body and Retry-After, /readyz says not ready, and
+// the first good file published is swapped in by -watch.
+func TestAllowUnready(t *testing.T) {
+	dir := t.TempDir()
+	good := buildTestIndex(t, dir, "good.db", demo.SnapshotAt, demo.NDJSON)
+	live := filepath.Join(dir, "live.db")
+	if err := os.WriteFile(live, []byte("not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startChild(t, "serve", "-index", live, "-allow-unready", "-watch", "50ms",
+		"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json")
+	resp, err := http.Get(p.base + "/api/stations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var e struct{ Error, Message string }
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		json.Unmarshal(body, &e) != nil || e.Error != "unavailable" {
+		t.Fatalf("API while unready: %d Retry-After=%q %s; want 503 with a JSON error", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if code := statusOf(t, p.admin+"/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz while unready: %d, want 503", code)
+	}
+	copyOver(t, good, live)
+	p.waitLog(t, "snapshot swapped")
+	if code := statusOf(t, p.base+"/api/stations?limit=1"); code != http.StatusOK {
+		t.Fatalf("API after the swap: %d, want 200", code)
+	}
+	if code := statusOf(t, p.admin+"/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz after the swap: %d, want 200", code)
+	}
+	p.stop(t)
+}
+
+func statusOf(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// child is a running `stationdex serve` whose every JSON log line is
+// kept, so that a chatty access log never blocks it on a full pipe.
+type child struct {
+	cmd         *exec.Cmd
+	mu          sync.Mutex
+	lines       []map[string]any
+	done        chan error
+	base, admin string
+}
+
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperStationdex$"), done: make(chan error, 1)}
+	c.cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	stderr, err := c.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go c.collect(stderr)
+	go func() { c.done <- c.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	})
+	start := c.waitLog(t, "serving")
+	c.base = "http://" + start["addr"].(string)
+	c.admin, _ = start["admin_addr"].(string)
+	c.admin = "http://" + c.admin
+	return c
+}
+
+func (c *child) collect(r io.Reader) {
+	s := bufio.NewScanner(r)
+	s.Buffer(nil, 1<<20)
+	for s.Scan() {
+		var line map[string]any
+		if json.Unmarshal(s.Bytes(), &line) == nil {
+			c.mu.Lock()
+			c.lines = append(c.lines, line)
+			c.mu.Unlock()
+		}
+	}
+}
+
+// waitLog waits up to 20s for a log line with message msg.
+func (c *child) waitLog(t *testing.T, msg string) map[string]any {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if l := c.find(msg); l != nil {
+			return l
+		}
+	}
+	t.Fatalf("no %q log line within 20s", msg)
+	return nil
+}
+
+func (c *child) find(msg string) map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range c.lines {
+		if l["msg"] == msg {
+			return l
+		}
+	}
+	return nil
+}
+
+// stop sends SIGTERM and wants exit status 0 within 30s.
+func (c *child) stop(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-c.done:
+		c.done <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v, want exit status 0", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("still running 30s after SIGTERM")
+	}
+}
