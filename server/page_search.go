@@ -34,7 +34,7 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, len(res.Stations))
+	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	p.Query = params.canonicalQuery()
 	p.Blocks = []Block{
 		{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)},
