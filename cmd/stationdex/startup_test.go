@@ -202,8 +202,10 @@ func startChild(t *testing.T, args ...string) *child {
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go c.collect(stderr)
-	go func() { c.done <- c.cmd.Wait() }()
+	go func() {
+		c.collect(stderr) // to the end first: Wait closes the pipe
+		c.done <- c.cmd.Wait()
+	}()
 	t.Cleanup(func() {
 		_ = c.cmd.Process.Kill()
 		<-c.done
