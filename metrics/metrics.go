@@ -120,10 +120,10 @@ func newMetrics(now func() time.Time) *Metrics {
 			"Time spent in one stage of a search: bitmap work or record decoding.", StageBuckets),
 			[]string{"stage"}),
 		results: prometheus.NewHistogram(histogramOpts("search", "results",
-			"Stations returned by one search, as reported by the server.", ResultBuckets)),
+			"Stations matching one search (its total, not the page length).", ResultBuckets)),
 		zero: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "search", Name: "zero_results_total",
-			Help: "Searches that returned no station.",
+			Help: "Searches that matched no station.",
 		}),
 		swaps: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "snapshot", Name: "swaps_total",

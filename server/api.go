@@ -69,7 +69,7 @@ func (s *Server) searchStations(w http.ResponseWriter, r *http.Request, _ httpro
 	if err != nil {
 		return fmt.Errorf("search %s: %w", p.canonicalQuery(), err)
 	}
-	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, len(res.Stations))
+	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	meta := ix.Meta()
 	env := s.searchEnvelope(meta, p, res)
 	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations?"+p.canonicalQuery()), env)

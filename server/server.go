@@ -53,9 +53,10 @@ type Observer interface {
 	// matched no route or no method of one; status is the status sent.
 	Request(route, method string, status int, d time.Duration)
 	// Search reports one search the engine ran: time spent on bitmaps and
-	// on decoding the page's records, and the number of stations returned
-	// in the page.
-	Search(bitmap, decode time.Duration, results int)
+	// on decoding the page's records, and the number of stations that
+	// matched (the total, not the page length: a page past the end is not
+	// a search that found nothing).
+	Search(bitmap, decode time.Duration, matches int)
 }
 
 // RouteUnmatched is the Observer route label of requests that matched no
