@@ -22,8 +22,9 @@ import (
 // rather than format.Record values makes a record one slice into a shared
 // chunk instead of a dozen small allocations.
 type index struct {
-	recs  [][]byte // encoded records by temporary number
-	chunk []byte   // the chunk records are currently appended to
+	baseURL string   // of the stations' URLs in the data dumps
+	recs    [][]byte // encoded records by temporary number
+	chunk   []byte   // the chunk records are currently appended to
 	sortKeys
 	ps        *postingSet
 	order     []uint32 // final number -> temporary number, after finish
@@ -184,7 +185,7 @@ func (ix *index) buckets(meta format.Meta) []func() bucketWriter {
 		},
 		func() bucketWriter {
 			ix.releasePostings() // all written by now; the dumps need only records
-			return ix.filesBucket(DefaultBaseURL)
+			return ix.filesBucket(ix.baseURL)
 		},
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"stationdex/indexer/format"
@@ -36,6 +37,11 @@ type Options struct {
 	// Warnings receives one line per malformed input record, at most
 	// MaxWarnings of them. nil: silent (the summary still counts them).
 	Warnings io.Writer
+	// BaseURL is the public base URL the stations' URLs in the stored data
+	// dumps are built on; "": DefaultBaseURL. Give the address the index
+	// will be served at, and the server serves the stored dumps as they
+	// are instead of rewriting them once for its own base URL.
+	BaseURL string
 }
 
 // DefaultSource names the upstream directory.
@@ -68,6 +74,10 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 		return sum, err
 	}
 	ix.finish()
+	ix.baseURL = strings.TrimSuffix(opts.BaseURL, "/")
+	if ix.baseURL == "" {
+		ix.baseURL = DefaultBaseURL
+	}
 	meta := ix.meta(sum, sourceName(opts))
 	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, sum.Stations, meta.Tokens)
 	if err := ix.write(ctx, path, meta); err != nil {

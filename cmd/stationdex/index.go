@@ -16,7 +16,7 @@ import (
 	"stationdex/indexer"
 )
 
-const indexUsage = `usage: stationdex index -o FILE [-snapshot-at RFC3339] [-source NAME] INPUT...
+const indexUsage = `usage: stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
 
 Builds an index file from Radio Browser dumps. An INPUT is a file, - for
 standard input, or an http(s) URL of the upstream /json/stations endpoint;
@@ -78,6 +78,8 @@ func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
 	fs.StringVar(&ia.out, "o", "", "index `FILE` to write (required)")
 	fs.StringVar(&snapshot, "snapshot-at", "", "snapshot time, `RFC3339` (default: the newest check or change time in the records)")
 	fs.StringVar(&ia.opts.Source, "source", indexer.DefaultSource, "data source `NAME` stored in the index")
+	fs.StringVar(&ia.opts.BaseURL, "base-url", indexer.DefaultBaseURL,
+		"public base `URL` the index will be served at; the data dumps' station URLs are built on it")
 	if err := fs.Parse(args); err != nil {
 		return ia, false
 	}
@@ -100,6 +102,9 @@ func (ia *indexArgs) check(snapshot string) string {
 		return "no INPUT given"
 	case ia.opts.Source == "":
 		return "-source must not be empty"
+	}
+	if _, err := parseBaseURL(ia.opts.BaseURL, ""); err != nil {
+		return err.Error()
 	}
 	if snapshot != "" {
 		t, err := time.Parse(time.RFC3339, snapshot)

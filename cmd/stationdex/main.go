@@ -1,6 +1,6 @@
 // Command stationdex builds, checks and serves stationdex index files.
 //
-//	stationdex index -o FILE [-snapshot-at RFC3339] [-source NAME] INPUT...
+//	stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
 //	stationdex serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]
 //	stationdex check FILE
 //	stationdex version
@@ -19,7 +19,7 @@ import (
 const usage = `stationdex: a read-only radio station directory served from a precomputed index
 
 Usage:
-  stationdex index -o FILE [-snapshot-at RFC3339] [-source NAME] INPUT...
+  stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
         Build an index from Radio Browser dumps (JSON array or NDJSON, plain
         or gzip; files, - for stdin, or an http(s) URL of /json/stations).
   stationdex serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]
