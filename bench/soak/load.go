@@ -59,7 +59,7 @@ type load struct {
 func newLoad(addr string, paths []string, workers int) *load {
 	return &load{
 		base: "http://" + addr, paths: paths, workers: workers,
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}},
+		client:   &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}},
 		statuses: map[int]int{}, errors: map[string]int{},
 	}
 }
