@@ -118,9 +118,10 @@ func hasDotSegment(path string) bool {
 	return false
 }
 
-// acceptsJSON reports whether Accept admits application/json: no Accept at
-// all (or an empty one), or a range covering it whose most specific match has q > 0 (RFC 9110
-// 12.5.1: "application/json;q=0, */*" excludes JSON).
+// acceptsJSON reports whether Accept admits application/json: no Accept
+// at all (or an empty one), or a range covering it whose most specific
+// match has q > 0 (RFC 9110 12.5.1: "application/json;q=0, */*" excludes
+// JSON).
 func acceptsJSON(accept []string) bool {
 	if len(accept) == 0 {
 		return true
