@@ -3,7 +3,7 @@
 // open file descriptors are sampled after a warm-up and again after the
 // load, and each must stay within a tolerance of where it was.
 //
-//	cd bench && go run ./soak -bin ../bin/stationdex [-index FILE] [-duration 3m]
+//	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE] [-minutes 3]
 //
 // It starts `stationdex serve` itself on 127.0.0.1 (the embedded demo, or
 // -index), reads the node's Go and process metrics from its admin port
@@ -40,6 +40,7 @@ func parseFlags() config {
 	flag.StringVar(&c.index, "index", "", "index file to serve (default: the embedded demo)")
 	flag.StringVar(&c.mix, "mix", "queries/mix.tsv", "query mix of API searches; a few pages and files are added")
 	flag.DurationVar(&c.duration, "duration", 3*time.Minute, "how long the steady load lasts")
+	minutes := flag.Float64("minutes", 0, "how long the steady load lasts, in minutes (make soak's SOAK_MINUTES); overrides -duration")
 	flag.DurationVar(&c.warmup, "warmup", 20*time.Second, "load before the first sample, so caches and pools are warm")
 	flag.IntVar(&c.rate, "rate", 300, "requests per second")
 	flag.IntVar(&c.workers, "workers", 8, "concurrent clients")
@@ -50,6 +51,9 @@ func parseFlags() config {
 	flag.Float64Var(&c.goroutineSlack, "goroutine-slack", 5, "allowed growth of the goroutine count")
 	flag.Float64Var(&c.fdSlack, "fd-slack", 5, "allowed growth of open file descriptors")
 	flag.Parse()
+	if *minutes > 0 {
+		c.duration = time.Duration(*minutes * float64(time.Minute))
+	}
 	return c
 }
 
