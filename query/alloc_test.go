@@ -2,6 +2,8 @@ package query
 
 import (
 	"fmt"
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
 	"strings"
 	"testing"
 )
@@ -51,7 +53,7 @@ func TestAllocsDoNotGrowWithMatches(t *testing.T) {
 
 func TestAllocsDoNotGrowWithMatchesOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	rare := rareWord(o)
+	rare := rareWord(o, real.recs)
 	counts := map[string]float64{}
 	for _, text := range []string{"a", "r", "radio", rare} {
 		counts[text] = allocsPerSearch(t, ix, Query{Q: text, Limit: 5})
@@ -66,9 +68,9 @@ func TestAllocsDoNotGrowWithMatchesOnRealSnapshot(t *testing.T) {
 
 // rareWord is a word of the real snapshot that matches between 5 and 20
 // stations, found by the oracle.
-func rareWord(o *oracle) string {
-	for i := 0; i < len(o.stations); i += 97 {
-		for _, tok := range o.stations[i].nameTokens {
+func rareWord(o *oracle, recs []format.Record) string {
+	for i := 0; i < len(recs); i += 97 {
+		for _, tok := range fold.Tokens(recs[i].Name) {
 			if len(tok) < 6 || strings.ContainsFunc(tok, func(r rune) bool { return r > 'z' }) {
 				continue
 			}

@@ -1,0 +1,140 @@
+// Package oracle answers station searches by a linear scan over cleaned
+// records. It is written from the specification and the format document
+// without any of the query engine's code (no bitmaps, no prefix buckets, no
+// tiers as sets), so that tests of the engine and of the HTTP API can
+// compare what they return with it. Only tests import it.
+package oracle
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
+)
+
+// oracleStation is a record with its searchable text prepared.
+type oracleStation struct {
+	id              format.UUID
+	nameKey, folded string
+	nameTokens      []string
+	allTokens       []string // name, country label, code and English name, location, languages, genres
+	country         string
+	languages       []string // facet keys of the labels
+	codes           []string
+	genres          []string // facet keys of the tags
+}
+
+// Oracle holds the stations in presentation order.
+type Oracle struct {
+	stations []oracleStation // presentation order
+}
+
+// New prepares recs, the cleaned records of an index (indexer.ReadRecords).
+func New(recs []format.Record) *Oracle {
+	o := &Oracle{stations: make([]oracleStation, len(recs))}
+	for i := range recs {
+		o.stations[i] = prepare(&recs[i])
+	}
+	slices.SortFunc(o.stations, func(a, b oracleStation) int {
+		return cmp.Or(strings.Compare(a.nameKey, b.nameKey), strings.Compare(a.folded, b.folded), bytes.Compare(a.id[:], b.id[:]))
+	})
+	return o
+}
+
+func prepare(r *format.Record) oracleStation {
+	s := oracleStation{
+		id: r.ID, nameKey: fold.Key(r.Name), folded: fold.String(r.Name),
+		nameTokens: fold.Tokens(r.Name), country: r.CountryCode, codes: r.LanguageCodes,
+	}
+	fields := []string{r.Name, r.Country, r.CountryCode, iso.CountryName(r.CountryCode), r.Location}
+	fields = append(append(fields, r.Languages...), r.Genres...)
+	for _, f := range fields {
+		s.allTokens = append(s.allTokens, fold.Tokens(f)...)
+	}
+	for _, l := range r.Languages {
+		s.languages = append(s.languages, format.FacetKey(l))
+	}
+	for _, g := range r.Genres {
+		s.genres = append(s.genres, format.FacetKey(g))
+	}
+	return s
+}
+
+// Request is a search: the API's parameters other than paging.
+type Request struct {
+	Q, Country, Language, Genre string
+}
+
+// Search returns every matching id in rank order.
+func (o *Oracle) Search(q Request) []format.UUID {
+	words := fold.Tokens(q.Q)
+	exact := strings.Join(words, " ")
+	f := newFilter(q)
+	var tiers [3][]format.UUID
+	for i := range o.stations {
+		s := &o.stations[i]
+		if !f.passes(s) || !everyWordMatches(words, s.allTokens) {
+			continue
+		}
+		switch {
+		case len(words) == 0 || s.nameKey == exact:
+			tiers[0] = append(tiers[0], s.id)
+		case everyWordMatches(words, s.nameTokens):
+			tiers[1] = append(tiers[1], s.id)
+		default:
+			tiers[2] = append(tiers[2], s.id)
+		}
+	}
+	return slices.Concat(tiers[0], tiers[1], tiers[2])
+}
+
+func everyWordMatches(words, tokens []string) bool {
+	for _, w := range words {
+		if !anyHasPrefix(tokens, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyHasPrefix(tokens []string, w string) bool {
+	for _, t := range tokens {
+		if strings.HasPrefix(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// filter is a query's filters resolved once: country in upper case, facet
+// keys, and the ISO code the language value names, if any.
+type filter struct {
+	country, language, code, genre string
+	hasLanguage, hasCode, hasGenre bool
+}
+
+func newFilter(q Request) filter {
+	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != ""}
+	if f.hasGenre {
+		f.genre = format.FacetKey(q.Genre)
+	}
+	if f.hasLanguage {
+		f.language = format.FacetKey(q.Language)
+		f.code, f.hasCode = iso.LanguageCode(q.Language)
+	}
+	return f
+}
+
+func (f filter) passes(s *oracleStation) bool {
+	if f.country != "" && s.country != f.country {
+		return false
+	}
+	if f.hasGenre && !slices.Contains(s.genres, f.genre) {
+		return false
+	}
+	return !f.hasLanguage || slices.Contains(s.languages, f.language) || (f.hasCode && slices.Contains(s.codes, f.code))
+}
