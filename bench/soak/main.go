@@ -90,16 +90,14 @@ func soak(ctx context.Context, c config) (bool, error) {
 	if err := load.run(ctx, c.rate, c.warmup, nil); err != nil {
 		return false, err
 	}
-	before, err := n.sample()
+	before, err := atRest(n, load)
 	if err != nil {
 		return false, err
 	}
 	if err := load.run(ctx, c.rate, c.duration, n); err != nil {
 		return false, err
 	}
-	load.closeIdle()
-	time.Sleep(2 * time.Second) // connections closing, goroutines ending
-	after, err := n.sample()
+	after, err := atRest(n, load)
 	if err != nil {
 		return false, err
 	}
@@ -110,6 +108,14 @@ func soak(ctx context.Context, c config) (bool, error) {
 		return false, nil
 	}
 	return held && requestsOK, nil
+}
+
+// atRest samples the node with no connection open, so that both samples
+// count the same goroutines and descriptors: the node's own.
+func atRest(n *node, l *load) (resources, error) {
+	l.closeIdle()
+	time.Sleep(2 * time.Second) // the node's connection goroutines end
+	return n.sample()
 }
 
 func indexName(index string) string {
