@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,9 +33,11 @@ const hostileHost = "stationdex.test"
 
 // hostileNode is a running node over the demo index.
 type hostileNode struct {
-	node *server.Node
-	addr string
-	stop func()
+	node     *server.Node
+	addr     string
+	path     string // the index file served
+	reloader *server.Reloader
+	stop     func()
 }
 
 // hostileNodeConfig lets a test shorten timeouts or bound in-flight work.
@@ -51,9 +54,9 @@ type hostileNodeConfig struct {
 func startHostileNode(t testing.TB, cfg hostileNodeConfig) *hostileNode {
 	t.Helper()
 	holder := query.NewHolder(nil)
+	path := filepath.Join(t.TempDir(), "demo.db")
 	if !cfg.noIndex {
-		path, err := demo.Build(context.Background(), t.TempDir())
-		if err != nil {
+		if _, err := demo.Build(context.Background(), filepath.Dir(path)); err != nil { // writes path
 			t.Fatal(err)
 		}
 		ix, err := query.Open(path)
@@ -80,7 +83,7 @@ func startHostileNode(t testing.TB, cfg hostileNodeConfig) *hostileNode {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- n.Serve(ctx) }()
-	hn := &hostileNode{node: n, addr: n.Addr().String()}
+	hn := &hostileNode{node: n, addr: n.Addr().String(), path: path, reloader: server.NewReloader(path, holder, nil, log)}
 	hn.stop = func() {
 		cancel()
 		if err := <-done; err != nil {
