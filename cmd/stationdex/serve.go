@@ -29,6 +29,7 @@ type serveFlags struct {
 	drainTimeout, watch          time.Duration
 	logFormat, logLevel          string
 	accessLog, allowUnready      bool
+	checkOnStart                 bool
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -45,6 +46,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&f.accessLog, "access-log", false, "log every public request")
+	fs.BoolVar(&f.checkOnStart, "check-on-start", true, "verify the whole index (as stationdex check does) before serving it; "+
+		"false maps it and serves at once, for a file already checked before start (systemd ExecStartPre, a Kubernetes init container)")
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -118,7 +121,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		return err
 	}
 	defer cleanup()
-	ix, err := server.OpenChecked(path)
+	ix, err := openIndex(path, f.checkOnStart)
 	if err != nil && !f.allowUnready {
 		return err
 	}
@@ -222,4 +225,16 @@ func parseBaseURL(raw, addr string) (*url.URL, error) {
 		return nil, fmt.Errorf("-base-url %q: want an absolute http(s) URL such as https://radio.example.org", raw)
 	}
 	return u, nil
+}
+
+// openIndex opens the index to serve first. By default it is checked in
+// full, so a node never starts on a file a swap would refuse; the check
+// reads the whole file, which at millions of stations takes longer than a
+// restart should, so a file already checked can skip it and be served from
+// a plain memory-mapped open.
+func openIndex(path string, check bool) (*query.Index, error) {
+	if check {
+		return server.OpenChecked(path)
+	}
+	return query.Open(path)
 }

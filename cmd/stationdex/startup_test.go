@@ -269,3 +269,25 @@ func (c *child) stop(t *testing.T) {
 		t.Fatal("still running 30s after SIGTERM")
 	}
 }
+
+// TestStartupWithoutFullCheck: -check-on-start=false serves a good file
+// from a plain memory-mapped open, still refuses files that are not an
+// index at all, and a later swap is still checked in full.
+func TestStartupWithoutFullCheck(t *testing.T) {
+	bad := badIndexes(t)
+	for _, name := range []string{"missing", "empty", "text", "foreign bbolt"} {
+		code, out := runChild(t, "serve", "-check-on-start=false", "-index", bad[name].path, "-addr", "127.0.0.1:0", "-log-format", "json")
+		if code != 1 || !strings.Contains(out, bad[name].says) {
+			t.Errorf("%s: serve -check-on-start=false exit %d, want 1 saying %q\n%s", name, code, bad[name].says, out)
+		}
+	}
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.db")
+	copyOver(t, buildTestIndex(t, dir, "a.db", demo.SnapshotAt, demo.NDJSON), live)
+	p := startServe(t, "serve", "-check-on-start=false", "-index", live, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json")
+	p.expectSnapshot(t, demo.SnapshotAt.Format(time.RFC3339))
+	copyOver(t, bad["zeroed middle"].path, live)
+	p.signal(t, syscall.SIGHUP)
+	p.waitLog(t, "snapshot swap refused")
+	p.expectSnapshot(t, demo.SnapshotAt.Format(time.RFC3339))
+}
