@@ -72,7 +72,7 @@ func (s *Server) searchStations(w http.ResponseWriter, r *http.Request, _ httpro
 	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	meta := ix.Meta()
 	env := s.searchEnvelope(meta, p, res)
-	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations?"+p.canonicalQuery()), env)
+	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations?"+p.canonicalQuery()), &env)
 }
 
 func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Result) searchEnvelope {
@@ -134,7 +134,7 @@ func (s *Server) getStation(w http.ResponseWriter, r *http.Request, ps httproute
 		Source:        meta.Source,
 		Station:       NewStation(s.base, &rec),
 	}
-	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations/"+id.String()), env)
+	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations/"+id.String()), &env)
 }
 
 // acquire returns the index to serve from and its release function, or a
@@ -201,8 +201,8 @@ func (s *Server) writeCacheable(w http.ResponseWriter, r *http.Request, tag stri
 // encoder's defaults are kept because the data dumps (package stationjson)
 // use them too: a station is the same bytes in both.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+	body, err := encodeResponse(v)
+	if err != nil {
 		s.log.Error("encode response", "path", r.URL.Path, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -210,9 +210,21 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes()) // a write error means the client left; nothing to do
+		w.Write(body) // a write error means the client left; nothing to do
 	}
+}
+
+// encodeResponse is v's body, ending in a newline as json.Encoder ends it:
+// through its own appender when it has one (the envelopes), else through
+// encoding/json (errors and the rest).
+func encodeResponse(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		return append(a.AppendJSON(make([]byte, 0, 8<<10)), '\n'), nil
+	}
+	var buf bytes.Buffer
+	err := json.NewEncoder(&buf).Encode(v)
+	return buf.Bytes(), err
 }

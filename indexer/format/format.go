@@ -235,7 +235,27 @@ func (e *VersionError) Unwrap() error { return ErrVersion }
 // folded. The indexer files values under it and the query engine looks
 // filters up with it, so "Jazz", " jazz " and "JAZZ" are the same genre.
 func FacetKey(label string) string {
+	if isFacetKey(label) {
+		return label // most labels: served pages build keys for every one
+	}
 	return fold.String(strings.Join(strings.Fields(label), " "))
+}
+
+// isFacetKey reports whether label is its own key: lower-case ASCII with
+// single inner spaces, no other white space and none at either end.
+func isFacetKey(label string) bool {
+	if label == "" || label[0] == ' ' || label[len(label)-1] == ' ' {
+		return label == ""
+	}
+	for i := 0; i < len(label); i++ {
+		switch c := label[i]; {
+		case c >= 0x80, 'A' <= c && c <= 'Z', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && label[i+1] == ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // RecordKey encodes record number n as a stations-bucket key. Big-endian, so

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"stationdex/indexer/fold"
 )
 
 func sampleRecord() Record {
@@ -84,6 +86,29 @@ func FuzzDecodeRecord(f *testing.F) {
 		var back Record
 		if err := DecodeRecord(AppendRecord(nil, &rec), &back); err != nil || !reflect.DeepEqual(back, rec) {
 			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+// TestFacetKeyFastPathAgrees: labels taking the fast path get exactly the
+// key the full folding gives.
+func TestFacetKeyFastPathAgrees(t *testing.T) {
+	for _, label := range []string{"", "jazz", "smooth jazz", "80s", "a b", " jazz", "jazz ", "a  b", "Jazz",
+		"a\tb", "méxico", "pop/rock", "x", "  ", " ", "k-pop", "news & talk"} {
+		want := fold.String(strings.Join(strings.Fields(label), " "))
+		if got := FacetKey(label); got != want {
+			t.Errorf("FacetKey(%q) = %q, want %q", label, got, want)
+		}
+	}
+}
+
+func FuzzFacetKey(f *testing.F) {
+	for _, s := range []string{"jazz", "smooth  jazz", " Pop ", "méxico", "a\tb", "80's"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, label string) {
+		if got, want := FacetKey(label), fold.String(strings.Join(strings.Fields(label), " ")); got != want {
+			t.Fatalf("FacetKey(%q) = %q, full folding gives %q", label, got, want)
 		}
 	})
 }

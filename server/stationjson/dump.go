@@ -1,11 +1,9 @@
 package stationjson
 
 import (
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
@@ -33,8 +31,7 @@ const (
 // sizes and digests of the documents and of their gzip streams as it goes.
 type Dump struct {
 	docs [2]*dumpDoc // JSON array, NDJSON
-	line bytes.Buffer
-	enc  *json.Encoder
+	line []byte // the station being added, as one NDJSON line
 	n    int
 }
 
@@ -45,24 +42,20 @@ func NewDump(jsonOut, ndjsonOut io.Writer) *Dump {
 		newDumpDoc(DumpJSON, MediaJSON, jsonOut),
 		newDumpDoc(DumpNDJSON, MediaNDJSON, ndjsonOut),
 	}}
-	// The API's encoder settings (HTML-safe escaping), so a dumped station
-	// is byte for byte the API's.
-	d.enc = json.NewEncoder(&d.line)
+	// Stations are encoded with Station.AppendJSON, as the API encodes
+	// them, so a dumped station is byte for byte the API's.
 	return d
 }
 
 // Add appends one station to both dumps.
 func (d *Dump) Add(s *Station) error {
-	d.line.Reset()
-	if err := d.enc.Encode(s); err != nil {
-		return fmt.Errorf("encode station %s: %w", s.ID, err)
-	}
+	d.line = append(s.AppendJSON(d.line[:0]), '\n')
 	sep := ",\n"
 	if d.n == 0 {
 		sep = "[\n"
 	}
 	d.n++
-	line := d.line.Bytes() // ends in '\n'
+	line := d.line // ends in '\n'
 	if err := d.docs[0].write([]byte(sep), line[:len(line)-1]); err != nil {
 		return err
 	}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"strconv"
+
+	"stationdex/server/stationjson"
+)
+
+// jsonAppender is a response body that encodes itself without reflection;
+// writeJSON prefers it. Each implementation writes exactly what
+// encoding/json would (TestEnvelopesAppendAsEncodingJSON).
+type jsonAppender interface {
+	AppendJSON(dst []byte) []byte
+}
+
+// AppendJSON appends the search envelope, stations included.
+func (e *searchEnvelope) AppendJSON(dst []byte) []byte {
+	dst = e.appendHead(dst)
+	dst = append(dst, `,"q":`...)
+	dst = stationjson.AppendString(dst, e.Q)
+	dst = appendNullable(append(dst, `,"country":`...), e.Country)
+	dst = appendNullable(append(dst, `,"language":`...), e.Language)
+	dst = appendNullable(append(dst, `,"genre":`...), e.Genre)
+	dst = strconv.AppendInt(append(dst, `,"total":`...), int64(e.Total), 10)
+	dst = strconv.AppendInt(append(dst, `,"limit":`...), int64(e.Limit), 10)
+	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(e.Offset), 10)
+	dst = append(dst, `,"results":[`...)
+	for i := range e.Results {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.Results[i].AppendJSON(dst)
+	}
+	dst = appendNullable(append(dst, `],"next":`...), e.Next)
+	return append(dst, '}')
+}
+
+func (e *searchEnvelope) appendHead(dst []byte) []byte {
+	return appendHead(dst, e.SchemaVersion, e.SnapshotAt, e.Source, e.Ranking)
+}
+
+// AppendJSON appends the single-station envelope.
+func (e *stationEnvelope) AppendJSON(dst []byte) []byte {
+	dst = appendHead(dst, e.SchemaVersion, e.SnapshotAt, e.Source, "")
+	dst = append(dst, `,"station":`...)
+	dst = e.Station.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// appendHead opens an envelope with the fields every response starts
+// with; ranking only when given.
+func appendHead(dst []byte, schema, snapshot, source, ranking string) []byte {
+	dst = stationjson.AppendString(append(dst, `{"schema_version":`...), schema)
+	dst = stationjson.AppendString(append(dst, `,"snapshot_at":`...), snapshot)
+	dst = stationjson.AppendString(append(dst, `,"source":`...), source)
+	if ranking != "" {
+		dst = stationjson.AppendString(append(dst, `,"ranking":`...), ranking)
+	}
+	return dst
+}
+
+func appendNullable(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return stationjson.AppendString(dst, *s)
+}
