@@ -31,7 +31,7 @@ const (
 // sizes and digests of the documents and of their gzip streams as it goes.
 type Dump struct {
 	docs [2]*dumpDoc // JSON array, NDJSON
-	line []byte // the station being added, as one NDJSON line
+	line []byte      // the station being added, as one NDJSON line
 	n    int
 }
 
