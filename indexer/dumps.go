@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"stationdex/indexer/format"
-	"stationdex/server/stationjson"
+	"stationdex/indexer/stationjson"
 )
 
 // DefaultBaseURL is the base URL the stored data dumps build station URLs

@@ -3,7 +3,7 @@ package server
 import (
 	"strconv"
 
-	"stationdex/server/stationjson"
+	"stationdex/indexer/stationjson"
 )
 
 // jsonAppender is a response body that encodes itself without reflection;

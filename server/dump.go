@@ -16,8 +16,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // The data dumps, /data/stations.json and /data/stations.ndjson: every

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // Directory pages: per kind (countries, languages, genres, locations) an

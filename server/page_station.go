@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // The station page (page_url) and the listening page (listen_url). Both

@@ -11,8 +11,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // resourceRoutes registers the machine-readable resources of the spec's

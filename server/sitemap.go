@@ -11,8 +11,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // /sitemap.xml is a sitemap index (sitemaps.org protocol) of child

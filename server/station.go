@@ -2,7 +2,7 @@ package server
 
 import (
 	"stationdex/indexer/format"
-	"stationdex/server/stationjson"
+	"stationdex/indexer/stationjson"
 )
 
 // Station is the JSON form of a station, as in the spec. It lives in

@@ -1,8 +1,8 @@
 package server
 
 import (
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
-	"stationdex/server/stationjson"
 )
 
 // /.well-known/radio-directory.json: what this directory can do, for

@@ -8,7 +8,7 @@ import (
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
 	"stationdex/indexer/format"
-	"stationdex/server/stationjson"
+	"stationdex/indexer/stationjson"
 )
 
 // TestAppendJSON: every demo station (markup, control characters, bidi
