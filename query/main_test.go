@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	qoracle "stationdex/query/oracle"
 	"strings"
 	"sync"
 	"testing"
@@ -84,7 +85,7 @@ func loadReal() {
 	if real.ix, real.err = Open(path); real.err != nil {
 		return
 	}
-	real.recs, real.err = readFile()
+	real.recs, real.err = qoracle.ReadRecords(realSnapshot)
 	if real.err == nil {
 		real.oracle = newOracle(real.recs)
 	}
@@ -98,18 +99,4 @@ func buildFile(path string) error {
 	defer f.Close()
 	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realSnapshot, R: f})
 	return err
-}
-
-func readFile() ([]format.Record, error) {
-	f, err := os.Open(realSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var recs []format.Record
-	_, err = indexer.ReadRecords(context.Background(), func(r *format.Record) error {
-		recs = append(recs, *r)
-		return nil
-	}, indexer.Input{Name: realSnapshot, R: f})
-	return recs, err
 }

@@ -1,16 +1,13 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 
-	"stationdex/indexer"
 	"stationdex/indexer/format"
 	"stationdex/query/oracle"
 )
@@ -18,16 +15,7 @@ import (
 // realOracle is the linear-scan oracle over the cleaned records of the real
 // snapshot, read independently of the index the server answers from.
 var realOracle = sync.OnceValues(func() (*oracle.Oracle, error) {
-	f, err := os.Open(realSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var recs []format.Record
-	_, err = indexer.ReadRecords(context.Background(), func(r *format.Record) error {
-		recs = append(recs, *r)
-		return nil
-	}, indexer.Input{Name: realSnapshot, R: f})
+	recs, err := oracle.ReadRecords(realSnapshot)
 	return oracle.New(recs), err
 })
 

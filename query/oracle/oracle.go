@@ -8,9 +8,12 @@ package oracle
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"os"
 	"slices"
 	"strings"
 
+	"stationdex/indexer"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 	"stationdex/indexer/iso"
@@ -137,4 +140,20 @@ func (f filter) passes(s *oracleStation) bool {
 		return false
 	}
 	return !f.hasLanguage || slices.Contains(s.languages, f.language) || (f.hasCode && slices.Contains(s.codes, f.code))
+}
+
+// ReadRecords reads the cleaned records of a dump file the way the indexer
+// does, for building an oracle next to an index of the same file.
+func ReadRecords(path string) ([]format.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []format.Record
+	_, err = indexer.ReadRecords(context.Background(), func(r *format.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}, indexer.Input{Name: path, R: f})
+	return recs, err
 }
