@@ -2,6 +2,7 @@ package stationjson
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -78,6 +79,15 @@ func appendName(dst []byte, name string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// safeASCII marks the ASCII bytes a JSON string carries as they are:
+// printable, except the quote, the backslash and the HTML metacharacters.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = !strings.ContainsRune(`"\<>&`, rune(b))
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string with encoding/json's escaping:
 // quotes, backslashes and control characters escaped, <, > and & as \u
 // escapes (so station text cannot become markup where JSON is embedded in
@@ -88,7 +98,7 @@ func AppendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if safeASCII[b] {
 				i++
 				continue
 			}

@@ -3,6 +3,7 @@ package stationjson
 import (
 	"net/url"
 	"strings"
+	"sync"
 
 	"stationdex/indexer/format"
 )
@@ -49,11 +50,52 @@ func LocationURL(base, place string) (string, bool) { return FacetURL(base, Kind
 // FacetURL is the directory page of value under kind (one of the Kind
 // constants except KindCountries).
 func FacetURL(base, kind, value string) (string, bool) {
-	key := format.FacetKey(value)
-	if !HasPage(key) {
+	seg, ok := facetSegments.get(value)
+	if !ok {
 		return "", false
 	}
-	return KeyURL(base, kind, key), true
+	return base + "/" + kind + "/" + seg + "/", true
+}
+
+// facetSegments caches the path segment of facet labels. Every station of
+// every response names its languages and genres, and folding a label that
+// is not plain ASCII runs the x/text chain each time; the labels come from
+// the index, so the same few thousand recur. The cache stops growing at
+// maxCachedSegments entries (a few MB at most), after which labels are
+// folded each time as before.
+var facetSegments = segmentCache{m: make(map[string]segment)}
+
+const maxCachedSegments = 1 << 16
+
+type segment struct {
+	seg string
+	ok  bool
+}
+
+type segmentCache struct {
+	mu sync.RWMutex
+	m  map[string]segment
+}
+
+// get is the path segment of label's directory page; ok is false when it
+// has no page.
+func (c *segmentCache) get(label string) (string, bool) {
+	c.mu.RLock()
+	s, hit := c.m[label]
+	c.mu.RUnlock()
+	if hit {
+		return s.seg, s.ok
+	}
+	key := format.FacetKey(label)
+	if s.ok = HasPage(key); s.ok {
+		s.seg = PathSegment(key)
+	}
+	c.mu.Lock()
+	if len(c.m) < maxCachedSegments {
+		c.m[strings.Clone(label)] = s
+	}
+	c.mu.Unlock()
+	return s.seg, s.ok
 }
 
 // HasPage reports whether a facet key has a directory page. A key that
