@@ -135,6 +135,9 @@ func (s *suite) updateReadme() error {
 	rel, _ := filepath.Rel(s.benchDir, s.out)
 	var w strings.Builder
 	fmt.Fprintf(&w, "%s\nLatest full run: [%s/report.md](%s/report.md), %s, commit %s, %s.\n\n", start, rel, rel, s.res.Date[:10], s.res.Commit, s.dataLine())
+	if _, err := os.Stat(filepath.Join(s.out, "analysis.md")); err == nil {
+		fmt.Fprintf(&w, "Where the time goes and what it would take: [analysis.md](%s/analysis.md).\n\n", rel)
+	}
 	s.targetTable(&w)
 	w.WriteString("\n")
 	s.growthTable(&w)
