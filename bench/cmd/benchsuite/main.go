@@ -12,6 +12,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -89,7 +90,14 @@ func main() {
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
+	rerender := flag.String("rerender", "", "only rewrite report.md, plots (and, for a full run, the README table) of a results `DIR` from its results.json")
 	flag.Parse()
+	if *rerender != "" {
+		if err := rerenderDir(*rerender); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	cfg, err := configFor(*mode)
 	if err != nil {
 		fatal(err)
@@ -318,4 +326,21 @@ func (s *suite) loadMix(path string) ([]mix.Query, error) {
 	}
 	s.res.MixCount = len(qs)
 	return qs, nil
+}
+
+// rerenderDir rewrites the report of an earlier run from its raw numbers
+// (after a change to the report's layout, or to link an analysis).
+func rerenderDir(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return err
+	}
+	s := &suite{}
+	if err := json.Unmarshal(b, &s.res); err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	s.mode, s.benchDir = s.res.Mode, wd
+	s.out, _ = filepath.Abs(dir)
+	return s.writeReport()
 }

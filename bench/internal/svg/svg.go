@@ -118,11 +118,17 @@ func (d *doc) frame(title, ylabel string, s scale) {
 	d.f(`<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>`+"\n", left, width-right, height-bottm, height-bottm)
 }
 
+// legend lays the series names out left to right, wrapping to a second
+// row when the first is full.
 func (d *doc) legend(series []string) {
-	x := left
+	x, y := left, height-34
 	for i, s := range series {
-		d.f(`<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, height-18, palette[i%len(palette)], x+14, height-9, html.EscapeString(s))
-		x += 24 + 7*len(s)
+		w := 24 + 7*len(s)
+		if x+w > width-right && x > left {
+			x, y = left, y+16
+		}
+		d.f(`<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, y, palette[i%len(palette)], x+14, y+9, html.EscapeString(s))
+		x += w
 	}
 }
 
