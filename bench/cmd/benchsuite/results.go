@@ -20,10 +20,10 @@ type Results struct {
 	Profile   string   `json:"cpu_profile_top,omitempty"`
 	ProfileAt string   `json:"cpu_profile_at,omitempty"`
 	// BuildProfile is the index build of the base set, in process.
-	BuildProfile string `json:"build_cpu_profile_top,omitempty"`
-	Notes     []string `json:"notes"`
-	Missing   []string `json:"missing,omitempty"`
-	Elapsed   float64  `json:"elapsed_s"`
+	BuildProfile string   `json:"build_cpu_profile_top,omitempty"`
+	Notes        []string `json:"notes"`
+	Missing      []string `json:"missing,omitempty"`
+	Elapsed      float64  `json:"elapsed_s"`
 }
 
 // Machine describes where the run happened.
@@ -56,9 +56,9 @@ type Size struct {
 	// binary has no such flag.
 	FirstAnswerMappedMs float64   `json:"first_answer_mapped_open_ms"`
 	StartRunsMapped     []float64 `json:"first_answer_mapped_open_runs_ms"`
-	Engine        Stats     `json:"engine"`
-	BitmapMedUs   float64   `json:"timing_bitmap_median_us"`
-	DecodeMedUs   float64   `json:"timing_decode_median_us"`
+	Engine              Stats     `json:"engine"`
+	BitmapMedUs         float64   `json:"timing_bitmap_median_us"`
+	DecodeMedUs         float64   `json:"timing_decode_median_us"`
 }
 
 // Process is the resource use of one child process.
