@@ -163,7 +163,7 @@ func (ix *Index) FacetStations(f Facet, key string, offset, limit int) (Result, 
 		if err != nil {
 			return err
 		}
-		w.tiers = append(w.tiers, one)
+		w.tiers = append(w.tiers, wholeTier(one))
 		res.Total = s.total()
 		s.locate(offset, limit)
 		res.Stations, err = s.decodePage()

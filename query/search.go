@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/fold"
@@ -66,18 +67,22 @@ func (s *search) rankWithoutWords(f set, filtered bool, stations int) error {
 		f = s.w.scratch()
 		f.bm.AddRange(0, uint64(stations))
 	}
-	s.w.tiers = append(s.w.tiers, f)
+	s.w.tiers = append(s.w.tiers, wholeTier(f))
 	return nil
 }
 
-// rankWords builds the three tiers:
+// rankWords sets up the three tiers:
 //
 //	tier0 = exact name ∩ matches
 //	tier1 = name matches − tier0
-//	tier2 = matches − name matches − tier0
+//	tier2 = matches − name matches
 //
 // where matches = (∩ over words of the all-field sets) ∩ filters and name
-// matches = (∩ over words of the name-field sets) ∩ filters.
+// matches = (∩ over words of the name-field sets) ∩ filters. Name tokens
+// are among a station's tokens and an exact name matches every word, so
+// tier0 ⊆ name matches ⊆ matches: the tiers' sizes follow from three
+// cardinalities, and a difference is computed only for a tier the page
+// reaches into.
 func (s *search) rankWords(f set, filtered bool) error {
 	words := s.w.words
 	matches, err := s.allWords(allSpace, words)
@@ -99,35 +104,55 @@ func (s *search) rankWords(f set, filtered bool) error {
 		return err
 	}
 	exact = s.w.and(exact, matches)
-	byName = s.w.andNot(byName, exact)
-	rest := s.w.andNot(s.w.andNot(matches, byName), exact)
-	s.w.tiers = append(s.w.tiers, exact, byName, rest)
+	s.w.tiers = append(s.w.tiers, wholeTier(exact), diffTier(byName, exact), diffTier(matches, byName))
 	return nil
+}
+
+// tier is one relevance tier: the set of minus removed from of, with its
+// size n known before the difference is computed (if it ever is).
+type tier struct {
+	of, minus set
+	n         int
+}
+
+func wholeTier(t set) tier { return tier{of: t, n: t.card()} }
+
+// diffTier is of − minus where minus ⊆ of.
+func diffTier(of, minus set) tier {
+	return tier{of: of, minus: minus, n: max(0, of.card()-minus.card())}
+}
+
+// members is the tier as a set, computing the difference now. roaring's
+// AndNot leaves both operands alone: minus is another tier's of.
+func (t tier) members() set {
+	if t.minus.bm == nil || t.minus.empty() {
+		return t.of
+	}
+	return set{bm: roaring.AndNot(t.of.bm, t.minus.bm), owned: true}
 }
 
 func (s *search) total() int {
 	n := 0
 	for _, t := range s.w.tiers {
-		n += t.card()
+		n += t.n
 	}
 	return n
 }
 
 // locate collects the record numbers of the page into w.recs: it skips
-// whole tiers by cardinality, selects the first record inside the tier
-// where the page starts, and iterates from there across tiers.
+// whole tiers by size, selects the first record inside the tier where the
+// page starts, and iterates from there across tiers.
 func (s *search) locate(offset, limit int) {
 	skip := offset
 	for _, t := range s.w.tiers {
 		if len(s.w.recs) == limit {
 			return
 		}
-		n := t.card()
-		if skip >= n {
-			skip -= n
+		if skip >= t.n {
+			skip -= t.n
 			continue
 		}
-		s.collect(t, skip, limit)
+		s.collect(t.members(), skip, limit)
 		skip = 0
 	}
 }

@@ -36,12 +36,12 @@ type workspace struct {
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
 	views     []*roaring.Bitmap
-	tiers     []set
+	tiers     []tier
 	it        roaring.IntIterator
 }
 
 var workspaces = sync.Pool{New: func() any {
-	return &workspace{key: make([]byte, 0, 128), recs: make([]uint32, 0, MaxLimit), tiers: make([]set, 0, 3)}
+	return &workspace{key: make([]byte, 0, 128), recs: make([]uint32, 0, MaxLimit), tiers: make([]tier, 0, 3)}
 }}
 
 func getWorkspace() *workspace { return workspaces.Get().(*workspace) }
@@ -86,18 +86,32 @@ func (w *workspace) view(v []byte) (set, error) {
 	if err != nil {
 		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
-	if b.HasRunCompression() {
+	if b.HasRunCompression() && manyShortRuns(b) {
 		return w.flatten(b), nil
 	}
 	return set{bm: b}, nil
 }
 
+// maxRunContainerBytes is the mean size of a bitmap's run containers above
+// which flatten rewrites them: about 128 runs (4 bytes each) per container.
+// The indexer run-encodes only lists of long runs (stations of one name are
+// consecutive), which combine fast as they are; flattening them costs a
+// container copy per read, a fifth of the engine's time at millions of
+// stations. Files from elsewhere may still hold containers of thousands of
+// one-value runs, which roaring combines in quadratic time.
+const maxRunContainerBytes = 512
+
+func manyShortRuns(b *roaring.Bitmap) bool {
+	st := b.Stats()
+	return st.RunContainers > 0 && st.RunContainerBytes/st.RunContainers > maxRunContainerBytes
+}
+
 // flatten rewrites a bitmap holding run containers as array and bitmap
-// containers over a pooled buffer. The writer run-optimises posting
-// lists, which for scattered record numbers gives run containers of
-// thousands of one-value runs; roaring's operations on those are slow and
-// several (in-place union, conversion to an array) are quadratic in the
-// number of runs. Flattening is linear and its result combines fast.
+// containers over a pooled buffer. Containers of thousands of short runs
+// (see maxRunContainerBytes) are slow to combine, and several of roaring's
+// operations on them (in-place union, conversion to an array) are
+// quadratic in the number of runs; flattening is linear and its result
+// combines fast.
 func (w *workspace) flatten(b *roaring.Bitmap) set {
 	buf := w.denseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
 	b.WriteDenseTo(buf)
