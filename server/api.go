@@ -182,10 +182,7 @@ func etag(m format.Meta, base, resource string) string {
 // writeCacheable writes v as a cacheable 200, or 304 when the client already
 // has the representation tagged tag.
 func (s *Server) writeCacheable(w http.ResponseWriter, r *http.Request, tag string, v any) error {
-	h := w.Header()
-	h.Set("ETag", tag)
-	h.Set("Cache-Control", s.cacheControl)
-	if etagMatches(r.Header.Values("If-None-Match"), tag) {
+	if s.revalidated(w, r, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

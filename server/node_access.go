@@ -13,7 +13,7 @@ import (
 func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		cw := &countingWriter{ResponseWriter: w}
+		cw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(cw, r)
 		log.LogAttrs(r.Context(), slog.LevelInfo, "access",
 			slog.String("method", r.Method),
@@ -26,36 +26,3 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		)
 	})
 }
-
-// countingWriter remembers the status and counts the body bytes written.
-type countingWriter struct {
-	http.ResponseWriter
-	code  int
-	bytes int64
-}
-
-func (w *countingWriter) WriteHeader(code int) {
-	if w.code == 0 {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *countingWriter) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
-}
-
-func (w *countingWriter) status() int {
-	if w.code == 0 {
-		return http.StatusOK
-	}
-	return w.code
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -190,10 +190,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFun
 		p = s.errorPage(r, err)
 	}
 	if p.Status == 0 || p.Status == http.StatusOK {
-		tag := etag(meta, s.base, pageResource(r, md))
-		w.Header().Set("ETag", tag)
-		w.Header().Set("Cache-Control", s.cacheControl)
-		if etagMatches(r.Header.Values("If-None-Match"), tag) {
+		if s.revalidated(w, r, etag(meta, s.base, pageResource(r, md))) {
 			setPageHeaders(w.Header(), p, md)
 			w.WriteHeader(http.StatusNotModified)
 			return

@@ -55,9 +55,7 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, contentType, 
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", s.cacheControl)
-	h.Set("ETag", tag)
-	if etagMatches(r.Header.Values("If-None-Match"), tag) {
+	if s.revalidated(w, r, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -242,10 +242,12 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, _ http
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
 
-// statusWriter remembers the status written, for the Observer.
+// statusWriter remembers the status written and counts the body bytes, for
+// the Observer and the access log.
 type statusWriter struct {
 	http.ResponseWriter
-	code int
+	code  int
+	bytes int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -259,7 +261,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (w *statusWriter) status() int {

@@ -148,13 +148,10 @@ func parseSitemapName(name string) (sitemapSection, int, bool) {
 // Content-Length; the ETag (snapshot, base URL, path) allows 304s.
 func (s *Server) streamXML(w http.ResponseWriter, r *http.Request, ix *query.Index, root string, list func(emit func(string) error) error) error {
 	meta := ix.Meta()
-	tag := etag(meta, s.base, r.URL.Path)
 	h := w.Header()
 	h.Set("Content-Type", xmlType)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", s.cacheControl)
-	h.Set("ETag", tag)
-	if etagMatches(r.Header.Values("If-None-Match"), tag) {
+	if s.revalidated(w, r, etag(meta, s.base, r.URL.Path)) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
