@@ -1,8 +1,6 @@
 package engines
 
 import (
-	"fmt"
-
 	"stationdex/bench/internal/mix"
 )
 
@@ -27,31 +25,12 @@ type Pager interface {
 
 // Page runs q and returns the page's rows.
 func (e *SQLite) Page(q mix.Query) (int, []Row, error) {
-	k := QueryKeysOf(q)
-	if q.Q != "" && len(k.Words) == 0 {
+	total, rs, err := e.query(q, "id, name, cc, country, location, languages, genres, bitrate, homepage, stream")
+	if err != nil {
+		return 0, nil, err
+	}
+	if rs == nil {
 		return 0, []Row{}, nil
-	}
-	where, args := e.where(k)
-	cnt, err := e.stmt("SELECT count(*) FROM st" + where)
-	if err != nil {
-		return 0, nil, err
-	}
-	var total int
-	if err := cnt.QueryRow(args...).Scan(&total); err != nil {
-		return 0, nil, fmt.Errorf("sqlite count: %w", err)
-	}
-	order := " ORDER BY rn"
-	if len(k.Words) > 0 {
-		order = " ORDER BY CASE WHEN namekey = ? THEN 0 WHEN rn IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN 1 ELSE 2 END, rn"
-		args = append(args, k.Key, "name : ("+ftsExpr(k.Words)+")")
-	}
-	st, err := e.stmt("SELECT id, name, cc, country, location, languages, genres, bitrate, homepage, stream FROM st" + where + order + " LIMIT ? OFFSET ?")
-	if err != nil {
-		return 0, nil, err
-	}
-	rs, err := st.Query(append(args, q.Limit, q.Offset)...)
-	if err != nil {
-		return 0, nil, err
 	}
 	defer rs.Close()
 	rows := []Row{}

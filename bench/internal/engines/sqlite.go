@@ -151,31 +151,9 @@ func (e *SQLite) stmt(s string) (*sql.Stmt, error) {
 }
 
 func (e *SQLite) Search(q mix.Query, ids bool) (int, []string, error) {
-	k := QueryKeysOf(q)
-	if q.Q != "" && len(k.Words) == 0 {
-		return 0, nil, nil // nothing searchable in q matches nothing, as in our engine
-	}
-	where, args := e.where(k)
-	cnt, err := e.stmt("SELECT count(*) FROM st" + where)
-	if err != nil {
-		return 0, nil, err
-	}
-	var total int
-	if err := cnt.QueryRow(args...).Scan(&total); err != nil {
-		return 0, nil, fmt.Errorf("sqlite count: %w", err)
-	}
-	order := " ORDER BY rn"
-	if len(k.Words) > 0 {
-		order = " ORDER BY CASE WHEN namekey = ? THEN 0 WHEN rn IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN 1 ELSE 2 END, rn"
-		args = append(args, k.Key, "name : ("+ftsExpr(k.Words)+")")
-	}
-	page, err := e.stmt("SELECT id, name, cc, country, location, languages, language_codes, genres, bitrate, homepage, stream FROM st" + where + order + " LIMIT ? OFFSET ?")
-	if err != nil {
-		return 0, nil, err
-	}
-	rows, err := page.Query(append(args, q.Limit, q.Offset)...)
-	if err != nil {
-		return 0, nil, fmt.Errorf("sqlite page: %w", err)
+	total, rows, err := e.query(q, "id, name, cc, country, location, languages, language_codes, genres, bitrate, homepage, stream")
+	if err != nil || rows == nil {
+		return total, nil, err
 	}
 	defer rows.Close()
 	var out []string
@@ -192,6 +170,39 @@ func (e *SQLite) Search(q mix.Query, ids bool) (int, []string, error) {
 		}
 	}
 	return total, out, rows.Err()
+}
+
+// query counts q's matches and opens its page: cols of the rows in our rank
+// order (the tiers spelled out as ORDER BY CASE). rows is nil when q has
+// words but nothing searchable, which matches nothing, as in our engine.
+func (e *SQLite) query(q mix.Query, cols string) (int, *sql.Rows, error) {
+	k := QueryKeysOf(q)
+	if q.Q != "" && len(k.Words) == 0 {
+		return 0, nil, nil
+	}
+	where, args := e.where(k)
+	cnt, err := e.stmt("SELECT count(*) FROM st" + where)
+	if err != nil {
+		return 0, nil, err
+	}
+	var total int
+	if err := cnt.QueryRow(args...).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("sqlite count: %w", err)
+	}
+	order := " ORDER BY rn"
+	if len(k.Words) > 0 {
+		order = " ORDER BY CASE WHEN namekey = ? THEN 0 WHEN rn IN (SELECT rowid FROM fts WHERE fts MATCH ?) THEN 1 ELSE 2 END, rn"
+		args = append(args, k.Key, "name : ("+ftsExpr(k.Words)+")")
+	}
+	page, err := e.stmt("SELECT " + cols + " FROM st" + where + order + " LIMIT ? OFFSET ?")
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := page.Query(append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("sqlite page: %w", err)
+	}
+	return total, rows, nil
 }
 
 func (e *SQLite) Close() error {
