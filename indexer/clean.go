@@ -323,30 +323,15 @@ func languageCodes(field string, labels []string) []string {
 		}
 	}
 	for _, label := range labels {
-		add(canonicalCode(label))
+		add(iso.LanguageCode(label))
 	}
 	for _, part := range strings.Split(field, ",") {
 		part = strings.ToLower(strings.TrimSpace(part))
 		if isCodeShaped(part) {
-			add(canonicalCode(part))
+			add(iso.LanguageCode(part))
 		}
 	}
 	return nonNil(out)
-}
-
-// canonicalCode resolves label with iso.LanguageCode and then resolves the
-// code it got once more. The second step is a guard: name lookups can yield
-// a deprecated code ("yiddish" gave "ji", while "ji" itself resolves to
-// "yi"), and one language must be filed under one code.
-func canonicalCode(label string) (string, bool) {
-	code, ok := iso.LanguageCode(label)
-	if !ok {
-		return "", false
-	}
-	if again, ok := iso.LanguageCode(code); ok {
-		return again, true
-	}
-	return code, true
 }
 
 // isCodeShaped accepts two or three ASCII lower-case letters: anything else
