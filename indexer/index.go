@@ -9,9 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 
-	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 )
 
@@ -43,10 +41,10 @@ func newIndex() *index {
 func (ix *index) add(rec *format.Record) {
 	t := uint32(len(ix.recs))
 	ix.recs = append(ix.recs, ix.store(rec))
-	key := fold.Key(rec.Name)
-	ix.keys = append(ix.keys, key)
-	ix.folded = append(ix.folded, fold.String(rec.Name))
-	ix.ps.addStation(t, rec, key)
+	o := format.NameOrderOf(rec.Name, rec.ID)
+	ix.keys = append(ix.keys, o.Key)
+	ix.folded = append(ix.folded, o.Folded)
+	ix.ps.addStation(t, rec, o.Key)
 }
 
 // store encodes rec into the current chunk and returns its bytes, which stay
@@ -84,16 +82,14 @@ type sortKeys struct {
 	folded []string // fold.String(name)
 }
 
-// compare orders temporary numbers by (name key, folded name, UUID bytes),
-// the order that defines record numbers. The UUID makes it total.
+// compare orders temporary numbers by format.NameOrder, the order that
+// defines record numbers.
 func (ix *index) compare(a, b uint32) int {
-	if c := strings.Compare(ix.keys[a], ix.keys[b]); c != 0 {
-		return c
-	}
-	if c := strings.Compare(ix.folded[a], ix.folded[b]); c != 0 {
-		return c
-	}
-	return bytes.Compare(ix.id(a), ix.id(b))
+	return ix.nameOrder(a).Compare(ix.nameOrder(b))
+}
+
+func (ix *index) nameOrder(t uint32) format.NameOrder {
+	return format.NameOrder{Key: ix.keys[t], Folded: ix.folded[t], ID: format.UUID(ix.id(t))}
 }
 
 // id is the UUID of the record with temporary number t: the codec puts it

@@ -11,7 +11,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 )
 
@@ -99,26 +98,10 @@ func (c *checker) keys(bucket []byte) int {
 	return 0
 }
 
-// sortKey is the order the format assigns record numbers in.
-type sortKey struct {
-	name, folded string
-	id           format.UUID
-}
-
-func (a sortKey) less(b sortKey) bool {
-	if a.name != b.name {
-		return a.name < b.name
-	}
-	if a.folded != b.folded {
-		return a.folded < b.folded
-	}
-	return bytes.Compare(a.id[:], b.id[:]) < 0
-}
-
 // checkRecords decodes every record, block by block, and checks numbering,
 // name order and the way back through the ids bucket.
 func (c *checker) checkRecords() error {
-	var prev sortKey
+	var prev format.NameOrder
 	var want uint32
 	cur := c.tx.Bucket(format.BucketStations).Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
@@ -149,7 +132,7 @@ func (c *checker) checkRecords() error {
 
 // checkRecord decodes record n from slot of its block and checks it comes
 // after prev in name order and is found again through its id.
-func (c *checker) checkRecord(block []byte, slot int, n uint32, prev *sortKey) error {
+func (c *checker) checkRecord(block []byte, slot int, n uint32, prev *format.NameOrder) error {
 	v, err := format.BlockRecord(block, slot)
 	if err != nil {
 		return fmt.Errorf("record %d: %w", n, err)
@@ -161,8 +144,8 @@ func (c *checker) checkRecord(block []byte, slot int, n uint32, prev *sortKey) e
 	if back := c.tx.Bucket(format.BucketIDs).Get(r.ID[:]); !bytes.Equal(back, format.RecordKey(n)) {
 		return fmt.Errorf("%w: record %d (%s) has ids entry %x", format.ErrCorrupt, n, r.ID, back)
 	}
-	key := sortKey{name: fold.Key(r.Name), folded: fold.String(r.Name), id: r.ID}
-	if n > 0 && !prev.less(key) {
+	key := format.NameOrderOf(r.Name, r.ID)
+	if n > 0 && prev.Compare(key) >= 0 {
 		return fmt.Errorf("%w: record %d (%q) is not after record %d in name order", format.ErrCorrupt, n, r.Name, n-1)
 	}
 	*prev = key
