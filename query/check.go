@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -35,9 +36,10 @@ type BucketCount struct {
 // it can in constant time: every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
-// postings follow the PrefixFanout rule, and the counts match the meta
-// document. Errors wrap format.ErrNotIndex, format.ErrVersion,
-// format.ErrCorrupt or the operating system's error.
+// postings follow the PrefixFanout rule, the counts match the meta
+// document, and the stored files are whole and match their manifest.
+// Errors wrap format.ErrNotIndex, format.ErrVersion, format.ErrCorrupt or
+// the operating system's error.
 func Check(path string) (CheckReport, error) {
 	if _, err := fileSize(path); err != nil {
 		return CheckReport{}, fmt.Errorf("open index %s: %w", path, err)
@@ -278,36 +280,102 @@ func (c *checker) checkMetaCounts() error {
 	return nil
 }
 
-// checkFiles verifies the stored data dumps against their manifest. The
-// files bucket is optional (not in format.AllBuckets); when present, every
-// file the manifest lists must be there with its size and digest.
+// checkFiles verifies the stored data dumps against their manifest: every
+// key of the files bucket is a chunk of the manifest or of a file it lists,
+// and every listed file is there whole, with its size and digest.
 func (c *checker) checkFiles() error {
-	files := c.tx.Bucket(format.BucketFiles)
-	if files == nil {
-		return nil
+	files := c.tx.Bucket(format.BucketFiles) // Open saw every bucket of format.AllBuckets
+	m, err := readManifest(files)
+	if err != nil {
+		return err
 	}
-	var m format.FilesManifest
-	if err := json.Unmarshal(files.Get([]byte(format.FileManifest)), &m); err != nil {
-		return fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
+	if err := checkFileKeys(files, &m); err != nil {
+		return err
 	}
 	for _, f := range m.Files {
-		if err := checkFile(files.Get([]byte(f.Key)), f); err != nil {
-			return fmt.Errorf("%w: file %q: %v", format.ErrCorrupt, f.Key, err)
+		if err := checkFile(files, f); err != nil {
+			return err
 		}
 		c.rep.Files++
 	}
 	return nil
 }
 
-func checkFile(v []byte, f format.FileInfo) error {
-	if v == nil {
-		return fmt.Errorf("missing")
+func readManifest(files *bolt.Bucket) (format.FilesManifest, error) {
+	var m format.FilesManifest
+	r, err := fileChunks(files, format.FileManifest)
+	if errors.Is(err, ErrNoFile) {
+		return m, fmt.Errorf("%w: files manifest missing", format.ErrCorrupt)
 	}
-	if int64(len(v)) != f.GzipSize {
-		return fmt.Errorf("%d bytes, manifest says %d", len(v), f.GzipSize)
+	if err != nil {
+		return m, err
 	}
-	if sum := sha256.Sum256(v); hex.EncodeToString(sum[:]) != f.GzipSHA256 {
-		return fmt.Errorf("sha256 differs from the manifest")
+	raw := make([]byte, r.size()) // small; the dumps are what is chunked
+	if _, err := r.ReadAt(raw, 0); err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
+	}
+	return m, nil
+}
+
+// checkFileKeys walks every key of the files bucket. Reading a file visits
+// only its own keys, so this is what finds keys no reader would ever meet:
+// malformed keys, files the manifest does not list, chunks past a gap.
+func checkFileKeys(files *bolt.Bucket, m *format.FilesManifest) error {
+	listed := map[string]bool{format.FileManifest: true}
+	for _, f := range m.Files {
+		listed[f.Key] = true
+	}
+	// Names hold no zero byte, so the chunks of one file are contiguous
+	// in key order: a name once left does not come back.
+	var name string
+	var next uint32
+	cur := files.Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		n, i, err := format.ParseFileChunkKey(k)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !listed[n]:
+			return fmt.Errorf("%w: files key %q: file %q is not in the manifest", format.ErrCorrupt, k, n)
+		case v == nil:
+			return fmt.Errorf("%w: files key %q is a bucket", format.ErrCorrupt, k)
+		case len(v) > format.FileChunkSize:
+			return fmt.Errorf("%w: files key %q: chunk of %d bytes, at most %d allowed", format.ErrCorrupt, k, len(v), format.FileChunkSize)
+		}
+		if n != name {
+			name, next = n, 0
+		}
+		if i != next {
+			return fmt.Errorf("%w: files key %q: chunk %d of %q where chunk %d was due", format.ErrCorrupt, k, i, n, next)
+		}
+		next++
+	}
+	return nil
+}
+
+// checkFile verifies one listed file's size and digest, hashing chunk by
+// chunk: a dump is hundreds of megabytes and is never held whole.
+func checkFile(files *bolt.Bucket, f format.FileInfo) error {
+	r, err := fileChunks(files, f.Key)
+	if errors.Is(err, ErrNoFile) {
+		return fmt.Errorf("%w: file %q missing", format.ErrCorrupt, f.Key)
+	}
+	if err != nil {
+		return err
+	}
+	if size := r.size(); size != f.GzipSize {
+		return fmt.Errorf("%w: file %q: %d bytes, manifest says %d", format.ErrCorrupt, f.Key, size, f.GzipSize)
+	}
+	h := sha256.New()
+	for _, chunk := range r.chunks {
+		h.Write(chunk) // a hash.Hash never returns an error
+	}
+	if hex.EncodeToString(h.Sum(nil)) != f.GzipSHA256 {
+		return fmt.Errorf("%w: file %q: sha256 differs from the manifest", format.ErrCorrupt, f.Key)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -114,13 +115,109 @@ func TestCheckFindsDamagedFile(t *testing.T) {
 	if rep.Files == 0 {
 		t.Skip("the indexer stores no files")
 	}
-	path := damaged(t, func(tx *bolt.Tx) error {
+	// The small index's dumps are far below FileChunkSize, likely one
+	// chunk each; stored again in three chunks of unequal sizes, which is
+	// as valid, they have a middle chunk to lose.
+	rechunked := damaged(t, rechunk(format.FileStationsNDJSON, 3))
+	if got, err := Check(rechunked); err != nil || got.Files != rep.Files {
+		t.Fatalf("rechunked: %d files checked, %v; want %d, nil", got.Files, err, rep.Files)
+	}
+	ndjson := func(i uint32) []byte { return format.FileChunkKey(format.FileStationsNDJSON, i) }
+	tests := []struct {
+		name   string
+		damage func(tx *bolt.Tx) error
+	}{
+		{"flipped byte", func(tx *bolt.Tx) error {
+			b := tx.Bucket(format.BucketFiles)
+			v := bytes.Clone(b.Get(ndjson(0)))
+			v[len(v)/2] ^= 0xff
+			return b.Put(ndjson(0), v)
+		}},
+		{"truncated chunk", func(tx *bolt.Tx) error {
+			b := tx.Bucket(format.BucketFiles)
+			v := bytes.Clone(b.Get(ndjson(0)))
+			return b.Put(ndjson(0), v[:len(v)-1])
+		}},
+		{"missing middle chunk", func(tx *bolt.Tx) error {
+			if err := rechunk(format.FileStationsNDJSON, 3)(tx); err != nil {
+				return err
+			}
+			return tx.Bucket(format.BucketFiles).Delete(ndjson(1))
+		}},
+		{"chunk past a gap", func(tx *bolt.Tx) error {
+			b := tx.Bucket(format.BucketFiles)
+			last := uint32(0)
+			for b.Get(ndjson(last+1)) != nil {
+				last++
+			}
+			return b.Put(ndjson(last+2), []byte("x"))
+		}},
+		{"missing file", deleteFile(format.FileStationsJSON)},
+		{"stray file", func(tx *bolt.Tx) error {
+			return tx.Bucket(format.BucketFiles).Put(format.FileChunkKey("stray.gz", 0), []byte("x"))
+		}},
+		{"stray key", put(string(format.BucketFiles), "stray", "x")},
+		{"whole file under its name, as in version 2", func(tx *bolt.Tx) error {
+			b := tx.Bucket(format.BucketFiles)
+			return b.Put([]byte(format.FileStationsNDJSON), bytes.Clone(b.Get(ndjson(0))))
+		}},
+		{"missing manifest", deleteFile(format.FileManifest)},
+		{"chunk over the size limit", func(tx *bolt.Tx) error {
+			return tx.Bucket(format.BucketFiles).Put(ndjson(0), make([]byte, format.FileChunkSize+1))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Check(damaged(t, tt.damage))
+			if !errors.Is(err, format.ErrCorrupt) {
+				t.Fatalf("Check: %v, want ErrCorrupt", err)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func deleteFile(name string) func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
 		b := tx.Bucket(format.BucketFiles)
-		v := bytes.Clone(b.Get([]byte(format.FileStationsNDJSON)))
-		v[len(v)/2] ^= 0xff
-		return b.Put([]byte(format.FileStationsNDJSON), v)
-	})
-	if _, err := Check(path); !errors.Is(err, format.ErrCorrupt) {
-		t.Errorf("Check: %v, want ErrCorrupt", err)
+		for i := uint32(0); b.Get(format.FileChunkKey(name, i)) != nil; i++ {
+			if err := b.Delete(format.FileChunkKey(name, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// rechunk stores file name of the files bucket again, in n chunks of
+// unequal sizes.
+func rechunk(name string, n int) func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		b := tx.Bucket(format.BucketFiles)
+		var content []byte
+		for i := uint32(0); ; i++ {
+			v := b.Get(format.FileChunkKey(name, i))
+			if v == nil {
+				break
+			}
+			content = append(content, v...)
+			if err := b.Delete(format.FileChunkKey(name, i)); err != nil {
+				return err
+			}
+		}
+		if len(content) < n*(n+1)/2 {
+			return fmt.Errorf("file %q: %d bytes, too short for %d chunks", name, len(content), n)
+		}
+		for i := range n {
+			size := len(content) * (i + 1) / (n * (n + 1) / 2) // growing sizes
+			if i == n-1 {
+				size = len(content)
+			}
+			if err := b.Put(format.FileChunkKey(name, uint32(i)), content[:size]); err != nil {
+				return err
+			}
+			content = content[size:]
+		}
+		return nil
 	}
 }
