@@ -1,0 +1,340 @@
+// Package extsort sorts key/value records by key when there are more of them
+// than memory should hold. Records are buffered up to a byte budget; a full
+// buffer is sorted and written to a temporary file as a run; reading merges
+// the runs and whatever is still buffered. Below the budget nothing touches
+// the disk.
+//
+// The sort is stable: records with equal keys come out in the order they
+// were added. Together with a deterministic merge this makes the output a
+// function of the input alone, whatever the budget and however many runs it
+// took, which the indexer relies on for reproducible index files.
+package extsort
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// chunkSize is the allocation unit of the buffer. Chunks are reused after a
+// run is written, so a sorter's memory stays at its budget instead of
+// growing by doubling (which would briefly need half as much again).
+const chunkSize = 1 << 20
+
+// recOverhead is what a buffered record costs besides its bytes: its entry
+// in the index of the buffer. It counts against the budget so that many
+// tiny records cannot blow it.
+const recOverhead = 16
+
+// maxFanIn bounds the runs merged at once; each open run holds a read
+// buffer. With more runs, the oldest are first merged into one.
+const maxFanIn = 64
+
+// runBuffer is the read and write buffer of one run file.
+const runBuffer = 64 << 10
+
+// Sorter collects records and yields them sorted by key. It is not safe for
+// concurrent use.
+type Sorter struct {
+	dir     string
+	budget  int
+	chunks  [][]byte // buffered record bytes; chunks[len-1] is being filled
+	spare   [][]byte // emptied chunks, for reuse
+	recs    []rec    // the buffered records, in the order added
+	used    int      // bytes of the budget in use
+	sorted  bool     // recs are sorted (no Add since the last sort)
+	runs    []string // run files, oldest first
+	added   int64
+	reading bool // Iter was called; Add is no longer allowed
+}
+
+// rec locates a buffered record: key then value, contiguous in a chunk.
+type rec struct {
+	chunk      uint32
+	off        uint32
+	klen, vlen uint32
+}
+
+// New returns a sorter that keeps at most about budget bytes of records in
+// memory and writes runs to files in dir.
+func New(dir string, budget int) *Sorter {
+	return &Sorter{dir: dir, budget: max(budget, chunkSize)}
+}
+
+// ErrTooLarge: a single record larger than this package handles.
+var ErrTooLarge = errors.New("extsort: record too large")
+
+// Add buffers one record, writing a run first if the buffer is full. The
+// sorter copies key and value.
+func (s *Sorter) Add(key, value []byte) error {
+	if s.reading {
+		return errors.New("extsort: Add after Iter")
+	}
+	size := len(key) + len(value)
+	if size > 1<<30 {
+		return ErrTooLarge
+	}
+	if s.used+size+recOverhead > s.budget && len(s.recs) > 0 {
+		if err := s.Flush(); err != nil {
+			return err
+		}
+	}
+	c := s.room(size)
+	off := len(s.chunks[c])
+	buf := append(s.chunks[c], key...)
+	s.chunks[c] = append(buf, value...)
+	s.recs = append(s.recs, rec{uint32(c), uint32(off), uint32(len(key)), uint32(len(value))})
+	s.used += size + recOverhead
+	s.sorted = false
+	s.added++
+	return nil
+}
+
+// room returns the index of a chunk with size bytes free.
+func (s *Sorter) room(size int) int {
+	if n := len(s.chunks); n > 0 && cap(s.chunks[n-1])-len(s.chunks[n-1]) >= size {
+		return n - 1
+	}
+	var c []byte
+	if size <= chunkSize && len(s.spare) > 0 {
+		c, s.spare = s.spare[len(s.spare)-1], s.spare[:len(s.spare)-1]
+	} else {
+		c = make([]byte, 0, max(chunkSize, size))
+	}
+	s.chunks = append(s.chunks, c)
+	return len(s.chunks) - 1
+}
+
+// Len is the number of records added.
+func (s *Sorter) Len() int64 { return s.added }
+
+// Runs is the number of runs written so far.
+func (s *Sorter) Runs() int { return len(s.runs) }
+
+func (s *Sorter) key(r rec) []byte {
+	return s.chunks[r.chunk][r.off : r.off+r.klen]
+}
+
+func (s *Sorter) value(r rec) []byte {
+	start := r.off + r.klen
+	return s.chunks[r.chunk][start : start+r.vlen]
+}
+
+func (s *Sorter) sortBuffer() {
+	if !s.sorted {
+		slices.SortStableFunc(s.recs, func(a, b rec) int { return bytes.Compare(s.key(a), s.key(b)) })
+		s.sorted = true
+	}
+}
+
+// Flush writes the buffered records as a run and empties the buffer. Callers
+// that buffer records of their own use it to bound memory in step with
+// their own flushes; Add calls it when the buffer is full.
+func (s *Sorter) Flush() error {
+	if len(s.recs) == 0 {
+		return nil
+	}
+	s.sortBuffer()
+	name, err := s.writeRun(&memSource{s: s})
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, name)
+	s.reset()
+	return nil
+}
+
+// reset empties the buffer, keeping its chunks for reuse.
+func (s *Sorter) reset() {
+	for _, c := range s.chunks {
+		if cap(c) == chunkSize {
+			s.spare = append(s.spare, c[:0])
+		}
+	}
+	s.chunks, s.recs, s.used = s.chunks[:0], s.recs[:0], 0
+}
+
+// writeRun writes everything src yields to a new run file and returns its
+// name.
+func (s *Sorter) writeRun(src source) (name string, err error) {
+	f, err := os.CreateTemp(s.dir, "run-*")
+	if err != nil {
+		return "", fmt.Errorf("extsort: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("extsort: %w", cerr)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(f, runBuffer)
+	var hdr [2 * binary.MaxVarintLen32]byte
+	for src.next() {
+		k, v := src.key(), src.value()
+		n := binary.PutUvarint(hdr[:], uint64(len(k)))
+		n += binary.PutUvarint(hdr[n:], uint64(len(v)))
+		w.Write(hdr[:n])
+		w.Write(k)
+		if _, err := w.Write(v); err != nil {
+			return "", fmt.Errorf("extsort: %w", err)
+		}
+	}
+	if err := src.err(); err != nil {
+		return "", err
+	}
+	if err := w.Flush(); err != nil {
+		return "", fmt.Errorf("extsort: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// Iter returns an iterator over all records added, sorted by key. After
+// the first call no more records may be added; Iter may be called again
+// for another pass over the same records.
+func (s *Sorter) Iter() (*Iterator, error) {
+	s.reading = true
+	if err := s.compact(); err != nil {
+		return nil, err
+	}
+	s.sortBuffer()
+	srcs := make([]source, 0, len(s.runs)+1)
+	it := &Iterator{}
+	for _, name := range s.runs {
+		r, err := openRun(name)
+		if err != nil {
+			it.srcs = srcs
+			it.Close()
+			return nil, err
+		}
+		srcs = append(srcs, r)
+	}
+	srcs = append(srcs, &memSource{s: s}) // last: added after every run
+	it.srcs = srcs
+	it.start()
+	return it, nil
+}
+
+// compact merges the oldest runs into one until at most maxFanIn remain.
+// Merging consecutive oldest runs keeps equal keys in the order added.
+func (s *Sorter) compact() error {
+	for len(s.runs) > maxFanIn {
+		old := s.runs[:maxFanIn]
+		srcs := make([]source, 0, len(old))
+		for _, name := range old {
+			r, err := openRun(name)
+			if err != nil {
+				closeAll(srcs)
+				return err
+			}
+			srcs = append(srcs, r)
+		}
+		m := &Iterator{srcs: srcs}
+		m.start()
+		merged, err := s.writeRun(m)
+		closeAll(srcs)
+		if err != nil {
+			return err
+		}
+		for _, name := range old {
+			os.Remove(name)
+		}
+		s.runs = append([]string{merged}, s.runs[maxFanIn:]...)
+	}
+	return nil
+}
+
+// Close removes the run files and releases the buffer.
+func (s *Sorter) Close() error {
+	var errs []error
+	for _, name := range s.runs {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	s.runs, s.chunks, s.spare, s.recs = nil, nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// source is one sorted input of a merge.
+type source interface {
+	next() bool
+	key() []byte
+	value() []byte
+	err() error
+	close() error
+}
+
+func closeAll(srcs []source) {
+	for _, src := range srcs {
+		src.close()
+	}
+}
+
+// memSource yields the sorted buffer.
+type memSource struct {
+	s *Sorter
+	i int // 1 + index of the current record
+}
+
+func (m *memSource) next() bool {
+	m.i++
+	return m.i <= len(m.s.recs)
+}
+func (m *memSource) key() []byte   { return m.s.key(m.s.recs[m.i-1]) }
+func (m *memSource) value() []byte { return m.s.value(m.s.recs[m.i-1]) }
+func (m *memSource) err() error    { return nil }
+func (m *memSource) close() error  { return nil }
+
+// runSource reads a run file.
+type runSource struct {
+	f    *os.File
+	r    *bufio.Reader
+	buf  []byte // key then value of the current record
+	klen int
+	e    error
+}
+
+func openRun(name string) (*runSource, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("extsort: %w", err)
+	}
+	return &runSource{f: f, r: bufio.NewReaderSize(f, runBuffer)}, nil
+}
+
+func (r *runSource) next() bool {
+	if r.e != nil {
+		return false
+	}
+	klen, err := binary.ReadUvarint(r.r)
+	if err == io.EOF {
+		return false
+	}
+	vlen, err2 := binary.ReadUvarint(r.r)
+	if err = errors.Join(err, err2); err != nil || klen+vlen > 1<<30 {
+		r.e = fmt.Errorf("extsort: damaged run %s: %v", r.f.Name(), err)
+		return false
+	}
+	n := int(klen + vlen)
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	r.buf, r.klen = r.buf[:n], int(klen)
+	if _, err := io.ReadFull(r.r, r.buf); err != nil {
+		r.e = fmt.Errorf("extsort: damaged run %s: %v", r.f.Name(), err)
+		return false
+	}
+	return true
+}
+
+func (r *runSource) key() []byte   { return r.buf[:r.klen] }
+func (r *runSource) value() []byte { return r.buf[r.klen:] }
+func (r *runSource) err() error    { return r.e }
+func (r *runSource) close() error  { return r.f.Close() }

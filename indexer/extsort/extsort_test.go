@@ -1,0 +1,142 @@
+package extsort
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+)
+
+type kv struct{ k, v []byte }
+
+// records returns n records with many repeated keys, so that stability is
+// observable, and values that name their insertion position.
+func records(n int, seed uint64) []kv {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]kv, n)
+	for i := range out {
+		k := make([]byte, rng.IntN(12))
+		for j := range k {
+			k[j] = byte(rng.IntN(4)) // few distinct bytes: many equal keys
+		}
+		out[i] = kv{k, fmt.Appendf(nil, "%d/%s", i, bytes.Repeat([]byte("v"), rng.IntN(300)))}
+	}
+	return out
+}
+
+func collect(t *testing.T, s *Sorter) []kv {
+	t.Helper()
+	it, err := s.Iter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []kv
+	for it.Next() {
+		out = append(out, kv{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSortStable compares the sorter against an in-memory stable sort, with
+// budgets from "never spills" to "a run every few records", the latter
+// forcing more runs than one merge takes.
+func TestSortStable(t *testing.T) {
+	in := records(20000, 7)
+	want := slices.Clone(in)
+	slices.SortStableFunc(want, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	for _, budget := range []int{64 << 20, 1 << 20, 4096} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			s := New(t.TempDir(), budget)
+			s.budget = budget // below chunkSize, to force many runs
+			defer s.Close()
+			for _, r := range in {
+				if err := s.Add(r.k, r.v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for pass := 0; pass < 2; pass++ { // Iter may be repeated
+				got := collect(t, s)
+				if len(got) != len(want) {
+					t.Fatalf("pass %d: %d records, want %d", pass, len(got), len(want))
+				}
+				for i := range got {
+					if !bytes.Equal(got[i].k, want[i].k) || !bytes.Equal(got[i].v, want[i].v) {
+						t.Fatalf("pass %d, record %d: %q=%q, want %q=%q", pass, i, got[i].k, got[i].v, want[i].k, want[i].v)
+					}
+				}
+			}
+			if budget == 4096 && s.Runs() > maxFanIn {
+				t.Errorf("%d runs after compaction, want at most %d", s.Runs(), maxFanIn)
+			}
+			if budget == 64<<20 && s.Runs() != 0 {
+				t.Errorf("%d runs written under a budget the data fits in", s.Runs())
+			}
+		})
+	}
+}
+
+func TestFlushAndClose(t *testing.T) {
+	dir := t.TempDir()
+	s := New(dir, 1<<20)
+	for i, r := range records(100, 3) {
+		s.Add(r.k, r.v)
+		if i%10 == 9 {
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if s.Runs() != 10 {
+		t.Errorf("%d runs after 10 flushes", s.Runs())
+	}
+	if got := collect(t, s); len(got) != 100 {
+		t.Errorf("%d records, want 100", len(got))
+	}
+	if err := s.Add([]byte("k"), nil); err == nil {
+		t.Error("Add after Iter succeeded")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("Close left %d files", len(left))
+	}
+}
+
+// TestDamagedRun: a run that ends mid-record is an error, not a short
+// result.
+func TestDamagedRun(t *testing.T) {
+	s := New(t.TempDir(), 1<<20)
+	defer s.Close()
+	for _, r := range records(50, 5) {
+		s.Add(r.k, r.v)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(s.runs[0], fi.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	it, err := s.Iter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for it.Next() {
+		n++
+	}
+	if it.Err() == nil {
+		t.Errorf("truncated run read without error (%d records)", n)
+	}
+}
