@@ -23,7 +23,7 @@
 // Buckets (all keys compare bytewise, as bbolt does):
 //
 //	meta        "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("2")
+//	            "version"  -> Version, decimal ASCII ("3")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -42,12 +42,14 @@
 //	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
 //	genres      folded source tag     -> bitmap
 //	locations   folded location text  -> bitmap
-//	files       file name -> file content: the data dumps, made at index
-//	            time so that serving them costs no work per request:
-//	              FileManifest        -> FilesManifest as JSON
-//	              FileStationsJSON    -> gzip of the JSON array of every
-//	                                     station in the API's Station shape
-//	              FileStationsNDJSON  -> gzip of the same, one per line
+//	files       FileChunkKey(name, i) -> chunk i of file name: the data
+//	            dumps, made at index time so that serving them costs no
+//	            work per request. A file is the concatenation of its chunks
+//	            0, 1, ... (see files.go for why files are chunked):
+//	              FileManifest        FilesManifest as JSON
+//	              FileStationsJSON    gzip of the JSON array of every
+//	                                  station in the API's Station shape
+//	              FileStationsNDJSON  gzip of the same, one per line
 //	            Stations are in record order. Their URLs are built on the
 //	            base URL named in the manifest; a server with another base
 //	            URL rewrites them (see package server).
@@ -70,6 +72,8 @@
 //	1  one stations key per record (RecordKey(n) -> record), no files bucket.
 //	2  records in blocks of RecordsPerBlock under BlockKey; files bucket with
 //	   the precomputed data dumps. Record codec unchanged.
+//	3  files stored in chunks of at most FileChunkSize under FileChunkKey,
+//	   so that neither writing nor checking a file holds it whole in memory.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -89,7 +93,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 2
+const Version = 3
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -133,7 +137,7 @@ var PostingBuckets = [][]byte{
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 }
 
-// Keys of BucketFiles, in the ascending order the writer puts them.
+// Names of the files in BucketFiles, in ascending order.
 const (
 	FileManifest       = "manifest.json"
 	FileStationsJSON   = "stations.json.gz"
@@ -153,7 +157,7 @@ type FilesManifest struct {
 // document itself (what a client has after decompressing) and for the
 // stored gzip stream.
 type FileInfo struct {
-	Key        string `json:"key"`        // key in BucketFiles
+	Key        string `json:"key"`        // file name in BucketFiles
 	Name       string `json:"name"`       // the document's name: "stations.json"
 	MediaType  string `json:"media_type"` // of the document
 	Size       int64  `json:"size"`

@@ -26,3 +26,28 @@ func NameOrderOf(name string, id UUID) NameOrder {
 func (a NameOrder) Compare(b NameOrder) int {
 	return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.Folded, b.Folded), bytes.Compare(a.ID[:], b.ID[:]))
 }
+
+// AppendKey appends a byte string that sorts, under bytes.Compare, exactly
+// as o sorts under Compare, for sorters that only compare bytes (the
+// indexer's external sort). Each string is written with its zero bytes
+// escaped as 00 FF and ends in 00 01, which sorts below any continuation,
+// so a string sorts before every longer string it is a prefix of.
+func (o NameOrder) AppendKey(dst []byte) []byte {
+	dst = appendOrderedString(dst, o.Key)
+	dst = appendOrderedString(dst, o.Folded)
+	return append(dst, o.ID[:]...)
+}
+
+func appendOrderedString(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			break
+		}
+		dst = append(dst, s[:i]...)
+		dst = append(dst, 0, 0xFF)
+		s = s[i+1:]
+	}
+	dst = append(dst, s...)
+	return append(dst, 0, 1)
+}
