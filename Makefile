@@ -14,8 +14,11 @@ FUZZTIME  ?= 30s
 TESTFUZZTIME ?= 2000x
 
 # Packages whose tests run under the race detector: the ones with shared
-# state between requests.
-RACE_PKGS := ./server/... ./query/...
+# state between requests, and the indexer's pipelines (reading on one
+# goroutine, filing on another; one compressing goroutine per data dump),
+# whose whole-snapshot tests are left out of the race run for time.
+RACE_PKGS := ./server/... ./query/... ./indexer/stationjson/ ./indexer/extsort/
+RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all build run test test-unit test-race test-fuzz vet fuzz bench bench-full bench-smoke \
         lint-public check-deploy soak index-real serve-real check-real clean
@@ -53,6 +56,7 @@ test-unit:
 
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
+	$(GO) test -count=1 -race -run '$(RACE_INDEXER_TESTS)' ./indexer/
 
 # Every fuzz target in the module, each run briefly. The list is discovered,
 # so a new target is fuzzed without editing this file; finding none fails.

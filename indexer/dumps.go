@@ -1,9 +1,15 @@
 package indexer
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
@@ -15,46 +21,108 @@ import (
 // stored ones are right for the common local case and cost nothing there.
 const DefaultBaseURL = "http://127.0.0.1:8080"
 
-// filesBucket holds the data dumps (see format: BucketFiles), made from the
-// records in record order. Both dumps are written in one pass and kept
-// gzip-compressed in memory until the bucket is written; the encoded
-// records are already in memory for the build and are decoded one at a time.
-func (ix *index) filesBucket(base string) bucketWriter {
-	kvs, err := ix.dumpFiles(base)
-	return bucketWriter{format.BucketFiles, len(kvs), func(i int) ([]byte, []byte, error) {
-		if err != nil {
-			return nil, nil, fmt.Errorf("data dumps: %w", err)
-		}
-		return kvs[i][0], kvs[i][1], nil
-	}}
+// dumpWriter makes the data dumps of the files bucket (see format:
+// BucketFiles) while the stations bucket is written: it gets every record
+// in record order, and writes both gzip streams to temporary files, from
+// which they are copied into the index chunk by chunk.
+type dumpWriter struct {
+	base  string
+	files [2]*os.File // stations.json.gz, stations.ndjson.gz
+	bufs  [2]*bufio.Writer
+	d     *stationjson.Dump
+	r     format.Record // scratch
 }
 
-// dumpFiles returns the files bucket's keys and values in key order.
-func (ix *index) dumpFiles(base string) ([][2][]byte, error) {
-	var jsonGz, ndjsonGz bytes.Buffer
-	d := stationjson.NewDump(&jsonGz, &ndjsonGz)
-	var r format.Record
-	for _, t := range ix.order {
-		if err := format.DecodeRecord(ix.recs[t], &r); err != nil {
-			return nil, err
+func newDumpWriter(dir, base string) (*dumpWriter, error) {
+	w := &dumpWriter{base: base}
+	for i, name := range []string{format.FileStationsJSON, format.FileStationsNDJSON} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			w.abort()
+			return nil, fmt.Errorf("data dumps: %w", err)
 		}
-		st := stationjson.New(base, &r)
-		if err := d.Add(&st); err != nil {
-			return nil, err
-		}
+		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 256<<10)
 	}
-	infos, err := d.Close()
+	w.d = stationjson.NewDump(w.bufs[0], w.bufs[1])
+	return w, nil
+}
+
+// add appends one encoded record to both dumps.
+func (w *dumpWriter) add(rec []byte) error {
+	if err := format.DecodeRecord(rec, &w.r); err != nil {
+		return err
+	}
+	st := stationjson.New(w.base, &w.r)
+	return w.d.Add(&st)
+}
+
+// finish ends both dumps and returns the files bucket's contents.
+func (w *dumpWriter) finish() (*filesSource, error) {
+	infos, err := w.d.Close()
 	if err != nil {
 		return nil, err
 	}
-	manifest, err := json.Marshal(format.FilesManifest{BaseURL: base, Stations: d.Stations(), Files: infos})
+	for i, b := range w.bufs {
+		if err := b.Flush(); err != nil {
+			return nil, err
+		}
+		if _, err := w.files[i].Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	manifest, err := json.Marshal(format.FilesManifest{BaseURL: w.base, Stations: w.d.Stations(), Files: infos})
 	if err != nil {
 		return nil, err
 	}
 	// Ascending: manifest.json < stations.json.gz < stations.ndjson.gz.
-	return [][2][]byte{
-		{[]byte(format.FileManifest), manifest},
-		{[]byte(format.FileStationsJSON), jsonGz.Bytes()},
-		{[]byte(format.FileStationsNDJSON), ndjsonGz.Bytes()},
-	}, nil
+	return &filesSource{files: []storedFile{
+		{format.FileManifest, bytes.NewReader(manifest)},
+		{format.FileStationsJSON, w.files[0]},
+		{format.FileStationsNDJSON, w.files[1]},
+	}}, nil
+}
+
+// abort closes the temporary files; the build's temporary directory, where
+// they are, is removed with them.
+func (w *dumpWriter) abort() {
+	if w.d != nil {
+		w.d.Abort()
+	}
+	for _, f := range w.files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// storedFile is one file of the files bucket and where its bytes come from.
+type storedFile struct {
+	name string
+	r    io.Reader
+}
+
+// filesSource yields the files bucket: each file in chunks of
+// format.FileChunkSize, and at least one chunk per file.
+type filesSource struct {
+	files []storedFile
+	chunk uint32 // next chunk of files[0]
+}
+
+func (s *filesSource) next(*bolt.Tx) ([]byte, []byte, error) {
+	for len(s.files) > 0 {
+		f := s.files[0]
+		buf := make([]byte, format.FileChunkSize)
+		n, err := io.ReadFull(f.r, buf)
+		switch {
+		case err == io.EOF && s.chunk > 0:
+			s.files, s.chunk = s.files[1:], 0
+			continue
+		case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
+			return nil, nil, fmt.Errorf("file %s: %w", f.name, err)
+		}
+		key := format.FileChunkKey(f.name, s.chunk)
+		s.chunk++
+		return key, buf[:n:n], nil
+	}
+	return nil, nil, nil
 }

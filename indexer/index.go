@@ -3,115 +3,162 @@ package indexer
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
+	"time"
 
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/extsort"
 	"stationdex/indexer/format"
 )
 
-// index is a build in memory: the encoded records, in input order, and the
-// posting lists of every bitmap bucket. Records are numbered twice: by a
-// temporary number in input order while reading, then, once all are read,
-// by their final number in name order (finish). Keeping encoded records
-// rather than format.Record values makes a record one slice into a shared
-// chunk instead of a dozen small allocations.
-type index struct {
-	baseURL string   // of the stations' URLs in the data dumps
-	recs    [][]byte // encoded records by temporary number
-	chunk   []byte   // the chunk records are currently appended to
-	sortKeys
-	ps        *postingSet
-	order     []uint32 // final number -> temporary number, after finish
-	allTokens []string // sorted keys of ps.allTokens, after finish
-	prefixes  []prefixRange
+// builder is a build in progress. Reading only appends: every cleaned
+// record goes, under a temporary number t in input order, into three
+// external sorters, so that memory stays within Options.MemoryBudget
+// whatever the input size:
+//
+//   - order: NameOrder key -> t and the encoded record. Merged, it yields
+//     the records in record-number order, ready to be cut into blocks.
+//   - ids: UUID, t -> check/change time. Merged, equal UUIDs are adjacent
+//     with the first occurrence first: that settles duplicates and the
+//     snapshot time, and later yields the ids bucket in key order.
+//   - postings (postingBuffer): bucket and key -> lists of t.
+//
+// The one structure that grows with the input is final, 4 bytes per
+// record: temporary number -> record number, filled in while the stations
+// bucket is written and used to renumber the ids and posting lists.
+type builder struct {
+	order *extsort.Sorter
+	ids   *extsort.Sorter
+	ps    *postingBuffer
+
+	temps uint32   // records read, before de-duplication
+	final []uint32 // temporary number -> record number, or dropped
+	kept  int      // records after de-duplication
+	dups  int
+	// newest is the newest check or change time among kept records.
+	newest time.Time
+
+	budget   int    // bytes, shared out among the sorters
+	key, val []byte // scratch
 }
 
-// recordChunk is the allocation unit of encoded records.
-const recordChunk = 1 << 20
+// dropped marks, in builder.final, a record left out as a duplicate.
+const dropped = math.MaxUint32
 
-func newIndex() *index {
-	return &index{ps: newPostingSet()}
+// Shares of Options.MemoryBudget. The order sorter carries whole records,
+// the bulk of the data; posting lists are buffered twice (as lists in maps,
+// then compactly encoded in their sorter) and need room in both.
+const (
+	orderShare        = 3.0 / 8
+	idsShare          = 1.0 / 8
+	postingsShare     = 1.0 / 4
+	postingRunsShare  = 1.0 / 4
+	defaultBudget     = 16 << 20
+	minimumBudget     = 4 << 20
+	maxTemporaryCount = dropped - 1
+)
+
+func newBuilder(tmp string, budget int) *builder {
+	if budget <= 0 {
+		budget = defaultBudget
+	}
+	budget = max(budget, minimumBudget)
+	share := func(f float64) int { return int(float64(budget) * f) }
+	return &builder{
+		budget: budget,
+		order:  extsort.New(tmp, share(orderShare)),
+		ids:    extsort.New(tmp, share(idsShare)),
+		ps:     newPostingBuffer(share(postingsShare), extsort.New(tmp, share(postingRunsShare))),
+	}
 }
 
-// add files one cleaned record under its temporary number.
-func (ix *index) add(rec *format.Record) {
-	t := uint32(len(ix.recs))
-	ix.recs = append(ix.recs, ix.store(rec))
+// runs is the number of sorted runs the sorters have spilled to disk.
+func (b *builder) runs() int {
+	return b.order.Runs() + b.ids.Runs() + b.ps.runs.Runs()
+}
+
+// close releases the sorters' buffers and files.
+func (b *builder) close() {
+	b.order.Close()
+	b.ids.Close()
+	b.ps.close()
+}
+
+// add files one cleaned record, with its check/change time, under the next
+// temporary number.
+func (b *builder) add(rec *format.Record, at time.Time) error {
+	if b.temps == maxTemporaryCount {
+		return fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
+	}
+	t := b.temps
+	b.temps++
 	o := format.NameOrderOf(rec.Name, rec.ID)
-	ix.keys = append(ix.keys, o.Key)
-	ix.folded = append(ix.folded, o.Folded)
-	ix.ps.addStation(t, rec, o.Key)
-}
-
-// store encodes rec into the current chunk and returns its bytes, which stay
-// valid and unchanged for the life of the index.
-func (ix *index) store(rec *format.Record) []byte {
-	size := len(format.AppendRecord(ix.chunk[len(ix.chunk):], rec))
-	if len(ix.chunk)+size > cap(ix.chunk) {
-		ix.chunk = make([]byte, 0, max(recordChunk, size))
+	b.key = o.AppendKey(b.key[:0])
+	b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
+	b.val = format.AppendRecord(b.val, rec)
+	if err := b.order.Add(b.key, b.val); err != nil {
+		return err
 	}
-	start := len(ix.chunk)
-	ix.chunk = format.AppendRecord(ix.chunk, rec)
-	return ix.chunk[start:len(ix.chunk):len(ix.chunk)]
-}
-
-// finish assigns the final record numbers and renumbers every posting list.
-func (ix *index) finish() {
-	ix.order = make([]uint32, len(ix.recs))
-	for i := range ix.order {
-		ix.order[i] = uint32(i)
+	b.key = binary.BigEndian.AppendUint32(append(b.key[:0], rec.ID[:]...), t)
+	b.val = appendTime(b.val[:0], at)
+	if err := b.ids.Add(b.key, b.val); err != nil {
+		return err
 	}
-	slices.SortFunc(ix.order, ix.compare)
-	ix.sortKeys = sortKeys{} // needed for sorting only
-	final := make([]uint32, len(ix.order))
-	for n, t := range ix.order {
-		final[t] = uint32(n)
+	return b.ps.addStation(t, rec, o.Key)
+}
+
+// appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
+func appendTime(dst []byte, t time.Time) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix()))
+	return binary.BigEndian.AppendUint32(dst, uint32(t.Nanosecond()))
+}
+
+func decodeTime(b []byte) time.Time {
+	if len(b) != 12 {
+		return time.Time{}
 	}
-	ix.ps.renumber(final)
-	ix.allTokens = ix.ps.allTokens.sortedKeys()
-	ix.prefixes = prefixRanges(ix.allTokens)
+	return time.Unix(int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint32(b[8:]))).UTC()
 }
 
-// sortKeys hold, by temporary number, what the name order compares.
-type sortKeys struct {
-	keys   []string // fold.Key(name)
-	folded []string // fold.String(name)
-}
-
-// compare orders temporary numbers by format.NameOrder, the order that
-// defines record numbers.
-func (ix *index) compare(a, b uint32) int {
-	return ix.nameOrder(a).Compare(ix.nameOrder(b))
-}
-
-func (ix *index) nameOrder(t uint32) format.NameOrder {
-	return format.NameOrder{Key: ix.keys[t], Folded: ix.folded[t], ID: format.UUID(ix.id(t))}
-}
-
-// id is the UUID of the record with temporary number t: the codec puts it
-// first.
-func (ix *index) id(t uint32) []byte {
-	return ix.recs[t][:len(format.UUID{})]
-}
-
-// meta describes the index for the meta bucket.
-func (ix *index) meta(sum Summary, source string) format.Meta {
-	return format.Meta{
-		SchemaVersion: format.SchemaVersion,
-		SnapshotAt:    sum.SnapshotAt,
-		Source:        source,
-		Stations:      len(ix.order),
-		Tokens:        len(ix.ps.allTokens),
-		Countries:     len(ix.ps.countries),
-		Languages:     len(ix.ps.langLabels),
-		Genres:        len(ix.ps.genres),
-		Skipped:       sum.Skipped,
-		BuiltBy:       builtBy(),
+// dedup walks the ids in order: the first occurrence of a UUID (lowest
+// temporary number) is kept, later ones are dropped. It sizes final and
+// marks the dropped records in it.
+func (b *builder) dedup() error {
+	b.final = make([]uint32, b.temps)
+	it, err := b.ids.Iter()
+	if err != nil {
+		return err
 	}
+	defer it.Close()
+	var prev format.UUID
+	for first := true; it.Next(); first = false {
+		id, t := splitIDKey(it.Key())
+		if !first && bytes.Equal(id, prev[:]) {
+			b.final[t] = dropped
+			b.dups++
+			continue
+		}
+		copy(prev[:], id)
+		b.kept++
+		if at := decodeTime(it.Value()); at.After(b.newest) {
+			b.newest = at
+		}
+	}
+	return it.Err()
+}
+
+// splitIDKey splits an ids-sorter key into UUID and temporary number.
+func splitIDKey(k []byte) (id []byte, t uint32) {
+	n := len(format.UUID{})
+	return k[:n], binary.BigEndian.Uint32(k[n:])
 }
 
 // builtBy names the program, its module version and the Go version. It has
@@ -127,140 +174,172 @@ func builtBy() string {
 	return "stationdex-indexer " + mod + " " + runtime.Version()
 }
 
-// write writes the whole index to path through a temporary file.
-func (ix *index) write(ctx context.Context, path string, meta format.Meta) error {
+// write writes the whole index to path through a temporary file. The
+// buckets are written in one pass over each sorter; meta goes last because
+// its counts are only known once the posting buckets are written.
+func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta, baseURL string, progress io.Writer) error {
 	f, err := createIndexFile(path)
 	if err != nil {
 		return err
 	}
-	for _, bucket := range ix.buckets(meta) {
-		b := bucket()
-		if err := f.putSorted(ctx, b.name, b.n, b.kv); err != nil {
-			return f.fail(fmt.Errorf("write index: %w", err))
-		}
+	f.progress = progress
+	dump, err := newDumpWriter(tmp, baseURL)
+	if err != nil {
+		return f.fail(err)
+	}
+	defer dump.abort()
+	if err := b.writeRecords(ctx, f, dump); err != nil {
+		return f.fail(err)
+	}
+	if err := b.writePostings(ctx, f); err != nil {
+		return f.fail(err)
+	}
+	files, err := dump.finish()
+	if err != nil {
+		return f.fail(fmt.Errorf("data dumps: %w", err))
+	}
+	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
+		return f.fail(err)
+	}
+	meta.Tokens = b.ps.keys[bAllTokens]
+	meta.Countries = b.ps.keys[bCountries]
+	meta.Languages = b.ps.keys[bLangLabels]
+	meta.Genres = b.ps.keys[bGenres]
+	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta)); err != nil {
+		return f.fail(err)
 	}
 	return f.commit()
 }
 
-// bucketWriter is one bucket's contents as a sorted sequence.
-type bucketWriter struct {
-	name []byte
-	n    int
-	kv   kvFunc
+// writeRecords writes the stations bucket, assigning record numbers, then
+// the ids bucket, which needs them.
+func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) error {
+	it, err := b.order.Iter()
+	if err != nil {
+		return err
+	}
+	st := &stationsSource{it: it, final: b.final, dump: dump}
+	err = f.putSorted(ctx, format.BucketStations, st.next)
+	it.Close()
+	if err != nil {
+		return err
+	}
+	if int(st.n) != b.kept {
+		return fmt.Errorf("internal error: %d records in name order, %d after de-duplication", st.n, b.kept)
+	}
+	b.order.Close() // its buffer is the largest share of the budget
+	if it, err = b.ids.Iter(); err != nil {
+		return err
+	}
+	defer it.Close()
+	return f.putSorted(ctx, format.BucketIDs, idsSource(it, b.final))
 }
 
-// buckets lists the contents of every bucket in format.AllBuckets order.
-// Each is prepared only when its turn comes, so that what one bucket needs
-// while being written (sorted keys, the data dumps) is not held during the
-// others.
-func (ix *index) buckets(meta format.Meta) []func() bucketWriter {
-	ps := ix.ps
-	return []func() bucketWriter{
-		func() bucketWriter { return ix.metaBucket(meta) },
-		ix.stationsBucket,
-		ix.idsBucket,
-		func() bucketWriter { return postingBucket(format.BucketNames, ps.names, ps.names.sortedKeys()) },
-		func() bucketWriter {
-			return postingBucket(format.BucketNameTokens, ps.nameTokens, ps.nameTokens.sortedKeys())
-		},
-		func() bucketWriter { return prefixBucket(format.BucketNamePrefix, ps.nameTokens) },
-		func() bucketWriter { return postingBucket(format.BucketAllTokens, ps.allTokens, ix.allTokens) },
-		ix.allPrefixBucket,
-		func() bucketWriter {
-			return postingBucket(format.BucketCountries, ps.countries, ps.countries.sortedKeys())
-		},
-		func() bucketWriter {
-			return postingBucket(format.BucketLangLabels, ps.langLabels, ps.langLabels.sortedKeys())
-		},
-		func() bucketWriter {
-			return postingBucket(format.BucketLangCodes, ps.langCodes, ps.langCodes.sortedKeys())
-		},
-		func() bucketWriter { return postingBucket(format.BucketGenres, ps.genres, ps.genres.sortedKeys()) },
-		func() bucketWriter {
-			return postingBucket(format.BucketLocations, ps.locations, ps.locations.sortedKeys())
-		},
-		func() bucketWriter {
-			ix.releasePostings() // all written by now; the dumps need only records
-			return ix.filesBucket(ix.baseURL)
-		},
+// stationsSource yields the stations bucket: the order sorter's records,
+// duplicates left out, in blocks of format.RecordsPerBlock. Each record
+// also goes to the data dumps, which are in record order too.
+type stationsSource struct {
+	it    *extsort.Iterator
+	final []uint32
+	dump  *dumpWriter
+	n     uint32   // record number of the next record
+	recs  [][]byte // the block being filled
+	data  []byte   // its records' bytes
+}
+
+func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
+	block := s.n / format.RecordsPerBlock
+	s.recs, s.data = s.recs[:0], s.data[:0]
+	var offs [format.RecordsPerBlock + 1]int
+	for len(s.recs) < format.RecordsPerBlock && s.it.Next() {
+		v := s.it.Value()
+		t := binary.BigEndian.Uint32(v)
+		if s.final[t] == dropped {
+			continue
+		}
+		s.final[t] = s.n
+		s.n++
+		rec := v[4:]
+		if err := s.dump.add(rec); err != nil {
+			return nil, nil, fmt.Errorf("data dumps: %w", err)
+		}
+		s.data = append(s.data, rec...)
+		s.recs = append(s.recs, nil)
+		offs[len(s.recs)] = len(s.data)
+	}
+	if err := s.it.Err(); err != nil || len(s.recs) == 0 {
+		return nil, nil, err
+	}
+	for i := range s.recs { // s.data may have moved while growing
+		s.recs[i] = s.data[offs[i]:offs[i+1]]
+	}
+	// A new buffer per block: bbolt refers to a value until commit.
+	return format.BlockKey(block), format.AppendBlock(nil, s.recs), nil
+}
+
+// idsSource yields the ids bucket, UUID -> record number, from the ids
+// sorter: the first entry of each UUID is the record kept.
+func idsSource(it *extsort.Iterator, final []uint32) kvSource {
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		for it.Next() {
+			id, t := splitIDKey(it.Key())
+			if n := final[t]; n != dropped {
+				return bytes.Clone(id), format.RecordKey(n), nil
+			}
+		}
+		return nil, nil, it.Err()
 	}
 }
 
-// releasePostings lets the garbage collector take the posting lists once
-// their buckets are written.
-func (ix *index) releasePostings() {
-	*ix.ps = postingSet{}
-	ix.allTokens, ix.prefixes = nil, nil
-}
-
-func (ix *index) metaBucket(meta format.Meta) bucketWriter {
+// metaSource yields the meta bucket.
+func metaSource(meta format.Meta) kvSource {
 	doc, err := json.Marshal(meta)
 	kvs := [][2][]byte{ // ascending: format < meta < version
 		{format.KeyFormat, []byte(format.Magic)},
 		{format.KeyMeta, doc},
 		{format.KeyVersion, []byte(strconv.Itoa(format.Version))},
 	}
-	return bucketWriter{format.BucketMeta, len(kvs), func(i int) ([]byte, []byte, error) {
+	return func(*bolt.Tx) ([]byte, []byte, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("meta: %w", err)
 		}
-		return kvs[i][0], kvs[i][1], nil
-	}}
-}
-
-// stationsBucket writes the records in record-number order, in blocks of
-// format.RecordsPerBlock.
-func (ix *index) stationsBucket() bucketWriter {
-	n := len(ix.order)
-	blocks := (n + format.RecordsPerBlock - 1) / format.RecordsPerBlock
-	recs := make([][]byte, 0, format.RecordsPerBlock)
-	return bucketWriter{format.BucketStations, blocks, func(b int) ([]byte, []byte, error) {
-		recs = recs[:0]
-		for i := b * format.RecordsPerBlock; i < min(n, (b+1)*format.RecordsPerBlock); i++ {
-			recs = append(recs, ix.recs[ix.order[i]])
+		if len(kvs) == 0 {
+			return nil, nil, nil
 		}
-		// A new buffer per block: bbolt keeps referring to a value until
-		// its transaction commits.
-		return format.BlockKey(uint32(b)), format.AppendBlock(nil, recs), nil
-	}}
-}
-
-// idsBucket maps UUIDs, in byte order, to record numbers.
-func (ix *index) idsBucket() bucketWriter {
-	byID := make([]uint32, len(ix.order))
-	for n := range byID {
-		byID[n] = uint32(n)
+		kv := kvs[0]
+		kvs = kvs[1:]
+		return kv[0], kv[1], nil
 	}
-	slices.SortFunc(byID, func(a, b uint32) int {
-		return bytes.Compare(ix.id(ix.order[a]), ix.id(ix.order[b]))
-	})
-	return bucketWriter{format.BucketIDs, len(byID), func(i int) ([]byte, []byte, error) {
-		n := byID[i]
-		return ix.id(ix.order[n]), format.RecordKey(n), nil
-	}}
 }
 
-func postingBucket(name []byte, p postings, keys []string) bucketWriter {
-	return bucketWriter{name, len(keys), func(i int) ([]byte, []byte, error) {
-		v, err := encodeBitmap(p[keys[i]])
-		return []byte(keys[i]), v, err
-	}}
-}
-
-func (ix *index) allPrefixBucket() bucketWriter {
-	return rangesBucket(format.BucketAllPrefix, ix.ps.allTokens, ix.allTokens, ix.prefixes)
-}
-
-func prefixBucket(name []byte, p postings) bucketWriter {
-	keys := p.sortedKeys()
-	return rangesBucket(name, p, keys, prefixRanges(keys))
-}
-
-// rangesBucket writes one union bitmap per prefix range of tokens.
-func rangesBucket(name []byte, p postings, tokens []string, ranges []prefixRange) bucketWriter {
-	return bucketWriter{name, len(ranges), func(i int) ([]byte, []byte, error) {
-		r := ranges[i]
-		v, err := encodeUnion(p, tokens[r.lo:r.hi])
-		return []byte(r.prefix), v, err
-	}}
+// writePostings writes the posting buckets, merged from the postings
+// sorter, and after each token bucket its prefix bucket.
+func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
+	it, err := b.ps.runs.Iter()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	s := &postingStream{it: it, final: b.final, keys: &b.ps.keys}
+	for bk, name := range postingBucketNames {
+		if err := f.putSorted(ctx, name, s.source(bk)); err != nil {
+			return err
+		}
+		var prefixes []byte
+		switch bk {
+		case bNameTokens:
+			prefixes = format.BucketNamePrefix
+		case bAllTokens:
+			prefixes = format.BucketAllPrefix
+		default:
+			continue
+		}
+		if err := f.putSorted(ctx, prefixes, newPrefixSource(name).next); err != nil {
+			return err
+		}
+	}
+	if s.pending {
+		return fmt.Errorf("internal error: posting key %q after the last bucket", it.Key())
+	}
+	return nil
 }

@@ -1,12 +1,20 @@
 // Package indexer builds stationdex index files from Radio Browser dumps.
 //
-// A build runs in three passes. Read: every input is streamed (JSON array or
-// NDJSON, plain or gzip), each record cleaned into a compact format.Record
-// and de-duplicated by UUID; only the cleaned records are kept. Order: the
-// records are sorted into presentation order, which assigns the record
-// numbers (see package format). Write: posting lists are collected per
-// bucket and written, keys ascending, into a temporary bbolt file that is
-// renamed into place only when complete.
+// A build runs in passes, with memory bounded by Options.MemoryBudget plus 4
+// bytes per record, however large the input:
+//
+//   - Read: every input is streamed (JSON array or NDJSON, plain or gzip)
+//     and each record cleaned into a compact format.Record, which goes into
+//     external sorters (package extsort) by name order and by UUID, and
+//     its posting lists into a third. Sorters spill sorted runs to a
+//     temporary directory when their share of the budget is full.
+//   - De-duplicate: the merged UUID order shows every repeated UUID next to
+//     its first occurrence, which is the one kept.
+//   - Write, into a temporary bbolt file renamed into place only when
+//     complete: the merged name order is the stations bucket, and assigns
+//     the record numbers (see package format) that the ids and posting
+//     buckets are renumbered to as they are merged. The data dumps are
+//     written to temporary files on the way and copied in chunks.
 //
 // The cleaning rules, field by field, are in clean.go; every limit they
 // apply is an exported constant.
@@ -17,6 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,7 +52,24 @@ type Options struct {
 	// will be served at, and the server serves the stored dumps as they
 	// are instead of rewriting them once for its own base URL.
 	BaseURL string
+	// MemoryBudget bounds, in bytes, what the build buffers before it
+	// spills sorted runs to TempDir; 0: DefaultMemoryBudget. The build
+	// also holds 4 bytes per record and the Go runtime's own overhead.
+	MemoryBudget int
+	// TempDir is where runs and the dumps are spilled during the build;
+	// "": the output file's directory, which also holds the temporary
+	// index file. Spilled data is about the size of the index.
+	TempDir string
 }
+
+// DefaultMemoryBudget is the default of Options.MemoryBudget, and
+// MinMemoryBudget the least a build uses whatever it is given. Larger
+// budgets spill fewer runs but gain little time: runs are written and read
+// sequentially, and mostly from the page cache.
+const (
+	DefaultMemoryBudget = defaultBudget
+	MinMemoryBudget     = minimumBudget
+)
 
 // DefaultSource names the upstream directory.
 const DefaultSource = "Radio Browser (radio-browser.info)"
@@ -69,51 +96,139 @@ var (
 // Same inputs and options give an index with the same contents. On error
 // nothing is left at path that was not there before.
 func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Summary, error) {
-	ix, sum, err := readIndex(ctx, opts, inputs)
+	tmp, err := os.MkdirTemp(tempDir(opts, path), ".stationdex-build-*")
+	if err != nil {
+		return Summary{}, fmt.Errorf("temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	b := newBuilder(tmp, opts.MemoryBudget)
+	defer b.close()
+	sum, err := read(ctx, b, opts, inputs)
 	if err != nil {
 		return sum, err
 	}
-	ix.finish()
-	ix.baseURL = strings.TrimSuffix(opts.BaseURL, "/")
-	if ix.baseURL == "" {
-		ix.baseURL = DefaultBaseURL
+	base := strings.TrimSuffix(opts.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
 	}
-	meta := ix.meta(sum, sourceName(opts))
-	progressf(opts.Progress, "writing %s: %d stations, %d tokens\n", path, sum.Stations, meta.Tokens)
-	if err := ix.write(ctx, path, meta); err != nil {
+	progressf(opts.Progress, "writing %s: %d stations\n", path, sum.Stations)
+	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts)), base, opts.Progress); err != nil {
 		return sum, err
 	}
-	progressf(opts.Progress, "done\n")
+	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.ps.keys[bAllTokens])
 	return sum, nil
 }
 
-// readIndex reads every input into a new index and settles the snapshot
+func tempDir(opts Options, path string) string {
+	if opts.TempDir != "" {
+		return opts.TempDir
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		return dir
+	}
+	return "."
+}
+
+// read reads every input into b, de-duplicates, and settles the snapshot
 // time.
-func readIndex(ctx context.Context, opts Options, inputs []Input) (*index, Summary, error) {
-	rr := newRecordReader()
+func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summary, error) {
+	rr := newRecordReader(false)
 	rr.warn = opts.Warnings
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
-	ix := newIndex()
-	err := rr.readAll(ctx, func(r *format.Record) error {
-		ix.add(r)
-		return nil
-	}, inputs...)
-	sum := Summary{Stations: len(ix.recs), Skipped: rr.skipped, Read: rr.read}
-	switch {
-	case err != nil:
-		return nil, sum, err
-	case sum.Stations == 0:
-		return nil, sum, ErrNoStations
+	err := readParallel(ctx, rr, inputs, b.add)
+	sum := Summary{Skipped: rr.skipped, Read: rr.read}
+	if err == nil {
+		err = b.ps.drain()
+		b.ps.lists = [numPostingBuckets]map[string][]uint32{} // cleared maps keep their size
+	}
+	if err == nil {
+		err = b.dedup()
+	}
+	if err != nil {
+		return sum, err
+	}
+	sum.Stations, sum.Skipped.DuplicateUUID = b.kept, b.dups
+	if sum.Stations == 0 {
+		return sum, ErrNoStations
 	}
 	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, sum.Stations)
+	if runs := b.runs(); runs > 0 {
+		progressf(opts.Progress, "spilled %d sorted runs to disk to stay within %d MiB\n", runs, b.budget>>20)
+	}
 	sum.SnapshotAt = opts.SnapshotAt.UTC()
 	if opts.SnapshotAt.IsZero() {
-		if rr.newest.IsZero() {
-			return nil, sum, ErrNoSnapshotTime
+		if b.newest.IsZero() {
+			return sum, ErrNoSnapshotTime
 		}
-		sum.SnapshotAt = rr.newest
+		sum.SnapshotAt = b.newest
 	}
-	return ix, sum, nil
+	return sum, nil
+}
+
+// readParallel reads and cleans inputs on a goroutine of its own and hands
+// the records to add in input order, in batches. Decoding and cleaning cost
+// about as much as filing a record in the sorters, so the two then run on
+// separate cores.
+func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add recordFunc) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type cleaned struct {
+		rec *format.Record
+		at  time.Time
+	}
+	const batchSize, batchesQueued = 256, 4
+	batches := make(chan []cleaned, batchesQueued)
+	send := func(batch []cleaned) error {
+		select {
+		case batches <- batch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var readErr error
+	go func() {
+		defer close(batches)
+		batch := make([]cleaned, 0, batchSize)
+		readErr = rr.readAll(ctx, func(rec *format.Record, at time.Time) error {
+			if batch = append(batch, cleaned{rec, at}); len(batch) < batchSize {
+				return nil
+			}
+			err := send(batch)
+			batch = make([]cleaned, 0, batchSize)
+			return err
+		}, inputs...)
+		if readErr == nil && len(batch) > 0 {
+			readErr = send(batch)
+		}
+	}()
+	var addErr error
+	for batch := range batches { // ranging to the end also waits for the reader
+		for _, c := range batch {
+			if addErr == nil {
+				if addErr = add(c.rec, c.at); addErr != nil {
+					cancel()
+				}
+			}
+		}
+	}
+	if addErr != nil {
+		return addErr
+	}
+	return readErr
+}
+
+// meta describes the index for the meta bucket; the counts of distinct
+// keys are filled in once the posting buckets are written.
+func meta(sum Summary, source string) format.Meta {
+	return format.Meta{
+		SchemaVersion: format.SchemaVersion,
+		SnapshotAt:    sum.SnapshotAt,
+		Source:        source,
+		Stations:      sum.Stations,
+		Skipped:       sum.Skipped,
+		BuiltBy:       builtBy(),
+	}
 }
 
 func sourceName(opts Options) string {
@@ -129,8 +244,8 @@ func sourceName(opts Options) string {
 // exactly the records Build indexes. fn owns each record it is given and may
 // keep it. An error from fn stops reading and is returned.
 func ReadRecords(ctx context.Context, fn func(*format.Record) error, inputs ...Input) (format.Skipped, error) {
-	rr := newRecordReader()
-	err := rr.readAll(ctx, fn, inputs...)
+	rr := newRecordReader(true)
+	err := rr.readAll(ctx, func(r *format.Record, _ time.Time) error { return fn(r) }, inputs...)
 	return rr.skipped, err
 }
 

@@ -1,202 +1,283 @@
 package indexer
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
 
+	"stationdex/indexer/extsort"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 	"stationdex/indexer/iso"
 )
 
-// postings maps an index key to the record numbers filed under it. Record
-// numbers are added in increasing order, so each list is sorted and a
-// repeated add for the same station is caught by looking at the last
-// element. Plain slices cost 4 bytes a posting while building; they become
-// roaring bitmaps one at a time when written.
-type postings map[string][]uint32
+// The posting buckets built from records, numbered in the order they are
+// written; the number is the first byte of a key in the postings sorter,
+// so the merged postings come bucket by bucket in that order. The prefix
+// buckets are not here: they are unions of token bitmaps, computed from
+// the token buckets once those are written (see prefixSource).
+const (
+	bNames = iota
+	bNameTokens
+	bAllTokens
+	bCountries
+	bLangLabels
+	bLangCodes
+	bGenres
+	bLocations
+	numPostingBuckets
+)
 
-func (p postings) add(key string, n uint32) {
-	if key == "" {
-		return // bbolt has no empty keys; such a value cannot be looked up
-	}
-	l := p[key]
-	if len(l) > 0 && l[len(l)-1] == n {
-		return
-	}
-	p[key] = append(l, n)
+var postingBucketNames = [numPostingBuckets][]byte{
+	bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
+	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
+	bGenres: format.BucketGenres, bLocations: format.BucketLocations,
 }
 
-// renumber maps every posting through final and re-sorts the lists. Only
-// the lists are changed, so visiting the map in its random order is safe.
-func (p postings) renumber(final []uint32) {
-	for _, l := range p {
-		for i, t := range l {
-			l[i] = final[t]
-		}
-		slices.Sort(l)
-	}
-}
-
-// sortedKeys lists the keys in bytewise order, the order bbolt stores them
-// in and the only order in which the writer may visit a map.
-func (p postings) sortedKeys() []string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// postingSet holds the posting lists of every bitmap bucket.
-type postingSet struct {
-	names      postings // name key -> stations
-	nameTokens postings
-	allTokens  postings
-	countries  postings
-	langLabels postings
-	langCodes  postings
-	genres     postings
-	locations  postings
+// postingBuffer collects posting lists of temporary record numbers. Lists
+// grow in maps until they reach the budget, then go to the postings sorter
+// as one run: each key once, its numbers delta-encoded, which is several
+// times smaller than the maps. Numbers are added in increasing order, so
+// each list is sorted and a repeated add for the same station is caught by
+// looking at the last element.
+type postingBuffer struct {
+	lists  [numPostingBuckets]map[string][]uint32
+	mem    int // estimated bytes held by lists
+	budget int
+	runs   *extsort.Sorter
+	// keys counts the distinct keys written per bucket (for the meta
+	// document); set by postingStream.
+	keys [numPostingBuckets]int
 
 	countryNames map[string]string // ISO code -> English name, memoised
 	tokens       []string          // scratch
+	key, val     []byte            // scratch
 }
 
-func newPostingSet() *postingSet {
-	return &postingSet{
-		names: postings{}, nameTokens: postings{}, allTokens: postings{},
-		countries: postings{}, langLabels: postings{}, langCodes: postings{},
-		genres: postings{}, locations: postings{},
-		countryNames: map[string]string{},
+// mapEntryCost estimates what a new key costs in a map beyond its bytes:
+// string and slice headers and the map's own slot.
+const mapEntryCost = 64
+
+func newPostingBuffer(budget int, runs *extsort.Sorter) *postingBuffer {
+	pb := &postingBuffer{budget: budget, runs: runs, countryNames: map[string]string{}}
+	for i := range pb.lists {
+		pb.lists[i] = map[string][]uint32{}
 	}
+	return pb
 }
 
-// renumber moves every posting list from temporary to final numbers.
-func (ps *postingSet) renumber(final []uint32) {
-	for _, p := range []postings{ps.names, ps.nameTokens, ps.allTokens, ps.countries,
-		ps.langLabels, ps.langCodes, ps.genres, ps.locations} {
-		p.renumber(final)
+func (pb *postingBuffer) close() { pb.runs.Close() }
+
+func (pb *postingBuffer) add(b int, key string, t uint32) {
+	if key == "" {
+		return // bbolt has no empty keys; such a value cannot be looked up
 	}
-}
-
-// addStation files record n under every key of every bucket. nameKey is
-// fold.Key(rec.Name), already computed for sorting. Numbers must be added in
-// increasing order.
-func (ps *postingSet) addStation(n uint32, rec *format.Record, nameKey string) {
-	ps.names.add(nameKey, n)
-	ps.tokens = fold.AppendTokens(ps.tokens[:0], rec.Name)
-	for _, t := range ps.tokens {
-		ps.nameTokens.add(t, n)
+	l, ok := pb.lists[b][key]
+	if !ok {
+		pb.mem += len(key) + mapEntryCost
+	} else if l[len(l)-1] == t {
+		return
 	}
-	ps.addFacets(n, rec)
-	ps.addSearchable(n, rec)
+	c := cap(l)
+	l = append(l, t)
+	pb.mem += 4 * (cap(l) - c)
+	pb.lists[b][key] = l
 }
 
-func (ps *postingSet) addFacets(n uint32, rec *format.Record) {
-	ps.countries.add(rec.CountryCode, n)
-	ps.locations.add(format.FacetKey(rec.Location), n)
+// addStation files temporary number t under every key of every bucket.
+// nameKey is fold.Key(rec.Name), already computed for the name order.
+// Numbers must be added in increasing order.
+func (pb *postingBuffer) addStation(t uint32, rec *format.Record, nameKey string) error {
+	pb.add(bNames, nameKey, t)
+	pb.tokens = fold.AppendTokens(pb.tokens[:0], rec.Name)
+	for _, tok := range pb.tokens {
+		pb.add(bNameTokens, tok, t)
+	}
+	pb.addFacets(t, rec)
+	pb.addSearchable(t, rec)
+	if pb.mem > pb.budget {
+		return pb.flush()
+	}
+	return nil
+}
+
+func (pb *postingBuffer) addFacets(t uint32, rec *format.Record) {
+	pb.add(bCountries, rec.CountryCode, t)
+	pb.add(bLocations, format.FacetKey(rec.Location), t)
 	for _, l := range rec.Languages {
-		ps.langLabels.add(format.FacetKey(l), n)
+		pb.add(bLangLabels, format.FacetKey(l), t)
 	}
 	for _, c := range rec.LanguageCodes {
-		ps.langCodes.add(c, n)
+		pb.add(bLangCodes, c, t)
 	}
 	for _, g := range rec.Genres {
-		ps.genres.add(format.FacetKey(g), n)
+		pb.add(bGenres, format.FacetKey(g), t)
 	}
 }
 
-// addSearchable files n under the tokens of every field a query word may
+// addSearchable files t under the tokens of every field a query word may
 // match: name, country label, ISO code and English country name, location,
 // language labels and genres.
-func (ps *postingSet) addSearchable(n uint32, rec *format.Record) {
-	t := ps.tokens // already holds the name tokens
-	t = fold.AppendTokens(t, rec.Country)
-	t = fold.AppendTokens(t, strings.ToLower(rec.CountryCode))
-	t = fold.AppendTokens(t, ps.countryName(rec.CountryCode))
-	t = fold.AppendTokens(t, rec.Location)
+func (pb *postingBuffer) addSearchable(t uint32, rec *format.Record) {
+	toks := pb.tokens // already holds the name tokens
+	toks = fold.AppendTokens(toks, rec.Country)
+	toks = fold.AppendTokens(toks, strings.ToLower(rec.CountryCode))
+	toks = fold.AppendTokens(toks, pb.countryName(rec.CountryCode))
+	toks = fold.AppendTokens(toks, rec.Location)
 	for _, l := range rec.Languages {
-		t = fold.AppendTokens(t, l)
+		toks = fold.AppendTokens(toks, l)
 	}
 	for _, g := range rec.Genres {
-		t = fold.AppendTokens(t, g)
+		toks = fold.AppendTokens(toks, g)
 	}
-	for _, tok := range t {
-		ps.allTokens.add(tok, n)
+	for _, tok := range toks {
+		pb.add(bAllTokens, tok, t)
 	}
-	ps.tokens = t
+	pb.tokens = toks
 }
 
-func (ps *postingSet) countryName(code string) string {
+func (pb *postingBuffer) countryName(code string) string {
 	if code == "" {
 		return ""
 	}
-	name, ok := ps.countryNames[code]
+	name, ok := pb.countryNames[code]
 	if !ok {
 		name = iso.CountryName(code)
-		ps.countryNames[code] = name
+		pb.countryNames[code] = name
 	}
 	return name
 }
 
-// prefixRange is one prefix posting: prefix p and the range [lo, hi) of the
-// sorted token list whose tokens start with p.
-type prefixRange struct {
-	prefix string
-	lo, hi int
+// drain moves every list into the sorter and empties the maps. Map order
+// is random, but the sorter orders by key and each key occurs once per
+// drain, so the result does not depend on it.
+func (pb *postingBuffer) drain() error {
+	for b, lists := range pb.lists {
+		for key, l := range lists {
+			pb.key = append(append(pb.key[:0], byte(b)), key...)
+			pb.val = pb.val[:0]
+			prev := uint32(0)
+			for _, t := range l {
+				pb.val = binary.AppendUvarint(pb.val, uint64(t-prev))
+				prev = t
+			}
+			if err := pb.runs.Add(pb.key, pb.val); err != nil {
+				return err
+			}
+		}
+		clear(lists)
+	}
+	pb.mem = 0
+	return nil
 }
 
-// prefixRanges finds every prefix p, cut at rune boundaries, that more than
-// format.PrefixFanout distinct tokens start with (p itself included), as the
-// format requires. tokens must be sorted and distinct. Tokens sharing a
-// prefix are contiguous in sorted order, so each prefix is considered once,
-// at its first token, and its range found by binary search; no map of all
-// prefixes is needed. The result is in bytewise order of prefix: a prefix
-// first seen at a later token sorts after every earlier token, and a
-// shorter prefix of one token sorts before a longer one.
-func prefixRanges(tokens []string) []prefixRange {
-	var out []prefixRange
-	for lo, tok := range tokens {
-		for end := 0; end < len(tok); {
-			_, size := utf8.DecodeRuneInString(tok[end:])
-			end += size
-			p := tok[:end]
-			if lo > 0 && strings.HasPrefix(tokens[lo-1], p) {
-				continue // counted at an earlier token
+// flush drains the maps and writes what they held as one run.
+func (pb *postingBuffer) flush() error {
+	if err := pb.drain(); err != nil {
+		return err
+	}
+	return pb.runs.Flush()
+}
+
+// postingStream merges the postings sorter into one bitmap per key, in
+// record numbers, bucket by bucket.
+type postingStream struct {
+	it      *extsort.Iterator
+	final   []uint32
+	keys    *[numPostingBuckets]int
+	pending bool     // it is on an entry not yet consumed
+	scratch []uint32 // record numbers not yet added to the bitmap
+}
+
+// scratchMax bounds the record numbers gathered before they are sorted
+// into the bitmap, so a list of millions costs no more than this.
+const scratchMax = 1 << 16
+
+// source yields the pairs of bucket b: key -> serialised bitmap. It stops
+// at the first key of a later bucket, which it leaves for that bucket's
+// source.
+func (s *postingStream) source(b int) kvSource {
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		for {
+			key, bm, err := s.group(b)
+			if key == nil || err != nil {
+				return nil, nil, err
 			}
-			hi := lo + sort.Search(len(tokens)-lo, func(i int) bool {
-				return !strings.HasPrefix(tokens[lo+i], p)
-			})
-			if hi-lo <= format.PrefixFanout {
-				break // longer prefixes of tok have even fewer tokens
+			if bm.IsEmpty() {
+				continue // only dropped duplicates had this key
 			}
-			out = append(out, prefixRange{p, lo, hi})
+			s.keys[b]++
+			v, err := encode(bm)
+			return key, v, err
 		}
 	}
-	return out
 }
 
-// encodeBitmap serialises a sorted posting list as a roaring bitmap in its
-// portable format.
-func encodeBitmap(list []uint32) ([]byte, error) {
-	bm := roaring.New()
-	bm.AddMany(list)
-	return encode(bm)
-}
-
-// encodeUnion serialises the union of the posting lists of keys.
-func encodeUnion(p postings, keys []string) ([]byte, error) {
-	bm := roaring.New()
-	for _, k := range keys {
-		bm.AddMany(p[k])
+// group reads all entries of the next key of bucket b and returns the key
+// and the union of their lists, renumbered; nil when the next key belongs
+// to another bucket or there is none.
+func (s *postingStream) group(b int) ([]byte, *roaring.Bitmap, error) {
+	if !s.pending {
+		if !s.it.Next() {
+			return nil, nil, s.it.Err()
+		}
+		s.pending = true
 	}
-	return encode(bm)
+	k := s.it.Key()
+	if int(k[0]) != b {
+		return nil, nil, nil
+	}
+	key := bytes.Clone(k[1:])
+	bm := roaring.New()
+	for {
+		if err := s.addList(bm, s.it.Value()); err != nil {
+			return nil, nil, fmt.Errorf("postings %q: %w", key, err)
+		}
+		s.pending = s.it.Next()
+		if !s.pending {
+			if err := s.it.Err(); err != nil {
+				return nil, nil, err
+			}
+			break
+		}
+		if k := s.it.Key(); int(k[0]) != b || !bytes.Equal(k[1:], key) {
+			break
+		}
+	}
+	s.sortInto(bm)
+	return key, bm, nil
+}
+
+// addList adds the record numbers of one delta-encoded list of temporary
+// numbers to bm, leaving out dropped duplicates.
+func (s *postingStream) addList(bm *roaring.Bitmap, list []byte) error {
+	t := uint64(0)
+	for len(list) > 0 {
+		d, n := binary.Uvarint(list)
+		if n <= 0 || t+d >= uint64(len(s.final)) {
+			return fmt.Errorf("damaged posting list")
+		}
+		t += d
+		list = list[n:]
+		if f := s.final[t]; f != dropped {
+			s.scratch = append(s.scratch, f)
+		}
+		if len(s.scratch) == scratchMax {
+			s.sortInto(bm)
+		}
+	}
+	return nil
+}
+
+func (s *postingStream) sortInto(bm *roaring.Bitmap) {
+	slices.Sort(s.scratch)
+	bm.AddMany(s.scratch)
+	s.scratch = s.scratch[:0]
 }
 
 // minMeanRun is the mean run length from which a posting list is stored
@@ -207,11 +288,28 @@ func encodeUnion(p postings, keys []string) ([]byte, error) {
 // combine at query time.
 const minMeanRun = 8
 
+// encode serialises bm in roaring's portable format, run-length encoded
+// only where minMeanRun says so.
 func encode(bm *roaring.Bitmap) ([]byte, error) {
 	if card := bm.GetCardinality(); card > 0 && card/uint64(runs(bm)) >= minMeanRun {
 		bm.RunOptimize()
+	} else if bm.HasRunCompression() {
+		bm = withoutRuns(bm)
 	}
 	return bm.ToBytes()
+}
+
+// withoutRuns copies bm into array and bitmap containers only. A union of
+// token bitmaps (a prefix posting) inherits the run containers of the
+// tokens it is made of, even where over the union runs no longer pay.
+func withoutRuns(bm *roaring.Bitmap) *roaring.Bitmap {
+	out := roaring.New()
+	buf := make([]uint32, 4096)
+	it := bm.ManyIterator()
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		out.AddMany(buf[:n])
+	}
+	return out
 }
 
 // runs counts the maximal runs of consecutive values in bm.

@@ -14,14 +14,15 @@ import (
 // summary are always complete.
 const MaxWarnings = 20
 
-// recordReader cleans and de-duplicates the records of several inputs. The
-// first indexable occurrence of a UUID wins; an occurrence skipped for
-// another reason (say, an empty name) does not claim the UUID.
+// recordReader cleans the records of several inputs and, when asked to,
+// de-duplicates them: the first indexable occurrence of a UUID wins; an
+// occurrence skipped for another reason (say, an empty name) does not claim
+// the UUID. Build de-duplicates later, by sorting (see builder.dedup), so
+// that it needs no set of every UUID in memory.
 type recordReader struct {
-	seen     map[format.UUID]struct{}
+	seen     map[format.UUID]struct{} // nil: no de-duplication
 	skipped  format.Skipped
 	read     int       // records seen, kept or not
-	newest   time.Time // newest check/change time among kept records
 	warn     io.Writer // nil: silent
 	warnings int
 	progress func(read int) // called every progressEvery records; may be nil
@@ -29,12 +30,20 @@ type recordReader struct {
 
 const progressEvery = 10000
 
-func newRecordReader() *recordReader {
-	return &recordReader{seen: make(map[format.UUID]struct{})}
+func newRecordReader(dedup bool) *recordReader {
+	rr := &recordReader{}
+	if dedup {
+		rr.seen = make(map[format.UUID]struct{})
+	}
+	return rr
 }
 
+// recordFunc receives a cleaned record, which it owns, and the newest of
+// its check and change times (zero if it has neither).
+type recordFunc func(rec *format.Record, at time.Time) error
+
 // readAll streams every input through the cleaner to fn.
-func (rr *recordReader) readAll(ctx context.Context, fn func(*format.Record) error, inputs ...Input) error {
+func (rr *recordReader) readAll(ctx context.Context, fn recordFunc, inputs ...Input) error {
 	for _, in := range inputs {
 		if err := rr.readOne(ctx, in, fn); err != nil {
 			return err
@@ -43,7 +52,7 @@ func (rr *recordReader) readAll(ctx context.Context, fn func(*format.Record) err
 	return nil
 }
 
-func (rr *recordReader) readOne(ctx context.Context, in Input, fn func(*format.Record) error) error {
+func (rr *recordReader) readOne(ctx context.Context, in Input, fn recordFunc) error {
 	var st rawStation
 	return readInput(ctx, in, func(pos position, raw []byte) error {
 		rr.read++
@@ -59,24 +68,21 @@ func (rr *recordReader) readOne(ctx context.Context, in Input, fn func(*format.R
 			rr.skip(reason, in.Name, pos, "")
 			return nil
 		}
-		return fn(&rec)
+		return fn(&rec, newestTime(&st))
 	})
 }
 
-// clean applies cleanStation and the duplicate rule, and tracks the snapshot
-// time of the records kept.
+// clean applies cleanStation and, if the reader de-duplicates, the
+// duplicate rule.
 func (rr *recordReader) clean(st *rawStation) (format.Record, skipReason) {
 	rec, reason := cleanStation(st)
-	if reason != kept {
+	if reason != kept || rr.seen == nil {
 		return rec, reason
 	}
 	if _, dup := rr.seen[rec.ID]; dup {
 		return rec, skipDuplicateUUID
 	}
 	rr.seen[rec.ID] = struct{}{}
-	if t := newestTime(st); t.After(rr.newest) {
-		rr.newest = t
-	}
 	return rec, kept
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,24 +15,34 @@ import (
 
 // Write batching: a bbolt transaction keeps every page it dirties in memory
 // until commit, so a bucket is written in several transactions of bounded
-// size instead of one transaction as large as the file.
+// size instead of one transaction as large as the file. Batches are not
+// smaller because each commit copies the last leaf of the bucket again,
+// values included (a leaf holds at least two keys): with record blocks and
+// file chunks of about a megabyte, a 2 MiB batch re-read half of what it
+// wrote through the memory map, and the pages it touched count as resident
+// memory until bbolt next remaps the file.
 const (
-	batchKeys  = 2048
-	batchBytes = 2 << 20
+	batchKeys  = 16384
+	batchBytes = 4 << 20
 )
 
-// kvFunc yields the i-th key and value of a bucket, keys in ascending
-// bytewise order. The slices must stay untouched until the transaction
-// commits, so implementations return fresh ones.
-type kvFunc func(i int) (key, value []byte, err error)
+// kvSource yields the pairs of a bucket, keys in ascending bytewise order,
+// and a nil key after the last. The slices must stay untouched until the
+// transaction commits, so sources return fresh ones. tx is the write
+// transaction the pair goes into: a source that reads buckets written
+// earlier (the prefix unions read the token bitmaps) must read through it,
+// since a separate read transaction in the same goroutine can deadlock
+// with the writer's remapping of the file.
+type kvSource func(tx *bolt.Tx) (key, value []byte, err error)
 
 // indexFile is an index being written to a temporary file next to its final
 // path, so that a failed build never leaves a half-written index and the
 // final rename stays on one file system.
 type indexFile struct {
-	db   *bolt.DB
-	tmp  string
-	path string
+	db       *bolt.DB
+	tmp      string
+	path     string
+	progress io.Writer // nil: silent
 }
 
 func createIndexFile(path string) (*indexFile, error) {
@@ -58,11 +69,12 @@ func createIndexFile(path string) (*indexFile, error) {
 	return &indexFile{db: db, tmp: tmp, path: path}, nil
 }
 
-// putSorted writes n key/value pairs into a new bucket, checking that keys
+// putSorted writes every pair of next into a new bucket, checking that keys
 // come strictly ascending: bbolt then appends to the last page, and a
 // violation means the builder's order is broken, which would silently cost
 // determinism.
-func (f *indexFile) putSorted(ctx context.Context, bucket []byte, n int, kv kvFunc) error {
+func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource) error {
+	progressf(f.progress, "writing bucket %s\n", bucket)
 	if err := f.db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucket(bucket)
 		return err
@@ -70,18 +82,21 @@ func (f *indexFile) putSorted(ctx context.Context, bucket []byte, n int, kv kvFu
 		return fmt.Errorf("bucket %s: %w", bucket, err)
 	}
 	var prev []byte
-	for i := 0; i < n; {
+	for done := false; !done; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		err := f.db.Update(func(tx *bolt.Tx) error {
 			b := tx.Bucket(bucket)
 			b.FillPercent = 1.0 // sequential inserts: fill pages completely
-			size := 0
-			for start := i; i < n && i-start < batchKeys && size < batchBytes; i++ {
-				k, v, err := kv(i)
+			for keys, size := 0, 0; keys < batchKeys && size < batchBytes; keys++ {
+				k, v, err := next(tx)
 				if err != nil {
 					return err
+				}
+				if k == nil {
+					done = true
+					return nil
 				}
 				if prev != nil && bytes.Compare(prev, k) >= 0 {
 					return fmt.Errorf("key %q not after %q", k, prev)

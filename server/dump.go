@@ -309,6 +309,7 @@ func writeRebased(ix *query.Index, from, to, dir string) ([]format.FileInfo, err
 	defer ndjsonOut.Close()
 	jw, nw := bufio.NewWriter(jsonOut), bufio.NewWriter(ndjsonOut)
 	d := stationjson.NewDump(jw, nw)
+	defer d.Abort()
 	err = ix.File(format.FileStationsNDJSON, func(gz io.ReadSeeker, _ int64) error {
 		return eachDumpedStation(gz, func(st *stationjson.Station) error {
 			stationjson.Rebase(st, from, to)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -16,12 +17,18 @@ import (
 	"stationdex/indexer"
 )
 
-const indexUsage = `usage: stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
+const indexUsage = `usage: stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME]
+                        [-memory MIB] [-tmpdir DIR] INPUT...
 
 Builds an index file from Radio Browser dumps. An INPUT is a file, - for
 standard input, or an http(s) URL of the upstream /json/stations endpoint;
 each may be a JSON array or NDJSON, plain or gzip. The index is written to a
 temporary file and renamed to FILE only when complete.
+
+Memory stays bounded whatever the input size: the build buffers at most
+-memory MiB of records and posting lists before it spills sorted runs to
+-tmpdir, and otherwise holds 4 bytes per station. The spilled runs and the
+temporary index need free space there of about twice the index size.
 
 Flags:
 `
@@ -45,6 +52,12 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 	ia, ok := parseIndexArgs(args, stderr)
 	if !ok {
 		return 2
+	}
+	if os.Getenv("GOGC") == "" {
+		// The build's live heap is mostly its long-lived buffers, while
+		// decoding the input makes garbage at a high rate; the default
+		// GOGC of 100 would let that garbage double the footprint.
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
 	ia.opts.Warnings = stderr
 	if interactive {
@@ -80,8 +93,13 @@ func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
 	fs.StringVar(&ia.opts.Source, "source", indexer.DefaultSource, "data source `NAME` stored in the index")
 	fs.StringVar(&ia.opts.BaseURL, "base-url", indexer.DefaultBaseURL,
 		"public base `URL` the index will be served at; the data dumps' station URLs are built on it")
+	memory := fs.Int("memory", indexer.DefaultMemoryBudget>>20, "`MiB` of records and posting lists buffered before spilling to -tmpdir (at least 4)")
+	fs.StringVar(&ia.opts.TempDir, "tmpdir", "", "`DIR` for spilled runs and data dumps during the build (default: the directory of -o)")
 	if err := fs.Parse(args); err != nil {
 		return ia, false
+	}
+	if *memory > 0 && *memory <= 1<<20 { // 1 TiB; beyond, the shift could overflow
+		ia.opts.MemoryBudget = *memory << 20
 	}
 	ia.inputs = fs.Args()
 	if msg := ia.check(snapshot); msg != "" {
@@ -102,6 +120,8 @@ func (ia *indexArgs) check(snapshot string) string {
 		return "no INPUT given"
 	case ia.opts.Source == "":
 		return "-source must not be empty"
+	case ia.opts.MemoryBudget < indexer.MinMemoryBudget:
+		return fmt.Sprintf("-memory must be between %d and %d MiB", indexer.MinMemoryBudget>>20, 1<<20)
 	}
 	if _, err := parseBaseURL(ia.opts.BaseURL, ""); err != nil {
 		return err.Error()

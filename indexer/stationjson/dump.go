@@ -65,6 +65,7 @@ func (d *Dump) Add(s *Station) error {
 // Close ends both documents and returns their descriptions; the keys are
 // the files-bucket keys of format.
 func (d *Dump) Close() ([]format.FileInfo, error) {
+	defer d.Abort() // after an error, the other document's goroutine too
 	end := "\n]\n"
 	if d.n == 0 {
 		end = "[]\n"
@@ -83,39 +84,113 @@ func (d *Dump) Close() ([]format.FileInfo, error) {
 	return infos, nil
 }
 
+// Abort stops both documents' goroutines without describing them; use it
+// (deferred) when a dump may be abandoned before Close. After Close it does
+// nothing.
+func (d *Dump) Abort() {
+	for _, doc := range d.docs {
+		doc.end()
+	}
+}
+
 // Stations is the number of stations added.
 func (d *Dump) Stations() int { return d.n }
 
 // dumpDoc is one document: raw bytes -> sha256/size -> gzip -> sha256/size
-// -> out.
+// -> out. Hashing and compressing run on a goroutine of their own, one per
+// document, fed with batches of raw bytes: they are most of the cost of a
+// dump, and the two documents (and the caller encoding stations) then use
+// separate cores.
 type dumpDoc struct {
 	name, mediaType string
 	raw, gz         counter
 	zw              *gzip.Writer
+
+	batch []byte      // raw bytes not yet handed to the goroutine
+	full  chan []byte // batches to compress
+	empty chan []byte // batches compressed, for reuse
+	done  chan error  // the goroutine's result, once full is closed
+	err   error       // the goroutine's error, once known
+	ended bool        // full is closed
 }
 
+// Batching: the unit handed to the compressing goroutine, and how many
+// batches may wait for it.
+const (
+	dumpBatch   = 64 << 10
+	dumpBatches = 4
+)
+
 func newDumpDoc(name, mediaType string, out io.Writer) *dumpDoc {
-	d := &dumpDoc{name: name, mediaType: mediaType}
+	d := &dumpDoc{
+		name: name, mediaType: mediaType,
+		full: make(chan []byte, dumpBatches), empty: make(chan []byte, dumpBatches+1),
+		done: make(chan error, 1),
+	}
 	d.gz = counter{w: out, h: sha256.New()}
 	// The default gzip header has no name and no time, so the same
 	// stations give the same bytes: the index stays deterministic.
 	d.zw = gzip.NewWriter(&d.gz)
 	d.raw = counter{w: d.zw, h: sha256.New()}
+	for range dumpBatches + 1 {
+		d.empty <- make([]byte, 0, dumpBatch)
+	}
+	d.batch = <-d.empty
+	go d.compress()
 	return d
 }
 
-func (d *dumpDoc) write(parts ...[]byte) error {
-	for _, p := range parts {
-		if _, err := d.raw.Write(p); err != nil {
-			return fmt.Errorf("write %s: %w", d.name, err)
+// compress hashes and compresses batches until full is closed, then ends
+// the gzip stream. After an error it only recycles batches, so that the
+// writer never blocks.
+func (d *dumpDoc) compress() {
+	var err error
+	for b := range d.full {
+		if err == nil {
+			_, err = d.raw.Write(b)
 		}
+		d.empty <- b[:0]
+	}
+	if err == nil {
+		err = d.zw.Close()
+	}
+	d.done <- err
+}
+
+func (d *dumpDoc) write(parts ...[]byte) error {
+	if d.ended {
+		return fmt.Errorf("write %s: already closed", d.name)
+	}
+	for _, p := range parts {
+		d.batch = append(d.batch, p...)
+	}
+	if len(d.batch) >= dumpBatch {
+		d.full <- d.batch
+		d.batch = <-d.empty
+	}
+	return nil
+}
+
+// end hands over the last batch, waits for the goroutine and returns its
+// error. It may be called more than once.
+func (d *dumpDoc) end() error {
+	if !d.ended {
+		d.ended = true
+		if len(d.batch) > 0 {
+			d.full <- d.batch
+		}
+		close(d.full)
+		d.err = <-d.done
+	}
+	if d.err != nil {
+		return fmt.Errorf("write %s: %w", d.name, d.err)
 	}
 	return nil
 }
 
 func (d *dumpDoc) close() (format.FileInfo, error) {
-	if err := d.zw.Close(); err != nil {
-		return format.FileInfo{}, fmt.Errorf("write %s: %w", d.name, err)
+	if err := d.end(); err != nil {
+		return format.FileInfo{}, err
 	}
 	return format.FileInfo{
 		Key: d.name + ".gz", Name: d.name, MediaType: d.mediaType,
