@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -54,13 +53,16 @@ func (s *suite) run(prog string, args ...string) (Process, error) {
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
+	var hwm uint64
 	err := cmd.Start()
 	if err == nil {
 		// Registered as a child so that an interrupt stops it too.
 		s.mu.Lock()
 		s.children = append(s.children, &server{cmd: cmd, out: &out})
 		s.mu.Unlock()
+		stop := watchHighWater(cmd.Process.Pid, &hwm)
 		err = cmd.Wait()
+		stop()
 	}
 	p := Process{WallSec: time.Since(t0).Seconds()}
 	if cmd.ProcessState == nil {
@@ -71,11 +73,58 @@ func (s *suite) run(prog string, args ...string) (Process, error) {
 		p.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
 		p.MaxRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux
 	}
+	if hwm > 0 {
+		p.MaxRSSMB = float64(hwm) / 1024
+	}
 	s.logRaw(fmt.Sprintf("$ %s %s\n%s", filepath.Base(prog), strings.Join(args, " "), out.String()))
 	if err != nil {
 		return p, fmt.Errorf("%s %s: %w\n%s", filepath.Base(prog), strings.Join(args, " "), err, lastLines(out.String(), 20))
 	}
 	return p, nil
+}
+
+// watchHighWater polls the peak resident set (VmHWM, KiB) of process pid
+// into *kib until stop is called. The rusage of a child is no measure of its
+// own peak on Linux: Go starts children with vfork, and exec folds the
+// parent's high-water mark (the whole suite's) into the child's ru_maxrss.
+// VmHWM belongs to the child's own address space. It only grows, so the
+// last reading is the peak up to the last poll before the child exits.
+func watchHighWater(pid int, kib *uint64) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v, ok := statusKiB(path, "VmHWM:"); ok && v > *kib {
+				*kib = v
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// statusKiB reads one "Name:   123 kB" line of a /proc status file.
+func statusKiB(path, field string) (uint64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, field); ok {
+			var v uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &v); err == nil {
+				return v, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func lastLines(s string, n int) string {
@@ -257,19 +306,8 @@ func (s *suite) hasServeFlag(name string) bool {
 
 // rssMB reads a process's resident set size from /proc.
 func rssMB(pid int) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
+	kib, _ := statusKiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:")
+	return float64(kib) / 1024
 }
 
 func removeAll(d string) { os.RemoveAll(d) }
