@@ -1,7 +1,9 @@
 // Package indexer builds stationdex index files from Radio Browser dumps.
 //
-// A build runs in passes, with memory bounded by Options.MemoryBudget plus 4
-// bytes per record, however large the input:
+// A build runs in passes. Its memory is Options.MemoryBudget, plus 4 bytes
+// per record, plus a fixed few megabytes (one bbolt transaction of at most
+// batchBytes, the compressors, the read-ahead of records), however large the
+// input:
 //
 //   - Read: every input is streamed (JSON array or NDJSON, plain or gzip)
 //     and each record cleaned into a compact format.Record, which goes into
