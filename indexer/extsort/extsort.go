@@ -156,6 +156,7 @@ func (s *Sorter) reset() {
 			s.spare = append(s.spare, c[:0])
 		}
 	}
+	clear(s.chunks) // an oversized chunk is not reused: let it go
 	s.chunks, s.recs, s.used = s.chunks[:0], s.recs[:0], 0
 }
 

@@ -2,8 +2,10 @@ package engines
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"stationdex/bench/internal/mix"
@@ -100,4 +102,40 @@ func writeHead(t *testing.T, src, dst string, n int) {
 		k++
 		return nil
 	})
+}
+
+// TestSQLiteStatementCacheConcurrent prepares the same statements from
+// concurrent callers, as cmd/peerhttp's handlers do on their first
+// requests: the statement cache must be safe for that (unlocked, two first
+// uses at once were a concurrent map write that killed the peer
+// mid-benchmark; under -race this test reports it every time).
+func TestSQLiteStatementCacheConcurrent(t *testing.T) {
+	sq, err := NewSQLite(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	const texts = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range texts {
+				if _, err := sq.stmt(fmt.Sprintf("SELECT %d", i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if len(sq.stmts) != texts {
+		t.Errorf("%d statements cached, want %d", len(sq.stmts), texts)
+	}
 }

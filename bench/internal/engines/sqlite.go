@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers driver "sqlite" (pure Go, FTS5 built in)
 
@@ -18,7 +19,12 @@ import (
 // three tiers (exact name key, name match, other) with a second MATCH
 // restricted to the name column.
 type SQLite struct {
-	db    *sql.DB
+	db *sql.DB
+	// stmts caches prepared statements by text. cmd/peerhttp calls Page
+	// from concurrent handlers, so the cache is locked: unlocked, two
+	// first uses of a statement at once were a concurrent map write, which
+	// the runtime ends the process for.
+	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
 }
 
@@ -139,6 +145,8 @@ func (e *SQLite) where(k QueryKeys) (string, []any) {
 }
 
 func (e *SQLite) stmt(s string) (*sql.Stmt, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if st, ok := e.stmts[s]; ok {
 		return st, nil
 	}
