@@ -266,7 +266,9 @@ func (s *suite) httpPeer(name, data string) error {
 	p.Wrk.add(o, 1)
 	p.Wrk.CPUUsPerReq = (cpuSeconds(srv.cmd.Process.Pid) - cpu0) * 1e6 / float64(o.Requests)
 	if p.Wrk.Errors > 0 {
-		return fmt.Errorf("wrk saw %d errors against the %s peer", p.Wrk.Errors, name)
+		// The peer's own output says why (a crashed peer shows up in wrk
+		// only as write errors).
+		return fmt.Errorf("wrk saw %d errors against the %s peer; its output:\n%s", p.Wrk.Errors, name, lastLines(srv.out.String(), 20))
 	}
 	p.VsCeil = p.Wrk.RPS / h.Ceiling.RPS
 	p.OursOver = h.Ours.RPS / p.Wrk.RPS
