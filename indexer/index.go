@@ -46,6 +46,9 @@ type builder struct {
 	// newest is the newest check or change time among kept records.
 	newest time.Time
 
+	// keys counts the distinct keys written per posting bucket, for the
+	// meta document.
+	keys     [numPostingBuckets]int
 	budget   int    // bytes, shared out among the sorters
 	key, val []byte // scratch
 }
@@ -201,10 +204,10 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
 		return f.fail(err)
 	}
-	meta.Tokens = b.ps.keys[bAllTokens]
-	meta.Countries = b.ps.keys[bCountries]
-	meta.Languages = b.ps.keys[bLangLabels]
-	meta.Genres = b.ps.keys[bGenres]
+	meta.Tokens = b.keys[bAllTokens]
+	meta.Countries = b.keys[bCountries]
+	meta.Languages = b.keys[bLangLabels]
+	meta.Genres = b.keys[bGenres]
 	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta)); err != nil {
 		return f.fail(err)
 	}
@@ -320,7 +323,7 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 		return err
 	}
 	defer it.Close()
-	s := &postingStream{it: it, final: b.final, keys: &b.ps.keys}
+	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
 		if err := f.putSorted(ctx, name, s.source(bk)); err != nil {
 			return err
@@ -341,5 +344,6 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	if s.pending {
 		return fmt.Errorf("internal error: posting key %q after the last bucket", it.Key())
 	}
+	b.keys = s.keys
 	return nil
 }

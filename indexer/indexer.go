@@ -117,7 +117,7 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts)), base, opts.Progress); err != nil {
 		return sum, err
 	}
-	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.ps.keys[bAllTokens])
+	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.keys[bAllTokens])
 	return sum, nil
 }
 

@@ -50,9 +50,6 @@ type postingBuffer struct {
 	mem    int // estimated bytes held by lists
 	budget int
 	runs   *extsort.Sorter
-	// keys counts the distinct keys written per bucket (for the meta
-	// document); set by postingStream.
-	keys [numPostingBuckets]int
 
 	countryNames map[string]string // ISO code -> English name, memoised
 	tokens       []string          // scratch
@@ -189,9 +186,9 @@ func (pb *postingBuffer) flush() error {
 type postingStream struct {
 	it      *extsort.Iterator
 	final   []uint32
-	keys    *[numPostingBuckets]int
-	pending bool     // it is on an entry not yet consumed
-	scratch []uint32 // record numbers not yet added to the bitmap
+	keys    [numPostingBuckets]int // distinct keys written, per bucket
+	pending bool                   // it is on an entry not yet consumed
+	scratch []uint32               // record numbers not yet added to the bitmap
 }
 
 // scratchMax bounds the record numbers gathered before they are sorted

@@ -27,15 +27,10 @@ type prefixSource struct {
 	prev   []byte // the token before cur
 	cur    []byte // the token whose prefixes are being considered
 	end    int    // byte length of cur's last prefix considered
-	state  int
-	batch  []*roaring.Bitmap
+	// started: cur has been set once; after that, a nil cur is the end.
+	started bool
+	batch   []*roaring.Bitmap
 }
-
-const (
-	prefixStart = iota
-	prefixRunning
-	prefixDone
-)
 
 // unionBatch bounds the token bitmaps mapped at once for one union.
 const unionBatch = 256
@@ -45,14 +40,14 @@ func newPrefixSource(tokens []byte) *prefixSource {
 }
 
 func (p *prefixSource) next(tx *bolt.Tx) ([]byte, []byte, error) {
-	if p.state == prefixDone {
+	if p.started && p.cur == nil {
 		return nil, nil, nil
 	}
 	b := tx.Bucket(p.tokens)
 	c := b.Cursor()
-	if p.state == prefixStart {
+	if !p.started {
 		k, _ := c.First()
-		p.cur, p.state = bytes.Clone(k), prefixRunning
+		p.cur, p.started = bytes.Clone(k), true
 	} else {
 		c.Seek(p.cur) // resume where the last call returned
 	}
@@ -74,7 +69,6 @@ func (p *prefixSource) next(tx *bolt.Tx) ([]byte, []byte, error) {
 		k, _ := c.Next()
 		p.cur, p.end = bytes.Clone(k), 0
 	}
-	p.state = prefixDone
 	return nil, nil, nil
 }
 
