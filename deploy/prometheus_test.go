@@ -4,11 +4,9 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,12 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"stationdex/indexer/demo"
-	"stationdex/metrics"
-	"stationdex/query"
-	"stationdex/server"
+	"stationdex/server/node/nodetest"
 )
 
 // TestPrometheusScrapesNode starts a node and the real Prometheus binary on
@@ -107,39 +101,8 @@ func prometheusBinary(t *testing.T) string {
 // its admin and public listeners.
 func startNode(t *testing.T) (admin, public string) {
 	t.Helper()
-	path, cleanup, err := demo.BuildTemp(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cleanup)
-	ix, err := query.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder := query.NewHolder(ix)
-	t.Cleanup(holder.Close)
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.SetIndex(ix.Meta())
-	m.SetInFlightLimit(server.DefaultMaxInFlight)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	base, _ := url.Parse("http://stationdex.test")
-	api := server.New(server.Config{BaseURL: base, Observer: m, Logger: log}, holder)
-	node := server.NewNode(server.NodeConfig{
-		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0",
-		Handler: api.Handler(), Source: holder, Gatherer: reg, Load: m, Logger: log,
-	})
-	if err := node.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- node.Serve(ctx) }()
-	t.Cleanup(func() { stop(); <-done })
-	return "http://" + node.AdminAddr().String(), "http://" + node.Addr().String()
+	n := nodetest.Start(t, nodetest.Options{})
+	return n.Admin, n.Base
 }
 
 // startPrometheus runs Prometheus on a free loopback port with a config

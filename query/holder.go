@@ -5,6 +5,13 @@ import (
 	"sync/atomic"
 )
 
+// Source hands out the index to serve from; Holder implements it. Acquire
+// returns the current index and a release function that must be called once
+// the caller is done with it; a nil index means none is loaded yet.
+type Source interface {
+	Acquire() (*Index, func())
+}
+
 // Holder holds the index being served and lets a new snapshot replace it
 // while requests are running: each request acquires the current index and
 // releases it when done, and a replaced index is closed only after its last

@@ -192,11 +192,11 @@ func (s *Server) writeCacheable(w http.ResponseWriter, r *http.Request, tag stri
 
 // writeJSON writes v as the JSON body of a response with status. The body is
 // encoded in full first so Content-Length is exact, for HEAD too, which gets
-// the same headers without the body. encoding/json replaces invalid UTF-8 by
-// U+FFFD and escapes <, >, &, U+2028 and U+2029, so no stored text can
-// break the output or turn into markup where the JSON is embedded. The
-// encoder's defaults are kept because the data dumps (package stationjson)
-// use them too: a station is the same bytes in both.
+// the same headers without the body. Either encoder (the envelopes' own
+// appenders, encoding/json for the rest) replaces invalid UTF-8 by U+FFFD and
+// escapes <, >, &, U+2028 and U+2029, so no stored text can break the output
+// or turn into markup where the JSON is embedded; the data dumps share the
+// station appender, so a station is the same bytes in both.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	body, err := encodeResponse(v)
 	if err != nil {

@@ -2,102 +2,27 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
-	"stationdex/indexer/demo"
-	"stationdex/query"
 	"stationdex/server"
 )
 
 // The hostile-request harness: requests are raw bytes written to a TCP
-// connection of a real server.Node (its timeouts, MaxHeaderBytes and
+// connection of a real node.Node (its timeouts, MaxHeaderBytes and
 // in-flight limit), because net/http's client would refuse to send most of
 // them, and because what net/http's server does before any handler runs
 // (400, 431, 505) is part of what a client on the internet sees.
 
 // hostileHost is the Host header added to corpus requests that have none.
 const hostileHost = "stationdex.test"
-
-// hostileNode is a running node over the demo index.
-type hostileNode struct {
-	node     *server.Node
-	addr     string
-	path     string // the index file served
-	reloader *server.Reloader
-	stop     func()
-}
-
-// hostileNodeConfig lets a test shorten timeouts or bound in-flight work.
-type hostileNodeConfig struct {
-	timeouts    server.Timeouts
-	maxInFlight int
-	noIndex     bool
-	// wrap, when set, wraps the public handler (to give requests a
-	// service time in the overload test).
-	wrap func(http.Handler) http.Handler
-}
-
-// startHostileNode serves the demo index on loopback until the test ends.
-func startHostileNode(t testing.TB, cfg hostileNodeConfig) *hostileNode {
-	t.Helper()
-	holder := query.NewHolder(nil)
-	path := filepath.Join(t.TempDir(), "demo.db")
-	if !cfg.noIndex {
-		if _, err := demo.Build(context.Background(), filepath.Dir(path)); err != nil { // writes path
-			t.Fatal(err)
-		}
-		ix, err := query.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		holder.Swap(ix)
-	}
-	log := slog.New(slog.DiscardHandler)
-	base, _ := url.Parse("http://" + hostileHost)
-	api := server.New(server.Config{BaseURL: base, Logger: log}, holder)
-	h := api.Handler()
-	if cfg.wrap != nil {
-		h = cfg.wrap(h)
-	}
-	n := server.NewNode(server.NodeConfig{
-		Addr: "127.0.0.1:0", Handler: h, Source: holder,
-		MaxInFlight: cfg.maxInFlight, DrainTimeout: 5 * time.Second,
-		Timeouts: cfg.timeouts, Logger: log,
-	})
-	if err := n.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- n.Serve(ctx) }()
-	hn := &hostileNode{node: n, addr: n.Addr().String(), path: path, reloader: server.NewReloader(path, holder, nil, log)}
-	hn.stop = func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("node stopped with %v", err)
-		}
-		holder.Close()
-	}
-	t.Cleanup(func() {
-		if hn.stop != nil {
-			hn.stop()
-		}
-	})
-	return hn
-}
 
 // expectation is what one response may be.
 type expectation struct {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"stationdex/server/node/nodetest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,8 +22,8 @@ import (
 // disk, copy or build can fail, and the swap must not turn it into an
 // outage.
 func TestReloadDamagedSnapshots(t *testing.T) {
-	n := startHostileNode(t, hostileNodeConfig{timeouts: hostileTimeouts})
-	good, err := os.ReadFile(n.path)
+	n := nodetest.Start(t, nodetest.Options{Timeouts: hostileTimeouts})
+	good, err := os.ReadFile(n.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,18 +31,18 @@ func TestReloadDamagedSnapshots(t *testing.T) {
 	var answered, failed atomic.Int64
 	var wg sync.WaitGroup
 	for range 2 {
-		wg.Go(func() { searchUntil(ctx, "http://"+n.addr, &answered, &failed) })
+		wg.Go(func() { searchUntil(ctx, n.Base, &answered, &failed) })
 	}
 	rng := rand.New(rand.NewPCG(hostileSeed, 7))
 	refused := 0
 	for range 300 {
-		publishAt(t, n.path, damaged(rng, good))
-		if n.reloader.Reload() != nil {
+		publishAt(t, n.Path, damaged(rng, good))
+		if n.Reloader.Reload() != nil {
 			refused++
 		}
 	}
-	publishAt(t, n.path, good)
-	if err := n.reloader.Reload(); err != nil {
+	publishAt(t, n.Path, good)
+	if err := n.Reloader.Reload(); err != nil {
 		t.Fatalf("the sound file refused after the damaged ones: %v", err)
 	}
 	time.Sleep(50 * time.Millisecond)

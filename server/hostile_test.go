@@ -3,16 +3,16 @@ package server_test
 import (
 	"fmt"
 	"runtime"
+	"stationdex/server/node"
+	"stationdex/server/node/nodetest"
 	"sync"
 	"testing"
 	"time"
-
-	"stationdex/server"
 )
 
 // hostileTimeouts are the node's real limits, shortened only where a
 // hostile request could make the test wait.
-var hostileTimeouts = server.Timeouts{
+var hostileTimeouts = node.Timeouts{
 	ReadHeader: 2 * time.Second, Read: 2 * time.Second,
 	Write: 5 * time.Second, Idle: 5 * time.Second,
 }
@@ -20,8 +20,8 @@ var hostileTimeouts = server.Timeouts{
 // TestHostileCorpus replays the committed corpus of hostile requests.
 func TestHostileCorpus(t *testing.T) {
 	cases := loadHostileCorpus(t)
-	n := startHostileNode(t, hostileNodeConfig{timeouts: hostileTimeouts})
-	replayAll(t, n.addr, cases, 2)
+	n := nodetest.Start(t, nodetest.Options{Timeouts: hostileTimeouts})
+	replayAll(t, n.Addr().String(), cases, 2)
 }
 
 // TestHostileGenerated replays the generator's requests, more than 10,000
@@ -33,11 +33,11 @@ func TestHostileGenerated(t *testing.T) {
 	if len(cases) < 10_000 {
 		t.Fatalf("generator made %d requests, want at least 10,000", len(cases))
 	}
-	n := startHostileNode(t, hostileNodeConfig{timeouts: hostileTimeouts})
+	n := nodetest.Start(t, nodetest.Options{Timeouts: hostileTimeouts})
 	before := settledHeap()
 	goroutines := runtime.NumGoroutine()
 	start := time.Now()
-	replayAll(t, n.addr, cases, 4)
+	replayAll(t, n.Addr().String(), cases, 4)
 	t.Logf("%d hostile requests in %v", len(cases), time.Since(start).Round(time.Millisecond))
 	if after := settledHeap(); after > before+hostileHeapGrowth {
 		t.Errorf("live heap grew from %d to %d bytes over the replay; bound %d", before, after, hostileHeapGrowth)

@@ -8,11 +8,11 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"stationdex/server/node"
+	"stationdex/server/node/nodetest"
 	"sync"
 	"testing"
 	"time"
-
-	"stationdex/server"
 )
 
 // The overload tests drive a node on loopback past what it may take on, in
@@ -43,9 +43,9 @@ var admittedP99Bound = map[bool]time.Duration{false: time.Second, true: 3 * time
 // ones must keep a bounded p99, nothing else may happen, and once the load
 // stops every request is answered again.
 func TestOverloadSheds(t *testing.T) {
-	n := startHostileNode(t, hostileNodeConfig{
-		timeouts: hostileTimeouts, maxInFlight: overloadCapacity,
-		wrap: func(h http.Handler) http.Handler {
+	n := nodetest.Start(t, nodetest.Options{
+		Timeouts: hostileTimeouts, MaxInFlight: overloadCapacity,
+		Wrap: func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				time.Sleep(overloadService)
 				h.ServeHTTP(w, r)
@@ -54,7 +54,7 @@ func TestOverloadSheds(t *testing.T) {
 	})
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: overloadClients}}
 	defer client.CloseIdleConnections()
-	r := drive(t, client, "http://"+n.addr+"/api/stations?q=radio&limit=10")
+	r := drive(t, client, n.Base+"/api/stations?q=radio&limit=10")
 	t.Logf("%d admitted (p99 %v), %d shed (p99 %v), %v", len(r.admitted), r.p99(r.admitted), len(r.shed), r.p99(r.shed), r.took)
 	for _, f := range r.failures[:min(len(r.failures), 10)] {
 		t.Error(f)
@@ -71,9 +71,9 @@ func TestOverloadSheds(t *testing.T) {
 	if p := r.p99(r.shed); p > admittedP99Bound {
 		t.Errorf("shed p99 %v: a refusal must be immediate", p)
 	}
-	waitIdle(t, n.node)
+	waitIdle(t, n.Node)
 	for i := range 20 {
-		if code, _, err := get(t, client, "http://"+n.addr+"/api/stations?limit=1"); err != nil || code != http.StatusOK {
+		if code, err := statusOf(client, n.Base+"/api/stations?limit=1"); err != nil || code != http.StatusOK {
 			t.Fatalf("after the load, request %d: %d %v, want 200", i, code, err)
 		}
 	}
@@ -152,7 +152,7 @@ func (r *loadResult) fail(msg string) {
 	r.mu.Unlock()
 }
 
-func waitIdle(t *testing.T, n *server.Node) {
+func waitIdle(t *testing.T, n *node.Node) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for n.InFlight() != 0 && time.Now().Before(deadline) {
@@ -164,7 +164,7 @@ func waitIdle(t *testing.T, n *server.Node) {
 }
 
 // slowTimeouts are short, so slow clients are cut off in test time.
-var slowTimeouts = server.Timeouts{
+var slowTimeouts = node.Timeouts{
 	ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond,
 	Write: 500 * time.Millisecond, Idle: time.Second,
 }
@@ -177,14 +177,14 @@ const slowCutoffSlack = 2 * time.Second
 // every 100ms, and never finish: each is closed once ReadHeader has passed,
 // and the node serves other clients meanwhile.
 func TestSlowlorisCutOff(t *testing.T) {
-	n := startHostileNode(t, hostileNodeConfig{timeouts: slowTimeouts})
+	n := nodetest.Start(t, nodetest.Options{Timeouts: slowTimeouts})
 	const conns = 20
 	var wg sync.WaitGroup
 	cutAfter := make(chan time.Duration, conns)
 	for range conns {
-		wg.Go(func() { cutAfter <- trickle(t, n.addr) })
+		wg.Go(func() { cutAfter <- trickle(t, n.Addr().String()) })
 	}
-	if code, _, err := get(t, http.DefaultClient, "http://"+n.addr+"/api/stations?limit=1"); err != nil || code != 200 {
+	if code, err := statusOf(http.DefaultClient, n.Base+"/api/stations?limit=1"); err != nil || code != 200 {
 		t.Errorf("during the slowloris: %d %v, want 200", code, err)
 	}
 	wg.Wait()
@@ -230,10 +230,10 @@ func trickle(t *testing.T, addr string) time.Duration {
 // WriteTimeout must end the request and close the connection, so that the
 // client gets far less than it asked for.
 func TestSlowReaderCutOff(t *testing.T) {
-	n := startHostileNode(t, hostileNodeConfig{timeouts: slowTimeouts})
+	n := nodetest.Start(t, nodetest.Options{Timeouts: slowTimeouts})
 	const target = "/data/stations.ndjson"
-	size := contentLength(t, "http://"+n.addr+target)
-	conn, err := net.Dial("tcp", n.addr)
+	size := contentLength(t, n.Base+target)
+	conn, err := net.Dial("tcp", n.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestSlowReaderCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(slowTimeouts.Write + slowCutoffSlack)
-	if k := n.node.InFlight(); k != 0 {
+	if k := n.InFlight(); k != 0 {
 		t.Errorf("%d requests of a client that does not read still in flight; WriteTimeout is %v", k, slowTimeouts.Write)
 	}
 	// Reading now drains what was sent before the cut and ends, instead
@@ -278,4 +278,15 @@ func contentLength(t *testing.T, url string) int64 {
 		t.Fatalf("HEAD %s: %d, length %d", url, resp.StatusCode, resp.ContentLength)
 	}
 	return resp.ContentLength
+}
+
+// statusOf fetches url and returns the status, having read the whole body.
+func statusOf(c *http.Client, url string) (int, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, err
 }

@@ -105,8 +105,9 @@ func TestRealSitemapsResolve(t *testing.T) {
 	}
 }
 
-// TestRealPagesAndFiles: every other path of section 3 on the real
-// snapshot, parsed.
+// TestRealPagesAndFiles: every resource beside the pages (OpenAPI,
+// capabilities, dumps and catalog, sitemap, llms.txt) on the real snapshot,
+// parsed.
 func TestRealPagesAndFiles(t *testing.T) {
 	ix := realIx(t)
 	s := serverAt(t, ix, testBase)

@@ -15,9 +15,9 @@ import (
 	"stationdex/query"
 )
 
-// resourceRoutes registers the machine-readable resources of the spec's
-// section 3 besides the pages: the API description, the capabilities
-// document, the dumps and their catalog, the sitemap and llms.txt.
+// resourceRoutes registers the machine-readable resources beside the pages:
+// the API description, the capabilities document, the dumps and their
+// catalog, the sitemap and llms.txt.
 func (s *Server) resourceRoutes(r *httprouter.Router) {
 	s.get(r, "/openapi.json", s.openAPI)
 	s.get(r, "/.well-known/radio-directory.json", s.metaResource(s.capabilities))

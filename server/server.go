@@ -1,23 +1,33 @@
 // Package server speaks HTTP for stationdex: the read-only JSON API of the
-// station directory (see ../shared/spec/station-directory-api.md) and,
-// through the same router, the other route groups added beside it.
+// station directory (described by openapi.json, served at /openapi.json),
+// the HTML pages and their Markdown twins, and the data and description
+// files around them, all through one httprouter router. Running the
+// listeners, the in-flight limit, the admin endpoints and snapshot swaps is
+// package server/node's; this package hands it a handler and the answer to
+// a shed request (Shed).
 //
-// Every response is derived from one query.Index obtained from a Source for
-// the duration of the request, so an index swapped in while a request runs
-// never mixes two snapshots in one response.
+// Every response is derived from one query.Index obtained from a
+// query.Source for the duration of the request, so an index swapped in while
+// a request runs never mixes two snapshots in one response.
 //
 // Every route is registered through Server.route, which takes the route
 // template ("/api/stations/:id") that also labels the request for the
 // Observer, so metrics are labelled by template, never by raw path. API
 // routes use Server.handle on top of it for CORS, JSON errors and OPTIONS.
 //
-// File map: server.go (wiring, routing, instrumentation), api*.go (the two
-// operations, envelopes, caching), params.go (search parameters),
-// errors.go (error codes and their statuses), cors.go, station.go (the
-// Station JSON, from package stationjson with the service's own URLs);
-// the public pages and files beside the API: page*.go, html.go and
-// markdown.go (HTML pages and their Markdown twins), openapi*, wellknown.go,
-// dump.go, catalog.go, sitemap.go and llms.go.
+// File map:
+//   - server.go: wiring, routing, instrumentation, panic recovery
+//   - api.go, api_json.go, api_cache.go: the two operations, their
+//     envelopes and encoders, ETags and conditional GET
+//   - params.go: search parameters and their rules; limits.go: request
+//     limits; errors.go: error codes and their statuses; cors.go; shed.go
+//   - station.go: the Station JSON, from package stationjson with the
+//     service's own URLs
+//   - pages.go, page.go, page_home.go, page_search.go, page_station.go,
+//     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
+//     and Markdown rendering; templates/ and static/
+//   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,
+//     sitemap.go, llms.go: the description and data files
 package server
 
 import (
@@ -34,14 +44,6 @@ import (
 
 	"stationdex/query"
 )
-
-// Source hands out the index to serve from. query.Holder implements it.
-// Acquire returns the current index and a release function that must be
-// called once the request is done with it; a nil index means none is loaded
-// yet, which the API answers with 503.
-type Source interface {
-	Acquire() (*query.Index, func())
-}
 
 // Observer is told about every request and every search, so that package
 // metrics can count them without the server importing it. Calls are made on
@@ -89,7 +91,7 @@ const retryAfterSeconds = "5"
 
 // Server serves the API from the index of its Source.
 type Server struct {
-	src          Source
+	src          query.Source
 	base         string // BaseURL without a trailing slash
 	obs          Observer
 	cacheControl string
@@ -99,7 +101,7 @@ type Server struct {
 
 // New returns a Server over src. cfg.BaseURL is required; a nil src is
 // served like a Source that has no index yet.
-func New(cfg Config, src Source) *Server {
+func New(cfg Config, src query.Source) *Server {
 	if cfg.BaseURL == nil {
 		panic("server.New: Config.BaseURL is required") // a wiring bug, not bad data
 	}
@@ -242,12 +244,10 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, _ http
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
 
-// statusWriter remembers the status written and counts the body bytes, for
-// the Observer and the access log.
+// statusWriter remembers the status written, for the Observer.
 type statusWriter struct {
 	http.ResponseWriter
-	code  int
-	bytes int64
+	code int
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -261,9 +261,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
+	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusWriter) status() int {

@@ -20,6 +20,7 @@ import (
 	"stationdex/metrics"
 	"stationdex/query"
 	"stationdex/server"
+	"stationdex/server/node"
 )
 
 // serveFlags are the options of `stationdex serve`.
@@ -40,8 +41,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "public listen address")
 	fs.StringVar(&f.base, "base-url", "", "public base URL of the service (default: http://ADDR)")
 	fs.StringVar(&f.adminAddr, "admin-addr", "", "admin listen address for /metrics, /healthz, /readyz, /debug/pprof/ (default: none)")
-	fs.IntVar(&f.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "requests answered at once before more are refused with 503 (negative: no bound)")
-	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM/SIGINT, how long in-flight requests get to finish")
+	fs.IntVar(&f.maxInFlight, "max-inflight", node.DefaultMaxInFlight, "requests answered at once before more are refused with 503 (negative: no bound)")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", node.DefaultDrainTimeout, "on SIGTERM/SIGINT, how long in-flight requests get to finish")
 	fs.DurationVar(&f.watch, "watch", 0, "also reload -index when the file changes, polling at this interval (0: only on SIGHUP)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -56,7 +57,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if f.maxInFlight == 0 {
-		f.maxInFlight = server.DefaultMaxInFlight // what NodeConfig does with 0, said once here for the metric
+		f.maxInFlight = node.DefaultMaxInFlight // what node.Config does with 0, said once here for the metric
 	}
 	if f.watch < 0 || f.drainTimeout <= 0 {
 		return f, errors.New("-watch must not be negative and -drain-timeout must be positive")
@@ -143,24 +144,24 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	m.SetInFlightLimit(f.maxInFlight)
 	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
-	node := server.NewNode(server.NodeConfig{
+	n := node.New(node.Config{
 		Addr: f.addr, AdminAddr: f.adminAddr,
-		Handler: api.Handler(), Source: holder, Gatherer: reg, Load: m,
+		Handler: api.Handler(), Shed: server.Shed(), Source: holder, Gatherer: reg, Load: m,
 		MaxInFlight: f.maxInFlight, DrainTimeout: f.drainTimeout,
 		AccessLog: f.accessLog, Logger: log,
 	})
-	if err := node.Listen(); err != nil {
+	if err := n.Listen(); err != nil {
 		return err
 	}
-	logStartup(log, f, node, baseURL, path, meta)
-	startReloading(ctx, f, server.NewReloader(path, holder, m, log), log)
-	return node.Serve(ctx)
+	logStartup(log, f, n, baseURL, path, meta)
+	startReloading(ctx, f, node.NewReloader(path, holder, m, log), log)
+	return n.Serve(ctx)
 }
 
 // startReloading swaps the snapshot on SIGHUP and, with -watch, when the
 // file changes. The embedded demo has no file anyone can replace, so there
 // SIGHUP is only logged.
-func startReloading(ctx context.Context, f serveFlags, r *server.Reloader, log *slog.Logger) {
+func startReloading(ctx context.Context, f serveFlags, r *node.Reloader, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	go func() {
@@ -179,7 +180,7 @@ func startReloading(ctx context.Context, f serveFlags, r *server.Reloader, log *
 	}
 }
 
-func onHangup(f serveFlags, r *server.Reloader, log *slog.Logger) {
+func onHangup(f serveFlags, r *node.Reloader, log *slog.Logger) {
 	if f.index == "" {
 		log.Warn("SIGHUP ignored: serving the embedded demo, there is no -index file to reload")
 		return
@@ -188,9 +189,9 @@ func onHangup(f serveFlags, r *server.Reloader, log *slog.Logger) {
 	_ = r.Reload() // the outcome is logged and counted inside
 }
 
-func logStartup(log *slog.Logger, f serveFlags, node *server.Node, base *url.URL, path string, meta format.Meta) {
+func logStartup(log *slog.Logger, f serveFlags, n *node.Node, base *url.URL, path string, meta format.Meta) {
 	admin := "none"
-	if a := node.AdminAddr(); a != nil {
+	if a := n.AdminAddr(); a != nil {
 		admin = a.String()
 	}
 	index := path
@@ -199,7 +200,7 @@ func logStartup(log *slog.Logger, f serveFlags, node *server.Node, base *url.URL
 	}
 	log.Info("serving",
 		"version", version(),
-		"addr", node.Addr().String(), "admin_addr", admin, "base_url", base.String(),
+		"addr", n.Addr().String(), "admin_addr", admin, "base_url", base.String(),
 		"index", index, "snapshot_at", meta.SnapshotAt.UTC().Format(time.RFC3339),
 		"source", meta.Source, "stations", meta.Stations, "format_version", format.Version,
 		"max_inflight", f.maxInFlight, "drain_timeout", f.drainTimeout,
@@ -234,7 +235,7 @@ func parseBaseURL(raw, addr string) (*url.URL, error) {
 // a plain memory-mapped open.
 func openIndex(path string, check bool) (*query.Index, error) {
 	if check {
-		return server.OpenChecked(path)
+		return node.OpenChecked(path)
 	}
 	return query.Open(path)
 }

@@ -1,4 +1,4 @@
-// Command benchsuite runs the stationdex benchmark suite (issue 4) and writes
+// Command benchsuite runs the stationdex benchmark suite and writes
 // a report: report.md, results.json and SVG plots.
 //
 //	benchsuite -mode full    # everything, minutes: 50k real, 1M and 5M scaled

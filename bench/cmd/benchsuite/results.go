@@ -148,7 +148,7 @@ type Wrk struct {
 	CPUUsPerReq float64 `json:"server_cpu_us_per_request"`
 }
 
-// Target is one claim of issue 4 and whether this run holds it.
+// Target is one performance goal of the suite and whether this run holds it.
 type Target struct {
 	Name     string  `json:"name"`
 	Goal     string  `json:"goal"`

@@ -150,7 +150,7 @@ func (s *suite) buildIndex(d *dataset, sz *Size) (string, error) {
 		return "", err
 	}
 	sz.IndexBytes = fi.Size()
-	// The server verifies the whole file before it serves (server.OpenChecked);
+	// The server verifies the whole file before it serves (node.OpenChecked);
 	// timing `stationdex check` separately shows how much of the start-up that is.
 	chk, err := s.run(s.bin("stationdex"), "check", idx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package server
+package node
 
 import (
 	"log/slog"
@@ -13,7 +13,7 @@ import (
 func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		cw := &statusWriter{ResponseWriter: w}
+		cw := &recorder{ResponseWriter: w}
 		next.ServeHTTP(cw, r)
 		log.LogAttrs(r.Context(), slog.LevelInfo, "access",
 			slog.String("method", r.Method),
@@ -26,3 +26,37 @@ func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 		)
 	})
 }
+
+// recorder remembers the status and counts the body bytes of one response
+// for the access log.
+type recorder struct {
+	http.ResponseWriter
+	code  int
+	bytes int64
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *recorder) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

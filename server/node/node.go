@@ -1,4 +1,10 @@
-package server
+// Package node runs one stationdex process on the network: the public
+// listener behind an in-flight limit, the admin listener (metrics, health,
+// readiness, pprof), the graceful stop, and the Reloader that swaps index
+// files. It does not speak the API: the public handler and the answer to a
+// shed request come from package server through Config, and the index being
+// served is only looked at for readiness, through a query.Source.
+package node
 
 import (
 	"context"
@@ -11,15 +17,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"stationdex/query"
 )
 
-// A Node is one running stationdex process seen from the network: the
-// public listener serving the API behind an in-flight limit, and the admin
-// listener with metrics, health, readiness and pprof. It owns the HTTP
-// servers' timeouts and the graceful stop; the index it serves comes from a
-// Source (a query.Holder that a Reloader swaps).
+// A Node is one running stationdex process seen from the network. It owns
+// the HTTP servers' timeouts and the graceful stop; the index it serves
+// comes from a query.Source (a query.Holder that a Reloader swaps).
 type Node struct {
-	cfg      NodeConfig
+	cfg      Config
 	log      *slog.Logger
 	public   *http.Server
 	admin    *http.Server
@@ -29,13 +35,14 @@ type Node struct {
 	adminLn  net.Listener // admin, nil without AdminAddr
 }
 
-// NodeConfig configures a Node. Zero values take the defaults below.
-type NodeConfig struct {
+// Config configures a Node. Zero values take the defaults below.
+type Config struct {
 	Addr      string // public address, HOST:PORT (":0" in tests)
 	AdminAddr string // admin address; "": no admin listener
 
-	Handler  http.Handler        // the public API (Server.Handler)
-	Source   Source              // the index being served, for /readyz
+	Handler  http.Handler        // the public API (server.Server.Handler)
+	Shed     http.Handler        // answers a request over MaxInFlight; nil: a plain 503
+	Source   query.Source        // the index being served, for /readyz
 	Gatherer prometheus.Gatherer // what /metrics exposes; nil: no /metrics
 	Load     LoadObserver        // in-flight and shed counts; nil: none
 
@@ -92,7 +99,7 @@ var DefaultTimeouts = Timeouts{
 	MaxHeaderBytes: 16 << 10,
 }
 
-// Defaults of NodeConfig.
+// Defaults of Config.
 const (
 	// DefaultMaxInFlight: answers take well under a millisecond of CPU, so
 	// 256 concurrent requests are a deep queue on a few cores already;
@@ -108,14 +115,17 @@ const (
 	adminStopTimeout = 2 * time.Second
 )
 
-// errDraining is the readiness answer of a stopping node.
-var errDraining = errors.New("draining: the node is stopping")
+// Readiness answers of a node that should not receive traffic.
+var (
+	errDraining = errors.New("draining: the node is stopping")
+	errNoIndex  = errors.New("no index is loaded yet")
+)
 
-// NewNode builds a node; Listen and Serve run it.
-func NewNode(cfg NodeConfig) *Node {
-	cfg = withNodeDefaults(cfg)
+// New builds a node; Listen and Serve run it.
+func New(cfg Config) *Node {
+	cfg = withDefaults(cfg)
 	n := &Node{cfg: cfg, log: cfg.Logger}
-	n.limit = newLimiter(cfg.MaxInFlight, cfg.Load, cfg.Handler)
+	n.limit = newLimiter(cfg.MaxInFlight, cfg.Load, cfg.Shed, cfg.Handler)
 	var public http.Handler = n.limit
 	if cfg.AccessLog {
 		public = accessLog(n.log, public)
@@ -127,7 +137,7 @@ func NewNode(cfg NodeConfig) *Node {
 	return n
 }
 
-func withNodeDefaults(cfg NodeConfig) NodeConfig {
+func withDefaults(cfg Config) Config {
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}

@@ -1,4 +1,4 @@
-package server_test
+package node_test
 
 import (
 	"bytes"
@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,13 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
-	"stationdex/metrics"
-	"stationdex/query"
-	"stationdex/server"
 )
 
 // Two snapshots built from different inputs: the whole demo data set, and
@@ -84,75 +77,6 @@ func publishBytes(t *testing.T, data []byte, dst string) {
 	if err := os.Rename(tmp, dst); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// testNode is a running node on loopback serving the file at path through
-// a Holder, with metrics on a fresh registry.
-type testNode struct {
-	node     *server.Node
-	holder   *query.Holder
-	reloader *server.Reloader
-	metrics  *metrics.Metrics
-	reg      *prometheus.Registry
-	base     string // http://127.0.0.1:port
-	admin    string
-	stop     context.CancelFunc
-	done     chan error
-}
-
-type nodeOptions struct {
-	handler      http.Handler // nil: the API server
-	maxInFlight  int
-	drainTimeout time.Duration
-	noIndex      bool
-}
-
-func startNode(t *testing.T, path string, o nodeOptions) *testNode {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn := &testNode{metrics: m, reg: reg, done: make(chan error, 1)}
-	tn.holder = query.NewHolder(nil)
-	if !o.noIndex {
-		ix, err := query.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tn.holder.Swap(ix)
-		m.SetIndex(ix.Meta())
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	tn.reloader = server.NewReloader(path, tn.holder, m, log)
-	h := o.handler
-	if h == nil {
-		base, _ := url.Parse("http://stationdex.test")
-		h = server.New(server.Config{BaseURL: base, Observer: m, Logger: log}, tn.holder).Handler()
-	}
-	tn.node = server.NewNode(server.NodeConfig{
-		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0",
-		Handler: h, Source: tn.holder, Gatherer: reg, Load: m,
-		MaxInFlight: o.maxInFlight, DrainTimeout: o.drainTimeout, Logger: log,
-	})
-	if err := tn.node.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	tn.base = "http://" + tn.node.Addr().String()
-	tn.admin = "http://" + tn.node.AdminAddr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	tn.stop = cancel
-	go func() { tn.done <- tn.node.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-tn.done
-		tn.holder.Close()
-	})
-	return tn
 }
 
 // get fetches url and returns status and body.

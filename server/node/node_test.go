@@ -1,4 +1,4 @@
-package server_test
+package node_test
 
 import (
 	"bytes"
@@ -19,14 +19,16 @@ import (
 	"stationdex/metrics"
 	"stationdex/query"
 	"stationdex/server"
+	"stationdex/server/node"
+	"stationdex/server/node/nodetest"
 )
 
 // The observers the command wires in: a compile-time check that package
 // metrics implements every hook the server and node call.
 var (
-	_ server.Observer     = (*metrics.Metrics)(nil)
-	_ server.LoadObserver = (*metrics.Metrics)(nil)
-	_ server.SwapObserver = (*metrics.Metrics)(nil)
+	_ server.Observer   = (*metrics.Metrics)(nil)
+	_ node.LoadObserver = (*metrics.Metrics)(nil)
+	_ node.SwapObserver = (*metrics.Metrics)(nil)
 )
 
 // adminPaths are the operator endpoints; none may answer on the public port.
@@ -56,9 +58,9 @@ func TestPublicHandlerAnswersNoAdminPath(t *testing.T) {
 
 func TestPublicListenerAnswersNoAdminPath(t *testing.T) {
 	a, _ := fixturePaths(t)
-	tn := startNode(t, a, nodeOptions{})
+	tn := nodetest.Start(t, nodetest.Options{Path: a})
 	for _, p := range adminPaths {
-		code, _, err := get(t, http.DefaultClient, tn.base+p+"?seconds=1")
+		code, _, err := get(t, http.DefaultClient, tn.Base+p+"?seconds=1")
 		if err != nil || code != http.StatusNotFound {
 			t.Errorf("public port GET %s: status %d (%v), want 404", p, code, err)
 		}
@@ -67,13 +69,13 @@ func TestPublicListenerAnswersNoAdminPath(t *testing.T) {
 
 func TestAdminEndpoints(t *testing.T) {
 	a, _ := fixturePaths(t)
-	tn := startNode(t, a, nodeOptions{})
-	if code, _, err := get(t, http.DefaultClient, tn.base+"/api/stations?q=radio"); err != nil || code != 200 {
+	tn := nodetest.Start(t, nodetest.Options{Path: a})
+	if code, _, err := get(t, http.DefaultClient, tn.Base+"/api/stations?q=radio"); err != nil || code != 200 {
 		t.Fatalf("search: %d %v", code, err)
 	}
 	// The observer runs after the response is written: wait for the count.
 	waitFor(t, "the search counted", func() bool {
-		_, body, _ := get(t, http.DefaultClient, tn.admin+"/metrics")
+		_, body, _ := get(t, http.DefaultClient, tn.Admin+"/metrics")
 		return bytes.Contains(body, []byte(`route="/api/stations"} 1`))
 	})
 	for _, tc := range []struct {
@@ -88,7 +90,7 @@ func TestAdminEndpoints(t *testing.T) {
 		{"/debug/pprof/", 200, "goroutine"},
 		{"/debug/pprof/cmdline", 200, ""},
 	} {
-		code, body, err := get(t, http.DefaultClient, tn.admin+tc.path)
+		code, body, err := get(t, http.DefaultClient, tn.Admin+tc.path)
 		if err != nil || code != tc.code || !strings.Contains(string(body), tc.has) {
 			t.Errorf("admin GET %s: %d %v, want %d with %q; body %q", tc.path, code, err, tc.code, tc.has, clip(body))
 		}
@@ -97,8 +99,8 @@ func TestAdminEndpoints(t *testing.T) {
 
 func TestMetricsNegotiatesOpenMetrics(t *testing.T) {
 	a, _ := fixturePaths(t)
-	tn := startNode(t, a, nodeOptions{})
-	req, _ := http.NewRequest(http.MethodGet, tn.admin+"/metrics", nil)
+	tn := nodetest.Start(t, nodetest.Options{Path: a})
+	req, _ := http.NewRequest(http.MethodGet, tn.Admin+"/metrics", nil)
 	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -111,11 +113,11 @@ func TestMetricsNegotiatesOpenMetrics(t *testing.T) {
 }
 
 func TestReadyzWithoutIndex(t *testing.T) {
-	tn := startNode(t, "", nodeOptions{noIndex: true})
-	if code, _, _ := get(t, http.DefaultClient, tn.admin+"/readyz"); code != http.StatusServiceUnavailable {
+	tn := nodetest.Start(t, nodetest.Options{NoIndex: true})
+	if code, _, _ := get(t, http.DefaultClient, tn.Admin+"/readyz"); code != http.StatusServiceUnavailable {
 		t.Fatalf("readyz without index: %d, want 503", code)
 	}
-	if code, _, _ := get(t, http.DefaultClient, tn.admin+"/healthz"); code != http.StatusOK {
+	if code, _, _ := get(t, http.DefaultClient, tn.Admin+"/healthz"); code != http.StatusOK {
 		t.Fatalf("healthz without index: %d, want 200 (alive, just not ready)", code)
 	}
 }
@@ -126,14 +128,14 @@ func TestShedsOverInFlightLimit(t *testing.T) {
 		entered <- struct{}{}
 		<-release
 	})
-	tn := startNode(t, "", nodeOptions{handler: slow, maxInFlight: 2, noIndex: true})
+	tn := nodetest.Start(t, nodetest.Options{Handler: slow, MaxInFlight: 2, NoIndex: true})
 	var wg sync.WaitGroup
 	for range 2 {
-		wg.Go(func() { get(t, http.DefaultClient, tn.base+"/api/stations") })
+		wg.Go(func() { get(t, http.DefaultClient, tn.Base+"/api/stations") })
 		<-entered
 	}
 	start := time.Now()
-	resp, err := http.Get(tn.base + "/api/stations")
+	resp, err := http.Get(tn.Base + "/api/stations")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +153,9 @@ func TestShedsOverInFlightLimit(t *testing.T) {
 	}
 }
 
-func shedCount(t *testing.T, tn *testNode) float64 {
+func shedCount(t *testing.T, tn *nodetest.Node) float64 {
 	t.Helper()
-	families, err := tn.reg.Gather()
+	families, err := tn.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +175,14 @@ func TestSwapUnderLoad(t *testing.T) {
 	a, b := fixturePaths(t)
 	live := filepath.Join(t.TempDir(), "live.db")
 	publish(t, a, live)
-	tn := startNode(t, live, nodeOptions{maxInFlight: -1})
+	tn := nodetest.Start(t, nodetest.Options{Path: live, MaxInFlight: -1})
 
 	var failures, requests atomic.Int64
 	var seenA, seenB atomic.Int64
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() { hammer(ctx, t, tn.base, &requests, &failures, &seenA, &seenB) })
+		wg.Go(func() { hammer(ctx, t, tn.Base, &requests, &failures, &seenA, &seenB) })
 	}
 	const swaps = 10
 	for i := range swaps {
@@ -188,14 +190,14 @@ func TestSwapUnderLoad(t *testing.T) {
 		if i%2 == 0 {
 			next, want = b, snapshotB
 		}
-		time.Sleep(20 * time.Millisecond)
+		waitRequests(t, &requests, 16)
 		publish(t, next, live)
-		if err := tn.reloader.Reload(); err != nil {
+		if err := tn.Reloader.Reload(); err != nil {
 			t.Fatalf("swap %d: %v", i, err)
 		}
-		assertServes(t, tn.base, want)
+		assertServes(t, tn.Base, want)
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitRequests(t, &requests, 16)
 	stop()
 	wg.Wait()
 	if failures.Load() != 0 {
@@ -208,6 +210,14 @@ func TestSwapUnderLoad(t *testing.T) {
 		t.Fatalf("successful swaps counted: %v, want %d", got, swaps)
 	}
 	t.Logf("%d requests, %d on A, %d on B, 0 failed, %d swaps", requests.Load(), seenA.Load(), seenB.Load(), swaps)
+}
+
+// waitRequests waits until the clients have sent n more requests, so every
+// snapshot is served under load before the next swap.
+func waitRequests(t *testing.T, requests *atomic.Int64, n int64) {
+	t.Helper()
+	target := requests.Load() + n
+	waitFor(t, "the clients to send more requests", func() bool { return requests.Load() >= target })
 }
 
 // hammer searches until ctx is done, counting failures (transport errors,
@@ -246,7 +256,7 @@ func assertServes(t *testing.T, base string, want time.Time) {
 	}
 }
 
-func swapCounter(t *testing.T, tn *testNode, outcome string) *metricReader {
+func swapCounter(t *testing.T, tn *nodetest.Node, outcome string) *metricReader {
 	return &metricReader{t: t, tn: tn, name: "stationdex_snapshot_swaps_total", label: outcome}
 }
 
@@ -254,13 +264,13 @@ func swapCounter(t *testing.T, tn *testNode, outcome string) *metricReader {
 // node's registry.
 type metricReader struct {
 	t     *testing.T
-	tn    *testNode
+	tn    *nodetest.Node
 	name  string
 	label string
 }
 
 func (m *metricReader) value() float64 {
-	families, err := m.tn.reg.Gather()
+	families, err := m.tn.Registry.Gather()
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -288,7 +298,7 @@ func TestRefusesDamagedOrForeignFile(t *testing.T) {
 	}
 	live := filepath.Join(t.TempDir(), "live.db")
 	publish(t, a, live)
-	tn := startNode(t, live, nodeOptions{})
+	tn := nodetest.Start(t, nodetest.Options{Path: live})
 	cases := map[string][]byte{
 		"empty":          {},
 		"text":           []byte("this is not an index\n"),
@@ -300,12 +310,12 @@ func TestRefusesDamagedOrForeignFile(t *testing.T) {
 	failures := 0
 	for name, data := range cases {
 		publishBytes(t, data, live)
-		if err := tn.reloader.Reload(); err == nil {
+		if err := tn.Reloader.Reload(); err == nil {
 			t.Errorf("%s: swap accepted, want refused", name)
 			continue
 		}
 		failures++
-		assertServes(t, tn.base, snapshotA)
+		assertServes(t, tn.Base, snapshotA)
 	}
 	if got := swapCounter(t, tn, "failure").value(); got != float64(failures) {
 		t.Fatalf("failed swaps counted: %v, want %d", got, failures)
@@ -313,7 +323,7 @@ func TestRefusesDamagedOrForeignFile(t *testing.T) {
 	if got := swapCounter(t, tn, "success").value(); got != 0 {
 		t.Fatalf("successful swaps counted: %v, want 0", got)
 	}
-	if code, _, _ := get(t, http.DefaultClient, tn.admin+"/readyz"); code != http.StatusOK {
+	if code, _, _ := get(t, http.DefaultClient, tn.Admin+"/readyz"); code != http.StatusOK {
 		t.Fatalf("readyz after refused swaps: %d, want 200 (the old snapshot serves)", code)
 	}
 }
@@ -364,30 +374,29 @@ func TestDrain(t *testing.T) {
 		w.Write([]byte("finished"))
 	})
 	a, _ := fixturePaths(t)
-	tn := startNode(t, a, nodeOptions{handler: slow, drainTimeout: 10 * time.Second})
+	tn := nodetest.Start(t, nodetest.Options{Path: a, Handler: slow, DrainTimeout: 10 * time.Second})
 	result := make(chan string, 1)
 	go func() {
-		code, body, err := get(t, http.DefaultClient, tn.base+"/slow")
+		code, body, err := get(t, http.DefaultClient, tn.Base+"/slow")
 		result <- strings.TrimSpace(string(body)) + " " + http.StatusText(code) + " " + errString(err)
 	}()
 	<-entered
-	tn.stop()
+	tn.Stop()
 	waitFor(t, "readyz 503 while draining", func() bool {
-		code, _, _ := get(t, http.DefaultClient, tn.admin+"/readyz")
+		code, _, _ := get(t, http.DefaultClient, tn.Admin+"/readyz")
 		return code == http.StatusServiceUnavailable
 	})
 	waitFor(t, "public listener closed", func() bool {
-		_, _, err := get(t, &http.Client{Timeout: time.Second}, tn.base+"/other")
+		_, _, err := get(t, &http.Client{Timeout: time.Second}, tn.Base+"/other")
 		return err != nil
 	})
 	close(release)
 	if got := <-result; got != "finished OK " {
 		t.Fatalf("in-flight request: %q, want it finished with 200", got)
 	}
-	if err := <-tn.done; err != nil {
+	if err := tn.Wait(); err != nil {
 		t.Fatalf("Serve after drain: %v, want nil", err)
 	}
-	tn.done <- nil // for the cleanup
 }
 
 // TestDrainTimeout: a request that outlives the drain bound is cut off and
@@ -399,18 +408,17 @@ func TestDrainTimeout(t *testing.T) {
 		close(entered)
 		<-release
 	})
-	tn := startNode(t, "", nodeOptions{handler: stuck, noIndex: true, drainTimeout: 200 * time.Millisecond})
-	go get(t, http.DefaultClient, tn.base+"/stuck")
+	tn := nodetest.Start(t, nodetest.Options{Handler: stuck, NoIndex: true, DrainTimeout: 200 * time.Millisecond})
+	go get(t, http.DefaultClient, tn.Base+"/stuck")
 	<-entered
 	start := time.Now()
-	tn.stop()
-	if err := <-tn.done; err != nil {
+	tn.Stop()
+	if err := tn.Wait(); err != nil {
 		t.Fatalf("Serve: %v, want nil", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("stop took %v with a 200ms drain bound", d)
 	}
-	tn.done <- nil
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -436,13 +444,13 @@ func TestWatchSwapsChangedFile(t *testing.T) {
 	a, b := fixturePaths(t)
 	live := filepath.Join(t.TempDir(), "live.db")
 	publish(t, a, live)
-	tn := startNode(t, live, nodeOptions{})
+	tn := nodetest.Start(t, nodetest.Options{Path: live})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	go tn.reloader.Watch(ctx, 10*time.Millisecond)
+	go tn.Reloader.Watch(ctx, 10*time.Millisecond)
 	publish(t, b, live)
 	waitFor(t, "the watcher to swap in B", func() bool {
-		_, body, _ := get(t, http.DefaultClient, tn.base+"/api/stations?limit=1")
+		_, body, _ := get(t, http.DefaultClient, tn.Base+"/api/stations?limit=1")
 		at, _ := snapshotOf(body)
 		return at.Equal(snapshotB)
 	})
@@ -454,5 +462,5 @@ func TestWatchSwapsChangedFile(t *testing.T) {
 	if got := swapCounter(t, tn, "failure").value(); got != 1 {
 		t.Fatalf("failed swaps %v after more polls, want 1 (a refused file is not retried)", got)
 	}
-	assertServes(t, tn.base, snapshotB)
+	assertServes(t, tn.Base, snapshotB)
 }
