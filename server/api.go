@@ -25,8 +25,8 @@ const etagVersion = "1"
 
 // apiRoutes registers the JSON API.
 func (s *Server) apiRoutes(r *httprouter.Router) {
-	s.handle(r, "/api/stations", s.searchStations)
-	s.handle(r, "/api/stations/:id", s.getStation)
+	s.handle(r, pathStations, s.searchStations)
+	s.handle(r, pathStation+":id", s.getStation)
 }
 
 // searchEnvelope is the spec's search response. Field order is the spec's.
@@ -72,7 +72,7 @@ func (s *Server) searchStations(w http.ResponseWriter, r *http.Request, _ httpro
 	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	meta := ix.Meta()
 	env := s.searchEnvelope(meta, p, res)
-	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations?"+p.canonicalQuery()), &env)
+	return s.writeCacheable(w, r, etag(meta, s.base, pathStations+"?"+p.canonicalQuery()), &env)
 }
 
 func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Result) searchEnvelope {
@@ -105,7 +105,7 @@ func (s *Server) nextPage(p searchParams, total int) *string {
 	if next.Offset >= total || next.Offset > maxOffset {
 		return nil
 	}
-	u := s.base + "/api/stations?" + next.canonicalQuery()
+	u := s.base + pathStations + "?" + next.canonicalQuery()
 	return &u
 }
 
@@ -134,7 +134,7 @@ func (s *Server) getStation(w http.ResponseWriter, r *http.Request, ps httproute
 		Source:        meta.Source,
 		Station:       NewStation(s.base, &rec),
 	}
-	return s.writeCacheable(w, r, etag(meta, s.base, "/api/stations/"+id.String()), &env)
+	return s.writeCacheable(w, r, etag(meta, s.base, pathStation+id.String()), &env)
 }
 
 // acquire returns the index to serve from and its release function, or a

@@ -70,7 +70,7 @@ func (s *Server) catalog(ix *query.Index) (any, error) {
 	doc := catalogDoc{
 		Context:      "https://schema.org/",
 		Type:         "Dataset",
-		ID:           s.base + "/data/catalog.json",
+		ID:           s.base + pathCatalog,
 		Name:         "stationdex radio station directory",
 		Description:  "Every radio station of the snapshot in the stationdex API's Station shape. Stream availability, schedules, broadcast rights and regional restrictions can change; no current availability check is implied.",
 		URL:          s.base + "/",
@@ -86,7 +86,7 @@ func (s *Server) catalog(ix *query.Index) (any, error) {
 	}
 	for _, f := range set.manifest.Files {
 		doc.Distribution = append(doc.Distribution, catalogDist{
-			Type: "DataDownload", Name: f.Name, ContentURL: s.base + "/data/" + f.Name,
+			Type: "DataDownload", Name: f.Name, ContentURL: s.base + pathData + f.Name,
 			EncodingFormat: f.MediaType, ContentSize: strconv.FormatInt(f.Size, 10) + " B",
 			SHA256: f.SHA256, Bytes: f.Size, GzipBytes: f.GzipSize,
 		})

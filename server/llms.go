@@ -19,7 +19,7 @@ import (
 func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	s.withIndex(w, r, func(ix *query.Index) error {
 		body := s.renderLLMs(ix)
-		s.writeBody(w, r, "text/plain; charset=utf-8", etag(ix.Meta(), s.base, "/llms.txt"), body)
+		s.writeBody(w, r, "text/plain; charset=utf-8", etag(ix.Meta(), s.base, pathLLMs), body)
 		return nil
 	})
 }
@@ -42,11 +42,11 @@ func (s *Server) renderLLMs(ix *query.Index) []byte {
 	}
 	section("API", [][3]string{
 		{"API guide", b + "/guide/index.md", "how to search and read stations, with curl examples"},
-		{"OpenAPI 3.1 description", b + "/openapi.json", "operations searchStations and getStation, parameters, limits and error codes"},
-		{"Directory capabilities", b + "/.well-known/radio-directory.json", "operations, filters and their limits, ranking, formats"},
+		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation, parameters, limits and error codes"},
+		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, ranking, formats"},
 	})
 	section("Pages", [][3]string{
-		{"Home", b + "/text/index.md", "the Markdown home page"},
+		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre="},
 		{"Countries", b + "/countries/index.md", "every country with its station count"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count"},
@@ -54,12 +54,12 @@ func (s *Server) renderLLMs(ix *query.Index) []byte {
 		{"Locations", b + "/locations/index.md", "every location with its station count"},
 	})
 	section("Data", [][3]string{
-		{"stations.ndjson", b + "/data/stations.ndjson", "every station, one JSON object per line (gzip on request)"},
-		{"stations.json", b + "/data/stations.json", "every station as one JSON array"},
-		{"Dataset catalog", b + "/data/catalog.json", "schema.org Dataset with sizes, sha256, record count and licence"},
+		{"stations.ndjson", b + pathDumpNDJSON, "every station, one JSON object per line (gzip on request)"},
+		{"stations.json", b + pathDumpJSON, "every station as one JSON array"},
+		{"Dataset catalog", b + pathCatalog, "schema.org Dataset with sizes, sha256, record count and licence"},
 	})
 	section("Optional", [][3]string{
-		{"Sitemap", b + "/sitemap.xml", "every station and directory page"},
+		{"Sitemap", b + pathSitemap, "every station and directory page"},
 	})
 	return out.Bytes()
 }

@@ -162,7 +162,7 @@ func (s *Server) valueLinks(d directory, fv query.FacetValue) []Link {
 	}
 	return append(links,
 		internalLink("Search within this "+d.one, s.base+"/search/?"+q.canonicalQuery()),
-		internalLink("The same search in the JSON API", s.base+"/api/stations?"+q.canonicalQuery()))
+		internalLink("The same search in the JSON API", s.base+pathStations+"?"+q.canonicalQuery()))
 }
 
 // stationLinks lists stations as links to their pages, each with where it

@@ -15,8 +15,8 @@ import (
 
 func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
 	form := formValues(r.URL.RawQuery)
-	form.Action = s.base + "/search/"
-	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: "/search/", Form: form}
+	form.Action = s.base + pathSearch
+	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: pathSearch, Form: form}
 	raw := dropEmptyPairs(r.URL.RawQuery)
 	params, err := parseSearchParams(raw)
 	if err != nil {
@@ -38,7 +38,7 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page
 	p.Query = params.canonicalQuery()
 	p.Blocks = []Block{
 		{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)},
-		{Links: []Link{internalLink("These results in the JSON API", s.base+"/api/stations?"+params.canonicalQuery())}},
+		{Links: []Link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}},
 	}
 	p.Pager = s.searchPager(params, res.Total)
 	return p, nil
@@ -68,7 +68,7 @@ func (s *Server) searchPager(p searchParams, total int) *Pager {
 		pg.Prev = s.base + "/search/?" + prev.canonicalQuery()
 	}
 	if next := s.nextPage(p, total); next != nil {
-		pg.Next = strings.Replace(*next, s.base+"/api/stations?", s.base+"/search/?", 1)
+		pg.Next = strings.Replace(*next, s.base+pathStations+"?", s.base+pathSearch+"?", 1)
 	}
 	return pg
 }

@@ -42,8 +42,8 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 			{Facts: stationFacts(s.base, &rec, &st)},
 			{Heading: "Listen", Notice: availabilityNotice, Links: []Link{internalLink("Listening page", st.ListenURL)}},
 			{Heading: "Data", Links: []Link{
-				internalLink("This station in the JSON API", s.base+"/api/stations/"+st.ID),
-				internalLink("All stations as a download", s.base+"/data/catalog.json"),
+				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
+				internalLink("All stations as a download", s.base+pathCatalog),
 			}},
 		},
 	}, nil

@@ -34,14 +34,14 @@ type pageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, erro
 // resources (machine-readable files, dumps, sitemap).
 func (s *Server) pageRoutes(r *httprouter.Router) {
 	s.exactPage(r, "/", s.homePage)
-	s.exactPage(r, "/search/", s.searchPage)
-	s.exactPage(r, "/guide/", s.guidePage)
-	s.get(r, "/text/index.md", s.markdownOnly(s.homePage))
+	s.exactPage(r, pathSearch, s.searchPage)
+	s.exactPage(r, pathGuide, s.guidePage)
+	s.get(r, pathMarkdownHome, s.markdownOnly(s.homePage))
 	s.tree(r, "stations", map[string]pageFunc{"/:id/": s.stationPage, "/:id/listen/": s.listenPage})
 	for _, d := range directories {
 		s.tree(r, d.kind, map[string]pageFunc{"/": s.directoryIndex(d), "/:key/": s.directoryValue(d)})
 	}
-	s.get(r, "/static/style.css", s.styleSheet)
+	s.get(r, pathStyle, s.styleSheet)
 	s.resourceRoutes(r)
 }
 
@@ -225,7 +225,7 @@ func (s *Server) errorPage(r *http.Request, err error) *Page {
 	default:
 		p.Title, p.Heading = "Error | stationdex", "Something went wrong"
 	}
-	p.Blocks = []Block{{Links: []Link{internalLink("Search the directory", s.base+"/search/"), internalLink("Home", s.base+"/")}}}
+	p.Blocks = []Block{{Links: []Link{internalLink("Search the directory", s.base+pathSearch), internalLink("Home", s.base+"/")}}}
 	return p
 }
 

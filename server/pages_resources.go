@@ -19,14 +19,14 @@ import (
 // the API description, the capabilities document, the dumps and their
 // catalog, the sitemap and llms.txt.
 func (s *Server) resourceRoutes(r *httprouter.Router) {
-	s.get(r, "/openapi.json", s.openAPI)
-	s.get(r, "/.well-known/radio-directory.json", s.metaResource(s.capabilities))
-	s.get(r, "/data/catalog.json", s.metaResource(s.catalog))
-	s.get(r, "/data/stations.json", s.serveDump(stationjson.DumpJSON))
-	s.get(r, "/data/stations.ndjson", s.serveDump(stationjson.DumpNDJSON))
-	s.get(r, "/sitemap.xml", s.sitemapIndex)
-	s.get(r, "/sitemaps/:file", s.sitemapChild)
-	s.get(r, "/llms.txt", s.llmsTxt)
+	s.get(r, pathOpenAPI, s.openAPI)
+	s.get(r, pathCapabilities, s.metaResource(s.capabilities))
+	s.get(r, pathCatalog, s.metaResource(s.catalog))
+	s.get(r, pathDumpJSON, s.serveDump(stationjson.DumpJSON))
+	s.get(r, pathDumpNDJSON, s.serveDump(stationjson.DumpNDJSON))
+	s.get(r, pathSitemap, s.sitemapIndex)
+	s.get(r, pathSitemaps+":file", s.sitemapChild)
+	s.get(r, pathLLMs, s.llmsTxt)
 }
 
 // metaResource serves a JSON document built from the index, cacheable

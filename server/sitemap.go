@@ -62,7 +62,7 @@ func sitemapSections() []sitemapSection {
 
 // sitemapPages are the fixed pages, in pages.xml.
 func (s *Server) sitemapPages() []string {
-	pages := []string{s.base + "/", s.base + "/search/", s.base + "/guide/"}
+	pages := []string{s.base + "/", s.base + pathSearch, s.base + pathGuide}
 	for _, d := range directories {
 		pages = append(pages, d.indexURL(s.base))
 	}
@@ -83,7 +83,7 @@ func (s *Server) sitemapIndex(w http.ResponseWriter, r *http.Request, _ httprout
 		}
 		return s.streamXML(w, r, ix, "sitemapindex", func(emit func(string) error) error {
 			for _, c := range children {
-				if err := emit(s.base + "/sitemaps/" + c); err != nil {
+				if err := emit(s.base + pathSitemaps + c); err != nil {
 					return err
 				}
 			}

@@ -77,9 +77,9 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		Source:        m.Source,
 		Stations:      m.Stations,
 		Auth:          "none",
-		OpenAPI:       b + "/openapi.json",
+		OpenAPI:       b + pathOpenAPI,
 		Operations: []capOperation{
-			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + "/api/stations", "Search stations by words and filters."},
+			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + pathStations, "Search stations by words and filters."},
 			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + "/api/stations/{id}", "Read one station by its UUID."},
 		},
 		Filters: map[string]capLimit{
@@ -98,19 +98,19 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		},
 		Formats: []capFormat{
 			{"application/json", "API, this document, /openapi.json, /data/catalog.json, /data/stations.json"},
-			{"application/x-ndjson", "/data/stations.ndjson"},
+			{"application/x-ndjson", pathDumpNDJSON},
 			{"text/html", "pages: /, /search/, station, listening and directory pages, /guide/"},
 			{"text/markdown", "every page: append index.md or send Accept: text/markdown; /text/index.md"},
-			{"application/xml", "/sitemap.xml"},
-			{"text/plain", "/llms.txt"},
+			{"application/xml", pathSitemap},
+			{"text/plain", pathLLMs},
 		},
 		Datasets: []capDataset{
-			{b + "/data/" + stationjson.DumpJSON, stationjson.MediaJSON},
-			{b + "/data/" + stationjson.DumpNDJSON, stationjson.MediaNDJSON},
+			{b + pathDumpJSON, stationjson.MediaJSON},
+			{b + pathDumpNDJSON, stationjson.MediaNDJSON},
 		},
-		Catalog:      b + "/data/catalog.json",
-		Sitemap:      b + "/sitemap.xml",
-		LLMsTxt:      b + "/llms.txt",
-		MarkdownHome: b + "/text/index.md",
+		Catalog:      b + pathCatalog,
+		Sitemap:      b + pathSitemap,
+		LLMsTxt:      b + pathLLMs,
+		MarkdownHome: b + pathMarkdownHome,
 	}, nil
 }

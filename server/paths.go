@@ -1,0 +1,26 @@
+package server
+
+import "stationdex/indexer/stationjson"
+
+// The service's fixed public paths, named once: the routes, every link the
+// pages print, the capabilities document, llms.txt and the sitemap use
+// these. Paths of one station or directory value are built by the page
+// that owns them.
+const (
+	pathHome         = "/"
+	pathSearch       = "/search/"
+	pathGuide        = "/guide/"
+	pathMarkdownHome = "/text/index.md"
+	pathStyle        = "/static/style.css"
+	pathStations     = "/api/stations"  // the search operation
+	pathStation      = "/api/stations/" // + id: one station
+	pathOpenAPI      = "/openapi.json"
+	pathCapabilities = "/.well-known/radio-directory.json"
+	pathData         = "/data/" // + a dump's file name
+	pathCatalog      = pathData + "catalog.json"
+	pathDumpJSON     = pathData + stationjson.DumpJSON
+	pathDumpNDJSON   = pathData + stationjson.DumpNDJSON
+	pathSitemap      = "/sitemap.xml"
+	pathSitemaps     = "/sitemaps/" // + a child sitemap's name
+	pathLLMs         = "/llms.txt"
+)
