@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -286,6 +285,9 @@ func (c *checker) checkMetaCounts() error {
 func (c *checker) checkFiles() error {
 	files := c.tx.Bucket(format.BucketFiles) // Open saw every bucket of format.AllBuckets
 	m, err := readManifest(files)
+	if errors.Is(err, ErrNoFile) {
+		return fmt.Errorf("%w: files manifest missing", format.ErrCorrupt)
+	}
 	if err != nil {
 		return err
 	}
@@ -299,25 +301,6 @@ func (c *checker) checkFiles() error {
 		c.rep.Files++
 	}
 	return nil
-}
-
-func readManifest(files *bolt.Bucket) (format.FilesManifest, error) {
-	var m format.FilesManifest
-	r, err := fileChunks(files, format.FileManifest)
-	if errors.Is(err, ErrNoFile) {
-		return m, fmt.Errorf("%w: files manifest missing", format.ErrCorrupt)
-	}
-	if err != nil {
-		return m, err
-	}
-	raw := make([]byte, r.size()) // small; the dumps are what is chunked
-	if _, err := r.ReadAt(raw, 0); err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
-	}
-	return m, nil
 }
 
 // checkFileKeys walks every key of the files bucket. Reading a file visits

@@ -151,8 +151,8 @@ func (ix *Index) FacetStations(f Facet, key string, offset, limit int) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	if limit < 1 || limit > MaxLimit || offset < 0 {
-		return Result{}, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	if err := checkPage(limit, offset); err != nil {
+		return Result{}, err
 	}
 	w := getWorkspace()
 	defer w.release()

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,37 @@ func (ix *Index) FileBytes(name string) ([]byte, error) {
 		return err
 	})
 	return out, err
+}
+
+// Manifest returns the manifest of the stored data dumps: the base URL
+// they were built for and each file's name, sizes and digest. An index
+// built without dumps has none: ErrNoFile.
+func (ix *Index) Manifest() (format.FilesManifest, error) {
+	var m format.FilesManifest
+	err := ix.view(func(tx *bolt.Tx) error {
+		var err error
+		m, err = readManifest(tx.Bucket(format.BucketFiles))
+		return err
+	})
+	return m, err
+}
+
+// readManifest decodes the manifest from the files bucket, for Manifest and
+// for Check.
+func readManifest(files *bolt.Bucket) (format.FilesManifest, error) {
+	var m format.FilesManifest
+	r, err := fileChunks(files, format.FileManifest)
+	if err != nil {
+		return m, err
+	}
+	raw := make([]byte, r.size()) // small; the dumps are what is chunked
+	if _, err := r.ReadAt(raw, 0); err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
+	}
+	return m, nil
 }
 
 // fileChunks collects the chunks of file name from the files bucket, for

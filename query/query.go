@@ -51,6 +51,15 @@ var (
 // per request.
 const MaxLimit = 50
 
+// checkPage is the rule every paged read shares: 1 to MaxLimit records
+// from a non-negative offset.
+func checkPage(limit, offset int) error {
+	if limit < 1 || limit > MaxLimit || offset < 0 {
+		return fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	}
+	return nil
+}
+
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
 	db   *bolt.DB

@@ -15,8 +15,8 @@ import (
 // three tiers (see the package comment), and only the page's records
 // decoded.
 func (ix *Index) Search(q Query) (Result, error) {
-	if q.Limit < 1 || q.Limit > MaxLimit || q.Offset < 0 {
-		return Result{}, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, q.Limit, q.Offset)
+	if err := checkPage(q.Limit, q.Offset); err != nil {
+		return Result{}, err
 	}
 	w := getWorkspace()
 	defer w.release()

@@ -277,6 +277,7 @@ func TestETagIdentifiesTheBody(t *testing.T) {
 		}
 	}
 	other := New(Config{BaseURL: mustParseURL(t, "https://elsewhere.example")}, s.src)
+	defer other.Close()
 	if serve(other, http.MethodGet, "/api/stations").Header().Get("ETag") == tag("/api/stations") {
 		t.Errorf("a different base URL (different links) shares the tag")
 	}

@@ -204,12 +204,12 @@ func (g *gunzipSeeker) reach() error {
 	return nil
 }
 
-// rebasedDumps holds, per base URL, the dumps rewritten for the index
-// last served under it (see the file comment).
-var rebasedDumps = struct {
-	sync.Mutex
-	byBase map[string]*rebased
-}{byBase: map[string]*rebased{}}
+// rebasedDumps holds the dumps this server rewrote for its base URL, for
+// the index it last served them from (see the file comment).
+type rebasedDumps struct {
+	mu  sync.Mutex
+	cur *rebased
+}
 
 type rebased struct {
 	ix   *query.Index
@@ -230,43 +230,48 @@ func (s *Server) dumps(ix *query.Index) (*dumpSet, error) {
 			return func(fn func(io.ReadSeeker, int64) error) error { return ix.File(info.Key, fn) }
 		}}, nil
 	}
-	rb := rebasedFor(s.base, ix)
+	rb := s.rebased.forIndex(ix)
 	rb.once.Do(func() { rb.set, rb.err = rebaseDumps(ix, m, s.base, rb) })
 	return rb.set, rb.err
 }
 
 func readManifest(ix *query.Index) (format.FilesManifest, error) {
-	var m format.FilesManifest
-	raw, err := ix.FileBytes(format.FileManifest)
+	m, err := ix.Manifest()
 	if errors.Is(err, query.ErrNoFile) {
 		return m, errorf(CodeNotFound, "this index was built without data dumps; rebuild it to serve them")
 	}
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, fmt.Errorf("%w: files manifest: %v", format.ErrCorrupt, err)
-	}
-	return m, nil
+	return m, err
 }
 
-// rebasedFor returns the entry of base for ix, replacing (and deleting the
-// files of) an entry made for an index no longer served.
-func rebasedFor(base string, ix *query.Index) *rebased {
-	rebasedDumps.Lock()
-	defer rebasedDumps.Unlock()
-	rb := rebasedDumps.byBase[base]
-	if rb != nil && rb.ix == ix {
-		return rb
+// forIndex returns the entry for ix, replacing (and deleting the files of)
+// an entry made for an index no longer served.
+func (d *rebasedDumps) forIndex(ix *query.Index) *rebased {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cur != nil && d.cur.ix == ix {
+		return d.cur
 	}
-	if rb != nil && rb.dir != "" {
-		// Requests still reading the old files keep them open; on Unix
-		// removing an open file is safe.
-		os.RemoveAll(rb.dir)
+	d.removeLocked()
+	d.cur = &rebased{ix: ix}
+	return d.cur
+}
+
+// close deletes the rewritten files, for Server.Close.
+func (d *rebasedDumps) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.removeLocked()
+}
+
+// removeLocked deletes the current entry's files. Requests still reading
+// them keep them open; on Unix removing an open file is safe.
+func (d *rebasedDumps) removeLocked() error {
+	if d.cur == nil || d.cur.dir == "" {
+		return nil
 	}
-	rb = &rebased{ix: ix}
-	rebasedDumps.byBase[base] = rb
-	return rb
+	err := os.RemoveAll(d.cur.dir)
+	d.cur = nil
+	return err
 }
 
 // rebaseDumps rewrites the stored NDJSON dump for base into both dumps in

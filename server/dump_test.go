@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"testing"
 
@@ -35,6 +36,25 @@ func TestDumps(t *testing.T) {
 	ix := demoIx(t)
 	for _, base := range []string{indexer.DefaultBaseURL, testBase} {
 		t.Run(base, func(t *testing.T) { checkDumps(t, ix, base) })
+	}
+}
+
+// TestCloseRemovesRebasedDumps: the dumps a server rewrites for its own
+// base URL are its files, deleted by Close, and rewritten again for a new
+// index, the old ones deleted.
+func TestCloseRemovesRebasedDumps(t *testing.T) {
+	ix := demoIx(t)
+	s := serverAt(t, ix, testBase)
+	fetchOK(t, s, local(t, testBase, testBase+pathDumpNDJSON))
+	dir := s.rebased.cur.dir
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("rewritten dumps: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("after Close, %s: %v; want it removed", dir, err)
 	}
 }
 

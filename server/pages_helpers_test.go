@@ -39,13 +39,6 @@ func removeTestDirs() {
 	for _, d := range testDirs.list {
 		os.RemoveAll(d)
 	}
-	rebasedDumps.Lock()
-	for _, rb := range rebasedDumps.byBase {
-		if rb.dir != "" {
-			os.RemoveAll(rb.dir)
-		}
-	}
-	rebasedDumps.Unlock()
 }
 
 func tempDir(t testing.TB) string {
@@ -65,7 +58,9 @@ func serverAt(t testing.TB, ix *query.Index, base string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(Config{BaseURL: u}, fixedSource{ix})
+	s := New(Config{BaseURL: u}, fixedSource{ix})
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 func demoIx(t testing.TB) *query.Index {

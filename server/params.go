@@ -15,7 +15,7 @@ const (
 	maxQRunes      = 120
 	maxFacetRunes  = 60 // language and genre
 	minLimit       = 1
-	maxLimit       = 50
+	maxLimit       = query.MaxLimit
 	defaultLimit   = 20
 	maxOffset      = 5000
 	allowedParams  = "q, country, language, genre, limit, offset"

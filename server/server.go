@@ -97,6 +97,7 @@ type Server struct {
 	cacheControl string
 	log          *slog.Logger
 	handler      http.Handler
+	rebased      rebasedDumps // dumps rewritten for base, when the index's differ
 }
 
 // New returns a Server over src. cfg.BaseURL is required; a nil src is
@@ -121,6 +122,11 @@ func New(cfg Config, src query.Source) *Server {
 	s.handler = s.guard(s.routes()) // limits.go: refusals decided before routing
 	return s
 }
+
+// Close deletes the files the server wrote for itself: the data dumps
+// rewritten for its base URL. Call it once the handler serves no more
+// requests.
+func (s *Server) Close() error { return s.rebased.close() }
 
 // baseURL is u as the prefix of the service's URLs: no query, no fragment,
 // no trailing slash.

@@ -144,6 +144,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	m.SetInFlightLimit(f.maxInFlight)
 	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
+	defer api.Close()
 	n := node.New(node.Config{
 		Addr: f.addr, AdminAddr: f.adminAddr,
 		Handler: api.Handler(), Shed: server.Shed(), Source: holder, Gatherer: reg, Load: m,

@@ -80,7 +80,7 @@ func Start(t testing.TB, o Options) *Node {
 	n.Reloader = node.NewReloader(n.Path, n.Holder, m, log)
 	n.Node = node.New(node.Config{
 		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0",
-		Handler: n.handler(o, log), Shed: server.Shed(), Source: n.Holder,
+		Handler: n.handler(t, o, log), Shed: server.Shed(), Source: n.Holder,
 		Gatherer: n.Registry, Load: m, Logger: log, Timeouts: o.Timeouts,
 		MaxInFlight: o.MaxInFlight, DrainTimeout: o.DrainTimeout,
 	})
@@ -102,11 +102,13 @@ func (n *Node) load(t testing.TB) {
 	n.Metrics.SetIndex(ix.Meta())
 }
 
-func (n *Node) handler(o Options, log *slog.Logger) http.Handler {
+func (n *Node) handler(t testing.TB, o Options, log *slog.Logger) http.Handler {
 	h := o.Handler
 	if h == nil {
 		base := &url.URL{Scheme: "http", Host: Host}
-		h = server.New(server.Config{BaseURL: base, Observer: n.Metrics, Logger: log}, n.Holder).Handler()
+		api := server.New(server.Config{BaseURL: base, Observer: n.Metrics, Logger: log}, n.Holder)
+		t.Cleanup(func() { api.Close() })
+		h = api.Handler()
 	}
 	if o.Wrap != nil {
 		h = o.Wrap(h)
