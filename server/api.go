@@ -13,6 +13,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
 
@@ -31,27 +32,27 @@ func (s *Server) apiRoutes(r *httprouter.Router) {
 
 // searchEnvelope is the spec's search response. Field order is the spec's.
 type searchEnvelope struct {
-	SchemaVersion string    `json:"schema_version"`
-	SnapshotAt    string    `json:"snapshot_at"`
-	Source        string    `json:"source"`
-	Ranking       string    `json:"ranking"`
-	Q             string    `json:"q"`
-	Country       *string   `json:"country"`
-	Language      *string   `json:"language"`
-	Genre         *string   `json:"genre"`
-	Total         int       `json:"total"`
-	Limit         int       `json:"limit"`
-	Offset        int       `json:"offset"`
-	Results       []Station `json:"results"`
-	Next          *string   `json:"next"`
+	SchemaVersion string                `json:"schema_version"`
+	SnapshotAt    string                `json:"snapshot_at"`
+	Source        string                `json:"source"`
+	Ranking       string                `json:"ranking"`
+	Q             string                `json:"q"`
+	Country       *string               `json:"country"`
+	Language      *string               `json:"language"`
+	Genre         *string               `json:"genre"`
+	Total         int                   `json:"total"`
+	Limit         int                   `json:"limit"`
+	Offset        int                   `json:"offset"`
+	Results       []stationjson.Station `json:"results"`
+	Next          *string               `json:"next"`
 }
 
 // stationEnvelope is the spec's single-station response.
 type stationEnvelope struct {
-	SchemaVersion string  `json:"schema_version"`
-	SnapshotAt    string  `json:"snapshot_at"`
-	Source        string  `json:"source"`
-	Station       Station `json:"station"`
+	SchemaVersion string              `json:"schema_version"`
+	SnapshotAt    string              `json:"snapshot_at"`
+	Source        string              `json:"source"`
+	Station       stationjson.Station `json:"station"`
 }
 
 // searchStations is GET /api/stations (searchStations in the spec).
@@ -82,17 +83,17 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		Source:        meta.Source,
 		Ranking:       Ranking,
 		Q:             p.Q,
-		Country:       nullable(p.Country),
-		Language:      nullable(p.Language),
-		Genre:         nullable(p.Genre),
+		Country:       stationjson.Nullable(p.Country),
+		Language:      stationjson.Nullable(p.Language),
+		Genre:         stationjson.Nullable(p.Genre),
 		Total:         res.Total,
 		Limit:         p.Limit,
 		Offset:        p.Offset,
-		Results:       make([]Station, len(res.Stations)),
+		Results:       make([]stationjson.Station, len(res.Stations)),
 		Next:          s.nextPage(p, res.Total),
 	}
 	for i := range res.Stations {
-		env.Results[i] = NewStation(s.base, &res.Stations[i])
+		env.Results[i] = stationjson.New(s.base, &res.Stations[i])
 	}
 	return env
 }
@@ -132,7 +133,7 @@ func (s *Server) getStation(w http.ResponseWriter, r *http.Request, ps httproute
 		SchemaVersion: schemaVersion(meta),
 		SnapshotAt:    snapshotAt(meta),
 		Source:        meta.Source,
-		Station:       NewStation(s.base, &rec),
+		Station:       stationjson.New(s.base, &rec),
 	}
 	return s.writeCacheable(w, r, etag(meta, s.base, pathStation+id.String()), &env)
 }

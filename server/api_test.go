@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"stationdex/indexer/stationjson"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,7 +187,7 @@ func walk(t *testing.T, s *Server, target string, total int) []string {
 	}
 }
 
-func stationIDs(l []Station) []string {
+func stationIDs(l []stationjson.Station) []string {
 	ids := make([]string, len(l))
 	for i, st := range l {
 		ids[i] = st.ID

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"stationdex/indexer"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
 
@@ -154,7 +155,7 @@ func checkDumpedStations(t *testing.T, s *Server, name string, body []byte, want
 		t.Fatalf("%s: %d records, want %d", name, len(lines), want)
 	}
 	for i, line := range lines {
-		var st Station
+		var st stationjson.Station
 		if err := json.Unmarshal(line, &st); err != nil {
 			t.Fatalf("%s record %d: %v", name, i, err)
 		}

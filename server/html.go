@@ -51,7 +51,7 @@ const dataNotice = "Station data is public domain (contributors of radio-browser
 
 // htmlView is the template's data: the page and what the layout adds.
 type htmlView struct {
-	*Page
+	*page
 	Footer       footer
 	Base         string // base URL, no trailing slash
 	CanonicalURL string
@@ -59,12 +59,12 @@ type htmlView struct {
 	Notice       string
 }
 
-func (s *Server) renderHTML(p *Page, f footer) ([]byte, error) {
+func (s *Server) renderHTML(p *page, f footer) ([]byte, error) {
 	canonical := s.base + p.Path
 	if p.Query != "" {
 		canonical += "?" + p.Query
 	}
-	v := htmlView{Page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical), Notice: dataNotice}
+	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical), Notice: dataNotice}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, v); err != nil {
 		return nil, err

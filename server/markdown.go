@@ -19,7 +19,7 @@ const markdownMediaType = "text/markdown; charset=utf-8"
 // markdownIndex is what is appended to a page URL to name its twin.
 const markdownIndex = "index.md"
 
-func (s *Server) renderMarkdown(p *Page, f footer) []byte {
+func (s *Server) renderMarkdown(p *page, f footer) []byte {
 	var b bytes.Buffer
 	b.WriteString("# " + mdText(p.Heading) + "\n\n")
 	if p.Error != "" {
@@ -38,13 +38,13 @@ func (s *Server) renderMarkdown(p *Page, f footer) []byte {
 	return b.Bytes()
 }
 
-func (s *Server) mdForm(b *bytes.Buffer, f *SearchForm) {
+func (s *Server) mdForm(b *bytes.Buffer, f *searchForm) {
 	b.WriteString("Search with a GET request to " + mdLink(mdTwin(f.Action), mdTwin(f.Action)) +
 		" and the parameters q, country, language, genre, limit and offset, for example " +
 		mdLink("jazz stations in Germany", mdTwin(f.Action)+"?q=jazz&country=de") + ".\n\n")
 }
 
-func mdBlock(b *bytes.Buffer, bl *Block) {
+func mdBlock(b *bytes.Buffer, bl *block) {
 	if bl.Heading != "" {
 		b.WriteString("## " + mdText(bl.Heading) + "\n\n")
 	}
@@ -80,7 +80,7 @@ func mdBlock(b *bytes.Buffer, bl *Block) {
 	}
 }
 
-func mdValues(vs []Link) string {
+func mdValues(vs []link) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		parts[i] = mdValue(v)
@@ -90,7 +90,7 @@ func mdValues(vs []Link) string {
 
 // mdValue renders a Link: a link to the Markdown twin for internal pages,
 // the address itself for external ones, plain text without Href.
-func mdValue(l Link) string {
+func mdValue(l link) string {
 	switch {
 	case l.Href == "":
 		return mdText(l.Text)
@@ -101,7 +101,7 @@ func mdValue(l Link) string {
 	}
 }
 
-func mdPager(b *bytes.Buffer, p *Pager) {
+func mdPager(b *bytes.Buffer, p *pager) {
 	b.WriteString(mdText(p.Summary) + "\n\n")
 	if p.Prev != "" {
 		b.WriteString("- " + mdLink("Previous page", mdTwin(p.Prev)) + "\n")

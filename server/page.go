@@ -5,79 +5,79 @@ import (
 	"unicode"
 )
 
-// A Page is what every HTML page and its Markdown twin are rendered from:
+// A page is what every HTML page and its Markdown twin are rendered from:
 // one model, two renderers (html.go, markdown.go), so the twins cannot say
-// different things. Page builders (page_*.go) fill it from the index;
+// different things. Builders (page_*.go) fill it from the index;
 // station text enters it only through cleanText, and links only through
 // internalLink and externalLink.
-type Page struct {
+type page struct {
 	Title   string // <title>; also the Markdown title line
 	Heading string // the h1
 	Path    string // canonical path under the base URL, e.g. "/genres/jazz/"
 	Query   string // canonical query string of this page, without '?'
 	Status  int    // HTTP status; 0 means 200
 	Error   string // a message for the reader (400 and 404 pages)
-	Form    *SearchForm
-	Blocks  []Block
-	Pager   *Pager
+	Form    *searchForm
+	Blocks  []block
+	Pager   *pager
 	Media   bool // the page plays a stream: its CSP allows media sources
 }
 
-// Block is one section of a page, rendered in this field order.
-type Block struct {
+// block is one section of a page, rendered in this field order.
+type block struct {
 	Heading string   // h2, if any
 	Text    []string // paragraphs
 	Notice  string   // a note the reader must not miss
-	Facts   []Fact   // a description list
-	Links   []Link   // a list of links
+	Facts   []fact   // a description list
+	Links   []link   // a list of links
 	Code    string   // a preformatted example (the guide's curl commands)
 	Audio   string   // an http(s) stream for an <audio> player
 }
 
-// Fact is one name with its values in a description list.
-type Fact struct {
+// fact is one name with its values in a description list.
+type fact struct {
 	Name   string
-	Values []Link // a Link without Href is plain text
+	Values []link // a Link without Href is plain text
 }
 
-// Link is a link, or plain text when Href is empty. Internal links are
+// link is a link, or plain text when Href is empty. Internal links are
 // pages of this service (the Markdown twin links to their Markdown twins);
 // external ones are http(s) addresses elsewhere.
-type Link struct {
+type link struct {
 	Text     string
 	Href     string
 	Note     string // shown after the link, e.g. a station count
 	Internal bool
 }
 
-// Pager links the neighbours of a paged list.
-type Pager struct {
+// pager links the neighbours of a paged list.
+type pager struct {
 	Summary    string // e.g. "Stations 21–40 of 132"
 	Prev, Next string // absolute URLs, "" at either end
 }
 
-// SearchForm is the search form and its current values.
-type SearchForm struct {
+// searchForm is the search form and its current values.
+type searchForm struct {
 	Action                      string
 	Q, Country, Language, Genre string
 }
 
 // internalLink links a page of this service.
-func internalLink(text, href string) Link {
-	return Link{Text: cleanText(text), Href: href, Internal: true}
+func internalLink(text, href string) link {
+	return link{Text: cleanText(text), Href: href, Internal: true}
 }
 
 // externalLink links an address from the data, or shows it as plain text
 // when it is not an http(s) URL: only those may become links.
-func externalLink(text, href string) Link {
+func externalLink(text, href string) link {
 	if !isWebURL(href) {
-		return Link{Text: cleanText(text)}
+		return link{Text: cleanText(text)}
 	}
-	return Link{Text: cleanText(text), Href: href}
+	return link{Text: cleanText(text), Href: href}
 }
 
 // textValue is a Fact value that is not a link.
-func textValue(s string) Link { return Link{Text: cleanText(s)} }
+func textValue(s string) link { return link{Text: cleanText(s)} }
 
 // isWebURL accepts absolute http and https URLs only, in any case of the
 // scheme: everything else (javascript:, data:, relative references) is

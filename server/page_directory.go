@@ -71,7 +71,7 @@ func (d directory) lookup(ix *query.Index, segment string) (fv query.FacetValue,
 }
 
 func (s *Server) directoryIndex(d directory) pageFunc {
-	return func(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+	return func(r *http.Request, ix *query.Index, _ []string) (*page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 		if n > 1 && len(vals) == 0 {
 			return nil, errPageRange(n)
 		}
-		links := make([]Link, len(vals))
+		links := make([]link, len(vals))
 		for i, v := range vals {
 			links[i] = textValue(v.Label)
 			if d.facet == query.FacetCountry || stationjson.HasPage(v.Key) {
@@ -91,22 +91,22 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 			}
 			links[i].Note = stationCount(v.Stations)
 		}
-		return &Page{
+		return &page{
 			Title:   d.title + " | stationdex",
 			Heading: d.title,
 			Path:    "/" + d.kind + "/",
 			Query:   pageParam(n),
-			Blocks: []Block{{
+			Blocks: []block{{
 				Text:  []string{"Every " + d.one + " in the directory, with the number of stations listed under it."},
 				Links: links,
 			}},
-			Pager: pager(d.indexURL(s.base), n, valuesPerPage, total, d.title),
+			Pager: newPager(d.indexURL(s.base), n, valuesPerPage, total, d.title),
 		}, nil
 	}
 }
 
 func (s *Server) directoryValue(d directory) pageFunc {
-	return func(r *http.Request, ix *query.Index, args []string) (*Page, error) {
+	return func(r *http.Request, ix *query.Index, args []string) (*page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err
@@ -126,24 +126,24 @@ func (s *Server) directoryValue(d directory) pageFunc {
 			return nil, errPageRange(n)
 		}
 		pageURL := d.valueURL(s.base, fv.Key)
-		return &Page{
+		return &page{
 			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
 			Heading: cleanText(fv.Label),
 			Path:    strings.TrimPrefix(pageURL, s.base),
 			Query:   pageParam(n),
-			Blocks: []Block{
+			Blocks: []block{
 				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order."}},
 				{Heading: "Stations", Links: s.stationLinks(res.Stations)},
 				{Heading: "More", Links: s.valueLinks(d, fv)},
 			},
-			Pager: pager(pageURL, n, stationsPerPage, res.Total, "Stations"),
+			Pager: newPager(pageURL, n, stationsPerPage, res.Total, "Stations"),
 		}, nil
 	}
 }
 
 // valueLinks offers the same list through the search and the API.
-func (s *Server) valueLinks(d directory, fv query.FacetValue) []Link {
-	links := []Link{internalLink("All "+strings.ToLower(d.title), d.indexURL(s.base))}
+func (s *Server) valueLinks(d directory, fv query.FacetValue) []link {
+	links := []link{internalLink("All "+strings.ToLower(d.title), d.indexURL(s.base))}
 	if d.filter == "" {
 		return links
 	}
@@ -167,8 +167,8 @@ func (s *Server) valueLinks(d directory, fv query.FacetValue) []Link {
 
 // stationLinks lists stations as links to their pages, each with where it
 // is.
-func (s *Server) stationLinks(recs []format.Record) []Link {
-	links := make([]Link, len(recs))
+func (s *Server) stationLinks(recs []format.Record) []link {
+	links := make([]link, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		links[i] = internalLink(r.Name, stationjson.StationURL(s.base, r.ID))

@@ -9,9 +9,9 @@ import (
 
 // The home page (also the Markdown home, /text/index.md) and the API guide.
 
-func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*Page, error) {
+func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*page, error) {
 	meta := ix.Meta()
-	browse := make([]Link, 0, len(directories))
+	browse := make([]link, 0, len(directories))
 	for _, d := range directories {
 		n, err := ix.FacetCount(d.facet)
 		if err != nil {
@@ -21,12 +21,12 @@ func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*Page, 
 		l.Note = strconv.Itoa(n) + " listed"
 		browse = append(browse, l)
 	}
-	return &Page{
+	return &page{
 		Title:   "stationdex — radio station directory",
 		Heading: "stationdex: radio station directory",
 		Path:    "/",
-		Form:    &SearchForm{Action: s.base + pathSearch},
-		Blocks: []Block{
+		Form:    &searchForm{Action: s.base + pathSearch},
+		Blocks: []block{
 			{Text: []string{"A read-only directory of " + strconv.Itoa(meta.Stations) + " radio stations from a fixed snapshot of " +
 				meta.Source + ". Search order is name relevance, then alphabetical; there is no paid placement and no editorial score."}},
 			{Heading: "Browse", Links: browse},
@@ -37,8 +37,8 @@ func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*Page, 
 
 // resourceLinks lists the machine-readable resources, for the home page
 // and llms.txt.
-func (s *Server) resourceLinks() []Link {
-	return []Link{
+func (s *Server) resourceLinks() []link {
+	return []link{
 		internalLink("API guide with examples", s.base+pathGuide),
 		internalLink("OpenAPI 3.1 description", s.base+pathOpenAPI),
 		internalLink("Directory capabilities", s.base+pathCapabilities),
@@ -51,18 +51,18 @@ func (s *Server) resourceLinks() []Link {
 	}
 }
 
-func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*Page, error) {
+func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page, error) {
 	b := s.base
 	// A real id, so the example works as pasted.
 	example := "{id}"
 	if first, err := ix.Search(query.Query{Limit: 1}); err == nil && len(first.Stations) > 0 {
 		example = first.Stations[0].ID.String()
 	}
-	return &Page{
+	return &page{
 		Title:   "API guide | stationdex",
 		Heading: "Using the stationdex API",
 		Path:    pathGuide,
-		Blocks: []Block{
+		Blocks: []block{
 			{Text: []string{"The API is read-only JSON over HTTP GET. It needs no account, no key and no JavaScript; CORS is open to every origin. " +
 				"Every response states snapshot_at (when the data snapshot was taken) and source. A response's cache time is not a verification date."}},
 			{Heading: "Search stations", Text: []string{"All words of q must match a station's name, country, location, language or genre; a word also matches as a prefix. " +

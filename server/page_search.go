@@ -13,10 +13,10 @@ import (
 // (parseSearchParams), over an HTML form. The one difference is that a
 // form sends every field, so an empty field means "not given" here.
 
-func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*page, error) {
 	form := formValues(r.URL.RawQuery)
 	form.Action = s.base + pathSearch
-	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: pathSearch, Form: form}
+	p := &page{Title: "Search | stationdex", Heading: "Search stations", Path: pathSearch, Form: form}
 	raw := dropEmptyPairs(r.URL.RawQuery)
 	params, err := parseSearchParams(raw)
 	if err != nil {
@@ -26,7 +26,7 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page
 		return p, nil
 	}
 	if raw == "" {
-		p.Blocks = []Block{{Text: []string{"Type words of a station's name, place, language or genre; all words must match. " +
+		p.Blocks = []block{{Text: []string{"Type words of a station's name, place, language or genre; all words must match. " +
 			"Filters take a two-letter country code, a language (name or ISO code) and a genre tag."}}}
 		return p, nil
 	}
@@ -36,9 +36,9 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*Page
 	}
 	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	p.Query = params.canonicalQuery()
-	p.Blocks = []Block{
+	p.Blocks = []block{
 		{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)},
-		{Links: []Link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}},
+		{Links: []link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}},
 	}
 	p.Pager = s.searchPager(params, res.Total)
 	return p, nil
@@ -55,8 +55,8 @@ func resultSummary(total int) string {
 }
 
 // searchPager links the neighbouring pages within the reachable offsets.
-func (s *Server) searchPager(p searchParams, total int) *Pager {
-	pg := &Pager{}
+func (s *Server) searchPager(p searchParams, total int) *pager {
+	pg := &pager{}
 	if total > 0 && p.Offset < total {
 		pg.Summary = "Stations " + strconv.Itoa(p.Offset+1) + "–" + strconv.Itoa(min(p.Offset+p.Limit, total)) + " of " + strconv.Itoa(total)
 	} else {
@@ -88,7 +88,7 @@ func dropEmptyPairs(rawQuery string) string {
 
 // formValues refills the form with what was sent, valid or not, so the
 // reader can correct it. html/template escapes it.
-func formValues(rawQuery string) *SearchForm {
+func formValues(rawQuery string) *searchForm {
 	v, _ := url.ParseQuery(rawQuery)
-	return &SearchForm{Q: cleanText(v.Get("q")), Country: cleanText(v.Get("country")), Language: cleanText(v.Get("language")), Genre: cleanText(v.Get("genre"))}
+	return &searchForm{Q: cleanText(v.Get("q")), Country: cleanText(v.Get("country")), Language: cleanText(v.Get("language")), Genre: cleanText(v.Get("genre"))}
 }

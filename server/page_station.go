@@ -28,20 +28,20 @@ func stationRecord(ix *query.Index, segment string) (format.Record, error) {
 	return ix.Station(id)
 }
 
-func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*page, error) {
 	rec, err := stationRecord(ix, args[0])
 	if err != nil {
 		return nil, err
 	}
 	st := stationjson.New(s.base, &rec)
-	return &Page{
+	return &page{
 		Title:   cleanText(st.PageTitle),
 		Heading: cleanText(st.Name),
 		Path:    strings.TrimPrefix(st.PageURL, s.base),
-		Blocks: []Block{
+		Blocks: []block{
 			{Facts: stationFacts(s.base, &rec, &st)},
-			{Heading: "Listen", Notice: availabilityNotice, Links: []Link{internalLink("Listening page", st.ListenURL)}},
-			{Heading: "Data", Links: []Link{
+			{Heading: "Listen", Notice: availabilityNotice, Links: []link{internalLink("Listening page", st.ListenURL)}},
+			{Heading: "Data", Links: []link{
 				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
 				internalLink("All stations as a download", s.base+pathCatalog),
 			}},
@@ -51,20 +51,20 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 
 // stationFacts lists the record's fields, each value linked to its
 // directory page where it has one.
-func stationFacts(base string, r *format.Record, st *stationjson.Station) []Fact {
-	return []Fact{
-		{"Country", []Link{countryValue(r, st)}},
-		{"Location", []Link{facetValue(r.Location, st.LocationURL)}},
+func stationFacts(base string, r *format.Record, st *stationjson.Station) []fact {
+	return []fact{
+		{"Country", []link{countryValue(r, st)}},
+		{"Location", []link{facetValue(r.Location, st.LocationURL)}},
 		{"Languages", facetValues(base, r.Languages, stationjson.KindLanguages)},
 		{"Language codes", textValues(st.LanguageCodes)},
 		{"Genres", facetValues(base, r.Genres, stationjson.KindGenres)},
-		{"Bitrate", []Link{bitrateValue(st.BitrateKbps)}},
-		{"Official website", []Link{officialValue(st.OfficialURL)}},
-		{"Station id", []Link{textValue(st.ID)}},
+		{"Bitrate", []link{bitrateValue(st.BitrateKbps)}},
+		{"Official website", []link{officialValue(st.OfficialURL)}},
+		{"Station id", []link{textValue(st.ID)}},
 	}
 }
 
-func countryValue(r *format.Record, st *stationjson.Station) Link {
+func countryValue(r *format.Record, st *stationjson.Station) link {
 	label := r.Country
 	if label == "" {
 		label = r.CountryCode
@@ -75,7 +75,7 @@ func countryValue(r *format.Record, st *stationjson.Station) Link {
 	return internalLink(label+" ("+r.CountryCode+")", st.CountryURL)
 }
 
-func facetValue(label string, u *string) Link {
+func facetValue(label string, u *string) link {
 	if u == nil {
 		return unknownValue(label)
 	}
@@ -84,11 +84,11 @@ func facetValue(label string, u *string) Link {
 
 // facetValues links each label to its directory page, built as
 // stationjson builds the station's language_urls and genre_urls.
-func facetValues(base string, labels []string, kind string) []Link {
+func facetValues(base string, labels []string, kind string) []link {
 	if len(labels) == 0 {
-		return []Link{unknownValue("")}
+		return []link{unknownValue("")}
 	}
-	out := make([]Link, len(labels))
+	out := make([]link, len(labels))
 	for i, l := range labels {
 		out[i] = textValue(l)
 		if u, ok := stationjson.FacetURL(base, kind, l); ok {
@@ -98,59 +98,59 @@ func facetValues(base string, labels []string, kind string) []Link {
 	return out
 }
 
-func textValues(vs []string) []Link {
+func textValues(vs []string) []link {
 	if len(vs) == 0 {
-		return []Link{unknownValue("")}
+		return []link{unknownValue("")}
 	}
-	out := make([]Link, len(vs))
+	out := make([]link, len(vs))
 	for i, v := range vs {
 		out[i] = textValue(v)
 	}
 	return out
 }
 
-func bitrateValue(kbps *uint32) Link {
+func bitrateValue(kbps *uint32) link {
 	if kbps == nil {
 		return unknownValue("")
 	}
 	return textValue(strconv.FormatUint(uint64(*kbps), 10) + " kbps")
 }
 
-func officialValue(u *string) Link {
+func officialValue(u *string) link {
 	if u == nil {
 		return unknownValue("")
 	}
 	return externalLink(*u, *u)
 }
 
-func unknownValue(label string) Link {
+func unknownValue(label string) link {
 	if label != "" {
 		return textValue(label)
 	}
 	return textValue("not listed")
 }
 
-func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*page, error) {
 	rec, err := stationRecord(ix, args[0])
 	if err != nil {
 		return nil, err
 	}
 	st := stationjson.New(s.base, &rec)
-	player := Block{Heading: "Player", Notice: availabilityNotice}
+	player := block{Heading: "Player", Notice: availabilityNotice}
 	if isWebURL(rec.StreamURL) {
 		player.Audio = rec.StreamURL
 	} else {
 		player.Text = []string{"No playable http(s) stream address is listed for this station."}
 	}
-	links := []Link{internalLink("Station page", st.PageURL)}
+	links := []link{internalLink("Station page", st.PageURL)}
 	if st.OfficialURL != nil {
 		links = append(links, externalLink("Official website", *st.OfficialURL))
 	}
-	return &Page{
+	return &page{
 		Title:   "Listen: " + cleanText(st.PageTitle),
 		Heading: "Listen: " + cleanText(st.Name),
 		Path:    strings.TrimPrefix(st.ListenURL, s.base),
 		Media:   player.Audio != "",
-		Blocks:  []Block{player, {Heading: "More", Links: links}},
+		Blocks:  []block{player, {Heading: "More", Links: links}},
 	}, nil
 }

@@ -28,7 +28,7 @@ const (
 
 // pageFunc builds one page from the index. An *Error makes an error page
 // with its status (400, 404); anything else is a 500.
-type pageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, error)
+type pageFunc func(r *http.Request, ix *query.Index, args []string) (*page, error)
 
 // pageRoutes registers every page, the style sheet and the other public
 // resources (machine-readable files, dumps, sitemap).
@@ -177,7 +177,7 @@ func redirectSlash(w http.ResponseWriter, r *http.Request) {
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFunc, args []string, md bool) {
 	ix, release := s.acquire()
 	if ix == nil {
-		s.writePage(w, r, &Page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
+		s.writePage(w, r, &page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
 			Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery},
 			footer{}, md)
 		return
@@ -209,14 +209,14 @@ func pageResource(r *http.Request, md bool) string {
 }
 
 // errorPage turns a builder's error into a page the reader can act on.
-func (s *Server) errorPage(r *http.Request, err error) *Page {
+func (s *Server) errorPage(r *http.Request, err error) *page {
 	status, e := errorStatus(err)
 	if status >= 500 {
 		s.log.Error("page failed", "path", r.URL.Path, "err", err)
 	}
 	// The twin of an error page is the same request as Markdown.
 	path := strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex)
-	p := &Page{Status: status, Error: e.Message, Path: path, Query: r.URL.RawQuery}
+	p := &page{Status: status, Error: e.Message, Path: path, Query: r.URL.RawQuery}
 	switch status {
 	case http.StatusBadRequest:
 		p.Title, p.Heading = "Invalid request | stationdex", "Invalid request"
@@ -225,11 +225,11 @@ func (s *Server) errorPage(r *http.Request, err error) *Page {
 	default:
 		p.Title, p.Heading = "Error | stationdex", "Something went wrong"
 	}
-	p.Blocks = []Block{{Links: []Link{internalLink("Search the directory", s.base+pathSearch), internalLink("Home", s.base+"/")}}}
+	p.Blocks = []block{{Links: []link{internalLink("Search the directory", s.base+pathSearch), internalLink("Home", s.base+"/")}}}
 	return p
 }
 
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *Page, f footer, md bool) {
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *page, f footer, md bool) {
 	var body []byte
 	if md {
 		body = s.renderMarkdown(p, f)
@@ -261,7 +261,7 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *Page, f fo
 	}
 }
 
-func setPageHeaders(h http.Header, p *Page, md bool) {
+func setPageHeaders(h http.Header, p *page, md bool) {
 	h.Set("Content-Type", htmlType)
 	if md {
 		h.Set("Content-Type", markdownMediaType)
@@ -335,10 +335,10 @@ func pageNumber(r *http.Request) (int, error) {
 	return n, err
 }
 
-// pager builds the pager of page n of a list of total items, size per
+// newPager builds the pager of page n of a list of total items, size per
 // page, for the page at pageURL (absolute, no query).
-func pager(pageURL string, n, size, total int, what string) *Pager {
-	p := &Pager{}
+func newPager(pageURL string, n, size, total int, what string) *pager {
+	p := &pager{}
 	first := (n-1)*size + 1
 	last := min(n*size, total)
 	if total == 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"stationdex/indexer/fold"
+	"stationdex/indexer/stationjson"
 )
 
 // TestAdversarialFixture: the demo's hostile names, tags and URLs (markup,
@@ -57,7 +58,7 @@ func TestHostileStationsSpecifically(t *testing.T) {
 		if err := json.Unmarshal(fetchOK(t, s, "/api/stations?q="+tc.q).Body.Bytes(), &env); err != nil {
 			t.Fatal(err)
 		}
-		var found *Station
+		var found *stationjson.Station
 		for i := range env.Results {
 			if cleanText(env.Results[i].Name) == tc.name {
 				found = &env.Results[i]

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
 
@@ -346,7 +347,7 @@ func checkMarkdownPage(t testing.TB, rec *httptest.ResponseRecorder, base string
 }
 
 // stationOf reads one station from the JSON API, as a client would.
-func stationOf(t testing.TB, s *Server, id string) Station {
+func stationOf(t testing.TB, s *Server, id string) stationjson.Station {
 	t.Helper()
 	rec := fetchOK(t, s, "/api/stations/"+id)
 	var env stationEnvelope
@@ -357,7 +358,7 @@ func stationOf(t testing.TB, s *Server, id string) Station {
 }
 
 // stationURLs are every URL field of a Station.
-func stationURLs(st *Station) []string {
+func stationURLs(st *stationjson.Station) []string {
 	urls := []string{st.PageURL, st.ListenURL}
 	if st.CountryURL != "" {
 		urls = append(urls, st.CountryURL)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"stationdex/indexer"
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
 
@@ -132,7 +133,7 @@ func checkEveryStationURLListed(t *testing.T, s *Server, sitemap []string) {
 		listed[u] = true
 	}
 	dump := fetchOK(t, s, "/data/stations.ndjson", "Accept-Encoding", "gzip")
-	err := eachDumpedStation(bytes.NewReader(dump.Body.Bytes()), func(st *Station) error {
+	err := eachDumpedStation(bytes.NewReader(dump.Body.Bytes()), func(st *stationjson.Station) error {
 		if st.ListenURL != st.PageURL+"listen/" {
 			t.Errorf("%s: listen_url %q", st.ID, st.ListenURL)
 		}

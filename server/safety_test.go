@@ -15,6 +15,7 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/indexer/fold"
+	"stationdex/indexer/stationjson"
 )
 
 // Output safety beyond the HTML and Markdown pages of stations and facet
@@ -96,7 +97,7 @@ func checkSafeJSONBytes(t testing.TB, what string, body []byte) {
 // checkSafeStation: every URL absolute http(s), the service's under base;
 // the broadcaster's address only http(s) or null (the fixture's
 // javascript: homepage must not survive); text without control characters.
-func checkSafeStation(t testing.TB, st *Station) {
+func checkSafeStation(t testing.TB, st *stationjson.Station) {
 	t.Helper()
 	for _, u := range stationURLs(st) {
 		checkURL(t, u, testBase, nil)
@@ -132,7 +133,7 @@ func TestSafeDumps(t *testing.T) {
 	want := demoIx(t).Meta().Stations
 	body := fetchOK(t, s, "/data/stations.json").Body.Bytes()
 	checkSafeJSONBytes(t, "stations.json", body)
-	var all []Station
+	var all []stationjson.Station
 	decodeStrict(t, body, &all)
 	if len(all) != want {
 		t.Errorf("stations.json: %d stations, want %d", len(all), want)
@@ -147,7 +148,7 @@ func TestSafeDumps(t *testing.T) {
 		t.Errorf("stations.ndjson: %d lines, want one per station (%d)", len(lines), want)
 	}
 	for _, line := range lines {
-		var st Station
+		var st stationjson.Station
 		decodeStrict(t, line, &st)
 		checkSafeStation(t, &st)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 )
 
 func mustUUID(t *testing.T, s string) format.UUID {
@@ -22,7 +23,7 @@ func mustUUID(t *testing.T, s string) format.UUID {
 // required field.
 func TestStationSparseRecord(t *testing.T) {
 	rec := format.Record{ID: mustUUID(t, "3E6B23EA-80DC-45BB-A3B9-8E9B3F7687C4"), Name: "Bare"}
-	got, err := json.Marshal(NewStation("https://x.example", &rec))
+	got, err := json.Marshal(stationjson.New("https://x.example", &rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestStationFullRecord(t *testing.T) {
 		Genres: []string{"80's", "R&B/Soul", "..", "100%"}, BitrateKbps: 128,
 		OfficialURL: "https://comercial.example.pt/",
 	}
-	s := NewStation("https://x.example/dex", &rec)
+	s := stationjson.New("https://x.example/dex", &rec)
 	check := func(what, got, want string) {
 		t.Helper()
 		if got != want {
@@ -67,7 +68,7 @@ func TestStationFullRecord(t *testing.T) {
 // TestStationInvalidUTF8: bytes that are not UTF-8 never reach the output.
 func TestStationInvalidUTF8(t *testing.T) {
 	rec := format.Record{Name: "bad \xff name", Genres: []string{"\xc3"}}
-	out, err := json.Marshal(NewStation("https://x.example", &rec))
+	out, err := json.Marshal(stationjson.New("https://x.example", &rec))
 	if err != nil {
 		t.Fatal(err)
 	}
