@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"stationdex/indexer/realdata"
 	"sync"
 	"testing"
 
@@ -19,8 +20,6 @@ import (
 	"stationdex/indexer"
 	"stationdex/query"
 )
-
-const snapshot = "../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
 
 var fixture struct {
 	once sync.Once
@@ -41,22 +40,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func needSnapshot(b testing.TB) {
-	if _, err := os.Stat(snapshot); err != nil {
-		if os.Getenv("CI") == "true" {
-			b.Fatalf("snapshot missing under CI: %v", err)
-		}
-		b.Skip("real snapshot not present in ../shared/data")
-	}
-}
+func needSnapshot(b testing.TB) { realdata.Need(b) }
 
 func build(path string) error {
-	f, err := os.Open(snapshot)
+	f, err := os.Open(realdata.Path())
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: snapshot, R: f})
+	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realdata.FileName, R: f})
 	return err
 }
 
@@ -133,7 +125,7 @@ func BenchmarkPeer(b *testing.B) {
 		dir := filepath.Join(fixture.dir, "peers")
 		os.MkdirAll(filepath.Join(dir, "s"), 0o755)
 		os.MkdirAll(filepath.Join(dir, "b"), 0o755)
-		recs, err := engines.Records(snapshot)
+		recs, err := engines.Records(realdata.Path())
 		if err != nil {
 			peers.err = err
 			return

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func TestCleanLanguages(t *testing.T) {
 		{"язык: русский", []string{"язык: русский"}},
 	}
 	for _, tt := range tests {
-		if got := cleanLanguages(tt.in); !slicesEqual(got, tt.want) {
+		if got := cleanLanguages(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("cleanLanguages(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -153,7 +154,7 @@ func TestLanguageCodes(t *testing.T) {
 		{"mo", nil, []string{"ro"}},
 	}
 	for _, tt := range tests {
-		if got := languageCodes(tt.field, tt.labels); !slicesEqual(got, tt.want) {
+		if got := languageCodes(tt.field, tt.labels); !slices.Equal(got, tt.want) {
 			t.Errorf("languageCodes(%q, %q) = %q, want %q", tt.field, tt.labels, got, tt.want)
 		}
 	}
@@ -177,7 +178,7 @@ func TestCleanGenres(t *testing.T) {
 		{long, []string{strings.Repeat("ü", MaxGenreRunes)}},
 	}
 	for _, tt := range tests {
-		if got := cleanGenres(tt.in); !slicesEqual(got, tt.want) {
+		if got := cleanGenres(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("cleanGenres(%.40q) = %.80q, want %.80q", tt.in, got, tt.want)
 		}
 	}
@@ -240,8 +241,8 @@ func TestCleanStation(t *testing.T) {
 	}
 	if rec.ID.String() != "db93a00f-9191-46ab-9ec9-000000000001" || rec.Name != "Test&Radio" ||
 		rec.CountryCode != "AT" || rec.Country != "Austria" || rec.Location != "" ||
-		!slicesEqual(rec.Languages, []string{"german"}) || !slicesEqual(rec.LanguageCodes, []string{"de"}) ||
-		!slicesEqual(rec.Genres, []string{"Pop"}) || rec.BitrateKbps != 128 ||
+		!slices.Equal(rec.Languages, []string{"german"}) || !slices.Equal(rec.LanguageCodes, []string{"de"}) ||
+		!slices.Equal(rec.Genres, []string{"Pop"}) || rec.BitrateKbps != 128 ||
 		rec.OfficialURL != "" || rec.StreamURL != "https://s.example/live" {
 		t.Errorf("cleaned %+v", rec)
 	}

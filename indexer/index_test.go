@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestBuildFixture(t *testing.T) {
 		{format.BucketLocations, "wien", []string{"Ö3"}},
 	}
 	for _, l := range lookups {
-		if got := stationNames(t, db, l.bucket, l.key); !slicesEqual(got, l.names) {
+		if got := stationNames(t, db, l.bucket, l.key); !slices.Equal(got, l.names) {
 			t.Errorf("%s[%q] = %q, want %q", l.bucket, l.key, got, l.names)
 		}
 	}
@@ -122,10 +123,6 @@ func stationNames(t *testing.T, db *bolt.DB, bucket []byte, key string) []string
 		t.Fatal(err)
 	}
 	return names
-}
-
-func slicesEqual(a, b []string) bool {
-	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }
 
 // checkIndex verifies what the query engine relies on: magic, version and

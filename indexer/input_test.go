@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestReadEncodings(t *testing.T) {
 	for name, text := range inputs {
 		t.Run(name, func(t *testing.T) {
 			got, sk, err := readNames(t, text)
-			if err != nil || !slicesEqual(got, want) || sk != (format.Skipped{}) {
+			if err != nil || !slices.Equal(got, want) || sk != (format.Skipped{}) {
 				t.Errorf("got %q, %+v, %v; want %q", got, sk, err, want)
 			}
 		})
@@ -105,7 +106,7 @@ func TestReadSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"One", "Two"}; !slicesEqual(got, want) {
+	if want := []string{"One", "Two"}; !slices.Equal(got, want) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 	want := format.Skipped{Malformed: 8, InvalidUUID: 1, DuplicateUUID: 1, EmptyName: 1}
@@ -116,14 +117,14 @@ func TestReadSkips(t *testing.T) {
 
 func TestReadArraySkips(t *testing.T) {
 	got, sk, err := readNames(t, jsonArray(station(1, "One"), `5`, `{"name": 5}`, `[]`, station(2, "Two")))
-	if err != nil || !slicesEqual(got, []string{"One", "Two"}) || sk != (format.Skipped{Malformed: 3}) {
+	if err != nil || !slices.Equal(got, []string{"One", "Two"}) || sk != (format.Skipped{Malformed: 3}) {
 		t.Errorf("got %q, %+v, %v", got, sk, err)
 	}
 }
 
 func TestReadDuplicatesAcrossInputs(t *testing.T) {
 	got, sk, err := readNames(t, ndjson(station(1, "First")), jsonArray(station(1, "Second"), station(2, "Other")))
-	if err != nil || !slicesEqual(got, []string{"First", "Other"}) || sk != (format.Skipped{DuplicateUUID: 1}) {
+	if err != nil || !slices.Equal(got, []string{"First", "Other"}) || sk != (format.Skipped{DuplicateUUID: 1}) {
 		t.Errorf("got %q, %+v, %v", got, sk, err)
 	}
 }
@@ -131,7 +132,7 @@ func TestReadDuplicatesAcrossInputs(t *testing.T) {
 func TestReadLongLine(t *testing.T) {
 	long := station(2, strings.Repeat("x", maxLineBytes))
 	got, sk, err := readNames(t, ndjson(station(1, "One"), long, station(3, "Three")))
-	if err != nil || !slicesEqual(got, []string{"One", "Three"}) || sk != (format.Skipped{Malformed: 1}) {
+	if err != nil || !slices.Equal(got, []string{"One", "Three"}) || sk != (format.Skipped{Malformed: 1}) {
 		t.Errorf("got %q, %+v, %v", got, sk, err)
 	}
 }

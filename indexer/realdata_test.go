@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"stationdex/indexer/realdata"
 	"sync"
 	"testing"
 	"time"
@@ -18,25 +19,9 @@ import (
 	"stationdex/indexer/format"
 )
 
-// realSnapshot is the shared Radio Browser dump, outside the repository.
-const realSnapshot = "../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
-
-// needRealSnapshot returns the dump's path, skipping the test when it is
-// absent, except under CI=true where its absence is a failure.
-func needRealSnapshot(tb testing.TB) string {
-	tb.Helper()
-	if _, err := os.Stat(realSnapshot); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("CI=true but the real snapshot is missing: %v", err)
-		}
-		tb.Skipf("real snapshot absent: %v", err)
-	}
-	return realSnapshot
-}
-
 func openRealSnapshot(tb testing.TB) Input {
 	tb.Helper()
-	in, c, err := OpenInput(context.Background(), needRealSnapshot(tb))
+	in, c, err := OpenInput(context.Background(), realdata.Need(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -171,10 +156,10 @@ func watchHeap(t *testing.T) func() (live, inUse uint64) {
 
 func BenchmarkBuildRealSnapshot(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.idx")
-	needRealSnapshot(b)
+	snapshot := realdata.Need(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		in, c, err := OpenInput(context.Background(), realSnapshot)
+		in, c, err := OpenInput(context.Background(), snapshot)
 		if err != nil {
 			b.Fatal(err)
 		}

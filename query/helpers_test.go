@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,21 +85,6 @@ func readRecords(tb testing.TB, in indexer.Input) []format.Record {
 		tb.Fatalf("read records: %v", err)
 	}
 	return recs
-}
-
-// realSnapshot is the shared Radio Browser dump, outside the repository.
-const realSnapshot = "../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
-
-// needRealSnapshot skips when the dump is absent, except under CI=true,
-// where its absence fails.
-func needRealSnapshot(tb testing.TB) {
-	tb.Helper()
-	if _, err := os.Stat(realSnapshot); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("CI=true but the real snapshot is missing: %v", err)
-		}
-		tb.Skipf("real snapshot absent: %v", err)
-	}
 }
 
 func ids(recs []format.Record) []format.UUID {

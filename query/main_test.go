@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"stationdex/indexer/realdata"
 	qoracle "stationdex/query/oracle"
 	"strings"
 	"sync"
@@ -67,7 +68,7 @@ func realIndex(tb testing.TB) (*Index, *oracle) {
 		// test-unit) and nothing in them is concurrent.
 		tb.Skip("real-snapshot tests run without -race")
 	}
-	needRealSnapshot(tb)
+	realdata.Need(tb)
 	real.once.Do(loadReal)
 	if real.err != nil {
 		tb.Fatal(real.err)
@@ -85,18 +86,18 @@ func loadReal() {
 	if real.ix, real.err = Open(path); real.err != nil {
 		return
 	}
-	real.recs, real.err = qoracle.ReadRecords(realSnapshot)
+	real.recs, real.err = qoracle.ReadRecords(realdata.Path())
 	if real.err == nil {
 		real.oracle = newOracle(real.recs)
 	}
 }
 
 func buildFile(path string) error {
-	f, err := os.Open(realSnapshot)
+	f, err := os.Open(realdata.Path())
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realSnapshot, R: f})
+	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realdata.FileName, R: f})
 	return err
 }

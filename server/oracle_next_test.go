@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"stationdex/indexer/realdata"
 	"sync"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // realOracle is the linear-scan oracle over the cleaned records of the real
 // snapshot, read independently of the index the server answers from.
 var realOracle = sync.OnceValues(func() (*oracle.Oracle, error) {
-	recs, err := oracle.ReadRecords(realSnapshot)
+	recs, err := oracle.ReadRecords(realdata.Path())
 	return oracle.New(recs), err
 })
 

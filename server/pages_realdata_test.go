@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"stationdex/indexer/realdata"
 	"strings"
 	"sync"
 	"testing"
@@ -18,10 +19,8 @@ import (
 // The real snapshot: the same checks as on the demo, on 50,664 real
 // stations. Skipped when ../shared/data is absent, except under CI=true.
 
-const realSnapshot = "../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
-
 var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
-	f, err := os.Open(realSnapshot)
+	f, err := os.Open(realdata.Path())
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +33,7 @@ var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 	testDirs.list = append(testDirs.list, dir)
 	testDirs.Unlock()
 	path := filepath.Join(dir, "real.db")
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realSnapshot, R: f}); err != nil {
+	if _, err := indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realdata.FileName, R: f}); err != nil {
 		return nil, err
 	}
 	return query.Open(path)
@@ -42,12 +41,7 @@ var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 
 func realIx(t *testing.T) *query.Index {
 	t.Helper()
-	if _, err := os.Stat(realSnapshot); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and the real snapshot is missing: %v", err)
-		}
-		t.Skipf("real snapshot not available: %v", err)
-	}
+	realdata.Need(t)
 	if testing.Short() {
 		t.Skip("-short: the real snapshot takes seconds to index")
 	}

@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"stationdex/indexer/realdata"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,7 +87,7 @@ func main() {
 	mode := flag.String("mode", "smoke", "full or smoke")
 	sizes := flag.String("sizes", "", "comma-separated size labels to run (default: all of the mode; full: 50k,1m,5m)")
 	out := flag.String("out", "", "results directory (default: full: results/DATE, smoke: work/smoke-results)")
-	snapshot := flag.String("data", "../../shared/data/radiobrowser-2025-02-27.ndjson.gz", "real snapshot")
+	snapshot := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")

@@ -27,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"stationdex/indexer/realdata"
 	"strings"
 
 	"stationdex/bench/internal/raw"
@@ -42,7 +43,7 @@ type template struct {
 }
 
 func main() {
-	data := flag.String("data", "../../shared/data/radiobrowser-2025-02-27.ndjson.gz", "real snapshot")
+	data := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
 	n := flag.Int("n", 1000000, "stations to write")
 	out := flag.String("o", "", "output NDJSON file (required)")
 	seed := flag.Uint64("seed", 1, "random seed")

@@ -2,7 +2,7 @@
 // real snapshot, deterministically: the same snapshot and seed give the same
 // file byte for byte. It is run once by hand; the benchmark reads the file.
 //
-//	go run ./cmd/genmix -data ../../shared/data/radiobrowser-2025-02-27.ndjson.gz -o queries/mix.tsv
+//	go run ./cmd/genmix -o queries/mix.tsv
 package main
 
 import (
@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"stationdex/indexer/realdata"
 	"strings"
 	"unicode/utf8"
 
@@ -46,7 +47,7 @@ type gen struct {
 }
 
 func main() {
-	data := flag.String("data", "../../shared/data/radiobrowser-2025-02-27.ndjson.gz", "real snapshot")
+	data := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
 	out := flag.String("o", "queries/mix.tsv", "output file")
 	seed := flag.Uint64("seed", 20250227, "random seed")
 	flag.Parse()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"stationdex/indexer/realdata"
 	"sync"
 	"testing"
 
@@ -13,18 +14,11 @@ import (
 	"stationdex/indexer"
 )
 
-const snapshot = "../../../../shared/data/radiobrowser-2025-02-27.ndjson.gz"
-
 // TestPeersAgree loads a 1,500-station slice of the snapshot into every
 // engine and checks that they agree on totals for the committed mix (our
 // engine and the peers index the same tokens and keys, so they must).
 func TestPeersAgree(t *testing.T) {
-	if _, err := os.Stat(snapshot); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("snapshot missing under CI")
-		}
-		t.Skip("snapshot not present")
-	}
+	snapshot := realdata.Need(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "small.ndjson")
 	writeHead(t, snapshot, data, 1500)
