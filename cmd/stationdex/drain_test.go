@@ -27,7 +27,9 @@ func TestSIGTERMUnderLoadDropsNothing(t *testing.T) {
 	for range 8 {
 		wg.Go(func() { load.run(c.base+"/api/stations?q=radio&limit=20", stop) })
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Stop under load: once every client has had answers, so requests are
+	// in flight on every connection when SIGTERM arrives.
+	load.waitWhole(t, 64)
 	c.stop(t) // SIGTERM, then exit status 0
 	close(stop)
 	wg.Wait()
@@ -73,6 +75,16 @@ func (l *drainLoad) run(url string, stop <-chan struct{}) {
 			continue
 		}
 		l.whole.Add(1)
+	}
+}
+
+// waitWhole waits until clients have received n whole answers.
+func (l *drainLoad) waitWhole(t *testing.T, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); l.whole.Load() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d whole answers before the stop, want %d", l.whole.Load(), n)
+		}
 	}
 }
 
