@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stationdex benchmark suite (issue 4). Run from anywhere:
+# The stationdex benchmark suite. Run from anywhere:
 #   bench/run.sh smoke   # whole pipeline on tiny data, about a minute (capped at 10), fails loudly (CI)
 #   bench/run.sh full    # everything: 50k real, 1M and 5M scaled; minutes
 #   bench/run.sh quick   # the Go benchmarks (go test -bench) on the real snapshot
