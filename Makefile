@@ -20,8 +20,8 @@ TESTFUZZTIME ?= 2000x
 RACE_PKGS := ./server/... ./query/... ./indexer/stationjson/ ./indexer/extsort/
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
-.PHONY: all build run test test-unit test-race test-fuzz vet fuzz bench bench-full bench-smoke \
-        lint-public check-deploy soak index-real serve-real check-real clean
+.PHONY: all build run test test-unit test-race test-fuzz vet lint-go fuzz bench bench-full bench-smoke \
+        bench-compare lint-public check-deploy soak index-real serve-real check-real clean
 
 all: build
 
@@ -33,7 +33,7 @@ run: build
 	$(BIN) serve -addr $(ADDR)
 
 ## test: the whole suite, as CI runs it
-test: vet test-unit test-race test-fuzz lint-public check-deploy bench-smoke
+test: vet lint-go test-unit test-race test-fuzz lint-public check-deploy bench-smoke
 
 # External checkers (npm linters, promtool, MariaDB, wrk) are installed by
 # .ci/run. On a machine without one, its step says so and is skipped; under
@@ -46,13 +46,23 @@ define need
 	  echo "skipped: $(1) not installed (.ci/run installs it)"; exit 0; }
 endef
 
+## vet: gofmt and go vet over both modules (the service and bench/)
 vet:
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^bench/')); \
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
+## lint-go: staticcheck and errcheck, pinned as tool directives in go.mod;
+## the calls left unchecked on purpose are listed in .errcheck-excludes
+lint-go:
+	$(GO) tool staticcheck ./...
+	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
+
+# The demo micro-benchmarks run once each, so that they cannot rot.
 test-unit:
 	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x ./query/ ./server/ ./indexer/
 
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
@@ -93,6 +103,12 @@ check-deploy:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./query/ ./indexer/
 	bash bench/run.sh quick
+
+## bench-compare: the demo micro-benchmarks of BASE (default HEAD) against
+## the working tree, COUNT (default 6) runs each, under benchstat
+BASE ?= HEAD
+bench-compare:
+	bash bench/scripts/compare.sh $(BASE)
 
 ## bench-full: the whole benchmark suite (peers, ceiling, scaled data); minutes.
 ## Writes bench/results/<date>/

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Write batching: a bbolt transaction keeps every page it dirties in memory
@@ -140,7 +141,7 @@ func (f *indexFile) fail(err error) error {
 	if rerr := os.Remove(f.tmp); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		return errors.Join(err, rerr)
 	}
-	if cerr != nil && !errors.Is(cerr, bolt.ErrDatabaseNotOpen) {
+	if cerr != nil && !errors.Is(cerr, bolterrors.ErrDatabaseNotOpen) {
 		return errors.Join(err, cerr)
 	}
 	return err

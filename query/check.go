@@ -50,7 +50,7 @@ func Check(path string) (CheckReport, error) {
 	if err != nil {
 		return CheckReport{}, err
 	}
-	defer ix.Close()
+	defer func() { _ = ix.Close() }() // opened read-only: nothing to lose
 	rep := CheckReport{Path: path, Version: format.Version, Meta: ix.meta}
 	err = ix.view(func(tx *bolt.Tx) error {
 		c := &checker{tx: tx, rep: &rep, stations: uint32(ix.meta.Stations)}

@@ -16,9 +16,9 @@ import (
 // station is one Radio Browser record for hand-built test sets; only the
 // fields the indexer reads are set.
 type station struct {
-	n                                  int // becomes the UUID's last digits
-	name, cc, country, state           string
-	language, languageCodes, tags, url string
+	n                             int // becomes the UUID's last digits
+	name, cc, country, state      string
+	language, languageCodes, tags string
 }
 
 func (s station) uuid() format.UUID {

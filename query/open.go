@@ -14,6 +14,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"stationdex/indexer/format"
 )
@@ -78,7 +79,7 @@ func fileSize(path string) (int64, error) {
 func classifyBoltError(err error) error {
 	var pathErr *fs.PathError
 	var errno syscall.Errno
-	if errors.Is(err, bolt.ErrTimeout) || errors.As(err, &pathErr) || errors.As(err, &errno) {
+	if errors.Is(err, bolterrors.ErrTimeout) || errors.As(err, &pathErr) || errors.As(err, &errno) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", format.ErrNotIndex, err)

@@ -158,17 +158,6 @@ func (w *workspace) and(a, b set) set {
 	return dst
 }
 
-// or returns a ∪ b; a is consumed. In place is safe because view never
-// hands out run containers (see flatten).
-func (w *workspace) or(a, b set) set {
-	if b.empty() {
-		return a
-	}
-	dst := w.own(a)
-	dst.bm.Or(b.bm)
-	return dst
-}
-
 // union is the union of the bitmaps, computed in one lazy pass (roaring's
 // FastOr accumulates in bitmap containers and repairs cardinalities once),
 // where pairwise in-place unions of array containers would merge sorted
@@ -181,14 +170,4 @@ func (w *workspace) union(bms []*roaring.Bitmap) set {
 		return set{bm: bms[0]}
 	}
 	return set{bm: roaring.FastOr(bms...), owned: true}
-}
-
-// andNot returns a − b; a is consumed.
-func (w *workspace) andNot(a, b set) set {
-	if b.empty() {
-		return a
-	}
-	dst := w.own(a)
-	dst.bm.AndNot(b.bm)
-	return dst
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -230,7 +231,7 @@ func (s *Server) dumps(ix *query.Index) (*dumpSet, error) {
 			return func(fn func(io.ReadSeeker, int64) error) error { return ix.File(info.Key, fn) }
 		}}, nil
 	}
-	rb := s.rebased.forIndex(ix)
+	rb := s.rebased.forIndex(ix, s.log)
 	rb.once.Do(func() { rb.set, rb.err = rebaseDumps(ix, m, s.base, rb) })
 	return rb.set, rb.err
 }
@@ -245,13 +246,16 @@ func readManifest(ix *query.Index) (format.FilesManifest, error) {
 
 // forIndex returns the entry for ix, replacing (and deleting the files of)
 // an entry made for an index no longer served.
-func (d *rebasedDumps) forIndex(ix *query.Index) *rebased {
+func (d *rebasedDumps) forIndex(ix *query.Index, log *slog.Logger) *rebased {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.cur != nil && d.cur.ix == ix {
 		return d.cur
 	}
-	d.removeLocked()
+	if err := d.removeLocked(); err != nil {
+		// Files of a snapshot no longer served; the new ones go elsewhere.
+		log.Warn("remove rewritten dumps", "err", err)
+	}
 	d.cur = &rebased{ix: ix}
 	return d.cur
 }

@@ -293,7 +293,7 @@ func parseMarkdown(t testing.TB, src []byte) *mdDoc {
 		}
 		switch n := n.(type) {
 		case *ast.Heading:
-			d.headings[n.Level] = append(d.headings[n.Level], string(n.Text(src)))
+			d.headings[n.Level] = append(d.headings[n.Level], inlineText(n, src))
 		case *ast.Link:
 			d.links = append(d.links, string(n.Destination))
 		case *ast.AutoLink:
@@ -409,5 +409,23 @@ func mdUnescape(s string) string {
 		}
 		b.WriteByte(s[i])
 	}
+	return b.String()
+}
+
+// inlineText is the literal text of a node's inline descendants.
+func inlineText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.Text:
+			b.Write(c.Segment.Value(src))
+		case *ast.String:
+			b.Write(c.Value)
+		}
+		return ast.WalkContinue, nil
+	})
 	return b.String()
 }

@@ -1,16 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
-	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
@@ -45,7 +42,9 @@ func (s *Server) metaResource(build func(ix *query.Index) (any, error)) httprout
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeCacheable(w, r, etag(ix.Meta(), s.base, r.URL.Path), doc)
+		if err := s.writeCacheable(w, r, etag(ix.Meta(), s.base, r.URL.Path), doc); err != nil {
+			s.writeError(w, r, err)
+		}
 	}
 }
 
@@ -66,20 +65,8 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, contentType, 
 	}
 }
 
-// encodeJSON is the API's JSON encoding (HTML-safe escaping), indented
-// for the documents people read.
-func encodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(v)
-	return b.Bytes(), err
-}
-
 // contentTag is a strong ETag of a body that depends on nothing else.
 func contentTag(body []byte) string {
 	sum := sha256.Sum256(body)
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
-
-func snapshotFooter(m format.Meta) footer { return footer{SnapshotAt: m.SnapshotAt, Source: m.Source} }

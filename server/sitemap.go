@@ -178,7 +178,9 @@ func (s *Server) streamXML(w http.ResponseWriter, r *http.Request, ix *query.Ind
 		return nil
 	}
 	io.WriteString(bw, "</"+root+">\n")
-	bw.Flush()
+	if err := bw.Flush(); err != nil {
+		s.log.Debug("sitemap: client gone", "path", r.URL.Path, "err", err)
+	}
 	return nil
 }
 

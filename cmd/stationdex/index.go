@@ -145,7 +145,7 @@ func buildIndex(ctx context.Context, ia indexArgs) (indexer.Summary, error) {
 		if err != nil {
 			return indexer.Summary{}, err
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }() // read only: the build reports any read error
 		inputs = append(inputs, in)
 	}
 	return indexer.Build(ctx, ia.out, ia.opts, inputs...)

@@ -144,7 +144,11 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	m.SetInFlightLimit(f.maxInFlight)
 	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
-	defer api.Close()
+	defer func() {
+		if err := api.Close(); err != nil {
+			log.Warn("remove rewritten dumps", "err", err)
+		}
+	}()
 	n := node.New(node.Config{
 		Addr: f.addr, AdminAddr: f.adminAddr,
 		Handler: api.Handler(), Shed: server.Shed(), Source: holder, Gatherer: reg, Load: m,

@@ -272,9 +272,11 @@ type source interface {
 	close() error
 }
 
+// closeAll releases the runs of an abandoned or finished merge; their files
+// are temporary, so a failed close loses nothing.
 func closeAll(srcs []source) {
 	for _, src := range srcs {
-		src.close()
+		_ = src.close()
 	}
 }
 

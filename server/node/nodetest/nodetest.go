@@ -107,7 +107,11 @@ func (n *Node) handler(t testing.TB, o Options, log *slog.Logger) http.Handler {
 	if h == nil {
 		base := &url.URL{Scheme: "http", Host: Host}
 		api := server.New(server.Config{BaseURL: base, Observer: n.Metrics, Logger: log}, n.Holder)
-		t.Cleanup(func() { api.Close() })
+		t.Cleanup(func() {
+			if err := api.Close(); err != nil {
+				t.Errorf("close server: %v", err)
+			}
+		})
 		h = api.Handler()
 	}
 	if o.Wrap != nil {
