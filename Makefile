@@ -115,8 +115,12 @@ bench-compare:
 bench-full:
 	bash bench/run.sh full
 
-## bench-smoke: the whole suite on a tiny data set, so that it cannot rot
+## bench-smoke: the suite's own tests (the peers' concurrency tests under
+## -race: the peers' HTTP servers call them from concurrent handlers), then
+## the whole suite on a tiny data set, so that it cannot rot
 bench-smoke:
+	cd bench && $(GO) test -count=1 ./internal/... ./cmd/...
+	cd bench && $(GO) test -count=1 -race -run Concurrent ./internal/engines/
 	$(call need,wrk)
 	@if command -v wrk >/dev/null; then bash bench/run.sh smoke; fi
 

@@ -130,53 +130,22 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	ceilAddr := fmt.Sprintf("127.0.0.1:%d", port)
-	ceil, err := s.startServer(s.bin("ceiling"), "-addr", ceilAddr, "-size", strconv.Itoa(body))
+	ceil, ceilURL, err := s.startCeiling(body)
 	if err != nil {
 		return nil, err
 	}
 	defer ceil.stop()
-	if _, err := waitFirst(ceil, "http://"+ceilAddr+"/", time.Now(), 10*time.Second); err != nil {
-		return nil, fmt.Errorf("ceiling: %w", err)
-	}
-	paths := filepath.Join(s.raw, "paths.txt")
-	var b strings.Builder
-	for _, q := range qs {
-		b.WriteString(q.Path() + "\n")
-	}
-	if err := os.WriteFile(paths, []byte(b.String()), 0o644); err != nil {
+	paths, err := s.writePaths(qs)
+	if err != nil {
 		return nil, err
 	}
 	h := &HTTP{Tool: wrkVersion(), Threads: s.cfg.threads, Conns: s.cfg.conns, DurationSec: s.cfg.wrkDur.Seconds(), Rounds: s.cfg.rounds, BodyBytes: body, Checked: len(qs)}
+	targets := []wrkTarget{{ceilURL, &h.Ceiling, ceil.cmd.Process.Pid, ""}, {base, &h.Ours, ours.cmd.Process.Pid, admin}}
 	for r := 0; r < s.cfg.rounds; r++ {
-		for _, sys := range []struct {
-			url string
-			w   *Wrk
-			pid int
-		}{{"http://" + ceilAddr, &h.Ceiling, ceil.cmd.Process.Pid}, {base, &h.Ours, ours.cmd.Process.Pid}} {
-			cpu0 := cpuSeconds(sys.pid)
-			var prof chan error
-			if sys.w == &h.Ours && r == s.cfg.rounds-1 {
-				prof = make(chan error, 1)
-				go func() { prof <- s.serverProfile(admin, h) }()
-			}
-			o, err := s.wrk(sys.url, paths)
-			if err != nil {
+		for _, t := range targets {
+			if err := s.wrkRound(h, t, paths, r); err != nil {
 				return nil, err
 			}
-			if prof != nil {
-				if err := <-prof; err != nil {
-					return nil, err
-				}
-			}
-			sys.w.add(o, s.cfg.rounds)
-			sys.w.CPUUsPerReq += (cpuSeconds(sys.pid) - cpu0) * 1e6 / float64(o.Requests) / float64(s.cfg.rounds)
-			s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", sys.url, r+1,
-				float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout)
 		}
 	}
 	h.ServingRSSMB = rssMB(ours.cmd.Process.Pid)
@@ -187,6 +156,70 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 	h.P50X = h.Ours.P50Us / h.Ceiling.P50Us
 	h.P99X = h.Ours.P99Us / h.Ceiling.P99Us
 	return h, nil
+}
+
+// startCeiling starts the do-nothing server answering a fixed body of size
+// bytes, and returns its base URL once it answers.
+func (s *suite) startCeiling(size int) (*server, string, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	ceil, err := s.startServer(s.bin("ceiling"), "-addr", strings.TrimPrefix(url, "http://"), "-size", strconv.Itoa(size))
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := waitFirst(ceil, url+"/", time.Now(), 10*time.Second); err != nil {
+		ceil.stop()
+		return nil, "", fmt.Errorf("ceiling: %w", err)
+	}
+	return ceil, url, nil
+}
+
+// writePaths writes the request targets of the mix, one a line, for the
+// wrk script.
+func (s *suite) writePaths(qs []mix.Query) (string, error) {
+	paths := filepath.Join(s.raw, "paths.txt")
+	var b strings.Builder
+	for _, q := range qs {
+		b.WriteString(q.Path() + "\n")
+	}
+	return paths, os.WriteFile(paths, []byte(b.String()), 0o644)
+}
+
+// wrkTarget is one server under wrk: its URL, where its figures go, its
+// process (for CPU time) and, for ours, the admin address to profile.
+type wrkTarget struct {
+	url   string
+	w     *Wrk
+	pid   int
+	admin string
+}
+
+// wrkRound runs wrk once against t and adds the round to its figures. In
+// the last round our server is profiled while it serves.
+func (s *suite) wrkRound(h *HTTP, t wrkTarget, paths string, round int) error {
+	cpu0 := cpuSeconds(t.pid)
+	var prof chan error
+	if t.admin != "" && round == s.cfg.rounds-1 {
+		prof = make(chan error, 1)
+		go func() { prof <- s.serverProfile(t.admin, h) }()
+	}
+	o, err := s.wrk(t.url, paths)
+	if err != nil {
+		return err
+	}
+	if prof != nil {
+		if err := <-prof; err != nil {
+			return err
+		}
+	}
+	t.w.add(o, s.cfg.rounds)
+	t.w.CPUUsPerReq += (cpuSeconds(t.pid) - cpu0) * 1e6 / float64(o.Requests) / float64(s.cfg.rounds)
+	s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", t.url, round+1,
+		float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout)
+	return nil
 }
 
 func wrkVersion() string {

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"stationdex/bench/internal/engines"
@@ -31,26 +29,6 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 	}
 	if !s.stage("build binaries", s.buildBinaries) {
 		return
-	}
-	if s.mode == "smoke" {
-		// The suite's own tests: mix file, generator, peers agreeing with the engine.
-		// The peers' concurrency tests also run under the race detector:
-		// cmd/peerhttp calls them from concurrent handlers.
-		s.stage("bench unit tests", func() error {
-			for _, args := range [][]string{
-				{"test", "-count=1", "./internal/...", "./cmd/..."},
-				{"test", "-count=1", "-race", "-run", "Concurrent", "./internal/engines/"},
-			} {
-				cmd := exec.Command("go", args...)
-				cmd.Dir = s.benchDir
-				out, err := cmd.CombinedOutput()
-				s.logRaw(string(out))
-				if err != nil {
-					return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, lastLines(string(out), 30))
-				}
-			}
-			return nil
-		})
 	}
 	var b base
 	for i := range s.cfg.sizes {
