@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
@@ -151,6 +152,12 @@ func (s *Server) valueLinks(d directory, fv query.FacetValue) []link {
 	if d.facet != query.FacetCountry {
 		value = fv.Label
 	}
+	if utf8.RuneCountInString(value) > maxFacetRunes {
+		// Longer than the filter takes (a keyword-stuffed tag): a link
+		// to the search would answer 400, and this page is the only
+		// list of its stations.
+		return links
+	}
 	q := searchParams{Limit: defaultLimit}
 	switch d.filter {
 	case "country":
@@ -161,7 +168,7 @@ func (s *Server) valueLinks(d directory, fv query.FacetValue) []link {
 		q.Genre = value
 	}
 	return append(links,
-		internalLink("Search within this "+d.one, s.base+"/search/?"+q.canonicalQuery()),
+		internalLink("Search within this "+d.one, s.base+pathSearch+"?"+q.canonicalQuery()),
 		internalLink("The same search in the JSON API", s.base+pathStations+"?"+q.canonicalQuery()))
 }
 

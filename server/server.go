@@ -149,8 +149,8 @@ func cacheControl(maxAge time.Duration) string {
 	return "public, max-age=" + strconv.Itoa(int(maxAge/time.Second))
 }
 
-// routes builds the router. Each route group has its own method adding its
-// routes, so later groups (HTML pages, downloads) are one more line here.
+// routes builds the router: each route group (the API, the pages, the
+// description and data files) has its own method adding its routes.
 func (s *Server) routes() *httprouter.Router {
 	r := httprouter.New()
 	r.HandleMethodNotAllowed = true
