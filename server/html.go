@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
+	"strings"
 	"time"
 )
 
@@ -57,6 +58,8 @@ type htmlView struct {
 	CanonicalURL string
 	MarkdownURL  string
 	Notice       string
+	Description  string // the meta description: what a search result shows
+	StylePath    string
 }
 
 func (s *Server) renderHTML(p *page, f footer) ([]byte, error) {
@@ -64,10 +67,45 @@ func (s *Server) renderHTML(p *page, f footer) ([]byte, error) {
 	if p.Query != "" {
 		canonical += "?" + p.Query
 	}
-	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical), Notice: dataNotice}
+	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical),
+		Notice: dataNotice, Description: description(p), StylePath: stylePath}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// siteDescription describes a page that has no text of its own.
+const siteDescription = "stationdex: a searchable directory of radio stations from a snapshot of " +
+	"Radio Browser, with a JSON API, Markdown pages and full data downloads."
+
+// maxDescriptionRunes keeps a description to what search results show.
+const maxDescriptionRunes = 160
+
+// description is the page's own, or its first paragraph, cut at a word to fit, or the
+// site's description when the page has none.
+func description(p *page) string {
+	if p.Description != "" {
+		return p.Description
+	}
+	for _, b := range p.Blocks {
+		if len(b.Text) > 0 && b.Text[0] != "" {
+			return clipWords(p.Heading+". "+b.Text[0], maxDescriptionRunes)
+		}
+	}
+	return siteDescription
+}
+
+// clipWords cuts s to at most n runes at a space, with an ellipsis.
+func clipWords(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n-1])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:") + "…"
 }

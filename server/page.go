@@ -21,6 +21,8 @@ type page struct {
 	Blocks  []block
 	Pager   *pager
 	Media   bool // the page plays a stream: its CSP allows media sources
+	// Description is the meta description; "" derives one (html.go).
+	Description string
 }
 
 // block is one section of a page, rendered in this field order.

@@ -35,9 +35,10 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 	}
 	st := stationjson.New(s.base, &rec)
 	return &page{
-		Title:   cleanText(st.PageTitle),
-		Heading: cleanText(st.Name),
-		Path:    strings.TrimPrefix(st.PageURL, s.base),
+		Title:       cleanText(st.PageTitle),
+		Heading:     cleanText(st.Name),
+		Path:        strings.TrimPrefix(st.PageURL, s.base),
+		Description: stationDescription(&rec),
 		Blocks: []block{
 			{Facts: stationFacts(s.base, &rec, &st)},
 			{Heading: "Listen", Notice: availabilityNotice, Links: []link{internalLink("Listening page", st.ListenURL)}},
@@ -153,4 +154,16 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 		Media:   player.Audio != "",
 		Blocks:  []block{player, {Heading: "More", Links: links}},
 	}, nil
+}
+
+// stationDescription says what and where a station is, for search results.
+func stationDescription(r *format.Record) string {
+	d := cleanText(r.Name) + ": radio station"
+	if w := where(r); w != "" {
+		d += " in " + cleanText(w)
+	}
+	if len(r.Genres) > 0 {
+		d += " (" + cleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
+	}
+	return clipWords(d+". Stream link, details and JSON in the stationdex directory.", maxDescriptionRunes)
 }

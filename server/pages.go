@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -41,7 +40,7 @@ func (s *Server) pageRoutes(r *httprouter.Router) {
 	for _, d := range directories {
 		s.tree(r, d.kind, map[string]pageFunc{"/": s.directoryIndex(d), "/:key/": s.directoryValue(d)})
 	}
-	s.get(r, pathStyle, s.styleSheet)
+	s.staticRoutes(r)
 	s.resourceRoutes(r)
 }
 
@@ -311,15 +310,6 @@ func parseAcceptPart(part string) (string, float64) {
 		}
 	}
 	return strings.ToLower(strings.TrimSpace(mediaType)), q
-}
-
-func (s *Server) styleSheet(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	h := w.Header()
-	h.Set("Content-Type", "text/css; charset=utf-8")
-	h.Set("Cache-Control", s.cacheControl)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", `"css-`+etagVersion+`-`+strconv.Itoa(len(styleCSS))+`"`)
-	http.ServeContent(w, r, "style.css", zeroTime, bytes.NewReader(styleCSS))
 }
 
 // pageNumber reads the page parameter of a paged list: absent is page 1.

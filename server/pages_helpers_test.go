@@ -211,6 +211,9 @@ func checkHTMLPage(t testing.TB, rec *httptest.ResponseRecorder, base string, ex
 	if len(p.h1) != 1 {
 		t.Errorf("%d h1 elements", len(p.h1))
 	}
+	if d := findAll(p.root, "meta", func(n *html.Node) bool { return attr(n, "name") == "description" }); len(d) != 1 || attr(d[0], "content") == "" {
+		t.Errorf("no meta description")
+	}
 	alt := findAll(p.root, "link", func(n *html.Node) bool { return attr(n, "rel") == "alternate" && attr(n, "type") == "text/markdown" })
 	if len(alt) != 1 || !strings.Contains(attr(alt[0], "href"), "/index.md") {
 		t.Errorf("markdown alternate %v", alt)

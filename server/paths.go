@@ -11,7 +11,9 @@ const (
 	pathSearch       = "/search/"
 	pathGuide        = "/guide/"
 	pathMarkdownHome = "/text/index.md"
-	pathStyle        = "/static/style.css"
+	pathFaviconSVG   = "/favicon.svg"
+	pathFaviconICO   = "/favicon.ico"
+	pathRobots       = "/robots.txt"
 	pathStations     = "/api/stations"  // the search operation
 	pathStation      = "/api/stations/" // + id: one station
 	pathOpenAPI      = "/openapi.json"
