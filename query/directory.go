@@ -53,29 +53,27 @@ type FacetValue struct {
 }
 
 // FacetValues returns the number of values of f and the values at
-// [offset, offset+limit) in key order, each with its label and count.
-func (ix *Index) FacetValues(f Facet, offset, limit int) (total int, vals []FacetValue, err error) {
-	bucket, err := f.bucket()
+// [offset, offset+limit) in order o, each with its label and count.
+func (ix *Index) FacetValues(f Facet, o Order, offset, limit int) (total int, vals []FacetValue, err error) {
+	entries, err := ix.ordered(f, o)
 	if err != nil {
 		return 0, nil, err
 	}
+	page := entries[min(max(offset, 0), len(entries)):min(max(offset, 0)+max(limit, 0), len(entries))]
+	bucket, _ := f.bucket() // ordered checked f
 	err = ix.view(func(tx *bolt.Tx) error {
 		w := getWorkspace()
 		defer w.release()
-		c := tx.Bucket(bucket).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if total >= offset && len(vals) < limit {
-				fv, err := facetValue(tx, w, f, k, v)
-				if err != nil {
-					return err
-				}
-				vals = append(vals, fv)
+		for _, e := range page {
+			fv, err := facetValue(tx, w, f, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
+			if err != nil {
+				return err
 			}
-			total++
+			vals = append(vals, fv)
 		}
 		return nil
 	})
-	return total, vals, err
+	return len(entries), vals, err
 }
 
 // FacetValue looks one key of f up; ok is false when no station has it.

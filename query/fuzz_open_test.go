@@ -86,7 +86,7 @@ func useAll(t *testing.T, ix *Index) {
 		}
 	}
 	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
-		if _, _, err := ix.FacetValues(facet, 0, 10); err != nil {
+		if _, _, err := ix.FacetValues(facet, ByStations, 0, 10); err != nil {
 			t.Fatalf("Check passed, FacetValues(%d): %v", facet, err)
 		}
 	}

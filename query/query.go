@@ -62,9 +62,10 @@ func checkPage(limit, offset int) error {
 
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
-	db   *bolt.DB
-	path string
-	meta format.Meta
+	db     *bolt.DB
+	path   string
+	meta   format.Meta
+	orders [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

@@ -77,33 +77,98 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 		if err != nil {
 			return nil, err
 		}
-		total, vals, err := ix.FacetValues(d.facet, (n-1)*valuesPerPage, valuesPerPage)
+		order, err := directoryOrder(r)
+		if err != nil {
+			return nil, err
+		}
+		total, vals, err := ix.FacetValues(d.facet, order, (n-1)*valuesPerPage, valuesPerPage)
 		if err != nil {
 			return nil, err
 		}
 		if n > 1 && len(vals) == 0 {
 			return nil, errPageRange(n)
 		}
-		links := make([]link, len(vals))
-		for i, v := range vals {
-			links[i] = textValue(v.Label)
-			if d.facet == query.FacetCountry || stationjson.HasPage(v.Key) {
-				links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
-			}
-			links[i].Note = stationCount(v.Stations)
+		listURL, q := d.indexURL(s.base), orderQuery(order)
+		if q != "" {
+			listURL += "?" + q
 		}
 		return &page{
 			Title:   d.title + " | stationdex",
 			Heading: d.title,
 			Path:    "/" + d.kind + "/",
-			Query:   pageParam(n),
-			Blocks: []block{{
-				Text:  []string{"Every " + d.one + " in the directory, with the number of stations listed under it."},
-				Links: links,
-			}},
-			Pager: newPager(d.indexURL(s.base), n, valuesPerPage, total, d.title),
+			Query:   pageParam(q, n),
+			Blocks: []block{
+				{Text: []string{"Every " + d.one + " in the directory, with the number of stations listed under it, " + orderNames[order] + "."}},
+				{Heading: "Order", Links: s.orderLinks(d, order)},
+				{Heading: d.title, Links: s.valueIndexLinks(d, vals)},
+			},
+			Pager: newPager(listURL, n, valuesPerPage, total, d.title),
 		}, nil
 	}
+}
+
+// orderNames say how a directory index is ordered.
+var orderNames = map[query.Order]string{
+	query.ByStations: "most stations first",
+	query.ByName:     "from A to Z",
+}
+
+// directoryOrder reads the order parameter of a directory index: absent is
+// most stations first, "name" is A–Z.
+func directoryOrder(r *http.Request) (query.Order, error) {
+	v := r.URL.Query()["order"]
+	switch {
+	case len(v) == 0:
+		return query.ByStations, nil
+	case len(v) > 1:
+		return 0, errorf(CodeRepeatedParameter, "parameter order is given more than once; give it at most once")
+	case v[0] == "name":
+		return query.ByName, nil
+	}
+	return 0, errorf(CodeInvalidParameter, "order must be name (A to Z) or left out (most stations first); got %s", quoteClip(v[0]))
+}
+
+// orderQuery is the canonical query of an order: none for the default.
+func orderQuery(o query.Order) string {
+	if o == query.ByName {
+		return "order=name"
+	}
+	return ""
+}
+
+// orderLinks offer the other order of the same index, the current one as
+// text.
+func (s *Server) orderLinks(d directory, current query.Order) []link {
+	links := make([]link, 0, 2)
+	for _, o := range []query.Order{query.ByStations, query.ByName} {
+		text := "Most stations first"
+		if o == query.ByName {
+			text = "A to Z"
+		}
+		if o == current {
+			links = append(links, link{Text: text, Note: "(this page)"})
+			continue
+		}
+		u := d.indexURL(s.base)
+		if q := orderQuery(o); q != "" {
+			u += "?" + q
+		}
+		links = append(links, internalLink(text, u))
+	}
+	return links
+}
+
+// valueIndexLinks link each value to its page, with its station count.
+func (s *Server) valueIndexLinks(d directory, vals []query.FacetValue) []link {
+	links := make([]link, len(vals))
+	for i, v := range vals {
+		links[i] = textValue(v.Label)
+		if d.facet == query.FacetCountry || stationjson.HasPage(v.Key) {
+			links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
+		}
+		links[i].Note = stationCount(v.Stations)
+	}
+	return links
 }
 
 func (s *Server) directoryValue(d directory) pageFunc {
@@ -131,7 +196,7 @@ func (s *Server) directoryValue(d directory) pageFunc {
 			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
 			Heading: cleanText(fv.Label),
 			Path:    strings.TrimPrefix(pageURL, s.base),
-			Query:   pageParam(n),
+			Query:   pageParam("", n),
 			Blocks: []block{
 				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order."}},
 				{Heading: "Stations", Links: s.stationLinks(res.Stations)},

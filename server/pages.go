@@ -326,8 +326,8 @@ func pageNumber(r *http.Request) (int, error) {
 }
 
 // newPager builds the pager of page n of a list of total items, size per
-// page, for the page at pageURL (absolute, no query).
-func newPager(pageURL string, n, size, total int, what string) *pager {
+// page, for the list at listURL (absolute; its query, if any, is kept).
+func newPager(listURL string, n, size, total int, what string) *pager {
 	p := &pager{}
 	first := (n-1)*size + 1
 	last := min(n*size, total)
@@ -337,23 +337,37 @@ func newPager(pageURL string, n, size, total int, what string) *pager {
 		p.Summary = what + " " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " of " + strconv.Itoa(total)
 	}
 	if n > 1 {
-		p.Prev = pageURL + pageQuery(n-1)
+		p.Prev = withPage(listURL, n-1)
 	}
 	if last < total {
-		p.Next = pageURL + "?page=" + strconv.Itoa(n+1)
+		p.Next = withPage(listURL, n+1)
 	}
 	return p
 }
 
-// pageQuery is the query part for page n; page 1 is the bare URL.
-func pageQuery(n int) string {
+// withPage is the URL of page n of the list at u: page 1 is u itself.
+func withPage(u string, n int) string {
 	if n == 1 {
-		return ""
+		return u
 	}
-	return "?page=" + strconv.Itoa(n)
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + "page=" + strconv.Itoa(n)
 }
 
-func pageParam(n int) string { return strings.TrimPrefix(pageQuery(n), "?") }
+// pageParam is the canonical query of page n of a list whose own query is
+// q ("" for none).
+func pageParam(q string, n int) string {
+	switch {
+	case n == 1:
+		return q
+	case q == "":
+		return "page=" + strconv.Itoa(n)
+	}
+	return q + "&page=" + strconv.Itoa(n)
+}
 
 // errPageRange is the 404 of a page number past the end of a list.
 func errPageRange(n int) error {

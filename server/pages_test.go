@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,42 @@ func TestEveryStationURLResolves(t *testing.T) {
 	}
 	for _, u := range urls {
 		fetchOK(t, s, local(t, testBase, u))
+	}
+}
+
+// TestDirectoryOrders: an index lists most stations first by default and
+// A–Z a link away, with the pager keeping the order; a bad order is 400.
+func TestDirectoryOrders(t *testing.T) {
+	s := newDemoServer(t, nil)
+	first := func(target string) []string {
+		p := parseHTMLPage(t, fetchOK(t, s, target).Body.Bytes())
+		var names []string
+		for _, a := range findAll(p.root, "a", func(n *html.Node) bool { return strings.Contains(attr(n, "href"), "/countries/") }) {
+			names = append(names, textOf(a))
+		}
+		return names
+	}
+	byCount := first("/countries/")
+	if !slices.Contains(byCount, "A to Z") {
+		t.Fatalf("no A to Z link: %q", byCount)
+	}
+	if i := slices.Index(byCount, "United States"); i < 0 || i > slices.Index(byCount, "Argentina") {
+		t.Errorf("most stations first: United States (6) should lead, got %q", byCount)
+	}
+	az := first("/countries/?order=name")
+	if i, j, k := slices.Index(az, "Argentina"), slices.Index(az, "Australia"), slices.Index(az, "Austria"); i < 0 || i > j || j > k {
+		t.Errorf("A to Z by English name: %q", az)
+	}
+	rec := fetchOK(t, s, "/genres/?order=name")
+	p := parseHTMLPage(t, rec.Body.Bytes())
+	next := findAll(p.root, "a", func(n *html.Node) bool { return attr(n, "rel") == "next" })
+	if len(next) != 1 || !strings.HasSuffix(attr(next[0], "href"), "/genres/?order=name&page=2") {
+		t.Errorf("A to Z pager: %v", next)
+	}
+	fetchOK(t, s, "/genres/?order=name&page=2")
+	for _, bad := range []string{"/countries/?order=size", "/countries/?order=name&order=name"} {
+		if rec := serve(s, http.MethodGet, bad); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, rec.Code)
+		}
 	}
 }
