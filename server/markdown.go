@@ -7,10 +7,11 @@ import (
 
 // The Markdown twin of every page, rendered from the same Page as the HTML.
 // Station text is untrusted: every piece of it goes through mdText, which
-// backslash-escapes every ASCII punctuation character that has a meaning in
-// CommonMark or GFM (any of them may be escaped), so no name can open a
-// link, an image, emphasis, code, a heading, a list, a table, raw HTML, an
-// entity or an autolink ("https\://", "www\." and "a\@b" no longer match).
+// backslash-escapes the ASCII punctuation that could open markup where it
+// stands, so no name can open a link, an image, emphasis, code, a heading,
+// a list, a table, raw HTML, an entity or an autolink ("https\://",
+// "www\." and "a\@b" do not match), while ordinary punctuation reads as
+// written.
 // Link destinations are ours or http(s) addresses, written in <...> form.
 
 // markdownMediaType is the Content-Type of every Markdown response.
@@ -137,22 +138,71 @@ func mdLink(text, dest string) string {
 var mdDestEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "\\", "%5C", " ", "%20", "\n", "", "\r", "")
 
 // mdText makes untrusted text literal Markdown: cleaned (cleanText), white
-// space collapsed to single spaces so it stays on one line, and every
-// Markdown-significant ASCII punctuation character backslash-escaped.
+// space collapsed to single spaces so it stays on one line, and a backslash
+// put only before the characters that could start markup where they stand,
+// so that "read-only", "12:38:23Z" and "?q=words&country=" read as written.
+// The text may begin a line (a paragraph, a list item, a heading), so its
+// first character is escaped when it could open a block there.
 func mdText(s string) string {
 	s = strings.Join(strings.Fields(cleanText(s)), " ")
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
+	b.Grow(len(s) + len(s)/8)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if strings.IndexByte(mdSpecial, c) >= 0 {
+		if mdEscapes(s, i) {
 			b.WriteByte('\\')
 		}
-		b.WriteByte(c)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }
 
-// mdSpecial are the characters mdText escapes. Commas, quotes, '?', '/',
-// '%', '$', '^' and ';' mean nothing in running text and stay as they are.
-const mdSpecial = "\\`*_{}[]()<>#+-.!|~&@:="
+// mdEscapes reports whether s[i] needs a backslash.
+func mdEscapes(s string, i int) bool {
+	switch c := s[i]; c {
+	case '\\', '`', '*', '[', ']', '<', '~':
+		// Escapes, code, emphasis, links and images, raw HTML and
+		// autolinks, strikethrough: markup wherever they stand.
+		return true
+	case '_':
+		// Emphasis, except inside a word, where CommonMark never reads it.
+		return !(i > 0 && isAlnum(s[i-1]) && i+1 < len(s) && isAlnum(s[i+1]))
+	case '&':
+		return isEntity(s[i+1:])
+	case ':':
+		return strings.HasPrefix(s[i+1:], "//") // a scheme's URL autolink
+	case '@':
+		return i > 0 && isEmailByte(s[i-1]) && i+1 < len(s) && isAlnum(s[i+1])
+	case '.':
+		return i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !isAlnum(s[i-4])) ||
+			mdOrderedMarker(s, i)
+	case ')':
+		return mdOrderedMarker(s, i)
+	case '#':
+		// A heading at the start, or its closing sequence at the end.
+		return i == 0 || strings.Trim(s[i:], "#") == "" && s[i-1] == ' '
+	case '-', '+', '>', '=', '|':
+		return i == 0 // a list, a thematic break, a quote, a setext line, a table row
+	}
+	return false
+}
+
+// mdOrderedMarker: s[i] ends a run of digits that begins the text, which
+// makes it an ordered list item.
+func mdOrderedMarker(s string, i int) bool {
+	return i > 0 && i <= 9 && strings.Trim(s[:i], "0123456789") == ""
+}
+
+// isEntity: rest (after an '&') reads as an entity or character reference.
+func isEntity(rest string) bool {
+	n := 0
+	for n < len(rest) && n < 32 && (isAlnum(rest[n]) || n == 0 && rest[n] == '#') {
+		n++
+	}
+	return n > 0 && n < len(rest) && rest[n] == ';'
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isEmailByte(c byte) bool { return isAlnum(c) || strings.IndexByte(".-_+", c) >= 0 }

@@ -18,12 +18,15 @@ func FuzzMarkdownText(f *testing.F) {
 		"Bidi \u202eoidar\u202c Radio", "Line\r\nBreak", "http://www.url-as-name.example.com", "a@b.example",
 		"1. FM", "# heading", "`code`", "&amp; &#82;", "***", "---", "> quote", "![img](x.png)", "\\", "~~gone~~",
 		"<https://x.example>", "[x]: https://x.example", "| a | b |", "=====",
+		"read-only 2025-02-27T12:38:23Z (radio-browser.info) ?q=words&country=", "snake_case _em_", "10. Rock",
+		"2) FM", "Rock #", "#1 Hits", "+ plus", "www.example.com", "ftp://x.example", "x@y.example", "&copy; & co",
+		"a\\b", "*", "Radio ~~x~~ ~y~", "  - - -", "1.5 FM", "FM 1)", "#", "# #", "=",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := strings.Join(strings.Fields(cleanText(s)), " ")
-		for _, prefix := range []string{"# ", "- ", "## x "} {
+		for _, prefix := range []string{"", "# ", "- ", "## x "} {
 			src := []byte(prefix + mdText(s) + "\n")
 			root := markdownParser.Parser().Parse(gmtext.NewReader(src))
 			var got strings.Builder
@@ -60,4 +63,29 @@ func FuzzMarkdownText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMarkdownTextReadable: ordinary punctuation is written as it is; only
+// what could start markup where it stands gets a backslash.
+func TestMarkdownTextReadable(t *testing.T) {
+	for in, want := range map[string]string{
+		"A read-only API":                   "A read-only API",
+		"taken 2025-02-27T12:38:23Z":        "taken 2025-02-27T12:38:23Z",
+		"source (radio-browser.info).":      "source (radio-browser.info).",
+		"/search/?q=words&country=de":       "/search/?q=words&country=de",
+		"Rock & Roll; 100% hits, \"live\"!": "Rock & Roll; 100% hits, \"live\"!",
+		"snake_case":                        "snake_case",
+		"- dash first":                      "\\- dash first",
+		"1. first":                          "1\\. first",
+		"*bold* _em_ `code`":                "\\*bold\\* \\_em\\_ \\`code\\`",
+		"[x](https://a.example)":            "\\[x\\](https\\://a.example)",
+		"www.example.org a@b.example":       "www\\.example.org a\\@b.example",
+		"&amp; &#82;":                       "\\&amp; \\&#82;",
+		"<b>":                               "\\<b>",
+		"Hits #":                            "Hits \\#",
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -403,11 +403,14 @@ func allStationIDs(t testing.TB, ix *query.Index) []string {
 	return ids
 }
 
+// asciiPunct is what CommonMark lets a backslash escape.
+const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
 // mdUnescape undoes mdText's backslash escapes, to compare text.
 func mdUnescape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(mdSpecial, s[i+1]) >= 0 {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(asciiPunct, s[i+1]) >= 0 {
 			i++
 		}
 		b.WriteByte(s[i])
