@@ -100,7 +100,7 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 			Blocks: []block{
 				{Text: []string{"Every " + d.one + " in the directory, with the number of stations listed under it, " + orderNames[order] + "."}},
 				{Heading: "Order", Links: s.orderLinks(d, order)},
-				{Heading: d.title, Links: s.valueIndexLinks(d, vals)},
+				{Heading: d.title + ", " + orderNames[order], Links: s.valueIndexLinks(d, vals)},
 			},
 			Pager: newPager(listURL, n, valuesPerPage, total, d.title),
 		}, nil
