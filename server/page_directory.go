@@ -237,19 +237,34 @@ func (s *Server) valueLinks(d directory, fv query.FacetValue) []link {
 		internalLink("The same search in the JSON API", s.base+pathStations+"?"+q.canonicalQuery()))
 }
 
-// stationLinks lists stations as links to their pages, each with where it
-// is.
+// stationLinks lists stations as links to their pages, each with what
+// tells look-alikes apart: many stations share a name, so the note says
+// where each is and how it streams.
 func (s *Server) stationLinks(recs []format.Record) []link {
 	links := make([]link, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		links[i] = internalLink(r.Name, stationjson.StationURL(s.base, r.ID))
-		links[i].Note = cleanText(where(r))
+		links[i].Note = cleanText(resultNote(r))
 	}
 	return links
 }
 
-// where is "Location, Country" with what is known.
+// resultNote is the line under a result: where the station is and, where
+// known, its stream's bitrate. The parts are joined here, and a new one
+// (a codec) is added here once.
+func resultNote(r *format.Record) string {
+	parts := make([]string, 0, 2)
+	if w := where(r); w != "" {
+		parts = append(parts, w)
+	}
+	if r.BitrateKbps > 0 {
+		parts = append(parts, strconv.FormatUint(uint64(r.BitrateKbps), 10)+" kbps")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// where is the station's location and country, as far as known.
 func where(r *format.Record) string {
 	parts := make([]string, 0, 2)
 	for _, p := range []string{r.Location, r.Country} {
