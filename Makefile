@@ -4,7 +4,12 @@
 GO        ?= go
 BIN       := bin/stationdex
 ADDR      ?= 127.0.0.1:8080
-DATA      ?= ../shared/data/radiobrowser-2025-02-27.ndjson.gz
+# The real directory: the snapshot in ../shared/data where a checkout has
+# one beside it, else the upstream directory's own /json/stations (any
+# server of it); DATA=file or URL names another.
+SHARED_DATA := ../shared/data/radiobrowser-2025-02-27.ndjson.gz
+UPSTREAM  ?= https://de1.api.radio-browser.info/json/stations
+DATA      ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),$(UPSTREAM))
 INDEX     ?= data/stations.db
 FUZZTIME  ?= 30s
 # Short fuzz runs inside `make test`, counted in executions rather than
@@ -130,7 +135,9 @@ SOAK_MINUTES ?= 3
 soak: build
 	cd bench && $(GO) run ./soak -minutes $(SOAK_MINUTES)
 
-## index-real: index the real Radio Browser snapshot into $(INDEX)
+## index-real: index the real Radio Browser directory into $(INDEX): the
+## shared snapshot where it exists, else the live upstream list (DATA=...
+## names a file or URL)
 index-real: build
 	@mkdir -p $(dir $(INDEX))
 	$(BIN) index -o $(INDEX) $(DATA)
