@@ -73,8 +73,11 @@ func browserBinaries(t *testing.T) (chromium, driver string) {
 		}
 		return ""
 	}
-	chromium = find("STATIONDEX_CHROMIUM", "chromium", "chromium-browser")
-	driver = find("STATIONDEX_CHROMEDRIVER", "chromedriver")
+	// Debian's binaries first: the npm chromedriver package (a dependency
+	// of @axe-core/cli) puts a shim named chromedriver on the npm PATH
+	// whose driver was never downloaded.
+	chromium = find("STATIONDEX_CHROMIUM", "/usr/bin/chromium", "chromium", "chromium-browser")
+	driver = find("STATIONDEX_CHROMEDRIVER", "/usr/bin/chromedriver", "chromedriver")
 	if chromium == "" || driver == "" {
 		realdata.Missing(t, "chromium (%q) or chromedriver (%q): apt-get install chromium chromium-driver", chromium, driver)
 	}
