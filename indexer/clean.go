@@ -55,6 +55,7 @@ type rawStation struct {
 	Language         string `json:"language"`
 	LanguageCodes    string `json:"languagecodes"`
 	Bitrate          int64  `json:"bitrate"`
+	Codec            string `json:"codec"`
 	LastChangeTime   string `json:"lastchangetime"`
 	LastChangeTimeTZ string `json:"lastchangetime_iso8601"`
 	LastCheckTime    string `json:"lastchecktime"`
@@ -122,6 +123,7 @@ func cleanStation(raw *rawStation) (format.Record, skipReason) {
 	rec.LanguageCodes = languageCodes(raw.LanguageCodes, rec.Languages)
 	rec.Genres = cleanGenres(raw.Tags)
 	rec.BitrateKbps = cleanBitrate(raw.Bitrate)
+	rec.Codec = cleanCodec(raw.Codec)
 	rec.OfficialURL = cleanURL(raw.Homepage)
 	rec.StreamURL = cleanURL(raw.URLResolved)
 	if rec.StreamURL == "" {
@@ -365,6 +367,21 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// codecs are the audio codecs a record may name, by the spellings the
+// source uses. Anything else ("UNKNOWN", containers such as FLV) is unknown.
+var codecs = map[string]string{
+	"MP3": "MP3", "AAC": "AAC", "AAC+": "AAC+", "AACP": "AAC+", "HE-AAC": "AAC+",
+	"OGG": "OGG", "VORBIS": "OGG", "FLAC": "FLAC", "OPUS": "OPUS",
+}
+
+// cleanCodec is the audio codec of a source codec field. The field may
+// list a video codec after the audio one ("AAC,H.264"): the first entry
+// is the audio.
+func cleanCodec(field string) string {
+	first, _, _ := strings.Cut(field, ",")
+	return codecs[strings.ToUpper(strings.TrimSpace(first))]
 }
 
 // cleanBitrate maps unknown (0, negative) and impossible values to 0.

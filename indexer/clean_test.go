@@ -285,3 +285,15 @@ func TestNewestTime(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanCodec(t *testing.T) {
+	for in, want := range map[string]string{
+		"MP3": "MP3", "mp3": "MP3", " AAC+ ": "AAC+", "aacp": "AAC+", "AAC": "AAC", "AAC,H.264": "AAC",
+		"AAC+,H.264": "AAC+", "OGG": "OGG", "flac": "FLAC", "Opus": "OPUS",
+		"UNKNOWN": "", "UNKNOWN,H.264": "", "FLV": "", "": "", "<b>MP3</b>": "",
+	} {
+		if got := cleanCodec(in); got != want {
+			t.Errorf("cleanCodec(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -251,12 +251,14 @@ func (s *Server) stationLinks(recs []format.Record) []link {
 }
 
 // resultNote is the line under a result: where the station is and, where
-// known, its stream's bitrate. The parts are joined here, and a new one
-// (a codec) is added here once.
+// known, its stream's codec and bitrate.
 func resultNote(r *format.Record) string {
-	parts := make([]string, 0, 2)
+	parts := make([]string, 0, 3)
 	if w := where(r); w != "" {
 		parts = append(parts, w)
+	}
+	if r.Codec != "" {
+		parts = append(parts, r.Codec)
 	}
 	if r.BitrateKbps > 0 {
 		parts = append(parts, strconv.FormatUint(uint64(r.BitrateKbps), 10)+" kbps")

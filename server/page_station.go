@@ -60,6 +60,7 @@ func stationFacts(base string, r *format.Record, st *stationjson.Station) []fact
 		{"Language codes", textValues(st.LanguageCodes)},
 		{"Genres", facetValues(base, r.Genres, stationjson.KindGenres)},
 		{"Bitrate", []link{bitrateValue(st.BitrateKbps)}},
+		{"Codec", []link{codecValue(st.Codec)}},
 		{"Official website", []link{officialValue(st.OfficialURL)}},
 		{"Station id", []link{textValue(st.ID)}},
 	}
@@ -166,4 +167,11 @@ func stationDescription(r *format.Record) string {
 		d += " (" + cleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
 	}
 	return clipWords(d+". Stream link, details and JSON in the stationdex directory.", maxDescriptionRunes)
+}
+
+func codecValue(codec *string) link {
+	if codec == nil {
+		return unknownValue("")
+	}
+	return textValue(*codec)
 }

@@ -242,7 +242,7 @@ func TestDirectoryOrders(t *testing.T) {
 }
 
 // TestResultsTellLookAlikesApart: stations sharing a name differ in the
-// line under each result (place, bitrate), in HTML and Markdown.
+// line under each result (place, codec, bitrate), in HTML and Markdown.
 func TestResultsTellLookAlikesApart(t *testing.T) {
 	s := newDemoServer(t, nil)
 	p := parseHTMLPage(t, fetchOK(t, s, "/search/?q=jazz+corner+fm").Body.Bytes())
@@ -250,11 +250,11 @@ func TestResultsTellLookAlikesApart(t *testing.T) {
 	for _, n := range findAll(p.root, "span", func(n *html.Node) bool { return attr(n, "class") == "note" }) {
 		notes[textOf(n)] = true
 	}
-	if len(notes) < 3 || !notes["New Orleans, The United States Of America · 128 kbps"] {
+	if len(notes) < 3 || !notes["New Orleans, The United States Of America · MP3 · 128 kbps"] {
 		t.Errorf("notes of the three Jazz Corner FM: %v", notes)
 	}
 	md := fetchOK(t, s, "/search/index.md?q=jazz+corner+fm").Body.String()
-	if !strings.Contains(md, "— New Orleans, The United States Of America · 128 kbps") {
+	if !strings.Contains(md, "— New Orleans, The United States Of America · MP3 · 128 kbps") {
 		t.Errorf("Markdown results lack the note:\n%s", md)
 	}
 }

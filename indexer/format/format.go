@@ -74,6 +74,7 @@
 //	   the precomputed data dumps. Record codec unchanged.
 //	3  files stored in chunks of at most FileChunkSize under FileChunkKey,
 //	   so that neither writing nor checking a file holds it whole in memory.
+//	4  record codec v2: the stream's codec (Record.Codec) after StreamURL.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -93,7 +94,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 3
+const Version = 4
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the

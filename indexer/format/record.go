@@ -64,10 +64,11 @@ type Record struct {
 	BitrateKbps   uint32   // 0 means unknown
 	OfficialURL   string   // http(s) homepage or ""
 	StreamURL     string   // http(s) stream address or ""
+	Codec         string   // the stream's audio codec (MP3, AAC, AAC+, OGG, FLAC, OPUS) or "" when unknown
 }
 
-// Record codec v1: the 16 UUID bytes, a uvarint bitrate, then the strings
-// Name, CountryCode, Country, Location, OfficialURL, StreamURL, then the lists
+// Record codec v2: the 16 UUID bytes, a uvarint bitrate, then the strings
+// Name, CountryCode, Country, Location, OfficialURL, StreamURL, Codec, then the lists
 // Languages, LanguageCodes, Genres. A string is a uvarint byte length and the
 // bytes; a list is a uvarint count and that many strings.
 
@@ -79,7 +80,7 @@ const maxListLen = 1 << 16
 func AppendRecord(dst []byte, r *Record) []byte {
 	dst = append(dst, r.ID[:]...)
 	dst = binary.AppendUvarint(dst, uint64(r.BitrateKbps))
-	for _, s := range [...]string{r.Name, r.CountryCode, r.Country, r.Location, r.OfficialURL, r.StreamURL} {
+	for _, s := range [...]string{r.Name, r.CountryCode, r.Country, r.Location, r.OfficialURL, r.StreamURL, r.Codec} {
 		dst = appendString(dst, s)
 	}
 	for _, l := range [...][]string{r.Languages, r.LanguageCodes, r.Genres} {
@@ -123,7 +124,7 @@ func DecodeOwned(owned []byte, r *Record, spare []string) ([]string, error) {
 		d.fail("bitrate out of range")
 	}
 	r.BitrateKbps = uint32(bitrate)
-	for _, s := range [...]*string{&r.Name, &r.CountryCode, &r.Country, &r.Location, &r.OfficialURL, &r.StreamURL} {
+	for _, s := range [...]*string{&r.Name, &r.CountryCode, &r.Country, &r.Location, &r.OfficialURL, &r.StreamURL, &r.Codec} {
 		*s = d.string()
 	}
 	for _, l := range [...]*[]string{&r.Languages, &r.LanguageCodes, &r.Genres} {

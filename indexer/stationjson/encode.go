@@ -30,6 +30,7 @@ func (st *Station) AppendJSON(dst []byte) []byte {
 	} else {
 		dst = strconv.AppendUint(dst, uint64(*st.BitrateKbps), 10)
 	}
+	dst = appendNullableField(dst, "codec", st.Codec)
 	dst = appendNullableField(dst, "official_url", st.OfficialURL)
 	if st.CountryURL != "" {
 		dst = appendField(dst, "country_url", st.CountryURL)

@@ -24,6 +24,7 @@ type Station struct {
 	Languages     []string `json:"languages"`
 	Genres        []string `json:"genres"`
 	BitrateKbps   *uint32  `json:"bitrate_kbps"` // null: unknown
+	Codec         *string  `json:"codec"`        // null: unknown
 	OfficialURL   *string  `json:"official_url"`
 	CountryURL    string   `json:"country_url,omitempty"` // omitted: no country code
 	LanguageCodes []string `json:"language_codes"`
@@ -48,6 +49,7 @@ func New(base string, r *format.Record) Station {
 		Languages:     nonNil(r.Languages),
 		Genres:        nonNil(r.Genres),
 		BitrateKbps:   bitrate(r.BitrateKbps),
+		Codec:         Nullable(r.Codec),
 		OfficialURL:   Nullable(r.OfficialURL),
 		CountryURL:    optionalCountryURL(base, r.CountryCode),
 		LanguageCodes: nonNil(r.LanguageCodes),
