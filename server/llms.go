@@ -48,10 +48,10 @@ func (s *Server) renderLLMs(ix *query.Index) []byte {
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre="},
-		{"Countries", b + "/countries/index.md", "every country with its station count"},
-		{"Languages", b + "/languages/index.md", "every language label with its station count"},
-		{"Genres", b + "/genres/index.md", "every genre tag with its station count"},
-		{"Locations", b + "/locations/index.md", "every location with its station count"},
+		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
+		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
+		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},
+		{"Locations", b + "/locations/index.md", "every location with its station count, most stations first (?order=name: A to Z)"},
 	})
 	section("Data", [][3]string{
 		{"stations.ndjson", b + pathDumpNDJSON, "every station, one JSON object per line (gzip on request)"},
