@@ -47,7 +47,7 @@ func (s *Server) staticRoutes(r *httprouter.Router) {
 	s.get(r, "/static/:file", s.staticFile)
 	s.get(r, pathFaviconSVG, serveAsset(faviconSVG, dailyAge))
 	s.get(r, pathFaviconICO, serveAsset(faviconICO, dailyAge))
-	s.get(r, pathRobots, s.robotsTxt)
+	s.get(r, pathRobots, serveAsset(s.robotsTxt(), dailyAge))
 }
 
 // staticFile serves the style sheet: immutable under its fingerprinted name,
@@ -77,11 +77,11 @@ func serveAsset(a staticAsset, cacheControl string) httprouter.Handle {
 }
 
 // robotsTxt allows every path and names the sitemap, whose address depends
-// on the base URL.
-func (s *Server) robotsTxt(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+// on the base URL: built once, when the routes are.
+func (s *Server) robotsTxt() staticAsset {
 	body := "# stationdex: every page and file may be crawled; the sitemap lists them.\n" +
 		"User-agent: *\nDisallow:\n\nSitemap: " + s.base + pathSitemap + "\n"
-	serveAsset(newStaticAsset([]byte(body), "text/plain; charset=utf-8"), dailyAge)(w, r, ps)
+	return newStaticAsset([]byte(body), "text/plain; charset=utf-8")
 }
 
 // faviconSource is the icon: a dot and two arcs, a station on the air.
