@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"encoding/json"
 	"html"
 	"net/url"
 	"strings"
@@ -60,6 +61,8 @@ type rawStation struct {
 	LastChangeTimeTZ string `json:"lastchangetime_iso8601"`
 	LastCheckTime    string `json:"lastchecktime"`
 	LastCheckTimeTZ  string `json:"lastchecktime_iso8601"`
+	GeoLat           coordinate `json:"geo_lat"`
+	GeoLong          coordinate `json:"geo_long"`
 }
 
 // skipReason says why an input record is not indexed.
@@ -124,6 +127,7 @@ func cleanStation(raw *rawStation) (format.Record, skipReason) {
 	rec.Genres = cleanGenres(raw.Tags)
 	rec.BitrateKbps = cleanBitrate(raw.Bitrate)
 	rec.Codec = cleanCodec(raw.Codec)
+	rec.Geo = cleanGeo(raw.GeoLat, raw.GeoLong)
 	rec.OfficialURL = cleanURL(raw.Homepage)
 	rec.StreamURL = cleanURL(raw.URLResolved)
 	if rec.StreamURL == "" {
@@ -371,6 +375,7 @@ func nonNil(l []string) []string {
 
 // codecs are the audio codecs a record may name, by the spellings the
 // source uses. Anything else ("UNKNOWN", containers such as FLV) is unknown.
+// Every value is one of format.Codecs.
 var codecs = map[string]string{
 	"MP3": "MP3", "AAC": "AAC", "AAC+": "AAC+", "AACP": "AAC+", "HE-AAC": "AAC+",
 	"OGG": "OGG", "VORBIS": "OGG", "FLAC": "FLAC", "OPUS": "OPUS",
@@ -382,6 +387,33 @@ var codecs = map[string]string{
 func cleanCodec(field string) string {
 	first, _, _ := strings.Cut(field, ",")
 	return codecs[strings.ToUpper(strings.TrimSpace(first))]
+}
+
+// coordinate is a geo_lat or geo_long field. The source sends a number or
+// null; anything else (a string, an object) counts as missing rather than
+// making the whole record malformed, since the position is optional.
+type coordinate struct {
+	deg float64
+	set bool
+}
+
+func (c *coordinate) UnmarshalJSON(b []byte) error {
+	var f float64
+	if string(b) != "null" && json.Unmarshal(b, &f) == nil {
+		*c = coordinate{deg: f, set: true}
+	}
+	return nil
+}
+
+// cleanGeo keeps a position only when both coordinates are present and in
+// range. (0, 0), in the Gulf of Guinea, is the usual placeholder for "no
+// position" and is dropped as well.
+func cleanGeo(lat, lon coordinate) format.Geo {
+	if !lat.set || !lon.set || lat.deg == 0 && lon.deg == 0 {
+		return format.Geo{}
+	}
+	g, _ := format.GeoFromDegrees(lat.deg, lon.deg)
+	return g
 }
 
 // cleanBitrate maps unknown (0, negative) and impossible values to 0.

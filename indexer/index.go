@@ -38,6 +38,7 @@ type builder struct {
 	order *extsort.Sorter
 	ids   *extsort.Sorter
 	ps    *postingBuffer
+	geo   []geoPoint // stations with coordinates, by temporary number
 
 	temps uint32   // records read, before de-duplication
 	final []uint32 // temporary number -> record number, or dropped
@@ -114,6 +115,9 @@ func (b *builder) add(rec *format.Record, at time.Time) error {
 	b.val = appendTime(b.val[:0], at)
 	if err := b.ids.Add(b.key, b.val); err != nil {
 		return err
+	}
+	if rec.Geo.Known {
+		b.geo = append(b.geo, geoPoint{t: t, lat: rec.Geo.Lat, lon: rec.Geo.Lon})
 	}
 	return b.ps.addStation(t, rec, o.Key)
 }
@@ -195,6 +199,12 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
+		return f.fail(err)
+	}
+	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
+		return f.fail(err)
+	}
+	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens)); err != nil {
 		return f.fail(err)
 	}
 	files, err := dump.finish()

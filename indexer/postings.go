@@ -30,6 +30,8 @@ const (
 	bLangCodes
 	bGenres
 	bLocations
+	bCodecs
+	bBitrates
 	numPostingBuckets
 )
 
@@ -37,6 +39,7 @@ var postingBucketNames = [numPostingBuckets][]byte{
 	bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
 	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
 	bGenres: format.BucketGenres, bLocations: format.BucketLocations,
+	bCodecs: format.BucketCodecs, bBitrates: format.BucketBitrates,
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists
@@ -114,6 +117,10 @@ func (pb *postingBuffer) addFacets(t uint32, rec *format.Record) {
 	}
 	for _, g := range rec.Genres {
 		pb.add(bGenres, format.FacetKey(g), t)
+	}
+	pb.add(bCodecs, rec.Codec, t)
+	if rec.BitrateKbps > 0 {
+		pb.add(bBitrates, string(format.BitrateKey(rec.BitrateKbps)), t)
 	}
 }
 

@@ -42,6 +42,15 @@
 //	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
 //	genres      folded source tag     -> bitmap
 //	locations   folded location text  -> bitmap
+//	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
+//	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
+//	            exactly that bitrate; a range is a cursor walk (few keys)
+//	geo         GeoCellKey(cell) -> the stations with coordinates in that
+//	            cell of one degree, as packed points (see geo.go)
+//	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
+//	            each mapped to its station count: the dictionary the
+//	            "did you mean" suggestions search with Levenshtein
+//	            automata (see dictionary.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
 //	            work per request. A file is the concatenation of its chunks
@@ -75,6 +84,8 @@
 //	3  files stored in chunks of at most FileChunkSize under FileChunkKey,
 //	   so that neither writing nor checking a file holds it whole in memory.
 //	4  record codec v2: the stream's codec (Record.Codec) after StreamURL.
+//	5  record codec v3: coordinates (Record.Geo) after the lists; buckets
+//	   codecs, bitrates, geo and dictionary for the discovery features.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -94,7 +105,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 4
+const Version = 5
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -121,6 +132,10 @@ var (
 	BucketGenres     = []byte("genres")
 	BucketLocations  = []byte("locations")
 	BucketFiles      = []byte("files")
+	BucketCodecs     = []byte("codecs")
+	BucketBitrates   = []byte("bitrates")
+	BucketGeo        = []byte("geo")
+	BucketDictionary = []byte("dictionary")
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
@@ -129,6 +144,7 @@ var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+	BucketCodecs, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFiles,
 }
 
@@ -136,6 +152,7 @@ var AllBuckets = [][]byte{
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+	BucketCodecs, BucketBitrates,
 }
 
 // Names of the files in BucketFiles, in ascending order.

@@ -65,12 +65,15 @@ type Record struct {
 	OfficialURL   string   // http(s) homepage or ""
 	StreamURL     string   // http(s) stream address or ""
 	Codec         string   // the stream's audio codec (MP3, AAC, AAC+, OGG, FLAC, OPUS) or "" when unknown
+	Geo           Geo      // coordinates, when known
 }
 
-// Record codec v2: the 16 UUID bytes, a uvarint bitrate, then the strings
+// Record codec v3: the 16 UUID bytes, a uvarint bitrate, then the strings
 // Name, CountryCode, Country, Location, OfficialURL, StreamURL, Codec, then the lists
-// Languages, LanguageCodes, Genres. A string is a uvarint byte length and the
-// bytes; a list is a uvarint count and that many strings.
+// Languages, LanguageCodes, Genres, then the coordinates: a byte 0 (none)
+// or 1 followed by latitude and longitude in microdegrees as zigzag
+// varints. A string is a uvarint byte length and the bytes; a list is a
+// uvarint count and that many strings.
 
 // maxListLen bounds a list count read from disk so that a corrupt count cannot
 // make the decoder allocate gigabytes before noticing.
@@ -89,7 +92,12 @@ func AppendRecord(dst []byte, r *Record) []byte {
 			dst = appendString(dst, s)
 		}
 	}
-	return dst
+	if !r.Geo.Known {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	dst = binary.AppendVarint(dst, int64(r.Geo.Lat))
+	return binary.AppendVarint(dst, int64(r.Geo.Lon))
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -130,6 +138,7 @@ func DecodeOwned(owned []byte, r *Record, spare []string) ([]string, error) {
 	for _, l := range [...]*[]string{&r.Languages, &r.LanguageCodes, &r.Genres} {
 		*l = d.list()
 	}
+	r.Geo = d.geo()
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail("trailing bytes")
 	}
@@ -159,6 +168,35 @@ func (d *decoder) uvarint() uint64 {
 	}
 	d.buf = d.buf[n:]
 	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) geo() Geo {
+	if len(d.buf) == 0 {
+		d.fail("coordinates missing")
+		return Geo{}
+	}
+	known := d.buf[0]
+	d.buf = d.buf[1:]
+	if known == 0 {
+		return Geo{}
+	}
+	lat, lon := d.varint(), d.varint()
+	g := Geo{Known: true, Lat: int32(lat), Lon: int32(lon)}
+	if known != 1 || int64(g.Lat) != lat || int64(g.Lon) != lon || !g.valid() {
+		d.fail("coordinates out of range")
+		return Geo{}
+	}
+	return g
 }
 
 func (d *decoder) string() string {

@@ -1,0 +1,39 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// Codecs are the audio codecs a station may carry (Record.Codec), in the
+// order they are listed to users. The indexer maps the source's spellings
+// onto these; the codec filter accepts them in any case.
+var Codecs = []string{"MP3", "AAC", "AAC+", "OGG", "FLAC", "OPUS"}
+
+// CodecOf is the canonical codec named by s in any case, if it is one.
+func CodecOf(s string) (string, bool) {
+	for _, c := range Codecs {
+		if strings.EqualFold(s, c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// BitrateKey is the bitrates-bucket key of a bitrate: 4 bytes big-endian,
+// so that bbolt's key order is numeric order and a range is a cursor walk.
+func BitrateKey(kbps uint32) []byte { return binary.BigEndian.AppendUint32(nil, kbps) }
+
+// ParseBitrateKey decodes a key written by BitrateKey.
+func ParseBitrateKey(k []byte) (uint32, error) {
+	if len(k) != 4 {
+		return 0, fmt.Errorf("%w: bitrate key of %d bytes", ErrCorrupt, len(k))
+	}
+	return binary.BigEndian.Uint32(k), nil
+}
+
+// KeyAllTokensFST is the dictionary-bucket key of the FST over the keys of
+// all_tokens. Its values are the tokens' station counts. vellum's format
+// is its own (version 1); Check compares the FST with all_tokens key by key.
+var KeyAllTokensFST = []byte("all_tokens.fst")
