@@ -61,7 +61,9 @@ func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 	for v, n := range counts {
 		out = append(out, FacetCount{v, n})
 	}
-	slices.SortFunc(out, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Value, b.Value)) })
+	slices.SortFunc(out, func(a, b FacetCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Value, b.Value))
+	})
 	return out
 }
 
