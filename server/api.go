@@ -40,11 +40,18 @@ type searchEnvelope struct {
 	Country       *string               `json:"country"`
 	Language      *string               `json:"language"`
 	Genre         *string               `json:"genre"`
+	Codec         []string              `json:"codec"`
+	BitrateMin    *int                  `json:"bitrate_min"`
+	BitrateMax    *int                  `json:"bitrate_max"`
+	Near          *stationjson.Point    `json:"near"`
+	RadiusKm      *float64              `json:"radius_km"`
 	Total         int                   `json:"total"`
 	Limit         int                   `json:"limit"`
 	Offset        int                   `json:"offset"`
 	Results       []stationjson.Station `json:"results"`
 	Next          *string               `json:"next"`
+	Facets        *facetsJSON           `json:"facets,omitempty"`
+	Suggestions   []suggestionJSON      `json:"suggestions"`
 }
 
 // stationEnvelope is the spec's single-station response.
@@ -86,6 +93,9 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		Country:       stationjson.Nullable(p.Country),
 		Language:      stationjson.Nullable(p.Language),
 		Genre:         stationjson.Nullable(p.Genre),
+		Codec:         p.Codecs,
+		BitrateMin:    positive(p.BitrateMin),
+		BitrateMax:    positive(p.BitrateMax),
 		Total:         res.Total,
 		Limit:         p.Limit,
 		Offset:        p.Offset,
@@ -95,7 +105,20 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 	for i := range res.Stations {
 		env.Results[i] = stationjson.New(s.base, &res.Stations[i])
 	}
+	if p.Near != nil {
+		env.Near = &stationjson.Point{Lat: p.Near.Lat, Lon: p.Near.Lon}
+		env.RadiusKm = &p.RadiusKm
+	}
+	env.Facets = s.facetsJSON(p, res.Facets)
+	env.Suggestions = s.suggestionsJSON(p, res.Suggestions)
 	return env
+}
+
+func positive(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
 }
 
 // nextPage is the absolute URL of the page after p, or nil when p is the

@@ -21,6 +21,7 @@ func (e *searchEnvelope) AppendJSON(dst []byte) []byte {
 	dst = appendNullable(append(dst, `,"country":`...), e.Country)
 	dst = appendNullable(append(dst, `,"language":`...), e.Language)
 	dst = appendNullable(append(dst, `,"genre":`...), e.Genre)
+	dst = e.appendFilters(dst)
 	dst = strconv.AppendInt(append(dst, `,"total":`...), int64(e.Total), 10)
 	dst = strconv.AppendInt(append(dst, `,"limit":`...), int64(e.Limit), 10)
 	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(e.Offset), 10)
@@ -32,6 +33,7 @@ func (e *searchEnvelope) AppendJSON(dst []byte) []byte {
 		dst = e.Results[i].AppendJSON(dst)
 	}
 	dst = appendNullable(append(dst, `],"next":`...), e.Next)
+	dst = e.appendFacetsAndSuggestions(dst)
 	return append(dst, '}')
 }
 

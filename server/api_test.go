@@ -48,6 +48,14 @@ var goldenCases = []goldenCase{
 	{"error_repeated_parameter", "GET", "/api/stations?q=a&q=b", 400},
 	{"error_invalid_utf8", "GET", "/api/stations?q=%FF", 400},
 	{"error_method_not_allowed", "DELETE", "/api/stations", 405},
+	{"search_facets", "GET", "/api/stations?q=radio&facets=country,language,genre&facet_limit=3&limit=2", 200},
+	{"search_facets_filtered", "GET", "/api/stations?country=AT&facets=country,genre&limit=1", 200},
+	{"search_suggestions", "GET", "/api/stations?q=jaz+cornr&limit=2", 200},
+	{"search_codec_bitrate", "GET", "/api/stations?codec=aac,MP3&bitrate_min=64&bitrate_max=128&limit=3", 200},
+	{"search_near", "GET", "/api/stations?near=48.2082,16.3738&radius_km=250", 200},
+	{"error_radius_without_near", "GET", "/api/stations?radius_km=10", 400},
+	{"error_codec_plus", "GET", "/api/stations?codec=aac+", 400},
+	{"error_bad_facets", "GET", "/api/stations?facets=country,country", 400},
 }
 
 func TestGolden(t *testing.T) {

@@ -18,7 +18,7 @@ const (
 	maxLimit       = query.MaxLimit
 	defaultLimit   = 20
 	maxOffset      = 5000
-	allowedParams  = "q, country, language, genre, limit, offset"
+	allowedParams  = "q, country, language, genre, codec, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, limit, offset"
 	maxEchoedRunes = 40 // of user input quoted back in an error message
 )
 
@@ -27,12 +27,20 @@ const (
 // means absent (an empty filter is rejected, so it cannot mean anything else).
 type searchParams struct {
 	Q, Country, Language, Genre string
-	Limit, Offset               int
+	discovery
+	Limit, Offset int
 }
 
-// query is the engine's view of p.
+// query is the engine's view of p. Suggestions are always asked for: the
+// engine computes them only for a query with words and no result.
 func (p searchParams) query() query.Query {
-	return query.Query{Q: p.Q, Country: p.Country, Language: p.Language, Genre: p.Genre, Limit: p.Limit, Offset: p.Offset}
+	q := query.Query{Q: p.Q, Country: p.Country, Language: p.Language, Genre: p.Genre,
+		Codecs: p.Codecs, BitrateMin: p.BitrateMin, BitrateMax: p.BitrateMax,
+		Facets: p.Facets, FacetLimit: p.FacetLimit, Suggest: true, Limit: p.Limit, Offset: p.Offset}
+	if p.Near != nil {
+		q.Near = &query.Near{Lat: p.Near.Lat, Lon: p.Near.Lon, RadiusKm: p.RadiusKm}
+	}
+	return q
 }
 
 // parseSearchParams validates a raw query string. It parses rawQuery itself,
@@ -61,7 +69,7 @@ func parseSearchParams(rawQuery string) (searchParams, error) {
 			return searchParams{}, err
 		}
 	}
-	return p, nil
+	return p, p.discovery.check(seen)
 }
 
 // decodePair splits and percent-decodes one name=value pair ('+' is a space,
@@ -91,7 +99,7 @@ func isSearchParam(name string) bool {
 	case "q", "country", "language", "genre", "limit", "offset":
 		return true
 	}
-	return false
+	return isDiscoveryParam(name)
 }
 
 // set validates value as parameter name (one of the search parameters).
@@ -109,6 +117,8 @@ func (p *searchParams) set(name, value string) (err error) {
 		p.Limit, err = integer(name, value, minLimit, maxLimit, "default 20")
 	case "offset":
 		p.Offset, err = integer(name, value, 0, maxOffset, "default 0; results past 5000 cannot be reached")
+	default:
+		err = p.discovery.set(name, value)
 	}
 	return err
 }
@@ -182,7 +192,8 @@ func (p searchParams) canonicalQuery() string {
 		}
 		b.WriteString(name)
 		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(value))
+		// Commas separate list items; left unescaped they stay readable.
+		b.WriteString(strings.ReplaceAll(url.QueryEscape(value), "%2C", ","))
 	}
 	if p.Q != "" {
 		add("q", p.Q)
@@ -192,6 +203,7 @@ func (p searchParams) canonicalQuery() string {
 			add(f.name, f.value)
 		}
 	}
+	p.discovery.canonical(add)
 	add("limit", strconv.Itoa(p.Limit))
 	add("offset", strconv.Itoa(p.Offset))
 	return b.String()

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -35,7 +36,7 @@ func FuzzSearchParams(f *testing.F) {
 		}
 		checkParams(t, raw, p)
 		back, err := parseSearchParams(p.canonicalQuery())
-		if err != nil || back != p {
+		if err != nil || !reflect.DeepEqual(back, p) {
 			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.canonicalQuery(), back, err, p)
 		}
 	})

@@ -30,7 +30,7 @@ func TestStationSparseRecord(t *testing.T) {
 	want := `{"id":"3e6b23ea-80dc-45bb-a3b9-8e9b3f7687c4","name":"Bare",` +
 		`"page_url":"https://x.example/stations/3e6b23ea-80dc-45bb-a3b9-8e9b3f7687c4/",` +
 		`"listen_url":"https://x.example/stations/3e6b23ea-80dc-45bb-a3b9-8e9b3f7687c4/listen/",` +
-		`"country":"","country_code":"","languages":[],"genres":[],"bitrate_kbps":null,"codec":null,"official_url":null,` +
+		`"country":"","country_code":"","languages":[],"genres":[],"bitrate_kbps":null,"codec":null,"geo":null,"official_url":null,` +
 		`"language_codes":[],"language_urls":[],"genre_urls":[],"location_url":null,` +
 		`"page_title":"Bare — radio station | stationdex"}`
 	if string(got) != want {

@@ -31,6 +31,12 @@ func (st *Station) AppendJSON(dst []byte) []byte {
 		dst = strconv.AppendUint(dst, uint64(*st.BitrateKbps), 10)
 	}
 	dst = appendNullableField(dst, "codec", st.Codec)
+	dst = appendName(dst, "geo")
+	if st.Geo == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = st.Geo.AppendJSON(dst)
+	}
 	dst = appendNullableField(dst, "official_url", st.OfficialURL)
 	if st.CountryURL != "" {
 		dst = appendField(dst, "country_url", st.CountryURL)

@@ -42,9 +42,9 @@ func requireSameJSON(t *testing.T, st *stationjson.Station) {
 // encodes as encoding/json encodes it.
 func FuzzAppendJSON(f *testing.F) {
 	for _, s := range []string{"", "plain", "<script>&amp;</script>", "\x00\x1f\x7f\"\\", "\u2028\u2029", "\xff\xfe", "Ö3 北京 \u202e"} {
-		f.Add(s, uint32(128))
+		f.Add(s, uint32(128), int32(52520008), int32(-13404954))
 	}
-	f.Fuzz(func(t *testing.T, s string, kbps uint32) {
+	f.Fuzz(func(t *testing.T, s string, kbps uint32, lat, lon int32) {
 		var bitrate *uint32
 		if kbps != 0 {
 			bitrate = &kbps
@@ -52,5 +52,10 @@ func FuzzAppendJSON(f *testing.F) {
 		st := stationjson.Station{ID: s, Name: s, Location: s, Languages: []string{s, s}, Genres: []string{},
 			BitrateKbps: bitrate, OfficialURL: stationjson.Nullable(s), CountryURL: s, PageTitle: s}
 		requireSameJSON(t, &st)
+		if g, ok := format.GeoFromDegrees(float64(lat)/1e6, float64(lon)/1e6); ok {
+			r := format.Record{Name: s, Geo: g}
+			st = stationjson.New("https://radio.example", &r)
+			requireSameJSON(t, &st)
+		}
 	})
 }

@@ -6,6 +6,10 @@
 package stationjson
 
 import (
+	"encoding/json"
+	"math"
+	"strconv"
+
 	"stationdex/indexer/format"
 )
 
@@ -25,6 +29,7 @@ type Station struct {
 	Genres        []string `json:"genres"`
 	BitrateKbps   *uint32  `json:"bitrate_kbps"` // null: unknown
 	Codec         *string  `json:"codec"`        // null: unknown
+	Geo           *Point   `json:"geo"`          // null: no position
 	OfficialURL   *string  `json:"official_url"`
 	CountryURL    string   `json:"country_url,omitempty"` // omitted: no country code
 	LanguageCodes []string `json:"language_codes"`
@@ -50,6 +55,7 @@ func New(base string, r *format.Record) Station {
 		Genres:        nonNil(r.Genres),
 		BitrateKbps:   bitrate(r.BitrateKbps),
 		Codec:         Nullable(r.Codec),
+		Geo:           position(r.Geo),
 		OfficialURL:   Nullable(r.OfficialURL),
 		CountryURL:    optionalCountryURL(base, r.CountryCode),
 		LanguageCodes: nonNil(r.LanguageCodes),
@@ -69,6 +75,38 @@ func PageTitle(r *format.Record) string {
 		where = "radio station"
 	}
 	return r.Name + " — " + where + " | stationdex"
+}
+
+// Point is a position in degrees.
+type Point struct {
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
+}
+
+func position(g format.Geo) *Point {
+	if !g.Known {
+		return nil
+	}
+	return &Point{Lat: g.LatDeg(), Lon: g.LonDeg()}
+}
+
+// AppendJSON appends p as encoding/json writes it.
+func (p *Point) AppendJSON(dst []byte) []byte {
+	dst = AppendFloat(append(dst, `{"lat":`...), p.Lat)
+	dst = AppendFloat(append(dst, `,"lon":`...), p.Lon)
+	return append(dst, '}')
+}
+
+// AppendFloat appends f as encoding/json writes a float64: the shortest
+// decimal that reads back as f, in exponent form only for very small or
+// very large magnitudes. Positions and radii are never NaN or infinite.
+func AppendFloat(dst []byte, f float64) []byte {
+	abs := math.Abs(f)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		b, _ := json.Marshal(f)
+		return append(dst, b...)
+	}
+	return strconv.AppendFloat(dst, f, 'f', -1, 64)
 }
 
 func bitrate(kbps uint32) *uint32 {

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"strconv"
+
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// facetsJSON is the envelope's "facets": only the facets asked for.
+type facetsJSON struct {
+	Country  *[]facetEntry `json:"country,omitempty"`
+	Language *[]facetEntry `json:"language,omitempty"`
+	Genre    *[]facetEntry `json:"genre,omitempty"`
+}
+
+// facetEntry is one facet value with the link that selects it.
+type facetEntry struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+	Count int    `json:"count"`
+	URL   string `json:"url"`
+}
+
+// suggestionJSON is one "did you mean" search.
+type suggestionJSON struct {
+	Q     string `json:"q"`
+	Total int    `json:"total"`
+	URL   string `json:"url"`
+}
+
+// facetsJSON links every counted value to this search with that filter
+// set and the offset reset; nil when no facet was asked for.
+func (s *Server) facetsJSON(p searchParams, f query.Facets) *facetsJSON {
+	if !p.Facets.Any() {
+		return nil
+	}
+	out := &facetsJSON{}
+	lists := [...]struct {
+		asked  bool
+		counts []query.FacetCount
+		dst    **[]facetEntry
+		set    func(*searchParams, string)
+	}{
+		{p.Facets.Country, f.Country, &out.Country, func(q *searchParams, v string) { q.Country = v }},
+		{p.Facets.Language, f.Language, &out.Language, func(q *searchParams, v string) { q.Language = v }},
+		{p.Facets.Genre, f.Genre, &out.Genre, func(q *searchParams, v string) { q.Genre = v }},
+	}
+	for _, l := range lists {
+		if !l.asked {
+			continue
+		}
+		entries := make([]facetEntry, len(l.counts))
+		for i, c := range l.counts {
+			link := p
+			link.Offset = 0
+			l.set(&link, c.Value)
+			entries[i] = facetEntry{Value: c.Value, Label: c.Label, Count: c.Count, URL: s.base + pathStations + "?" + link.canonicalQuery()}
+		}
+		*l.dst = &entries
+	}
+	return out
+}
+
+// suggestionsJSON links each suggestion: this search with q replaced and
+// the offset reset. Never nil: a search without suggestions has [].
+func (s *Server) suggestionsJSON(p searchParams, sg []query.Suggestion) []suggestionJSON {
+	out := make([]suggestionJSON, len(sg))
+	for i, g := range sg {
+		link := p
+		link.Q, link.Offset = g.Q, 0
+		out[i] = suggestionJSON{Q: g.Q, Total: g.Total, URL: s.base + pathStations + "?" + link.canonicalQuery()}
+	}
+	return out
+}
+
+// appendFilters appends the filter echoes the envelope carries after
+// genre, as encoding/json writes them.
+func (e *searchEnvelope) appendFilters(dst []byte) []byte {
+	dst = append(dst, `,"codec":`...)
+	if e.Codec == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendStrings(dst, e.Codec)
+	}
+	dst = appendNullableInt(append(dst, `,"bitrate_min":`...), e.BitrateMin)
+	dst = appendNullableInt(append(dst, `,"bitrate_max":`...), e.BitrateMax)
+	dst = append(dst, `,"near":`...)
+	if e.Near == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = e.Near.AppendJSON(dst)
+	}
+	dst = append(dst, `,"radius_km":`...)
+	if e.RadiusKm == nil {
+		return append(dst, "null"...)
+	}
+	return stationjson.AppendFloat(dst, *e.RadiusKm)
+}
+
+// appendFacetsAndSuggestions appends the envelope's last fields.
+func (e *searchEnvelope) appendFacetsAndSuggestions(dst []byte) []byte {
+	if f := e.Facets; f != nil {
+		dst = append(dst, `,"facets":{`...)
+		first := true
+		for _, l := range [...]struct {
+			name    string
+			entries *[]facetEntry
+		}{{"country", f.Country}, {"language", f.Language}, {"genre", f.Genre}} {
+			if l.entries == nil {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(append(append(dst, '"'), l.name...), `":`...)
+			dst = appendFacetEntries(dst, *l.entries)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"suggestions":[`...)
+	for i, g := range e.Suggestions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = stationjson.AppendString(append(dst, `{"q":`...), g.Q)
+		dst = strconv.AppendInt(append(dst, `,"total":`...), int64(g.Total), 10)
+		dst = stationjson.AppendString(append(dst, `,"url":`...), g.URL)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendFacetEntries(dst []byte, entries []facetEntry) []byte {
+	dst = append(dst, '[')
+	for i, c := range entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = stationjson.AppendString(append(dst, `{"value":`...), c.Value)
+		dst = stationjson.AppendString(append(dst, `,"label":`...), c.Label)
+		dst = strconv.AppendInt(append(dst, `,"count":`...), int64(c.Count), 10)
+		dst = stationjson.AppendString(append(dst, `,"url":`...), c.URL)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendStrings(dst []byte, l []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range l {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = stationjson.AppendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+func appendNullableInt(dst []byte, n *int) []byte {
+	if n == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, int64(*n), 10)
+}
