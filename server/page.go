@@ -62,6 +62,9 @@ type pager struct {
 type searchForm struct {
 	Action                      string
 	Q, Country, Language, Genre string
+	Codec                       string   // the codec chosen, as sent
+	Codecs                      []string // the choices
+	BitrateMin, BitrateMax      string   // as sent
 }
 
 // internalLink links a page of this service.

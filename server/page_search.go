@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stationdex/indexer/format"
 	"stationdex/query"
 )
 
@@ -30,16 +31,16 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*page
 			"Filters take a two-letter country code, a language (name or ISO code) and a genre tag."}}}
 		return p, nil
 	}
-	res, err := ix.Search(params.query())
+	res, err := ix.Search(pageQuery(params))
 	if err != nil {
 		return nil, err
 	}
 	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	p.Query = params.canonicalQuery()
-	p.Blocks = []block{
-		{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)},
-		{Links: []link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}},
-	}
+	p.Blocks = []block{{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)}}
+	p.Blocks = append(p.Blocks, s.didYouMean(params, res.Suggestions)...)
+	p.Blocks = append(p.Blocks, s.refinements(params, res.Facets)...)
+	p.Blocks = append(p.Blocks, block{Links: []link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}})
 	p.Pager = s.searchPager(params, res.Total)
 	return p, nil
 }
@@ -90,5 +91,7 @@ func dropEmptyPairs(rawQuery string) string {
 // reader can correct it. html/template escapes it.
 func formValues(rawQuery string) *searchForm {
 	v, _ := url.ParseQuery(rawQuery)
-	return &searchForm{Q: cleanText(v.Get("q")), Country: cleanText(v.Get("country")), Language: cleanText(v.Get("language")), Genre: cleanText(v.Get("genre"))}
+	return &searchForm{Q: cleanText(v.Get("q")), Country: cleanText(v.Get("country")), Language: cleanText(v.Get("language")), Genre: cleanText(v.Get("genre")),
+		Codec: cleanText(v.Get("codec")), Codecs: format.Codecs,
+		BitrateMin: cleanText(v.Get("bitrate_min")), BitrateMax: cleanText(v.Get("bitrate_max"))}
 }

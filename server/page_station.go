@@ -34,6 +34,10 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 		return nil, err
 	}
 	st := stationjson.New(s.base, &rec)
+	near, err := s.nearBlock(ix, &rec)
+	if err != nil {
+		return nil, err
+	}
 	return &page{
 		Title:       cleanText(st.PageTitle),
 		Heading:     cleanText(st.Name),
@@ -42,6 +46,7 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 		Blocks: []block{
 			{Facts: stationFacts(s.base, &rec, &st)},
 			{Heading: "Listen", Notice: availabilityNotice, Links: []link{internalLink("Listening page", st.ListenURL)}},
+			near,
 			{Heading: "Data", Links: []link{
 				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
 				internalLink("All stations as a download", s.base+pathCatalog),

@@ -15,6 +15,8 @@ var samplePages = []struct{ name, target string }{
 	{"home", "/"},
 	{"search", "/search/?q=radio&limit=5&offset=5"},
 	{"search_invalid", "/search/?q=radio&limit=99"},
+	{"search_did_you_mean", "/search/?q=jaz+cornr"},
+	{"search_near_codec", "/search/?near=48.2082,16.3738&radius_km=300&codec=MP3&bitrate_min=64"},
 	{"guide", "/guide/"},
 	{"countries", "/countries/"},
 	{"country", "/countries/pt/"},

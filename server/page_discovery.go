@@ -1,0 +1,113 @@
+package server
+
+import (
+	"strconv"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// The search page's discovery blocks: "did you mean" links and facets as
+// refinement links with counts. They link search pages, so a reader
+// refines without JavaScript; the Markdown twin renders the same blocks.
+
+// pageFacetLimit is how many values of each facet the search page lists.
+const pageFacetLimit = 8
+
+// pageQuery is the engine query of the search page: the API's, with every
+// facet counted, whatever the reader asked for.
+func pageQuery(p searchParams) query.Query {
+	q := p.query()
+	q.Facets = query.FacetSet{Country: true, Language: true, Genre: true}
+	q.FacetLimit = pageFacetLimit
+	return q
+}
+
+// searchPageURL is the search page of p, without the API-only facet
+// parameters.
+func (s *Server) searchPageURL(p searchParams) string {
+	p.Facets, p.FacetLimit = query.FacetSet{}, 0
+	return s.base + pathSearch + "?" + p.canonicalQuery()
+}
+
+func (s *Server) didYouMean(p searchParams, sg []query.Suggestion) []block {
+	if len(sg) == 0 {
+		return nil
+	}
+	links := make([]link, len(sg))
+	for i, g := range sg {
+		alt := p
+		alt.Q, alt.Offset = g.Q, 0
+		links[i] = internalLink(g.Q, s.searchPageURL(alt))
+		links[i].Note = stationCount(g.Total)
+	}
+	return []block{{Heading: "Did you mean", Links: links}}
+}
+
+// refinements lists each facet's values, each linking this search with
+// that filter set.
+func (s *Server) refinements(p searchParams, f query.Facets) []block {
+	var out []block
+	for _, d := range [...]struct {
+		heading string
+		counts  []query.FacetCount
+		set     func(*searchParams, string)
+	}{
+		{"Narrow by country", f.Country, func(q *searchParams, v string) { q.Country = v }},
+		{"Narrow by language", f.Language, func(q *searchParams, v string) { q.Language = v }},
+		{"Narrow by genre", f.Genre, func(q *searchParams, v string) { q.Genre = v }},
+	} {
+		if len(d.counts) == 0 {
+			continue
+		}
+		links := make([]link, len(d.counts))
+		for i, c := range d.counts {
+			alt := p
+			alt.Offset = 0
+			d.set(&alt, c.Value)
+			links[i] = internalLink(c.Label, s.searchPageURL(alt))
+			links[i].Note = stationCount(c.Count)
+		}
+		out = append(out, block{Heading: d.heading, Links: links})
+	}
+	return out
+}
+
+// nearbyStations is how many stations a station page lists near it.
+const nearbyStations = 5
+
+// nearBlock lists the stations nearest to r with their distances and
+// links a search around its position; an empty block when r has none.
+func (s *Server) nearBlock(ix *query.Index, r *format.Record) (block, error) {
+	if !r.Geo.Known {
+		return block{}, nil
+	}
+	near, err := ix.Nearby(r.ID, nearbyStations)
+	if err != nil || len(near) == 0 {
+		return block{}, err
+	}
+	links := make([]link, len(near))
+	for i := range near {
+		st := &near[i].Station
+		links[i] = internalLink(st.Name, stationjson.StationURL(s.base, st.ID))
+		links[i].Note = cleanText(distanceText(near[i].DistanceKm) + " · " + resultNote(st))
+	}
+	around := searchParams{Limit: defaultLimit}
+	around.Near = &point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}
+	around.RadiusKm = defaultRadiusKm
+	links = append(links, internalLink("All stations within 50 km", s.searchPageURL(around)))
+	return block{Heading: "Nearby stations", Links: links}, nil
+}
+
+// distanceText is a distance as people read it: metres below a
+// kilometre, one decimal below 10 km, whole kilometres beyond.
+func distanceText(km float64) string {
+	switch {
+	case km < 1:
+		return strconv.Itoa(int(km*1000+0.5)) + " m away"
+	case km < 10:
+		return strconv.FormatFloat(km, 'f', 1, 64) + " km away"
+	}
+	return strconv.Itoa(int(km+0.5)) + " km away"
+}
