@@ -44,23 +44,23 @@ const (
 // rawStation holds the Radio Browser fields the index uses. Fields absent or
 // null in the input stay "" / 0, which the source uses for "missing" anyway.
 type rawStation struct {
-	StationUUID      string `json:"stationuuid"`
-	Name             string `json:"name"`
-	URL              string `json:"url"`
-	URLResolved      string `json:"url_resolved"`
-	Homepage         string `json:"homepage"`
-	Tags             string `json:"tags"`
-	Country          string `json:"country"`
-	CountryCode      string `json:"countrycode"`
-	State            string `json:"state"`
-	Language         string `json:"language"`
-	LanguageCodes    string `json:"languagecodes"`
-	Bitrate          int64  `json:"bitrate"`
-	Codec            string `json:"codec"`
-	LastChangeTime   string `json:"lastchangetime"`
-	LastChangeTimeTZ string `json:"lastchangetime_iso8601"`
-	LastCheckTime    string `json:"lastchecktime"`
-	LastCheckTimeTZ  string `json:"lastchecktime_iso8601"`
+	StationUUID      string     `json:"stationuuid"`
+	Name             string     `json:"name"`
+	URL              string     `json:"url"`
+	URLResolved      string     `json:"url_resolved"`
+	Homepage         string     `json:"homepage"`
+	Tags             string     `json:"tags"`
+	Country          string     `json:"country"`
+	CountryCode      string     `json:"countrycode"`
+	State            string     `json:"state"`
+	Language         string     `json:"language"`
+	LanguageCodes    string     `json:"languagecodes"`
+	Bitrate          int64      `json:"bitrate"`
+	Codec            string     `json:"codec"`
+	LastChangeTime   string     `json:"lastchangetime"`
+	LastChangeTimeTZ string     `json:"lastchangetime_iso8601"`
+	LastCheckTime    string     `json:"lastchecktime"`
+	LastCheckTimeTZ  string     `json:"lastchecktime_iso8601"`
 	GeoLat           coordinate `json:"geo_lat"`
 	GeoLong          coordinate `json:"geo_long"`
 }

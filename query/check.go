@@ -73,7 +73,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts, c.checkFiles,
+		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkFiles,
 	} {
 		if err := step(); err != nil {
 			return err

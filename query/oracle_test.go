@@ -11,5 +11,15 @@ type oracle struct{ *qoracle.Oracle }
 func newOracle(recs []format.Record) *oracle { return &oracle{qoracle.New(recs)} }
 
 func (o *oracle) search(q Query) []format.UUID {
-	return o.Search(qoracle.Request{Q: q.Q, Country: q.Country, Language: q.Language, Genre: q.Genre})
+	return o.Search(request(q))
+}
+
+// request is the oracle's form of q.
+func request(q Query) qoracle.Request {
+	r := qoracle.Request{Q: q.Q, Country: q.Country, Language: q.Language, Genre: q.Genre,
+		Codecs: q.Codecs, BitrateMin: q.BitrateMin, BitrateMax: q.BitrateMax}
+	if q.Near != nil {
+		r.Near = &qoracle.Near{Lat: q.Near.Lat, Lon: q.Near.Lon, RadiusKm: q.Near.RadiusKm}
+	}
+	return r
 }

@@ -12,8 +12,10 @@ import (
 
 // search is one Search call inside its read transaction.
 type search struct {
-	tx *bolt.Tx
-	w  *workspace
+	ix       *Index
+	tx       *bolt.Tx
+	w        *workspace
+	stations int
 }
 
 // namespace is a pair of token and prefix buckets: the name fields only, or
@@ -81,38 +83,6 @@ func (s *search) allWords(ns namespace, words []string) (set, error) {
 		}
 	}
 	return acc, err
-}
-
-// filters is the intersection of the requested filters; ok is false when
-// the query has none, so that "no filter" is not a set of every station.
-func (s *search) filters(q Query) (f set, ok bool, err error) {
-	parts := [...]struct {
-		value  string
-		lookup func(string) (set, error)
-	}{
-		{q.Country, s.country},
-		{q.Language, s.language},
-		{q.Genre, s.genre},
-	}
-	for _, p := range parts {
-		if p.value == "" {
-			continue
-		}
-		one, err := p.lookup(p.value)
-		if err != nil {
-			return set{}, false, err
-		}
-		f = s.intersect(f, ok, one)
-		ok = true
-	}
-	return f, ok, nil
-}
-
-func (s *search) intersect(acc set, started bool, one set) set {
-	if !started {
-		return one
-	}
-	return s.w.and(acc, one)
 }
 
 // country looks the code up in upper case; only ASCII letters can match.

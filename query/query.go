@@ -66,6 +66,9 @@ type Index struct {
 	path   string
 	meta   format.Meta
 	orders [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
+	// facetRanks are the search facets' values by station count, built on
+	// first use.
+	facetRanks [len(facetDims)]rankedValues
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a
@@ -88,15 +91,37 @@ func (ix *Index) Path() string { return ix.path }
 // An empty filter field means no filter.
 type Query struct {
 	Q, Country, Language, Genre string
-	Limit, Offset               int
+	// Codecs are canonical codec names (format.Codecs); a station matches
+	// when its codec is any of them.
+	Codecs []string
+	// BitrateMin and BitrateMax bound the bitrate in kbps; 0 is no bound.
+	// A station of unknown bitrate never passes a bound.
+	BitrateMin, BitrateMax int
+	// Near, when set, keeps the stations within its radius.
+	Near *Near
+	// Facets asks for value counts of the whole search (see Facets), the
+	// FacetLimit (1..MaxFacetLimit) best of each.
+	Facets     FacetSet
+	FacetLimit int
+	// Suggest asks for "did you mean" searches when the query has words
+	// and no result (see Suggestions).
+	Suggest       bool
+	Limit, Offset int
+}
+
+// Near is a great-circle distance filter around a position in degrees.
+type Near struct {
+	Lat, Lon, RadiusKm float64
 }
 
 // Result is one page: Total matching stations and the records of the page,
-// in rank order.
+// in rank order; the facets and suggestions asked for.
 type Result struct {
-	Total    int
-	Stations []format.Record
-	Timing   Timing
+	Total       int
+	Stations    []format.Record
+	Facets      Facets
+	Suggestions []Suggestion
+	Timing      Timing
 }
 
 // Timing splits the time Search spent, for the metrics: Bitmap is looking up

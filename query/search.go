@@ -22,7 +22,7 @@ func (ix *Index) Search(q Query) (Result, error) {
 	defer w.release()
 	var res Result
 	err := ix.view(func(tx *bolt.Tx) error {
-		s := &search{tx: tx, w: w}
+		s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
 		return s.run(q, ix.meta.Stations, &res)
 	})
 	if err != nil {
@@ -37,6 +37,9 @@ func (s *search) run(q Query, stations int, res *Result) error {
 		return err
 	}
 	res.Total = s.total()
+	if err := s.discover(q, res); err != nil {
+		return err
+	}
 	s.locate(q.Offset, q.Limit)
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
@@ -49,7 +52,7 @@ func (s *search) run(q Query, stations int, res *Result) error {
 // rank fills w.tiers with the result tiers, best first.
 func (s *search) rank(q Query, stations int) error {
 	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
-	f, filtered, err := s.filters(q)
+	f, filtered, err := s.filters(q, dimNone)
 	if err != nil || (filtered && f.empty()) {
 		return err
 	}
@@ -177,4 +180,61 @@ func (s *search) decodePage() ([]format.Record, error) {
 	out, raw, err := decodeRecords(s.tx, s.w.recs, s.w.raw)
 	s.w.raw = raw
 	return out, err
+}
+
+// discover adds what q asks for beyond the page: facet counts, and
+// suggestions when a query with words has no result.
+func (s *search) discover(q Query, res *Result) error {
+	if q.Facets.Any() {
+		if q.FacetLimit == 0 {
+			q.FacetLimit = DefaultFacetLimit
+		}
+		f, err := s.facets(s.ix, q, s.matches())
+		if err != nil {
+			return err
+		}
+		res.Facets = f
+	}
+	if q.Suggest && res.Total == 0 && len(s.w.words) > 0 {
+		sg, err := s.suggest(q)
+		if err != nil {
+			return err
+		}
+		res.Suggestions = sg
+	}
+	return nil
+}
+
+// matches is the whole match set of the ranked search: the widest tier's
+// base set (see rankWords and rankWithoutWords), or empty.
+func (s *search) matches() set {
+	switch len(s.w.tiers) {
+	case 0:
+		return s.w.scratch()
+	case 1:
+		return s.w.tiers[0].of
+	}
+	return s.w.tiers[len(s.w.tiers)-1].of
+}
+
+// matchSet is the match set of q with the filter of dimension except left
+// out, computed afresh.
+func (s *search) matchSet(q Query, except dimension) (set, error) {
+	f, filtered, err := s.filters(q, except)
+	if err != nil || filtered && f.empty() {
+		return s.w.scratch(), err
+	}
+	if len(s.w.words) == 0 {
+		if filtered {
+			return f, nil
+		}
+		all := s.w.scratch()
+		all.bm.AddRange(0, uint64(s.stations))
+		return all, nil
+	}
+	m, err := s.allWords(allSpace, s.w.words)
+	if err != nil || m.empty() || !filtered {
+		return m, err
+	}
+	return s.w.and(m, f), nil
 }

@@ -62,6 +62,10 @@ func firstDiff(a, b []format.UUID) int {
 }
 
 func describe(q Query) string {
-	return fmt.Sprintf("q=%q country=%q language=%q genre=%q limit=%d offset=%d",
-		q.Q, q.Country, q.Language, q.Genre, q.Limit, q.Offset)
+	near := "none"
+	if q.Near != nil {
+		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
+	}
+	return fmt.Sprintf("q=%q country=%q language=%q genre=%q codec=%v bitrate=%d..%d near=%s limit=%d offset=%d",
+		q.Q, q.Country, q.Language, q.Genre, q.Codecs, q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
 }

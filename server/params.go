@@ -13,7 +13,7 @@ import (
 // Limits of the search parameters, from the spec.
 const (
 	maxQRunes      = 120
-	maxFacetRunes  = 60 // language and genre
+	maxFacetRunes  = query.MaxFilterRunes // language and genre
 	minLimit       = 1
 	maxLimit       = query.MaxLimit
 	defaultLimit   = 20

@@ -29,11 +29,15 @@ type oracleStation struct {
 	languages       []string // facet keys of the labels
 	codes           []string
 	genres          []string // facet keys of the tags
+	codec           string
+	bitrate         uint32
+	geo             format.Geo
 }
 
 // Oracle holds the stations in presentation order.
 type Oracle struct {
 	stations []oracleStation // presentation order
+	index    map[format.UUID]int
 }
 
 // New prepares recs, the cleaned records of an index (indexer.ReadRecords).
@@ -45,6 +49,10 @@ func New(recs []format.Record) *Oracle {
 	slices.SortFunc(o.stations, func(a, b oracleStation) int {
 		return cmp.Or(strings.Compare(a.nameKey, b.nameKey), strings.Compare(a.folded, b.folded), bytes.Compare(a.id[:], b.id[:]))
 	})
+	o.index = make(map[format.UUID]int, len(o.stations))
+	for i := range o.stations {
+		o.index[o.stations[i].id] = i
+	}
 	return o
 }
 
@@ -52,6 +60,7 @@ func prepare(r *format.Record) oracleStation {
 	s := oracleStation{
 		id: r.ID, nameKey: fold.Key(r.Name), folded: fold.String(r.Name),
 		nameTokens: fold.Tokens(r.Name), country: r.CountryCode, codes: r.LanguageCodes,
+		codec: r.Codec, bitrate: r.BitrateKbps, geo: r.Geo,
 	}
 	fields := []string{r.Name, r.Country, r.CountryCode, iso.CountryName(r.CountryCode), r.Location}
 	fields = append(append(fields, r.Languages...), r.Genres...)
@@ -70,7 +79,13 @@ func prepare(r *format.Record) oracleStation {
 // Request is a search: the API's parameters other than paging.
 type Request struct {
 	Q, Country, Language, Genre string
+	Codecs                      []string // canonical names; any of them
+	BitrateMin, BitrateMax      int      // 0: no bound
+	Near                        *Near
 }
+
+// Near is a distance filter: a position in degrees and a radius in km.
+type Near struct{ Lat, Lon, RadiusKm float64 }
 
 // Search returns every matching id in rank order.
 func (o *Oracle) Search(q Request) []format.UUID {
@@ -118,10 +133,14 @@ func anyHasPrefix(tokens []string, w string) bool {
 type filter struct {
 	country, language, code, genre string
 	hasLanguage, hasCode, hasGenre bool
+	codecs                         []string
+	bitrateMin, bitrateMax         int
+	near                           *Near
 }
 
 func newFilter(q Request) filter {
-	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != ""}
+	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != "",
+		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near}
 	if f.hasGenre {
 		f.genre = format.FacetKey(q.Genre)
 	}
@@ -134,6 +153,16 @@ func newFilter(q Request) filter {
 
 func (f filter) passes(s *oracleStation) bool {
 	if f.country != "" && s.country != f.country {
+		return false
+	}
+	if len(f.codecs) > 0 && !slices.Contains(f.codecs, s.codec) {
+		return false
+	}
+	if f.bitrateMin > 0 && (s.bitrate == 0 || int(s.bitrate) < f.bitrateMin) ||
+		f.bitrateMax > 0 && (s.bitrate == 0 || int(s.bitrate) > f.bitrateMax) {
+		return false
+	}
+	if f.near != nil && (!s.geo.Known || greatCircleKm(f.near.Lat, f.near.Lon, s.geo) > f.near.RadiusKm) {
 		return false
 	}
 	if f.hasGenre && !slices.Contains(s.genres, f.genre) {

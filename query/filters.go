@@ -1,0 +1,101 @@
+package query
+
+import (
+	"bytes"
+	"math"
+
+	"stationdex/indexer/format"
+)
+
+// dimension names a faceted filter, so that a facet can count its own
+// dimension with that one filter left out (see Facets).
+type dimension int
+
+const (
+	dimNone dimension = iota
+	dimCountry
+	dimLanguage
+	dimGenre
+)
+
+// filters is the intersection of the requested filters, leaving out the
+// one of dimension except; ok is false when no filter applies, so that
+// "no filter" is not a set of every station. It stops at the first empty
+// filter.
+func (s *search) filters(q Query, except dimension) (f set, ok bool, err error) {
+	add := func(one set, err2 error) bool {
+		if err2 != nil {
+			err = err2
+			return false
+		}
+		f = s.intersect(f, ok, one)
+		ok = true
+		return !f.empty()
+	}
+	switch {
+	case q.Country != "" && except != dimCountry && !add(s.country(q.Country)):
+	case q.Language != "" && except != dimLanguage && !add(s.language(q.Language)):
+	case q.Genre != "" && except != dimGenre && !add(s.genre(q.Genre)):
+	case len(q.Codecs) > 0 && !add(s.codecs(q.Codecs)):
+	case (q.BitrateMin > 0 || q.BitrateMax > 0) && !add(s.bitrates(q.BitrateMin, q.BitrateMax)):
+	case q.Near != nil && !add(s.near(*q.Near)):
+	}
+	return f, ok, err
+}
+
+// codecs is the union of the stations of each codec.
+func (s *search) codecs(names []string) (set, error) {
+	views := s.w.views[:0]
+	defer func() { clear(views); s.w.views = views[:0] }()
+	for _, c := range names {
+		v := s.tx.Bucket(format.BucketCodecs).Get(s.keyOf(c))
+		if v == nil {
+			continue
+		}
+		one, err := s.w.view(v)
+		if err != nil {
+			return set{}, err
+		}
+		views = append(views, one.bm)
+	}
+	return s.w.union(views), nil
+}
+
+// bitrates is the union of the stations of every bitrate in [lo, hi]; 0
+// leaves that end open. Real data has a few hundred distinct bitrates.
+func (s *search) bitrates(lo, hi int) (set, error) {
+	from := uint32(max(lo, 1))
+	to := uint32(math.MaxUint32)
+	if hi > 0 {
+		to = uint32(hi)
+	}
+	views := s.w.views[:0]
+	defer func() { clear(views); s.w.views = views[:0] }()
+	end := format.BitrateKey(to)
+	c := s.tx.Bucket(format.BucketBitrates).Cursor()
+	for k, v := c.Seek(format.BitrateKey(from)); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
+		one, err := s.w.view(v)
+		if err != nil {
+			return set{}, err
+		}
+		views = append(views, one.bm)
+	}
+	return s.w.union(views), nil
+}
+
+// near is the stations within n's radius: the points of every cell that
+// can hold one, each checked by its exact distance.
+func (s *search) near(n Near) (set, error) {
+	out := s.w.scratch()
+	err := walkNear(s.tx, n, func(p format.GeoPoint, _ float64) {
+		out.bm.Add(p.Record)
+	})
+	return out, err
+}
+
+func (s *search) intersect(acc set, started bool, one set) set {
+	if !started {
+		return one
+	}
+	return s.w.and(acc, one)
+}

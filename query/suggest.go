@@ -1,0 +1,228 @@
+package query
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/vellum"
+	"github.com/blevesearch/vellum/levenshtein"
+
+	"stationdex/indexer/format"
+)
+
+// Suggestion is a "did you mean" search: the query with one or more words
+// replaced by close words of the index, and how many stations it finds
+// with the same filters.
+type Suggestion struct {
+	Q     string
+	Total int
+	Edits int
+}
+
+// Suggestion limits.
+const (
+	// MaxSuggestions is the number of suggestions a search returns.
+	MaxSuggestions = 5
+	// suggestWords is how many leading words of a query may be replaced;
+	// further words stay as they are.
+	suggestWords = 6
+	// wordCandidates is how many close words each word is tried with: the
+	// fewest edits first, then the most frequent.
+	wordCandidates = 8
+	// suggestCombinations bounds the word combinations counted per search.
+	suggestCombinations = 512
+)
+
+// maxEdits is the edit distance a word may be corrected by: 1 for words up
+// to four letters, 2 beyond (a transposition is one edit).
+func maxEdits(word string) uint8 {
+	if utf8.RuneCountInString(word) <= 4 {
+		return 1
+	}
+	return 2
+}
+
+// levenshteinBuilders are the automaton builders for distances 1 and 2
+// with transpositions. Building one takes milliseconds, so it is done once.
+var levenshteinBuilders = sync.OnceValues(func() ([2]*levenshtein.LevenshteinAutomatonBuilder, error) {
+	var out [2]*levenshtein.LevenshteinAutomatonBuilder
+	for d := range out {
+		b, err := levenshtein.NewLevenshteinAutomatonBuilder(uint8(d+1), true)
+		if err != nil {
+			return out, err
+		}
+		out[d] = b
+	}
+	return out, nil
+})
+
+// wordOption is one word a query position may take, with its edits and
+// the stations it matches (as a prefix, like any query word).
+type wordOption struct {
+	word  string
+	edits int
+	set   *roaring.Bitmap
+}
+
+// suggest computes the suggestions of a query without result. Each word
+// position gets its own word (when it matches anything) and its closest
+// dictionary words; combinations are counted with the filters by
+// intersecting, depth first, so a prefix of positions that already
+// matches nothing is not extended. A damaged dictionary is reported as
+// corrupt, never a panic: vellum trusts its input.
+func (s *search) suggest(q Query) (out []Suggestion, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, r)
+		}
+	}()
+	f, filtered, err := s.filters(q, dimNone)
+	if err != nil || filtered && f.empty() {
+		return nil, err
+	}
+	options, err := s.wordOptions(s.w.words)
+	if err != nil {
+		return nil, err
+	}
+	c := combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}}
+	if filtered {
+		c.filter = f.bm
+	}
+	c.walk(0, nil, 0)
+	slices.SortFunc(c.found, func(a, b Suggestion) int {
+		return cmp.Or(cmp.Compare(a.Edits, b.Edits), cmp.Compare(b.Total, a.Total), strings.Compare(a.Q, b.Q))
+	})
+	return c.found[:min(len(c.found), MaxSuggestions)], nil
+}
+
+// wordOptions lists, per query word, the words it may be replaced by.
+func (s *search) wordOptions(words []string) ([][]wordOption, error) {
+	v := s.tx.Bucket(format.BucketDictionary).Get(format.KeyAllTokensFST)
+	if v == nil {
+		return nil, fmt.Errorf("%w: no dictionary", format.ErrCorrupt)
+	}
+	fst, err := vellum.Load(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
+	}
+	options := make([][]wordOption, len(words))
+	for i, w := range words {
+		own, err := s.wordSet(allSpace, w)
+		if err != nil {
+			return nil, err
+		}
+		if !own.empty() {
+			options[i] = append(options[i], wordOption{word: w, set: own.bm})
+		}
+		if i >= suggestWords {
+			continue
+		}
+		close, err := closeWords(fst, w)
+		if err != nil {
+			return nil, err
+		}
+		for _, cw := range close {
+			set, err := s.wordSet(allSpace, cw.word)
+			if err != nil {
+				return nil, err
+			}
+			options[i] = append(options[i], wordOption{word: cw.word, edits: cw.edits, set: set.bm})
+		}
+	}
+	return options, nil
+}
+
+type closeWord struct {
+	word     string
+	edits    int
+	stations uint64
+}
+
+// closeWords is up to wordCandidates dictionary words within maxEdits of
+// w, other than w itself: fewest edits, then most stations, then by word.
+func closeWords(fst *vellum.FST, w string) ([]closeWord, error) {
+	builders, err := levenshteinBuilders()
+	if err != nil {
+		return nil, err
+	}
+	d := maxEdits(w)
+	dfa, err := builders[d-1].BuildDfa(w, d)
+	if err != nil {
+		return nil, err
+	}
+	var out []closeWord
+	it, err := fst.Search(dfa, nil, nil)
+	for err == nil {
+		k, n := it.Current()
+		if word := string(k); word != w {
+			_, edits := dfa.MatchAndDistance(word)
+			out = append(out, closeWord{word: word, edits: int(edits), stations: n})
+		}
+		err = it.Next()
+	}
+	if !errors.Is(err, vellum.ErrIteratorDone) {
+		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
+	}
+	slices.SortFunc(out, func(a, b closeWord) int {
+		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
+	})
+	return out[:min(len(out), wordCandidates)], nil
+}
+
+// combiner walks the combinations of word options depth first.
+type combiner struct {
+	options [][]wordOption
+	filter  *roaring.Bitmap // nil: no filter
+	words   []string
+	seen    map[string]bool
+	found   []Suggestion
+	tried   int
+}
+
+// walk extends the combination of positions before i, whose stations are
+// acc (nil before the first position) and edits so far.
+func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
+	if i == len(c.options) {
+		c.add(acc, edits)
+		return
+	}
+	for _, o := range c.options[i] {
+		if c.tried >= suggestCombinations {
+			return
+		}
+		c.tried++
+		next := o.set
+		if acc != nil {
+			next = roaring.And(acc, o.set)
+		}
+		if next.IsEmpty() {
+			continue
+		}
+		c.words[i] = o.word
+		c.walk(i+1, next, edits+o.edits)
+	}
+}
+
+func (c *combiner) add(acc *roaring.Bitmap, edits int) {
+	if edits == 0 {
+		return // the query itself, which has no result
+	}
+	q := strings.Join(c.words, " ")
+	if c.seen[q] {
+		return
+	}
+	c.seen[q] = true
+	total := int(acc.GetCardinality())
+	if c.filter != nil {
+		total = int(acc.AndCardinality(c.filter))
+	}
+	if total > 0 {
+		c.found = append(c.found, Suggestion{Q: q, Total: total, Edits: edits})
+	}
+}
