@@ -91,7 +91,7 @@ type capDataset struct {
 func nump(n float64) *float64 { return &n }
 
 // capNearPattern is the shape of near: two decimals separated by a comma.
-const capNearPattern = `^[+-]?[0-9]+(\.[0-9]+)?,[+-]?[0-9]+(\.[0-9]+)?$`
+const capNearPattern = `^-?[0-9]+(\.[0-9]+)?,-?[0-9]+(\.[0-9]+)?$`
 
 func (s *Server) capabilities(ix *query.Index) (any, error) {
 	m := ix.Meta()
@@ -130,14 +130,14 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 			Dimensions: []string{"country", "language", "genre"},
 			Parameters: map[string]capLimit{
 				"facets": {Type: "array", Items: []string{"country", "language", "genre"}, Accepts: "comma-separated, each at most once"},
-				"facet_limit": {Type: "integer", Minimum: nump(1), Maximum: 50, Default: nump(10), Requires: "facets",
+				"facet_limit": {Type: "integer", Minimum: nump(1), Maximum: query.MaxFacetLimit, Default: nump(query.DefaultFacetLimit), Requires: "facets",
 					Accepts: "values per facet, most stations first, ties by value"},
 			},
 			Counting: "exact counts over the whole search; for a dimension the search filters on, each value counted in place of that filter; every entry's url returns its count",
 		},
 		Suggestions: capSuggestions{
 			When:     "a search with q that finds nothing",
-			MaxItems: 5,
+			MaxItems: query.MaxSuggestions,
 			Edits:    "words replaced by index words at most 1 edit away (up to 4 letters) or 2 (longer); swapping neighbouring letters is one edit",
 			Order:    "fewer edits, then more results, then q",
 		},
