@@ -41,13 +41,14 @@ func (s *Server) renderLLMs(ix *query.Index) []byte {
 		out.WriteString("\n")
 	}
 	section("API", [][3]string{
-		{"API guide", b + "/guide/index.md", "how to search and read stations, with curl examples"},
+		{"API guide", b + "/guide/index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
 		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation, parameters, limits and error codes"},
-		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, ranking, formats"},
+		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
 	})
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
-		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre="},
+		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre=&codec=&bitrate_min=&bitrate_max=&near=LAT,LON&radius_km=; " +
+			"add facets=country,language,genre for counts with links; a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
 		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"stationdex/indexer/format"
 	"stationdex/query"
 )
 
@@ -53,10 +54,11 @@ func (s *Server) resourceLinks() []link {
 
 func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page, error) {
 	b := s.base
-	// A real id, so the example works as pasted.
-	example := "{id}"
-	if first, err := ix.Search(query.Query{Limit: 1}); err == nil && len(first.Stations) > 0 {
+	// A real id and a real position, so the examples work as pasted.
+	example, position := "{id}", guideFallbackPosition
+	if first, err := ix.Search(query.Query{Limit: maxLimit}); err == nil && len(first.Stations) > 0 {
 		example = first.Stations[0].ID.String()
+		position = guidePosition(first.Stations)
 	}
 	return &page{
 		Title:   "API guide | stationdex",
@@ -66,20 +68,49 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 			{Text: []string{"The API is read-only JSON over HTTP GET. It needs no account, no key and no JavaScript; CORS is open to every origin. " +
 				"Every response states snapshot_at (when the data snapshot was taken) and source. A response's cache time is not a verification date."}},
 			{Heading: "Search stations", Text: []string{"All words of q must match a station's name, country, location, language or genre; a word also matches as a prefix. " +
-				"Filters: country (two-letter ISO code), language (source label, ISO 639 code or English name), genre (source tag). " +
+				"Filters: country (two-letter ISO code), language (source label, ISO 639 code or English name), genre (source tag), " +
+				"codec (any of MP3, AAC, AAC+, OGG, FLAC, OPUS, comma-separated; write AAC+ as AAC%2B), bitrate_min and bitrate_max (kbps, 1 to 10000). " +
 				"limit is 1 to 50 (default 20), offset 0 to 5000. Results come in the order name_match_then_alphabetical."},
-				Code: "curl '" + b + pathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + pathStations + "?language=german&genre=news'"},
+				Code: "curl '" + b + pathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + pathStations + "?language=german&genre=news'\n" +
+					"curl '" + b + pathStations + "?codec=aac,AAC%2B&bitrate_min=128'"},
+			{Heading: "Count by country, language or genre", Text: []string{"facets=country,language,genre (any of them, each once) adds facets to the answer: " +
+				"for each, the facet_limit values (1 to 50, default 10) with the most matching stations, with the value the filter takes, a label, the count " +
+				"and the URL of the search narrowed to that value, which returns exactly that count. " +
+				"For a filter the search already has, the count is what replacing its value would give, so the current value is listed with the search's total."},
+				Code: "curl '" + b + pathStations + "?q=radio&facets=country,genre&facet_limit=5&limit=1'"},
+			{Heading: "Search near a place", Text: []string{"near=LAT,LON in decimal degrees keeps the stations within radius_km (0.1 to 20000, default 50) " +
+				"along the great circle; each station's position is in geo, null when the source has none. Stations without a position never match."},
+				Code: "curl '" + b + pathStations + "?near=" + position + "&radius_km=100&limit=5'"},
+			{Heading: "When nothing matches", Text: []string{"A search with q and no result lists up to five suggestions: the same search with misspelt words " +
+				"corrected, each with its total and URL, fewest corrections first. Otherwise suggestions is an empty list."},
+				Code: "curl '" + b + pathStations + "?q=jazx'"},
 			{Heading: "Page through results", Text: []string{"Follow next until it is null; it is also null when the next page would start past offset 5000."},
 				Code: "curl '" + b + pathStations + "?q=radio&limit=50&offset=50'"},
 			{Heading: "Read one station", Text: []string{"By the station's UUID. An unknown id is a 404."},
 				Code: "curl '" + b + pathStation + example + "'"},
 			{Heading: "Errors", Text: []string{"Errors are JSON: {\"error\": code, \"message\": text}. Codes: invalid_parameter, unknown_parameter and repeated_parameter (400), " +
-				"not_found (404), method_not_allowed (405), unavailable (503, retry after the Retry-After seconds) and internal (500)."},
-				Code: "curl -i '" + b + pathStations + "?limit=500'"},
+				"not_found (404), method_not_allowed (405), unavailable (503, retry after the Retry-After seconds) and internal (500). " +
+				"The message says what to change, for example when facet_limit comes without facets or radius_km without near."},
+				Code: "curl -i '" + b + pathStations + "?limit=500'\ncurl -i '" + b + pathStations + "?radius_km=10'"},
 			{Heading: "Other formats", Text: []string{"Every page has a Markdown twin: append index.md to its URL, or send Accept: text/markdown. " +
 				"Whole-directory downloads are described in the catalog; they support gzip, ETag and Range requests."},
 				Code: "curl -H 'Accept: text/markdown' '" + b + "/search/?q=jazz'\ncurl --compressed -O '" + b + "/data/stations.ndjson'"},
 			{Heading: "Machine-readable descriptions", Links: s.resourceLinks()},
 		},
 	}, nil
+}
+
+// guideFallbackPosition is the near example when no station of the first
+// page has coordinates: Lisbon.
+const guideFallbackPosition = "38.7223,-9.1393"
+
+// guidePosition is the position of the first station with coordinates, as
+// the near parameter takes it.
+func guidePosition(stations []format.Record) string {
+	for _, st := range stations {
+		if st.Geo.Known {
+			return strconv.FormatFloat(st.Geo.LatDeg(), 'f', -1, 64) + "," + strconv.FormatFloat(st.Geo.LonDeg(), 'f', -1, 64)
+		}
+	}
+	return guideFallbackPosition
 }

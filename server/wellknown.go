@@ -1,6 +1,7 @@
 package server
 
 import (
+	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
@@ -22,6 +23,8 @@ type capabilities struct {
 	Operations    []capOperation      `json:"operations"`
 	Filters       map[string]capLimit `json:"filters"`
 	Paging        map[string]capLimit `json:"pagination"`
+	Facets        capFacets           `json:"facets"`
+	Suggestions   capSuggestions      `json:"suggestions"`
 	Ranking       capRanking          `json:"ranking"`
 	Formats       []capFormat         `json:"formats"`
 	Datasets      []capDataset        `json:"datasets"`
@@ -38,14 +41,35 @@ type capOperation struct {
 	Description string   `json:"description"`
 }
 
+// capLimit is one parameter's rule. Numbers are float64 because
+// radius_km takes decimals; whole numbers still encode without a point.
+// Items are what a comma-separated list may hold; Requires names the
+// parameter without which this one is refused.
 type capLimit struct {
-	Type      string `json:"type"`
-	MaxLength int    `json:"max_length,omitempty"`
-	Pattern   string `json:"pattern,omitempty"`
-	Minimum   *int   `json:"minimum,omitempty"`
-	Maximum   int    `json:"maximum,omitempty"`
-	Default   *int   `json:"default,omitempty"`
-	Accepts   string `json:"accepts"`
+	Type      string   `json:"type"`
+	MaxLength int      `json:"max_length,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+	Items     []string `json:"items,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   float64  `json:"maximum,omitempty"`
+	Default   *float64 `json:"default,omitempty"`
+	Requires  string   `json:"requires,omitempty"`
+	Accepts   string   `json:"accepts"`
+}
+
+// capFacets: the counts a search can add to its answer.
+type capFacets struct {
+	Dimensions []string            `json:"dimensions"`
+	Parameters map[string]capLimit `json:"parameters"`
+	Counting   string              `json:"counting"`
+}
+
+// capSuggestions: the corrected searches offered when one finds nothing.
+type capSuggestions struct {
+	When     string `json:"when"`
+	MaxItems int    `json:"max_items"`
+	Edits    string `json:"edits"`
+	Order    string `json:"order"`
 }
 
 type capRanking struct {
@@ -64,7 +88,10 @@ type capDataset struct {
 	MediaType string `json:"media_type"`
 }
 
-func intp(n int) *int { return &n }
+func nump(n float64) *float64 { return &n }
+
+// capNearPattern is the shape of near: two decimals separated by a comma.
+const capNearPattern = `^-?[0-9]+(\.[0-9]+)?,-?[0-9]+(\.[0-9]+)?$`
 
 func (s *Server) capabilities(ix *query.Index) (any, error) {
 	m := ix.Meta()
@@ -79,7 +106,7 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		Auth:          "none",
 		OpenAPI:       b + pathOpenAPI,
 		Operations: []capOperation{
-			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + pathStations, "Search stations by words and filters."},
+			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + pathStations, "Search stations by words and filters, with facet counts and suggestions on request."},
 			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + "/api/stations/{id}", "Read one station by its UUID."},
 		},
 		Filters: map[string]capLimit{
@@ -87,10 +114,32 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 			"country":  {Type: "string", Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case"},
 			"language": {Type: "string", MaxLength: maxFacetRunes, Accepts: "source label, ISO 639-1/639-2/639-3 code or English name, any case"},
 			"genre":    {Type: "string", MaxLength: maxFacetRunes, Accepts: "source tag, any case"},
+			"codec": {Type: "array", Items: format.Codecs,
+				Accepts: "comma-separated codecs, any case; a station with any of them matches; write AAC+ as AAC%2B"},
+			"bitrate_min": {Type: "integer", Minimum: nump(1), Maximum: 10000, Accepts: "kbps; stations of unknown bitrate never match; at most bitrate_max"},
+			"bitrate_max": {Type: "integer", Minimum: nump(1), Maximum: 10000, Accepts: "kbps; stations of unknown bitrate never match; at least bitrate_min"},
+			"near": {Type: "string", Pattern: capNearPattern,
+				Accepts: "LAT,LON in decimal degrees (-90..90, -180..180); stations within radius_km along the great circle; stations without coordinates never match"},
+			"radius_km": {Type: "number", Minimum: nump(0.1), Maximum: 20000, Default: nump(50), Requires: "near", Accepts: "kilometres, decimals allowed"},
 		},
 		Paging: map[string]capLimit{
-			"limit":  {Type: "integer", Minimum: intp(minLimit), Maximum: maxLimit, Default: intp(defaultLimit), Accepts: "results per page"},
-			"offset": {Type: "integer", Minimum: intp(0), Maximum: maxOffset, Default: intp(0), Accepts: "zero-based offset; follow next"},
+			"limit":  {Type: "integer", Minimum: nump(minLimit), Maximum: maxLimit, Default: nump(defaultLimit), Accepts: "results per page"},
+			"offset": {Type: "integer", Minimum: nump(0), Maximum: maxOffset, Default: nump(0), Accepts: "zero-based offset; follow next"},
+		},
+		Facets: capFacets{
+			Dimensions: []string{"country", "language", "genre"},
+			Parameters: map[string]capLimit{
+				"facets": {Type: "array", Items: []string{"country", "language", "genre"}, Accepts: "comma-separated, each at most once"},
+				"facet_limit": {Type: "integer", Minimum: nump(1), Maximum: query.MaxFacetLimit, Default: nump(query.DefaultFacetLimit), Requires: "facets",
+					Accepts: "values per facet, most stations first, ties by value"},
+			},
+			Counting: "exact counts over the whole search; for a dimension the search filters on, each value counted in place of that filter; every entry's url returns its count",
+		},
+		Suggestions: capSuggestions{
+			When:     "a search with q that finds nothing",
+			MaxItems: query.MaxSuggestions,
+			Edits:    "words replaced by index words at most 1 edit away (up to 4 letters) or 2 (longer); swapping neighbouring letters is one edit",
+			Order:    "fewer edits, then more results, then q",
 		},
 		Ranking: capRanking{
 			Name:  Ranking,
