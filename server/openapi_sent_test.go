@@ -1,0 +1,116 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The response validation (openapi_test.go) proves that nothing is sent
+// that the document does not describe. These tests prove the converse:
+// every property the document describes is sent by some response, and
+// every example in it is what the server answers.
+
+// openAPISchemaProperties is the property names of a component schema.
+func openAPISchemaProperties(t *testing.T, name string) []string {
+	t.Helper()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct{ Properties map[string]json.RawMessage }
+		}
+	}
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	props := mapKeys(doc.Components.Schemas[name].Properties)
+	if len(props) == 0 {
+		t.Fatalf("no schema %s", name)
+	}
+	return props
+}
+
+// sentKeys adds the top-level keys of a JSON object to keys.
+func sentKeys(t *testing.T, keys map[string]bool, body []byte) {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		t.Fatalf("%v: %.200s", err, body)
+	}
+	for k := range obj {
+		keys[k] = true
+	}
+}
+
+func TestOpenAPIPropertiesSent(t *testing.T) {
+	s := newDemoServer(t, nil)
+	envelope := map[string]bool{}
+	for _, target := range []string{
+		pathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
+		pathStations + "?q=jazx",
+	} {
+		sentKeys(t, envelope, fetchOK(t, s, target).Body.Bytes())
+	}
+	if want, got := openAPISchemaProperties(t, "SearchResponse"), mapKeys(envelope); !slices.Equal(want, got) {
+		t.Errorf("SearchResponse documents %v; searches send %v", want, got)
+	}
+	station := map[string]bool{}
+	dump := fetchOK(t, s, pathDumpNDJSON).Body.Bytes()
+	for line := range bytes.SplitSeq(bytes.TrimSpace(dump), []byte("\n")) {
+		sentKeys(t, station, line)
+	}
+	if want, got := openAPISchemaProperties(t, "Station"), mapKeys(station); !slices.Equal(want, got) {
+		t.Errorf("Station documents %v; the stations send %v", want, got)
+	}
+}
+
+// TestOpenAPIExamplesAreLive: each example error of searchStations is
+// the answer to the request its summary names, word for word.
+func TestOpenAPIExamplesAreLive(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Examples map[string]struct {
+						Summary string
+						Value   json.RawMessage
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	examples := doc.Paths["/api/stations"]["get"].Responses["400"].Content["application/json"].Examples
+	if len(examples) < 6 {
+		t.Fatalf("%d examples of a 400", len(examples))
+	}
+	s := newDemoServer(t, nil)
+	for name, ex := range examples {
+		target, ok := strings.CutPrefix(ex.Summary, "GET ")
+		if !ok {
+			t.Errorf("%s: summary %q does not name a request", name, ex.Summary)
+			continue
+		}
+		rec := serve(s, http.MethodGet, target)
+		var got, want any
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ex.Value, &want); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != http.StatusBadRequest || !jsonEqual(got, want) {
+			t.Errorf("%s: %s answers %d %s; the example says %s", name, target, rec.Code, rec.Body, ex.Value)
+		}
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
