@@ -48,7 +48,7 @@ func (s *Server) renderLLMs(ix *query.Index) []byte {
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre=&codec=&bitrate_min=&bitrate_max=&near=LAT,LON&radius_km=; " +
-			"add facets=country,language,genre for counts with links; a search that finds nothing suggests corrected spellings"},
+			"results come with counts by country, language and genre as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
 		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},
