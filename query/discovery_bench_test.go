@@ -1,0 +1,36 @@
+package query
+
+import "testing"
+
+// BenchmarkDiscoveryReal compares searches with and without all three
+// facets on the real snapshot, the broadest search (every station) with
+// them, and the suggestions of a zero-result query.
+func BenchmarkDiscoveryReal(b *testing.B) {
+	ix, _ := realIndex(b)
+	all := FacetSet{Country: true, Language: true, Genre: true}
+	cases := []struct {
+		name string
+		q    Query
+	}{
+		{"radio", Query{Q: "radio"}},
+		{"radio_facets", Query{Q: "radio", Facets: all}},
+		{"jazz", Query{Q: "jazz"}},
+		{"jazz_facets", Query{Q: "jazz", Facets: all}},
+		{"country_de", Query{Country: "DE"}},
+		{"country_de_facets", Query{Country: "DE", Facets: all}},
+		{"broadest_facets", Query{Facets: all}},
+		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
+		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			c.q.Limit = 20
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ix.Search(c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
