@@ -22,18 +22,17 @@ const kmPerDegree = format.EarthRadiusKm * math.Pi / 180
 func walkNear(tx *bolt.Tx, n Near, fn func(p format.GeoPoint, km float64)) error {
 	rowLo, rowHi, lonLo, lonHi, all := nearCells(n)
 	c := tx.Bucket(format.BucketGeo).Cursor()
-	var bad error
+	spans := [][2]int{{0, format.GeoLonCells - 1}}
+	if !all {
+		spans = lonSpans(lonLo, lonHi)
+	}
 	visit := func(p format.GeoPoint) error {
 		if d := format.DistanceKm(n.Lat, n.Lon, p.Geo.LatDeg(), p.Geo.LonDeg()); d <= n.RadiusKm {
 			fn(p, d)
 		}
 		return nil
 	}
-	for row := rowLo; row <= rowHi && bad == nil; row++ {
-		spans := [][2]int{{0, format.GeoLonCells - 1}}
-		if !all {
-			spans = lonSpans(lonLo, lonHi)
-		}
+	for row := rowLo; row <= rowHi; row++ {
 		for _, sp := range spans {
 			from := format.GeoCellKey(format.GeoCell{Lat: row, Lon: sp[0]})
 			to := format.GeoCellKey(format.GeoCell{Lat: row, Lon: sp[1]})
@@ -47,7 +46,7 @@ func walkNear(tx *bolt.Tx, n Near, fn func(p format.GeoPoint, km float64)) error
 			}
 		}
 	}
-	return bad
+	return nil
 }
 
 // nearCells is the rows and longitude cells (unwrapped: lonLo may be
