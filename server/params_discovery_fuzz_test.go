@@ -1,0 +1,87 @@
+package server
+
+import (
+	"math"
+	"net/url"
+	"reflect"
+	"slices"
+	"testing"
+
+	"stationdex/indexer/format"
+	"stationdex/query"
+)
+
+// FuzzDiscoveryParams fuzzes the values of the discovery parameters one by
+// one (FuzzSearchParams mutates whole query strings, which rarely reach a
+// well-formed near or codec list). Whatever the values, the parser either
+// refuses them with a 400 or returns filters that keep every rule the
+// engine relies on, and whose canonical form reads back the same.
+//
+//	go test ./server -run '^$' -fuzz FuzzDiscoveryParams -fuzztime 30s
+func FuzzDiscoveryParams(f *testing.F) {
+	for _, s := range []struct{ codec, bmin, bmax, near, radius, facets, limit string }{
+		{"mp3,aac", "64", "320", "52.52,13.405", "25", "country,language,genre", "10"},
+		{"AAC%2B", "", "", "-33.87,151.21", "", "genre", ""},
+		{"aac+", "0", "10001", "90.0000000000000001,180", "0.1", "genre,genre", "51"},
+		{"MP3,mp3", "128", "64", "-0,-0", "20000.0", "country,", "0"},
+		{"", "1", "10000", "1e3,5", "-5", "Country", "01"},
+		{"opus,flac,ogg", "", "", ",", "0.09", "", ""},
+	} {
+		f.Add(s.codec, s.bmin, s.bmax, s.near, s.radius, s.facets, s.limit)
+	}
+	f.Fuzz(func(t *testing.T, codec, bmin, bmax, near, radius, facets, limit string) {
+		v := url.Values{}
+		for name, value := range map[string]string{
+			"codec": codec, "bitrate_min": bmin, "bitrate_max": bmax, "near": near,
+			"radius_km": radius, "facets": facets, "facet_limit": limit,
+		} {
+			if value != "" {
+				v.Set(name, value)
+			}
+		}
+		raw := v.Encode()
+		p, err := parseSearchParams(raw)
+		if err != nil {
+			checkParamError(t, raw, err)
+			return
+		}
+		checkDiscovery(t, raw, p.discovery)
+		back, err := parseSearchParams(p.canonicalQuery())
+		if err != nil || !reflect.DeepEqual(back, p) {
+			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.canonicalQuery(), back, err, p)
+		}
+	})
+}
+
+// checkDiscovery holds the rules a parsed discovery filter keeps.
+func checkDiscovery(t *testing.T, raw string, d discovery) {
+	t.Helper()
+	for i, c := range d.Codecs {
+		if !slices.Contains(format.Codecs, c) || i > 0 && slices.Index(format.Codecs, d.Codecs[i-1]) >= slices.Index(format.Codecs, c) {
+			t.Fatalf("%q: codecs %q not distinct known codecs in canonical order", raw, d.Codecs)
+		}
+	}
+	for _, b := range [...]int{d.BitrateMin, d.BitrateMax} {
+		if b < 0 || b > maxBitrate {
+			t.Fatalf("%q: bitrate bound %d", raw, b)
+		}
+	}
+	if d.BitrateMin > 0 && d.BitrateMax > 0 && d.BitrateMin > d.BitrateMax {
+		t.Fatalf("%q: bitrate_min %d above bitrate_max %d", raw, d.BitrateMin, d.BitrateMax)
+	}
+	switch {
+	case d.Near == nil && d.RadiusKm != 0:
+		t.Fatalf("%q: radius %v without near", raw, d.RadiusKm)
+	case d.Near != nil && !inRange(d.Near.Lat, -90, 90):
+		t.Fatalf("%q: latitude %v", raw, d.Near.Lat)
+	case d.Near != nil && !inRange(d.Near.Lon, -180, 180):
+		t.Fatalf("%q: longitude %v", raw, d.Near.Lon)
+	case d.Near != nil && !inRange(d.RadiusKm, minRadiusKm, maxRadiusKm):
+		t.Fatalf("%q: radius %v", raw, d.RadiusKm)
+	}
+	if d.Facets.Any() != (d.FacetLimit != 0) || d.FacetLimit < 0 || d.FacetLimit > query.MaxFacetLimit {
+		t.Fatalf("%q: facets %+v with facet_limit %d", raw, d.Facets, d.FacetLimit)
+	}
+}
+
+func inRange(f, lo, hi float64) bool { return !math.IsNaN(f) && f >= lo && f <= hi }
