@@ -26,6 +26,8 @@ func FuzzDiscoveryParams(f *testing.F) {
 		{"MP3,mp3", "128", "64", "-0,-0", "20000.0", "country,", "0"},
 		{"", "1", "10000", "1e3,5", "-5", "Country", "01"},
 		{"opus,flac,ogg", "", "", ",", "0.09", "", ""},
+		{"mp3", "", "", "10,10", "0.05", "", ""},
+		{"flac", "", "", "-90.5,0", "", "language", "50"},
 	} {
 		f.Add(s.codec, s.bmin, s.bmax, s.near, s.radius, s.facets, s.limit)
 	}
