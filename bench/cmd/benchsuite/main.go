@@ -95,12 +95,15 @@ type suite struct {
 	res      Results
 	// mixQueries is the committed mix as this run uses it.
 	mixQueries []mix.Query
-	realShape  *shape.Profile // the snapshot's, read once
-	log        *os.File
-	mu         sync.Mutex
-	children   []*server
-	cleanups   []func()
-	failed     []string
+	// partial: a run with -skip or -out, whose report does not replace the
+	// README's table.
+	partial   bool
+	realShape *shape.Profile // the snapshot's, read once
+	log       *os.File
+	mu        sync.Mutex
+	children  []*server
+	cleanups  []func()
+	failed    []string
 }
 
 func main() {
@@ -140,7 +143,7 @@ func main() {
 			fatal(fmt.Errorf("unknown part %q for -skip (peers, http, mixes, discovery)", p))
 		}
 	}
-	s := &suite{mode: *mode, cfg: cfg}
+	s := &suite{mode: *mode, cfg: cfg, partial: *skip != "" || *out != ""}
 	s.setup(*out, *snapshot)
 	defer s.cleanup()
 	go s.onSignal()

@@ -113,7 +113,7 @@ func (s *suite) writeReport() error {
 	if err := os.WriteFile(filepath.Join(s.out, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	if s.mode == "full" {
+	if s.mode == "full" && !s.partial {
 		return s.updateReadme()
 	}
 	return nil
