@@ -117,7 +117,7 @@ func (s *suite) mixesSection(w *strings.Builder) {
 		"its part in order (`scripts/wrk-slice.lua`), for a duration sized from stationdex's rate on a one-second calibration slice (again never-sent searches) so that no slice runs out. Hot: "+
 		"every distinct search is checked first (which also warms any cache, as real traffic would), the size is the median over the "+
 		"request sequence. With `Accept-Encoding`, the size is the median of the bytes sent as encoded (the ceiling sends them unencoded).\n\n", trafficSeed)
-	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req | requests per distinct search |\n")
+	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req | requests per distinct search sent |\n")
 	w.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range s.res.Mixes {
 		goal := hotThroughputGoal
@@ -126,7 +126,7 @@ func (s *suite) mixesSection(w *strings.Builder) {
 		}
 		per := ""
 		if m.SentPerSearch > 0 {
-			per = fmt.Sprintf("%.2f (%d wraps)", m.SentPerSearch, m.Wraps)
+			per = fmt.Sprintf("%.2f (%d distinct sent, %d wraps)", m.SentPerSearch, m.DistinctSent, m.Wraps)
 		}
 		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx %s | %.0f | %.0f | %.2fx %s | %.0f | %s |\n", m.Name, m.Distinct, m.DurationSec,
 			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= goal), m.Ceiling.P99Us, m.Ours.P99Us,
@@ -136,6 +136,9 @@ func (s *suite) mixesSection(w *strings.Builder) {
 	for _, m := range s.res.Mixes {
 		if m.Name == "cold" && m.SentPerSearch > 1.2 {
 			fmt.Fprintf(w, "**The cold mix was sent %.2f times per search: its slices ran out, so part of it was not cold.** ", m.SentPerSearch)
+		}
+		if m.Name == "cold" && s.mode == "full" && m.DistinctSent < 30_000 {
+			fmt.Fprintf(w, "**Only %d distinct cold searches were sent (the issue asks for at least 30,000): stationdex was slower than the calibration said.** ", m.DistinctSent)
 		}
 	}
 	w.WriteString("\n")
