@@ -177,8 +177,8 @@ func (s *suite) hotMix(b *base, ours *server, hot *traffic.Hot, enc string) erro
 	}
 	m := &HTTPMix{Name: "hot", Distinct: len(hot.Queries), Sequence: len(hot.Seq), Encoding: enc, Checked: len(hot.Queries),
 		BodyBytes: medianOf(weighted), Encodings: encs, Rounds: s.cfg.rounds, DurationSec: s.cfg.wrkDur.Seconds(),
-		What: fmt.Sprintf("%d distinct searches requested under a Zipf law (s = %.1f), a sequence of %d requests cycled through",
-			len(hot.Queries), hot.S, len(hot.Seq))}
+		What: fmt.Sprintf("%d distinct searches requested under a Zipf law (s = %.1f), a sequence of %d requests cycled through; "+
+			"the 10 most requested searches are %.1f%% of it", len(hot.Queries), hot.S, len(hot.Seq), 100*topShare(hot, 10))}
 	if enc != "" {
 		m.Name = "hot, Accept-Encoding: " + enc
 	}
@@ -325,4 +325,16 @@ func medianOf[T int | float64](v []T) T {
 func (s *suite) writeLines(name string, lines []string) (string, error) {
 	path := filepath.Join(s.raw, name)
 	return path, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// topShare is the share of the sequence taken by its n most requested
+// searches (ranks 0..n-1 by construction).
+func topShare(h *traffic.Hot, n int) float64 {
+	top := 0
+	for _, k := range h.Seq {
+		if k < n {
+			top++
+		}
+	}
+	return float64(top) / float64(max(len(h.Seq), 1))
 }

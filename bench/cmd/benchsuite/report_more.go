@@ -132,6 +132,10 @@ func (s *suite) mixesSection(w *strings.Builder) {
 			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= goal), m.Ceiling.P99Us, m.Ours.P99Us,
 			m.P99X, verdict(m.P99X <= mixP99Goal), m.Ours.CPUUsPerReq, per)
 	}
+	w.WriteString("\n")
+	for _, m := range s.res.Mixes {
+		fmt.Fprintf(w, "- %s: %s.\n", m.Name, m.What)
+	}
 	w.WriteString("\nTargets: throughput ratio >= 0.6 (cold), >= 0.9 (hot); p99 ratio <= 2x. ")
 	for _, m := range s.res.Mixes {
 		if m.Name == "cold" && m.SentPerSearch > 1.2 {
