@@ -115,10 +115,13 @@ BASE ?= HEAD
 bench-compare:
 	bash bench/scripts/compare.sh $(BASE)
 
-## bench-full: the whole benchmark suite (peers, ceiling, scaled data); minutes.
-## Writes bench/results/<date>/
+## bench-full: the whole benchmark suite (peers, ceiling, HTTP mixes,
+## discovery, scaled data); about 30 min on 2 cores. Writes
+## bench/results/<date>/. BENCH_ARGS passes benchsuite flags, e.g.
+## BENCH_ARGS='-sizes 50k,500k -skip peers -out work/dev' (bench/README.md)
+BENCH_ARGS ?=
 bench-full:
-	bash bench/run.sh full
+	bash bench/run.sh full $(BENCH_ARGS)
 
 ## bench-smoke: the suite's own tests (the peers' concurrency tests under
 ## -race: the peers' HTTP servers call them from concurrent handlers), then

@@ -73,12 +73,21 @@ type wrkOut struct {
 	P90        int64 `json:"p90_us"`
 	P99        int64 `json:"p99_us"`
 	P999       int64 `json:"p999_us"`
+	Wraps      int64 `json:"wraps"` // wrk-slice.lua: slices that ran out
 }
 
 // wrk loads base for the configured duration, cycling through paths.
 func (s *suite) wrk(base, paths string) (wrkOut, error) {
-	args := []string{"-t", strconv.Itoa(s.cfg.threads), "-c", strconv.Itoa(s.cfg.conns), "-d", fmt.Sprintf("%.0fs", s.cfg.wrkDur.Seconds()),
-		"--timeout", "5s", "-s", filepath.Join(s.benchDir, "scripts", "wrk-mix.lua"), base, "--", paths}
+	return s.wrkRun(base, s.cfg.wrkDur, "wrk-mix.lua", nil, []string{paths})
+}
+
+// wrkRun runs wrk against base for dur with a script of scripts/, extra
+// wrk flags (headers) and the script's arguments.
+func (s *suite) wrkRun(base string, dur time.Duration, script string, flags, scriptArgs []string) (wrkOut, error) {
+	args := []string{"-t", strconv.Itoa(s.cfg.threads), "-c", strconv.Itoa(s.cfg.conns), "-d", fmt.Sprintf("%.0fs", dur.Seconds()),
+		"--timeout", "5s", "-s", filepath.Join(s.benchDir, "scripts", script)}
+	args = append(append(args, flags...), base, "--")
+	args = append(args, scriptArgs...)
 	cmd := exec.Command("wrk", args...)
 	out, err := cmd.CombinedOutput()
 	s.logRaw("$ wrk " + strings.Join(args, " ") + "\n" + string(out))

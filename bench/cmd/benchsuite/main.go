@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"stationdex/indexer/realdata"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 
 	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
+	"stationdex/bench/internal/shape"
 )
 
 type config struct {
@@ -42,6 +44,17 @@ type config struct {
 	profileDur time.Duration
 	ours       timing
 	peer       timing
+	// The HTTP load mixes (issue #10): cold searches per wrk round (each
+	// sent about once), cold probes (checked and sized, never loaded), hot
+	// distinct searches and the length of the hot request sequence.
+	coldPerRound, coldProbes int
+	hotDistinct, hotRequests int
+	// Discovery (issue #11): zero-result typo searches, and how hard to time
+	// the facet and suggestion searches.
+	typos     int
+	discovery timing
+	// parts left out (-skip): "peers", "http", "mixes", "discovery".
+	skip map[string]bool
 }
 
 func configFor(mode string) (config, error) {
@@ -51,16 +64,20 @@ func configFor(mode string) (config, error) {
 			sizes:    []dataset{{Label: "50k"}, {Label: "1m", N: 1_000_000}, {Label: "5m", N: 5_000_000}},
 			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 16, wrkDur: 15 * time.Second, rounds: 2,
 			startRuns: 5, profileDur: 10 * time.Second,
-			ours: timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
-			peer: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
+			ours:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
+			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
+			coldPerRound: 60_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
+			typos: 400, discovery: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
 		}, nil
 	case "smoke":
 		return config{
 			sizes:    []dataset{{Label: "2k", N: 2000}, {Label: "60k", N: 60_000}},
 			mixPerCl: 3, mariaPerCl: 2, threads: 2, conns: 8, wrkDur: 2 * time.Second, rounds: 1,
 			startRuns: 2, profileDur: time.Second,
-			ours: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
-			peer: timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
+			ours:         timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
+			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
+			coldPerRound: 2000, coldProbes: 100, hotDistinct: 100, hotRequests: 5000,
+			typos: 20, discovery: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 5},
 		}, nil
 	}
 	return config{}, fmt.Errorf("unknown mode %q (full or smoke)", mode)
@@ -76,21 +93,28 @@ type suite struct {
 	raw      string // out/raw: logs and profiles, not committed
 	snapshot string
 	res      Results
-	log      *os.File
-	mu       sync.Mutex
-	children []*server
-	cleanups []func()
-	failed   []string
+	// mixQueries is the committed mix as this run uses it.
+	mixQueries []mix.Query
+	// partial: a run with -skip or -out, whose report does not replace the
+	// README's table.
+	partial   bool
+	realShape *shape.Profile // the snapshot's, read once
+	log       *os.File
+	mu        sync.Mutex
+	children  []*server
+	cleanups  []func()
+	failed    []string
 }
 
 func main() {
 	mode := flag.String("mode", "smoke", "full or smoke")
-	sizes := flag.String("sizes", "", "comma-separated size labels to run (default: all of the mode; full: 50k,1m,5m)")
+	sizes := flag.String("sizes", "", "comma-separated sizes to run, the first being the base set (default: all of the mode; full: 50k,1m,5m; any count such as 200k is generated)")
 	out := flag.String("out", "", "results directory (default: full: results/DATE, smoke: work/smoke-results)")
 	snapshot := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
+	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold and hot HTTP mixes), discovery (facets, suggestions)")
 	rerender := flag.String("rerender", "", "only rewrite report.md, plots (and, for a full run, the README table) of a results `DIR` from its results.json")
 	flag.Parse()
 	if *rerender != "" {
@@ -109,7 +133,17 @@ func main() {
 	if *sizes != "" {
 		cfg.sizes = pickSizes(cfg.sizes, *sizes)
 	}
-	s := &suite{mode: *mode, cfg: cfg}
+	cfg.skip = map[string]bool{}
+	for _, p := range strings.Split(*skip, ",") {
+		switch p {
+		case "":
+		case "peers", "http", "mixes", "discovery":
+			cfg.skip[p] = true
+		default:
+			fatal(fmt.Errorf("unknown part %q for -skip (peers, http, mixes, discovery)", p))
+		}
+	}
+	s := &suite{mode: *mode, cfg: cfg, partial: *skip != "" || *out != ""}
 	s.setup(*out, *snapshot)
 	defer s.cleanup()
 	go s.onSignal()
@@ -135,10 +169,33 @@ func pickSizes(all []dataset, labels string) []dataset {
 			}
 		}
 		if !found {
-			fatal(fmt.Errorf("unknown size %q", l))
+			n, err := parseSize(l)
+			if err != nil {
+				fatal(err)
+			}
+			out = append(out, dataset{Label: l, N: n})
 		}
 	}
 	return out
+}
+
+// parseSize reads a size label beyond the mode's own: a count of stations
+// with an optional k or m suffix (200k, 500k, 2m), generated from the
+// snapshot like 1m and 5m.
+func parseSize(l string) (int, error) {
+	mult := 1
+	num := l
+	switch {
+	case strings.HasSuffix(l, "k"):
+		mult, num = 1000, strings.TrimSuffix(l, "k")
+	case strings.HasSuffix(l, "m"):
+		mult, num = 1_000_000, strings.TrimSuffix(l, "m")
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("unknown size %q (the mode's labels, or a count such as 200k or 2m)", l)
+	}
+	return n * mult, nil
 }
 
 func fatal(err error) {

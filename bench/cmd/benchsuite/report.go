@@ -92,7 +92,7 @@ func (s *suite) targets() []Target {
 		name += ", default serve (full check of the file first)"
 	}
 	ts = append(ts, atMost(name, "< 100 ms", " ms", l.FirstAnswerMs, 100))
-	return ts
+	return append(ts, s.moreTargets()...)
 }
 
 func (s *suite) writeReport() error {
@@ -113,7 +113,7 @@ func (s *suite) writeReport() error {
 	if err := os.WriteFile(filepath.Join(s.out, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	if s.mode == "full" {
+	if s.mode == "full" && !s.partial {
 		return s.updateReadme()
 	}
 	return nil
@@ -157,11 +157,11 @@ func (s *suite) dataLine() string {
 func (s *suite) targetTable(w *strings.Builder) {
 	w.WriteString("| target | goal | measured | verdict |\n|---|---|---|---|\n")
 	for _, t := range s.res.Targets {
-		v := "**held**"
-		if !t.Held {
-			v = "**missed**"
+		margin := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(t.Margin, "held"), " "), "missed: ")
+		if margin != "" {
+			margin = ": " + margin
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s: %s |\n", t.Name, t.Goal, t.Measured, v, strings.TrimPrefix(strings.TrimPrefix(t.Margin, "held "), "missed: "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s%s |\n", t.Name, t.Goal, t.Measured, verdict(t.Held), margin)
 	}
 }
 
@@ -200,6 +200,7 @@ func (s *suite) markdown() string {
 		}
 	}
 	s.httpSection(&w)
+	s.mixesSection(&w)
 	s.peerSection(&w)
 	w.WriteString("\n## Growth with data size\n\n")
 	s.growthTable(&w)
@@ -208,6 +209,8 @@ func (s *suite) markdown() string {
 		"page cache warm, the file was just written), with the default full check of the file and with -check-on-start=false. Open + 1st search: `query.Open` and one search in process.\n\n")
 	s.classTable(&w)
 	w.WriteString("\n![cost vs data size](growth.svg)\n")
+	s.scaleSection(&w)
+	s.discoverySection(&w)
 	s.profileSection(&w)
 	if len(r.Notes) > 0 {
 		w.WriteString("\n## Notes\n\n")

@@ -7,18 +7,20 @@ import (
 
 // Results is everything one run measured; results.json is this, indented.
 type Results struct {
-	Date      string   `json:"date"`
-	Mode      string   `json:"mode"`
-	Machine   Machine  `json:"machine"`
-	Commit    string   `json:"commit"`
-	MixFile   string   `json:"mix_file"`
-	MixCount  int      `json:"mix_queries"`
-	Sizes     []Size   `json:"sizes"`
-	Peers     []Peer   `json:"peers"`
-	HTTP      *HTTP    `json:"http,omitempty"`
-	Targets   []Target `json:"targets"`
-	Profile   string   `json:"cpu_profile_top,omitempty"`
-	ProfileAt string   `json:"cpu_profile_at,omitempty"`
+	Date      string     `json:"date"`
+	Mode      string     `json:"mode"`
+	Machine   Machine    `json:"machine"`
+	Commit    string     `json:"commit"`
+	MixFile   string     `json:"mix_file"`
+	MixCount  int        `json:"mix_queries"`
+	Sizes     []Size     `json:"sizes"`
+	Peers     []Peer     `json:"peers"`
+	HTTP      *HTTP      `json:"http,omitempty"`
+	Mixes     []HTTPMix  `json:"http_mixes,omitempty"`
+	Discovery *Discovery `json:"discovery,omitempty"`
+	Targets   []Target   `json:"targets"`
+	Profile   string     `json:"cpu_profile_top,omitempty"`
+	ProfileAt string     `json:"cpu_profile_at,omitempty"`
 	// BuildProfile is the index build of the base set, in process.
 	BuildProfile string   `json:"build_cpu_profile_top,omitempty"`
 	Notes        []string `json:"notes"`
@@ -59,6 +61,10 @@ type Size struct {
 	Engine              Stats     `json:"engine"`
 	BitmapMedUs         float64   `json:"timing_bitmap_median_us"`
 	DecodeMedUs         float64   `json:"timing_decode_median_us"`
+	// Broadest: no words, no filter, all three facets (issue #11).
+	Broadest Summary `json:"broadest_all_facets"`
+	// Shape compares the generated stations with the real snapshot.
+	Shape *ShapeCheck `json:"data_shape,omitempty"`
 }
 
 // Process is the resource use of one child process.
@@ -146,6 +152,7 @@ type Wrk struct {
 	// CPUUsPerReq is the server process's CPU time per request (from
 	// /proc/PID/stat, 10 ms ticks) while wrk loaded it.
 	CPUUsPerReq float64 `json:"server_cpu_us_per_request"`
+	Wraps       int64   `json:"slice_wraps,omitempty"`
 }
 
 // Target is one performance goal of the suite and whether this run holds it.

@@ -27,6 +27,7 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 	if qs == nil {
 		return
 	}
+	s.mixQueries = qs
 	if !s.stage("build binaries", s.buildBinaries) {
 		return
 	}
@@ -46,15 +47,22 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 				return // nothing to compare against
 			}
 			b.data = d
-			s.peerStages(&b, qs, maria)
-			s.stage("http: stationdex vs ceiling under wrk", func() (err error) {
-				s.res.HTTP, err = s.httpStage(b.idx, qs, b.totals)
-				return err
-			})
-			if s.res.HTTP != nil && s.res.HTTP.Ceiling.RPS > 0 {
+			if !s.cfg.skip["peers"] {
+				s.peerStages(&b, qs, maria)
+			}
+			if !s.cfg.skip["http"] {
+				s.stage("http: stationdex vs ceiling under wrk", func() (err error) {
+					s.res.HTTP, err = s.httpStage(b.idx, qs, b.totals)
+					return err
+				})
+			}
+			if s.res.HTTP != nil && s.res.HTTP.Ceiling.RPS > 0 && !s.cfg.skip["peers"] {
 				for _, name := range []string{"sqlite", "bleve"} {
 					s.stage("http: "+name+" peer under wrk", func() error { return s.httpPeer(name, b.data.Path) })
 				}
+			}
+			if !s.cfg.skip["mixes"] || !s.cfg.skip["discovery"] {
+				s.trafficStages(&b)
 			}
 			b.e.Close()
 		}
@@ -90,6 +98,13 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 			}
 			return nil
 		})
+	if ok && !s.cfg.skip["discovery"] {
+		s.stage("broadest all-facet search "+d.Label, func() (err error) {
+			sz.Broadest, err = broadest(e.Ix, 7)
+			s.logf("   %s: broadest all-facet search median %.0f us", d.Label, sz.Broadest.MedianUs)
+			return err
+		})
+	}
 	if ok && isBase {
 		s.stage("build profile "+d.Label, func() (err error) {
 			s.res.BuildProfile, err = buildProfile(d.Path, filepath.Join(s.work, "index", "profile-scratch.db"), filepath.Join(s.raw, "build-"+d.Label+".prof"))

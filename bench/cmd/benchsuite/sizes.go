@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
+	"stationdex/bench/internal/shape"
 )
 
 // dataset is one input of the suite.
@@ -33,10 +35,11 @@ func (s *suite) ensureData(d *dataset, sz *Size) error {
 	}
 	d.Path = filepath.Join(s.work, "data", fmt.Sprintf("stations-%s.ndjson", d.Label))
 	stamp := d.Path + ".done"
-	want := fmt.Sprintf("n=%d seed=1 snapshot=%s\n", d.N, filepath.Base(s.snapshot))
+	// geo=jitter: generated positions move off their template's (2026-11-23).
+	want := fmt.Sprintf("n=%d seed=1 snapshot=%s geo=jitter\n", d.N, filepath.Base(s.snapshot))
 	if b, err := os.ReadFile(stamp); err == nil && string(b) == want {
 		s.logf("data %s: reusing %s", d.Label, d.Path)
-		return nil
+		return s.checkShape(d, sz)
 	}
 	os.MkdirAll(filepath.Dir(d.Path), 0o755)
 	t0 := time.Now()
@@ -44,7 +47,49 @@ func (s *suite) ensureData(d *dataset, sz *Size) error {
 		return err
 	}
 	sz.GenSec = time.Since(t0).Seconds()
-	return os.WriteFile(stamp, []byte(want), 0o644)
+	if err := os.WriteFile(stamp, []byte(want), 0o644); err != nil {
+		return err
+	}
+	return s.checkShape(d, sz)
+}
+
+// ShapeCheck compares a generated set with the real snapshot (package
+// shape): the generated stations only (those after the copied snapshot),
+// at most shapeSample of them.
+type ShapeCheck struct {
+	Compared int          `json:"stations_compared"`
+	Lines    []shape.Line `json:"lines"`
+	Failed   int          `json:"lines_out_of_tolerance"`
+	MaxDiff  float64      `json:"max_abs_diff_pp"`
+}
+
+const shapeSample = 200_000
+
+func (s *suite) checkShape(d *dataset, sz *Size) error {
+	if s.realShape == nil {
+		p, err := shape.OfFile(s.snapshot, 0, 0)
+		if err != nil {
+			return err
+		}
+		s.realShape = p
+	}
+	skip := 0
+	if d.N > s.realShape.Stations {
+		skip = s.realShape.Stations
+	}
+	gen, err := shape.OfFile(d.Path, skip, shapeSample)
+	if err != nil {
+		return err
+	}
+	c := &ShapeCheck{Compared: gen.Stations, Lines: shape.Compare(s.realShape, gen, 10)}
+	for _, l := range c.Lines {
+		c.MaxDiff = max(c.MaxDiff, math.Abs(l.Real-l.Generated))
+	}
+	c.Failed = len(shape.Failed(c.Lines))
+	sz.Shape = c
+	s.logf("   data %s: distributions of %d generated stations against the snapshot: %d of %d lines out of tolerance, largest difference %.2f points",
+		d.Label, c.Compared, c.Failed, len(c.Lines), c.MaxDiff)
+	return nil
 }
 
 // run executes a program, returning its resource use; output goes to the log.

@@ -23,11 +23,13 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
 	"stationdex/indexer/realdata"
+	"strconv"
 	"strings"
 
 	"stationdex/bench/internal/raw"
@@ -40,6 +42,10 @@ type template struct {
 	name   []string // words of the cleaned name
 	cc     string
 	offset int // index of the station's own line in the snapshot
+	// geo: the template has a usable position (both coordinates, in
+	// range, not the source's (0, 0) for unknown).
+	geo      bool
+	lat, lon float64
 }
 
 func main() {
@@ -73,6 +79,9 @@ func load(path string) ([][]byte, []template, error) {
 			return fmt.Errorf("line %d: %w", len(lines)+1, err)
 		}
 		t := template{cc: strings.ToUpper(s.CountryCode), name: strings.Fields(raw.CleanName(s.Name)), offset: len(lines)}
+		if s.GeoLat != nil && s.GeoLong != nil && math.Abs(*s.GeoLat) <= 90 && math.Abs(*s.GeoLong) <= 180 && (*s.GeoLat != 0 || *s.GeoLong != 0) {
+			t.geo, t.lat, t.lon = true, *s.GeoLat, *s.GeoLong
+		}
 		for k := range m {
 			t.keys = append(t.keys, k)
 		}
@@ -118,7 +127,9 @@ func write(path string, n int, seed uint64, lines [][]byte, tpls []template) err
 		var buf []byte
 		for k := len(lines); k < n; k++ {
 			t := &tpls[rng.IntN(len(tpls))]
-			buf = appendStation(buf[:0], t, newName(rng, t, words[t.cc]), seed, k)
+			name := newName(rng, t, words[t.cc])
+			lat, lon := jitter(rng, t)
+			buf = appendStation(buf[:0], t, name, lat, lon, seed, k)
 			w.Write(buf)
 		}
 	}
@@ -170,7 +181,27 @@ func uuid(seed uint64, k int, domain string) string {
 	return string(b[:])
 }
 
-func appendStation(dst []byte, t *template, name string, seed uint64, k int) []byte {
+// jitter moves a template's position by up to about 5 km, so that copies
+// of a station do not all sit on one point (which would make distance
+// searches unrealistically clustered), staying in range.
+func jitter(rng *rand.Rand, t *template) (lat, lon float64) {
+	if !t.geo {
+		return 0, 0
+	}
+	lat = min(max(t.lat+(rng.Float64()-0.5)*0.09, -89.999999), 89.999999)
+	lon = t.lon + (rng.Float64()-0.5)*0.09/max(math.Cos(lat*math.Pi/180), 0.1)
+	if lon > 180 {
+		lon -= 360
+	} else if lon < -180 {
+		lon += 360
+	}
+	return math.Round(lat*1e6) / 1e6, math.Round(lon*1e6) / 1e6
+}
+
+// appendStation writes one generated station: the template's fields with
+// new ids, the new name and, where the template has a position, the
+// jittered one (geo_lat/geo_long as numbers, as the source sends them).
+func appendStation(dst []byte, t *template, name string, lat, lon float64, seed uint64, k int) []byte {
 	dst = append(dst, '{')
 	for i, key := range t.keys {
 		if i > 0 {
@@ -191,6 +222,14 @@ func appendStation(dst []byte, t *template, name string, seed uint64, k int) []b
 		case "name":
 			q, _ := json.Marshal(name)
 			dst = append(dst, q...)
+		case "geo_lat", "geo_long":
+			if !t.geo {
+				dst = append(dst, t.vals[i]...)
+			} else if key == "geo_lat" {
+				dst = strconv.AppendFloat(dst, lat, 'f', -1, 64)
+			} else {
+				dst = strconv.AppendFloat(dst, lon, 'f', -1, 64)
+			}
 		default:
 			dst = append(dst, t.vals[i]...)
 		}

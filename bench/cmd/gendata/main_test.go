@@ -1,9 +1,18 @@
 package main
 
 import (
+	"context"
+	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
+
+	"stationdex/bench/internal/shape"
+	"stationdex/indexer"
+	"stationdex/indexer/format"
+	"stationdex/indexer/realdata"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -35,5 +44,96 @@ func TestNewNameDeterministic(t *testing.T) {
 	b := newName(rand.New(rand.NewPCG(1, 2)), tpl, pool)
 	if a != b || a == "" {
 		t.Fatalf("newName: %q vs %q", a, b)
+	}
+}
+
+// TestGeneratedKeepsRealDistributions generates 60,000 stations beyond the
+// snapshot and compares them with it: known codec, bitrate and coordinate
+// shares, the top countries, languages and genres, and the top name words
+// (shape.Compare, within its tolerances). It also reads the generated
+// stations with the indexer's own reader, which must see their codecs,
+// bitrates and positions.
+func TestGeneratedKeepsRealDistributions(t *testing.T) {
+	path := realdata.Need(t)
+	lines, tpls, err := load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "gen.ndjson")
+	const extra = 40_000
+	if err := write(out, len(lines)+extra, 1, lines, tpls); err != nil {
+		t.Fatal(err)
+	}
+	realP, err := shape.OfFile(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	genP, err := shape.OfFile(out, len(lines), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if genP.Stations != extra {
+		t.Fatalf("%d generated stations, want %d", genP.Stations, extra)
+	}
+	for _, l := range shape.Compare(realP, genP, 10) {
+		t.Logf("%s: %.2f%% real, %.2f%% generated", l.What, l.Real, l.Generated)
+		if !l.OK {
+			t.Errorf("%s: %.2f%% real, %.2f%% generated (tolerance %.1f points)", l.What, l.Real, l.Generated, l.Tolerance)
+		}
+	}
+	var n, codec, bitrate, geo int
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = indexer.ReadRecords(context.Background(), func(r *format.Record) error {
+		n++
+		if r.Codec != "" {
+			codec++
+		}
+		if r.BitrateKbps > 0 {
+			bitrate++
+		}
+		if r.Geo.Known {
+			geo++
+		}
+		return nil
+	}, indexer.Input{Name: out, R: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{{"codec", float64(codec) / float64(n), 0.96}, {"bitrate", float64(bitrate) / float64(n), 0.79}, {"coordinates", float64(geo) / float64(n), 0.16}} {
+		if c.got < c.want-0.02 || c.got > c.want+0.02 {
+			t.Errorf("the indexer reads %s on %.1f%% of %d generated-set records, want about %.0f%%", c.what, 100*c.got, n, 100*c.want)
+		}
+	}
+}
+
+func TestJitter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tpl := range []template{{geo: true, lat: 52.52, lon: 13.405}, {geo: true, lat: 89.99, lon: 179.99}, {geo: true, lat: -33.9, lon: -180}} {
+		moved := 0
+		for range 1000 {
+			lat, lon := jitter(rng, &tpl)
+			if lat < -90 || lat > 90 || lon < -180 || lon > 180 {
+				t.Fatalf("%+v: jittered out of range to %v,%v", tpl, lat, lon)
+			}
+			if math.Abs(lat-tpl.lat) > 0.046 {
+				t.Fatalf("%+v: latitude moved to %v", tpl, lat)
+			}
+			if lat != tpl.lat || lon != tpl.lon {
+				moved++
+			}
+		}
+		if moved < 990 {
+			t.Errorf("%+v: only %d of 1000 copies moved", tpl, moved)
+		}
+	}
+	if lat, lon := jitter(rng, &template{}); lat != 0 || lon != 0 {
+		t.Error("a template without a position got one")
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
+	"stationdex/bench/internal/traffic"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/iso"
 )
@@ -50,10 +51,18 @@ func main() {
 	data := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
 	out := flag.String("o", "queries/mix.tsv", "output file")
 	seed := flag.Uint64("seed", 20250227, "random seed")
+	kind := flag.String("traffic", "", "instead of the committed mix, write a generated HTTP mix as the suite makes it at run time: cold (-n distinct searches) or hot (-n requests over 1,000 searches under Zipf s=1.1)")
+	n := flag.Int("n", 40000, "with -traffic: searches (cold) or requests (hot)")
 	flag.Parse()
 	all, err := raw.ReadAll(*data)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *kind != "" {
+		if err := writeTraffic(*kind, all, *seed, *n, *out); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	g := &gen{rng: rand.New(rand.NewPCG(*seed, 1)), stations: usable(all)}
 	g.tokens = allTokens(all)
@@ -345,4 +354,38 @@ func (g *gen) nonsense() string {
 			return w
 		}
 	}
+}
+
+// writeTraffic writes a generated HTTP mix (package traffic) as a mix file,
+// for reading: the suite generates its own at run time from the base set.
+func writeTraffic(kind string, all []raw.Station, seed uint64, n int, out string) error {
+	src := traffic.NewSource(all)
+	var qs []mix.Query
+	switch kind {
+	case "cold":
+		var err error
+		if qs, err = traffic.Cold(src, seed, n); err != nil {
+			return err
+		}
+	case "hot":
+		h, err := traffic.NewHot(src, seed, 1000, n, 1.1)
+		if err != nil {
+			return err
+		}
+		for _, k := range h.Seq {
+			qs = append(qs, h.Queries[k])
+		}
+	default:
+		return fmt.Errorf("-traffic %q: cold or hot", kind)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := mix.Write(f, qs); err != nil {
+		f.Close()
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "genmix: %d %s searches -> %s\n", len(qs), kind, out)
+	return f.Close()
 }

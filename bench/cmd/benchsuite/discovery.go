@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"stationdex/bench/internal/engines"
+	"stationdex/bench/internal/mix"
+	"stationdex/bench/internal/traffic"
+	"stationdex/query"
+)
+
+// Discovery is what issue #11 asks of the base set: the cost of all three
+// facets per query class of the mix, and the suggestions of zero-result
+// typo searches.
+type Discovery struct {
+	Label    string `json:"label"`
+	Stations int    `json:"stations"`
+	// Plain and Faceted: the engine mix without and with
+	// facets=country,language,genre (same queries, same run).
+	Plain   Summary                `json:"plain"`
+	Faceted Summary                `json:"faceted"`
+	Classes map[string]FacetsClass `json:"classes"`
+	// Suggest: the typo searches with suggestions asked for (as the API
+	// always asks), in process.
+	Suggest        Summary  `json:"suggest"`
+	Typos          int      `json:"typos"`
+	WithSuggestion int      `json:"typos_with_a_suggestion"`
+	TypoExamples   []string `json:"typo_examples"`
+}
+
+// FacetsClass is one query class with and without facets.
+type FacetsClass struct {
+	N             int     `json:"n"`
+	PlainMedianUs float64 `json:"plain_median_us"`
+	FacetMedianUs float64 `json:"faceted_median_us"`
+	FacetP99Us    float64 `json:"faceted_p99_us"`
+	RatioMedian   float64 `json:"ratio_median"`
+}
+
+var allFacets = query.FacetSet{Country: true, Language: true, Genre: true}
+
+// timeQueries times the engine on qs as timeEngine does, returning per-query
+// microseconds and the results' totals and suggestion counts.
+func timeQueries(ix *query.Index, qs []query.Query, t timing) (times []float64, totals, suggestions []int, err error) {
+	run := func(q query.Query) (query.Result, error) { return ix.Search(q) }
+	if t.Warm {
+		for _, q := range qs {
+			if _, err := run(q); err != nil {
+				return nil, nil, nil, fmt.Errorf("%+v: %w", q, err)
+			}
+		}
+	}
+	times, totals, suggestions = make([]float64, len(qs)), make([]int, len(qs)), make([]int, len(qs))
+	for i, q := range qs {
+		t0 := time.Now()
+		res, err := run(q)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%+v: %w", q, err)
+		}
+		totals[i], suggestions[i] = res.Total, len(res.Suggestions)
+		if reps := min(t.MaxReps, int(t.Budget/max(d, time.Nanosecond))); reps > 1 {
+			t0 = time.Now()
+			for range reps {
+				run(q)
+			}
+			d = time.Since(t0) / time.Duration(reps)
+		}
+		times[i] = float64(d.Nanoseconds()) / 1e3
+	}
+	return times, totals, suggestions, nil
+}
+
+func (s *suite) discoveryStage(b *base, src *traffic.Source) error {
+	qs := s.mixQueries
+	d := &Discovery{Label: b.data.Label, Stations: b.e.Ix.Meta().Stations, Classes: map[string]FacetsClass{}}
+	plain := make([]query.Query, len(qs))
+	faceted := make([]query.Query, len(qs))
+	for i, q := range qs {
+		plain[i] = engines.Query(q)
+		faceted[i] = plain[i]
+		faceted[i].Facets, faceted[i].FacetLimit = allFacets, query.DefaultFacetLimit
+	}
+	pt, ptot, _, err := timeQueries(b.e.Ix, plain, s.cfg.discovery)
+	if err != nil {
+		return err
+	}
+	ft, ftot, _, err := timeQueries(b.e.Ix, faceted, s.cfg.discovery)
+	if err != nil {
+		return err
+	}
+	for i := range qs {
+		if ptot[i] != ftot[i] {
+			return fmt.Errorf("%+v: total %d without facets, %d with", qs[i], ptot[i], ftot[i])
+		}
+	}
+	d.Plain, d.Faceted = summarize(pt), summarize(ft)
+	for c, idx := range mix.ByClass(qs) {
+		var p, f []float64
+		for _, i := range idx {
+			p, f = append(p, pt[i]), append(f, ft[i])
+		}
+		ps, fs := summarize(p), summarize(f)
+		d.Classes[c] = FacetsClass{N: len(idx), PlainMedianUs: ps.MedianUs, FacetMedianUs: fs.MedianUs, FacetP99Us: fs.P99Us, RatioMedian: fs.MedianUs / ps.MedianUs}
+	}
+	if err := s.typoStage(b, src, d); err != nil {
+		return err
+	}
+	s.logf("   facets: median %.1f us vs %.1f us without (%.2fx), p99 %.1f us; suggestions: median %.1f us, p99 %.1f us, %d of %d typos with one",
+		d.Faceted.MedianUs, d.Plain.MedianUs, d.Faceted.MedianUs/d.Plain.MedianUs, d.Faceted.P99Us, d.Suggest.MedianUs, d.Suggest.P99Us, d.WithSuggestion, d.Typos)
+	s.res.Discovery = d
+	return nil
+}
+
+// typoStage times the suggestions of zero-result typo searches.
+func (s *suite) typoStage(b *base, src *traffic.Source, d *Discovery) error {
+	zero := func(q mix.Query) bool {
+		n, _, err := b.e.Search(q, false)
+		return err == nil && n == 0
+	}
+	typos, err := traffic.Typos(src, trafficSeed, s.cfg.typos, zero)
+	if err != nil {
+		return err
+	}
+	qs := make([]query.Query, len(typos))
+	for i, t := range typos {
+		qs[i] = engines.Query(t.Query)
+		qs[i].Suggest = true
+		if i < 8 {
+			d.TypoExamples = append(d.TypoExamples, fmt.Sprintf("%s (from %s)", t.Query.Q, t.From))
+		}
+	}
+	times, _, sugg, err := timeQueries(b.e.Ix, qs, s.cfg.discovery)
+	if err != nil {
+		return err
+	}
+	d.Suggest, d.Typos = summarize(times), len(typos)
+	for _, n := range sugg {
+		if n > 0 {
+			d.WithSuggestion++
+		}
+	}
+	return nil
+}
+
+// broadest times the broadest all-facet search (no words, no filter, every
+// station counted in all three facets) a few times after one warm-up.
+func broadest(ix *query.Index, runs int) (Summary, error) {
+	q := query.Query{Facets: allFacets, FacetLimit: query.DefaultFacetLimit, Limit: 20}
+	times, _, _, err := timeQueries(ix, []query.Query{q}, timing{Warm: true, MaxReps: 1})
+	if err != nil {
+		return Summary{}, err
+	}
+	for len(times) < runs {
+		more, _, _, err := timeQueries(ix, []query.Query{q}, timing{MaxReps: 1})
+		if err != nil {
+			return Summary{}, err
+		}
+		times = append(times, more...)
+	}
+	return summarize(times), nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"stationdex/bench/internal/mix"
+)
+
+// Goals of issues #10 and #11.
+const (
+	coldThroughputGoal = 0.6
+	hotThroughputGoal  = 0.9
+	mixP99Goal         = 2.0
+	classMedianGoalUs  = 100
+	classP99GoalUs     = 1000
+	allocsGoal         = 16
+	allocsGrowthGoal   = 1.1 // "not growing": at most 10% more at the largest size
+	facetsRatioGoal    = 3
+	facetsP99GoalUs    = 2000
+	suggestGoalUs      = 1000
+	broadestGoalUs     = 20000
+)
+
+func verdict(ok bool) string {
+	if ok {
+		return "**PASS**"
+	}
+	return "**MISS**"
+}
+
+// largestLabel names the largest size, flagging a run without 5M.
+func (s *suite) largestLabel() (Size, string) {
+	l := s.res.Sizes[len(s.res.Sizes)-1]
+	name := fmt.Sprintf("%s (%d stations)", l.Label, l.Stations)
+	if l.Label != "5m" {
+		name += "; 5M not measured in this run"
+	}
+	return l, name
+}
+
+// moreTargets are the goals of issues #10 and #11.
+func (s *suite) moreTargets() []Target {
+	var ts []Target
+	for _, m := range s.res.Mixes {
+		goal := hotThroughputGoal
+		if m.Name == "cold" {
+			goal = coldThroughputGoal
+		}
+		ts = append(ts, atLeast(fmt.Sprintf("HTTP %s mix throughput vs same-size ceiling", m.Name), fmt.Sprintf(">= %gx", goal), "x", m.ThroughputX, goal))
+		ts = append(ts, atMost(fmt.Sprintf("HTTP %s mix p99 vs same-size ceiling", m.Name), "<= 2x", "x", m.P99X, mixP99Goal))
+	}
+	if len(s.res.Sizes) > 0 {
+		l, at := s.largestLabel()
+		worstMed, worstMedC, worstP99, worstP99C := 0.0, "", 0.0, ""
+		for _, c := range mix.Classes {
+			cs, ok := l.Engine.Classes[c.Name]
+			if !ok {
+				continue
+			}
+			if cs.MedianUs > worstMed {
+				worstMed, worstMedC = cs.MedianUs, c.Name
+			}
+			if cs.P99Us > worstP99 {
+				worstP99, worstP99C = cs.P99Us, c.Name
+			}
+		}
+		ts = append(ts, atMost(fmt.Sprintf("engine median of every class at %s (worst: %s)", at, worstMedC), "< 100 us", " us", worstMed, classMedianGoalUs))
+		ts = append(ts, atMost(fmt.Sprintf("engine p99 of every class at %s (worst: %s)", at, worstP99C), "< 1000 us", " us", worstP99, classP99GoalUs))
+		for _, z := range s.res.Sizes {
+			ts = append(ts, atMost(fmt.Sprintf("allocations per search at %s (mix mean)", z.Label), "<= 16", "", z.Engine.AllocsPerOp, allocsGoal))
+		}
+		if b := s.res.Sizes[0]; len(s.res.Sizes) > 1 && b.Engine.AllocsPerOp > 0 {
+			ts = append(ts, atMost(fmt.Sprintf("allocations per search growth %s -> %s", b.Label, l.Label), "<= 1.1x (not growing)", "x",
+				l.Engine.AllocsPerOp/b.Engine.AllocsPerOp, allocsGrowthGoal))
+		}
+		for _, z := range s.res.Sizes {
+			if c := z.Shape; c != nil {
+				t := Target{Name: fmt.Sprintf("generated data %s keeps the snapshot's distributions (%d shares compared)", z.Label, len(c.Lines)),
+					Goal: "0 out of tolerance", Value: float64(c.Failed), Held: c.Failed == 0,
+					Measured: fmt.Sprintf("%d out (largest difference %.2f points)", c.Failed, c.MaxDiff), Margin: "held"}
+				if !t.Held {
+					t.Margin = fmt.Sprintf("missed: %d shares out of tolerance", c.Failed)
+				}
+				ts = append(ts, t)
+			}
+		}
+		if l.Broadest.N > 0 {
+			ts = append(ts, atMost(fmt.Sprintf("broadest all-facet search (no q, every station, three facets) at %s, median", at), "< 20 ms", " us", l.Broadest.MedianUs, broadestGoalUs))
+		}
+	}
+	if d := s.res.Discovery; d != nil {
+		worst, worstC := 0.0, ""
+		for _, c := range mix.Classes {
+			if fc, ok := d.Classes[c.Name]; ok && fc.RatioMedian > worst {
+				worst, worstC = fc.RatioMedian, c.Name
+			}
+		}
+		ts = append(ts, atMost(fmt.Sprintf("all three facets / no facets, median per query class at %s (worst: %s)", d.Label, worstC), "<= 3x", "x", worst, facetsRatioGoal))
+		ts = append(ts, atMost(fmt.Sprintf("p99 of the mix with all three facets at %s", d.Label), "< 2 ms", " us", d.Faceted.P99Us, facetsP99GoalUs))
+		ts = append(ts, atMost(fmt.Sprintf("suggestions for zero-result typo searches at %s, median (%d typos)", d.Label, d.Typos), "< 1 ms", " us", d.Suggest.MedianUs, suggestGoalUs))
+	}
+	return ts
+}
+
+// mixesSection is the report's part on the generated HTTP mixes.
+func (s *suite) mixesSection(w *strings.Builder) {
+	if len(s.res.Mixes) == 0 {
+		return
+	}
+	w.WriteString("\n## HTTP: cold and hot mixes against a same-size ceiling (issue #10)\n\n")
+	fmt.Fprintf(w, "Generated at run time from the base set's own words, prefixes, filters and offsets (`internal/traffic`, seed %d), "+
+		"on a freshly started `stationdex serve` (the cold mix first, so nothing is cached before it). Each mix has its own ceiling "+
+		"(`cmd/ceiling`) answering a fixed body of the mix's median response size, loaded in the same run with the same wrk settings, "+
+		"rounds alternating ceiling and stationdex. Cold: the probe searches (same generator, never part of the load) are checked "+
+		"(200, same total as in process) and give the size; each round loads a slice of never-sent searches, every wrk thread walking "+
+		"its part in order (`scripts/wrk-slice.lua`), for a duration sized from stationdex's rate on a one-second calibration slice (again never-sent searches) so that no slice runs out. Hot: "+
+		"every distinct search is checked first (which also warms any cache, as real traffic would), the size is the median over the "+
+		"request sequence. With `Accept-Encoding`, the size is the median of the bytes sent as encoded (the ceiling sends them unencoded).\n\n", trafficSeed)
+	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req | requests per distinct search sent |\n")
+	w.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range s.res.Mixes {
+		goal := hotThroughputGoal
+		if m.Name == "cold" {
+			goal = coldThroughputGoal
+		}
+		per := ""
+		if m.SentPerSearch > 0 {
+			per = fmt.Sprintf("%.2f (%d distinct sent, %d wraps)", m.SentPerSearch, m.DistinctSent, m.Wraps)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx %s | %.0f | %.0f | %.2fx %s | %.0f | %s |\n", m.Name, m.Distinct, m.DurationSec,
+			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= goal), m.Ceiling.P99Us, m.Ours.P99Us,
+			m.P99X, verdict(m.P99X <= mixP99Goal), m.Ours.CPUUsPerReq, per)
+	}
+	w.WriteString("\n")
+	for _, m := range s.res.Mixes {
+		fmt.Fprintf(w, "- %s: %s.\n", m.Name, m.What)
+	}
+	w.WriteString("\nTargets: throughput ratio >= 0.6 (cold), >= 0.9 (hot); p99 ratio <= 2x. ")
+	for _, m := range s.res.Mixes {
+		if m.Name == "cold" && m.SentPerSearch > 1.2 {
+			fmt.Fprintf(w, "**The cold mix was sent %.2f times per search: its slices ran out, so part of it was not cold.** ", m.SentPerSearch)
+		}
+		if m.Name == "cold" && s.mode == "full" && m.DistinctSent < 30_000 {
+			fmt.Fprintf(w, "**Only %d distinct cold searches were sent (the issue asks for at least 30,000): stationdex was slower than the calibration said.** ", m.DistinctSent)
+		}
+	}
+	w.WriteString("\n")
+}
+
+// scaleSection: every class at every size against the issue #10 goals.
+func (s *suite) scaleSection(w *strings.Builder) {
+	if len(s.res.Sizes) == 0 {
+		return
+	}
+	w.WriteString("\n## Engine at scale, per class (issue #10)\n\n")
+	w.WriteString("Median and p99 of per-query engine times in us (goals < 100 us and < 1 ms, judged at the largest size), and heap " +
+		"allocations per search (goal <= 16 at every size, not growing).\n\n| class |")
+	for _, z := range s.res.Sizes {
+		fmt.Fprintf(w, " %s median | %s p99 | %s allocs |", z.Label, z.Label, z.Label)
+	}
+	w.WriteString("\n|---|" + strings.Repeat("---:|---:|---:|", len(s.res.Sizes)) + "\n")
+	last := len(s.res.Sizes) - 1
+	for _, c := range mix.Classes {
+		fmt.Fprintf(w, "| %s |", c.Name)
+		for i, z := range s.res.Sizes {
+			cs := z.Engine.Classes[c.Name]
+			if i == last {
+				fmt.Fprintf(w, " %.1f %s | %.0f %s | %.1f %s |", cs.MedianUs, verdict(cs.MedianUs < classMedianGoalUs), cs.P99Us,
+					verdict(cs.P99Us < classP99GoalUs), cs.AllocsPerOp, verdict(cs.AllocsPerOp <= allocsGoal))
+			} else {
+				fmt.Fprintf(w, " %.1f | %.0f | %.1f %s |", cs.MedianUs, cs.P99Us, cs.AllocsPerOp, verdict(cs.AllocsPerOp <= allocsGoal))
+			}
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("\nBroadest all-facet search (no q, no filter, facets=country,language,genre, limit 20), median of 7 runs after a warm-up:")
+	for _, z := range s.res.Sizes {
+		if z.Broadest.N > 0 {
+			fmt.Fprintf(w, " %s %.0f us (max %.0f);", z.Label, z.Broadest.MedianUs, z.Broadest.P99Us)
+		}
+	}
+	w.WriteString(" goal < 20 ms at 5M.\n")
+	s.shapeSection(w)
+}
+
+func (s *suite) shapeSection(w *strings.Builder) {
+	for _, z := range s.res.Sizes {
+		c := z.Shape
+		if c == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\nGenerated data %s against the real snapshot (%d generated stations compared; share of stations in %%, tolerance in points): ",
+			z.Label, c.Compared)
+		var parts []string
+		for _, l := range c.Lines {
+			mark := ""
+			if !l.OK {
+				mark = " **MISS**"
+			}
+			parts = append(parts, fmt.Sprintf("%s %.2f/%.2f%s", l.What, l.Real, l.Generated, mark))
+		}
+		w.WriteString(strings.Join(parts, "; ") + ".\n")
+	}
+}
+
+// discoverySection: facets and suggestions (issue #11).
+func (s *suite) discoverySection(w *strings.Builder) {
+	d := s.res.Discovery
+	if d == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n## Discovery: facets and suggestions at %s (%d stations; issue #11)\n\n", d.Label, d.Stations)
+	fmt.Fprintf(w, "The engine mix (%d queries) in process, each query without facets and with facets=country,language,genre "+
+		"(facet_limit 10), same run, each timed as the engine stage does. Over the mix: median %.1f us without, %.1f us with (%.2fx); "+
+		"p99 with facets %.0f us %s (goal < 2 ms).\n\n", d.Plain.N, d.Plain.MedianUs, d.Faceted.MedianUs, d.Faceted.MedianUs/d.Plain.MedianUs,
+		d.Faceted.P99Us, verdict(d.Faceted.P99Us < facetsP99GoalUs))
+	w.WriteString("| class | queries | median us, no facets | median us, three facets | ratio (goal <= 3x) | p99 us, three facets |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, c := range mix.Classes {
+		fc, ok := d.Classes[c.Name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.2fx %s | %.0f |\n", c.Name, fc.N, fc.PlainMedianUs, fc.FacetMedianUs, fc.RatioMedian,
+			verdict(fc.RatioMedian <= facetsRatioGoal), fc.FacetP99Us)
+	}
+	fmt.Fprintf(w, "\nSuggestions: %d zero-result searches made from real name words by one or two edits (a third with a second, "+
+		"correct word; each checked to find nothing), searched with suggestions asked for, as the API does: median %.1f us %s "+
+		"(goal < 1 ms), p90 %.1f us, p99 %.1f us; %d of %d got at least one suggestion. Examples: %s.\n",
+		d.Typos, d.Suggest.MedianUs, verdict(d.Suggest.MedianUs < suggestGoalUs), d.Suggest.P90Us, d.Suggest.P99Us, d.WithSuggestion, d.Typos,
+		strings.Join(d.TypoExamples, ", "))
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int{"200k": 200_000, "2m": 2_000_000, "1500": 1500} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "k", "big", "-5k", "0"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) accepted", bad)
+		}
+	}
+}
+
+// TestMoreTargets: the issue #10/#11 goals, each judged on its own figure:
+// cold and hot throughput goals differ, the largest size is judged per
+// class, allocations at every size and their growth, and a run without 5M
+// says so.
+func TestMoreTargets(t *testing.T) {
+	s := &suite{}
+	s.res.Mixes = []HTTPMix{{Name: "cold", ThroughputX: 0.7, P99X: 1.5}, {Name: "hot", ThroughputX: 0.7, P99X: 2.5}}
+	s.res.Sizes = []Size{
+		{Label: "50k", Stations: 50_000, Engine: Stats{Summary: Summary{AllocsPerOp: 10}}},
+		{Label: "1m", Stations: 1_000_000, Engine: Stats{Summary: Summary{AllocsPerOp: 12},
+			Classes: map[string]Summary{"name_full": {MedianUs: 50, P99Us: 900}, "prefix1": {MedianUs: 150, P99Us: 400}}},
+			Broadest: Summary{N: 7, MedianUs: 25_000}},
+	}
+	s.res.Discovery = &Discovery{Label: "50k", Faceted: Summary{P99Us: 1500}, Suggest: Summary{MedianUs: 1200},
+		Classes: map[string]FacetsClass{"genre": {RatioMedian: 2.5}, "combo": {RatioMedian: 3.5}}}
+	got := map[string]bool{}
+	for _, tg := range s.moreTargets() {
+		got[tg.Name] = tg.Held
+	}
+	want := map[string]bool{
+		"HTTP cold mix throughput vs same-size ceiling":                                                                               true,
+		"HTTP cold mix p99 vs same-size ceiling":                                                                                      true,
+		"HTTP hot mix throughput vs same-size ceiling":                                                                                false,
+		"HTTP hot mix p99 vs same-size ceiling":                                                                                       false,
+		"engine median of every class at 1m (1000000 stations); 5M not measured in this run (worst: prefix1)":                         false,
+		"engine p99 of every class at 1m (1000000 stations); 5M not measured in this run (worst: name_full)":                          true,
+		"allocations per search at 50k (mix mean)":                                                                                    true,
+		"allocations per search at 1m (mix mean)":                                                                                     true,
+		"allocations per search growth 50k -> 1m":                                                                                     false,
+		"broadest all-facet search (no q, every station, three facets) at 1m (1000000 stations); 5M not measured in this run, median": false,
+		"all three facets / no facets, median per query class at 50k (worst: combo)":                                                  false,
+		"p99 of the mix with all three facets at 50k":                                                                                 true,
+		"suggestions for zero-result typo searches at 50k, median (0 typos)":                                                          false,
+	}
+	for name, held := range want {
+		h, ok := got[name]
+		if !ok {
+			t.Errorf("no target %q; have %v", name, keys(got))
+			continue
+		}
+		if h != held {
+			t.Errorf("%s: held %v, want %v", name, h, held)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d targets, want %d: %v", len(got), len(want), keys(got))
+	}
+}
+
+func keys(m map[string]bool) string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	return strings.Join(k, "; ")
+}
