@@ -1,19 +1,8 @@
 package server
 
 import (
-	"net/http"
 	"strings"
 )
-
-// revalidated sets the caching headers of a snapshot-derived
-// representation tagged tag and reports whether the request's If-None-Match
-// already names it, in which case the caller answers 304 Not Modified.
-func (s *Server) revalidated(w http.ResponseWriter, r *http.Request, tag string) bool {
-	h := w.Header()
-	h.Set("ETag", tag)
-	h.Set("Cache-Control", s.cacheControl)
-	return etagMatches(r.Header.Values("If-None-Match"), tag)
-}
 
 // etagMatches reports whether an If-None-Match header (all its values) lists
 // tag. If-None-Match uses the weak comparison (RFC 9110, 13.1.2): "W/" is
