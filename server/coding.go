@@ -94,8 +94,8 @@ func gzipBytes(body []byte) []byte {
 	buf.Reset()
 	zw := gzipWriters.Get().(*gzip.Writer)
 	zw.Reset(buf)
-	zw.Write(body) // writes to a bytes.Buffer cannot fail
-	zw.Close()
+	_, _ = zw.Write(body) // writes to a bytes.Buffer cannot fail
+	_ = zw.Close()
 	gzipWriters.Put(zw)
 	out := bytes.Clone(buf.Bytes())
 	if buf.Cap() <= 1<<20 { // a huge buffer is left to the collector

@@ -169,17 +169,3 @@ func (s *Server) appendXML(dst []byte, ix *query.Index, root string, list func(e
 	b.WriteString("</" + root + ">\n")
 	return entityHead{contentType: xmlType}, b.Bytes(), nil
 }
-
-// withIndex runs fn with the current index; fn's error is answered as a
-// JSON error when nothing was written yet.
-func (s *Server) withIndex(w http.ResponseWriter, r *http.Request, fn func(ix *query.Index) error) {
-	ix, release := s.acquire()
-	if ix == nil {
-		s.writeError(w, r, errNoIndex)
-		return
-	}
-	defer release()
-	if err := fn(ix); err != nil {
-		s.writeError(w, r, err)
-	}
-}
