@@ -8,7 +8,10 @@ import (
 // tag. If-None-Match uses the weak comparison (RFC 9110, 13.1.2): "W/" is
 // ignored on either side, and "*" matches any current representation. A
 // malformed list matches nothing, so the client gets a full response.
-func etagMatches(headers []string, tag string) bool {
+func etagMatches(headers []string, tag string) bool { return etagListed(headers, tag, true) }
+
+// etagListed is etagMatches with "*" matching only when star is set.
+func etagListed(headers []string, tag string, star bool) bool {
 	want := strings.TrimPrefix(tag, "W/")
 	for _, list := range headers {
 		for {
@@ -17,7 +20,11 @@ func etagMatches(headers []string, tag string) bool {
 				break
 			}
 			if list[0] == '*' {
-				return true
+				if star {
+					return true
+				}
+				list = list[1:]
+				continue
 			}
 			var t string
 			var ok bool

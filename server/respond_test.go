@@ -223,7 +223,12 @@ func newServerWithCache(t testing.TB, src query.Source, bytes int64) *Server {
 // body, and If-None-Match answers 304 only for the variant that would be
 // sent (weak comparison: W/ is ignored), for every coding.
 func TestHeadAndConditionalPerEncoding(t *testing.T) {
-	s := newDemoServer(t, nil)
+	for _, cache := range []int64{0, -1} { // with the cache (hits), without (304 before building)
+		headAndConditional(t, newServerWithCache(t, fixedSource{demoIx(t)}, cache))
+	}
+}
+
+func headAndConditional(t *testing.T, s *Server) {
 	for _, target := range []string{"/api/stations?q=radio", "/search/?q=jazz", "/llms.txt", "/openapi.json", "/sitemaps/stations-1.xml"} {
 		for _, ae := range []string{"identity", "gzip", "zstd"} {
 			get := serve(s, http.MethodGet, target, "Accept-Encoding", ae)
@@ -409,6 +414,11 @@ func TestErrorsAreNotCached(t *testing.T) {
 	}
 	if st := s.CacheStats(); st.Entries != 0 {
 		t.Errorf("errors entered the cache: %+v", st)
+	}
+	// "*" names any current representation: a station that does not exist
+	// has none, so it stays a 404.
+	if rec := serve(s, http.MethodGet, "/api/stations/00000000-0000-4000-8000-000000000000", "If-None-Match", "*"); rec.Code != http.StatusNotFound {
+		t.Errorf("If-None-Match: * on a missing station: %d, want 404", rec.Code)
 	}
 }
 
