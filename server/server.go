@@ -17,8 +17,14 @@
 //
 // File map:
 //   - server.go: wiring, routing, instrumentation, panic recovery
-//   - api.go, api_json.go, api_cache.go: the two operations, their
-//     envelopes and encoders, ETags and conditional GET
+//   - handle.go: the one handler shape (resolver: a canonical key and a
+//     builder), answer (cache lookup, build into a pooled buffer, store)
+//   - respond.go: the one writer (send): headers, ETag per coding, 304,
+//     HEAD, Content-Length; coding.go: gzip/zstd negotiation and encoders;
+//     cache.go: the byte-bounded response cache; etag_match.go:
+//     If-None-Match
+//   - api.go, api_json.go: the two operations, their envelopes, encoders
+//     and ETags
 //   - params.go: search parameters and their rules; limits.go: request
 //     limits; errors.go: error codes and their statuses; cors.go; shed.go
 //   - station.go: the Station JSON, from package stationjson with the
@@ -27,7 +33,8 @@
 //     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
 //     and Markdown rendering; templates/ and static/
 //   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,
-//     sitemap.go, llms.go: the description and data files
+//     sitemap.go, llms.go: the description and data files (the dumps keep
+//     their own stored-gzip path with Range)
 package server
 
 import (
