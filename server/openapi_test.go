@@ -73,7 +73,9 @@ func checkAPIResponse(req *http.Request, rec *httptest.ResponseRecorder) {
 // checkAPIExchange validates one exchange: method and request target as
 // sent, the response as received.
 func checkAPIExchange(method, target string, status int, header http.Header, body []byte) {
-	if coding := header.Get("Content-Encoding"); coding != "" && method != http.MethodHead {
+	// A whole compressed body is checked decoded; a range of one (206, the
+	// data dumps) cannot be decoded and is left to the validator as sent.
+	if coding := header.Get("Content-Encoding"); coding != "" && method != http.MethodHead && status == http.StatusOK {
 		decoded, err := decodeBody(coding, body)
 		if err != nil {
 			reportOpenAPI(fmt.Sprintf("%s %s -> %d: %s body: %v", method, target, status, coding, err))
