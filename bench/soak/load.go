@@ -52,12 +52,29 @@ func mixPaths(qs []mix.Query) []string {
 	return paths
 }
 
+// distinctSearches is qs without repeats (the mix repeats a third of its
+// searches, which would be cache hits): the cold traffic's searches.
+func distinctSearches(qs []mix.Query) []mix.Query {
+	type search struct{ q, country, language, genre string }
+	seen := map[search]bool{}
+	var out []mix.Query
+	for _, q := range qs {
+		k := search{q.Q, q.Country, q.Language, q.Genre}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // coldPath is request n of the "cold" traffic: a stream of distinct
 // searches, so that (almost) every one misses the node's response cache
 // and is stored in it, evicting the oldest. Query n mod len(qs) of the mix
 // is asked with a limit and offset that change every round through the
 // mix: 50 limits x 101 offsets, so the stream repeats only after about
-// 5000 rounds (14 million requests with the 2900-query mix).
+// 5000 rounds (about 10 million requests with the mix's 1958 distinct
+// searches).
 func coldPath(qs []mix.Query, n int) string {
 	q := qs[n%len(qs)]
 	round := n / len(qs)

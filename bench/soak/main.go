@@ -111,7 +111,7 @@ func soak(ctx context.Context, c config) (bool, error) {
 		n.pid(), n.addr, indexName(c.index), c.cacheBytes, c.traffic, c.rate, c.workers, c.warmup, c.duration)
 	clients := newLoad(n.addr, mixPaths(qs), nil, c.workers)
 	if c.traffic == trafficCold {
-		clients = newLoad(n.addr, nil, qs, c.workers)
+		clients = newLoad(n.addr, nil, distinctSearches(qs), c.workers)
 	}
 	if err := clients.run(ctx, c.rate, c.warmup, nil); err != nil {
 		return false, err
