@@ -136,6 +136,15 @@ func (c *responseCache) adopt(ix *query.Index) bool {
 	return true
 }
 
+// purge empties the cache now, when a new snapshot has been swapped in, so
+// the old snapshot's bodies are not held until the first request on the new
+// one. Which snapshot is current is still decided by adopt.
+func (c *responseCache) purge() {
+	c.mu.Lock()
+	c.clear()
+	c.mu.Unlock()
+}
+
 // clear empties the cache. Called with mu held.
 func (c *responseCache) clear() {
 	clear(c.entries)

@@ -385,6 +385,14 @@ func TestSwapEmptiesCache(t *testing.T) {
 	if s.CacheStats().Misses != misses+1 {
 		t.Error("a search cached before the swap was answered from the cache after it")
 	}
+	// PurgeCache (called by the node after a swap) frees everything at once.
+	s.PurgeCache()
+	if st := s.CacheStats(); st.Entries != 0 || st.Bytes != 0 {
+		t.Errorf("after PurgeCache: %+v", st)
+	}
+	if rec := serve(s, http.MethodGet, "/api/stations?q=radio"); rec.Code != http.StatusOK || s.CacheStats().Entries != 1 {
+		t.Errorf("after PurgeCache the cache does not fill again: %d, %+v", rec.Code, s.CacheStats())
+	}
 }
 
 func openDemoCopy(t *testing.T, dir string) *query.Index {

@@ -148,6 +148,12 @@ func cacheBytes(n int64) int64 {
 // CacheStats reports the response cache's counters and size, for metrics.
 func (s *Server) CacheStats() CacheStats { return s.cache.stats() }
 
+// PurgeCache empties the response cache. Call it after swapping in a new
+// snapshot, to free the old one's answers at once: without it they are
+// dropped by the first request on the new snapshot, and never served
+// either way.
+func (s *Server) PurgeCache() { s.cache.purge() }
+
 // Close deletes the files the server wrote for itself: the data dumps
 // rewritten for its base URL. Call it once the handler serves no more
 // requests.

@@ -165,8 +165,20 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		return err
 	}
 	logStartup(log, f, n, baseURL, path, meta)
-	startReloading(ctx, f, node.NewReloader(path, holder, m, log), log)
+	startReloading(ctx, f, node.NewReloader(path, holder, purgeOnSwap{m, api}, log), log)
 	return n.Serve(ctx)
+}
+
+// purgeOnSwap empties the response cache after a successful swap, so the
+// old snapshot's answers are freed at once, then tells the metrics.
+type purgeOnSwap struct {
+	node.SwapObserver
+	api *server.Server
+}
+
+func (p purgeOnSwap) SwapSucceeded(meta format.Meta) {
+	p.api.PurgeCache()
+	p.SwapObserver.SwapSucceeded(meta)
 }
 
 // configCacheBytes maps the flag (0: disabled) to server.Config's
