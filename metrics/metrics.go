@@ -81,6 +81,7 @@ type Metrics struct {
 	zero     prometheus.Counter
 	swaps    *prometheus.CounterVec
 	index    *indexCollector
+	cache    *cacheCollector
 }
 
 // New creates the node's collectors and registers them, together with the Go
@@ -130,6 +131,7 @@ func newMetrics(now func() time.Time) *Metrics {
 			Help: "Attempts to replace the served index snapshot, by outcome.",
 		}, []string{"outcome"}),
 		index: newIndexCollector(now),
+		cache: &cacheCollector{},
 	}
 	m.bitmap = m.stages.WithLabelValues(StageBitmap)
 	m.decode = m.stages.WithLabelValues(StageDecode)
@@ -156,7 +158,7 @@ func histogramOpts(subsystem, name, help string, buckets []float64) prometheus.H
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.requests, m.duration, m.inFlight, m.limit, m.shed, m.stages, m.results,
-		m.zero, m.swaps, m.index,
+		m.zero, m.swaps, m.index, m.cache,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),

@@ -224,3 +224,47 @@ func TestRuntimeProcessAndBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseCacheSeries(t *testing.T) {
+	m, reg := newTestMetrics(t, time.Now())
+	zero := `
+# HELP stationdex_response_cache_bytes Bytes held by the response cache: bodies, compressed variants, keys and per-entry overhead.
+# TYPE stationdex_response_cache_bytes gauge
+stationdex_response_cache_bytes 0
+# HELP stationdex_response_cache_hits_total Requests answered from the response cache.
+# TYPE stationdex_response_cache_hits_total counter
+stationdex_response_cache_hits_total 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(zero),
+		"stationdex_response_cache_bytes", "stationdex_response_cache_hits_total"); err != nil {
+		t.Fatalf("before a source is set: %v", err)
+	}
+	m.SetResponseCache(func() CacheStats {
+		return CacheStats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 4096, MaxBytes: 1 << 20, Entries: 5}
+	})
+	want := `
+# HELP stationdex_response_cache_bytes Bytes held by the response cache: bodies, compressed variants, keys and per-entry overhead.
+# TYPE stationdex_response_cache_bytes gauge
+stationdex_response_cache_bytes 4096
+# HELP stationdex_response_cache_entries Bodies held by the response cache.
+# TYPE stationdex_response_cache_entries gauge
+stationdex_response_cache_entries 5
+# HELP stationdex_response_cache_evictions_total Bodies dropped from the response cache to stay within its bound (not counting a snapshot swap emptying it).
+# TYPE stationdex_response_cache_evictions_total counter
+stationdex_response_cache_evictions_total 2
+# HELP stationdex_response_cache_hits_total Requests answered from the response cache.
+# TYPE stationdex_response_cache_hits_total counter
+stationdex_response_cache_hits_total 7
+# HELP stationdex_response_cache_max_bytes The response cache's bound (-cache-bytes); 0 when disabled.
+# TYPE stationdex_response_cache_max_bytes gauge
+stationdex_response_cache_max_bytes 1.048576e+06
+# HELP stationdex_response_cache_misses_total Requests whose body was not in the response cache and was built.
+# TYPE stationdex_response_cache_misses_total counter
+stationdex_response_cache_misses_total 3
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"stationdex_response_cache_bytes", "stationdex_response_cache_entries", "stationdex_response_cache_evictions_total",
+		"stationdex_response_cache_hits_total", "stationdex_response_cache_max_bytes", "stationdex_response_cache_misses_total"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -63,25 +63,26 @@ type stationEnvelope struct {
 }
 
 // searchStations is GET /api/stations (searchStations in the spec).
-func (s *Server) searchStations(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, builder, error) {
 	p, err := parseSearchParams(r.URL.RawQuery)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	ix, release := s.acquire()
-	if ix == nil {
-		return errNoIndex
-	}
-	defer release()
-	res, err := ix.Search(p.query())
-	if err != nil {
-		return fmt.Errorf("search %s: %w", p.canonicalQuery(), err)
-	}
-	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
-	meta := ix.Meta()
-	env := s.searchEnvelope(meta, p, res)
-	return s.writeCacheable(w, r, etag(meta, s.base, pathStations+"?"+p.canonicalQuery()), &env)
+	return pathStations + "?" + p.canonicalQuery(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		res, err := ix.Search(p.query())
+		if err != nil {
+			return entityHead{}, dst, fmt.Errorf("search %s: %w", p.canonicalQuery(), err)
+		}
+		s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
+		env := s.searchEnvelope(ix.Meta(), p, res)
+		return jsonHead, append(env.AppendJSON(dst), '\n'), nil
+	}, nil
 }
+
+// jsonHead describes every JSON body.
+var jsonHead = entityHead{contentType: jsonType}
+
+const jsonType = "application/json; charset=utf-8"
 
 func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Result) searchEnvelope {
 	env := searchEnvelope{
@@ -137,28 +138,25 @@ func (s *Server) nextPage(p searchParams, total int) *string {
 // accepted in either case; responses always use the lower-case form. An id
 // that is not a UUID cannot name a station, so it is a 404 like an unknown
 // one.
-func (s *Server) getStation(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+func (s *Server) getStation(_ *http.Request, ps httprouter.Params) (string, builder, error) {
 	id, err := format.ParseUUID(ps.ByName("id"))
 	if err != nil {
-		return errNoStation
+		return "", nil, errNoStation
 	}
-	ix, release := s.acquire()
-	if ix == nil {
-		return errNoIndex
-	}
-	defer release()
-	rec, err := ix.Station(id)
-	if err != nil {
-		return fmt.Errorf("station %s: %w", id, err)
-	}
-	meta := ix.Meta()
-	env := stationEnvelope{
-		SchemaVersion: schemaVersion(meta),
-		SnapshotAt:    snapshotAt(meta),
-		Source:        meta.Source,
-		Station:       stationjson.New(s.base, &rec),
-	}
-	return s.writeCacheable(w, r, etag(meta, s.base, pathStation+id.String()), &env)
+	return pathStation + id.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		rec, err := ix.Station(id)
+		if err != nil {
+			return entityHead{}, dst, fmt.Errorf("station %s: %w", id, err)
+		}
+		meta := ix.Meta()
+		env := stationEnvelope{
+			SchemaVersion: schemaVersion(meta),
+			SnapshotAt:    snapshotAt(meta),
+			Source:        meta.Source,
+			Station:       stationjson.New(s.base, &rec),
+		}
+		return jsonHead, append(env.AppendJSON(dst), '\n'), nil
+	}, nil
 }
 
 // acquire returns the index to serve from and its release function, or a
@@ -203,49 +201,30 @@ func etag(m format.Meta, base, resource string) string {
 	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
 }
 
-// writeCacheable writes v as a cacheable 200, or 304 when the client already
-// has the representation tagged tag.
-func (s *Server) writeCacheable(w http.ResponseWriter, r *http.Request, tag string, v any) error {
-	if s.revalidated(w, r, tag) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	s.writeJSON(w, r, http.StatusOK, v)
-	return nil
-}
-
-// writeJSON writes v as the JSON body of a response with status. The body is
-// encoded in full first so Content-Length is exact, for HEAD too, which gets
-// the same headers without the body. Either encoder (the envelopes' own
+// writeJSON writes v, an answer that is not cached (an error), as the JSON
+// body of a response with status. Either encoder (the envelopes' own
 // appenders, encoding/json for the rest) replaces invalid UTF-8 by U+FFFD and
 // escapes <, >, &, U+2028 and U+2029, so no stored text can break the output
 // or turn into markup where the JSON is embedded; the data dumps share the
 // station appender, so a station is the same bytes in both.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := encodeResponse(v)
+	body, err := encodeResponse(nil, v)
 	if err != nil {
 		s.log.Error("encode response", "path", r.URL.Path, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(body) // a write error means the client left; nothing to do
-	}
+	s.send(w, r, &entity{contentType: jsonType, body: body}, reply{status: status}, nil)
 }
 
-// encodeResponse is v's body, ending in a newline as json.Encoder ends it:
-// through its own appender when it has one (the envelopes), else through
-// encoding/json (errors and the rest).
-func encodeResponse(v any) ([]byte, error) {
+// encodeResponse appends v's body to dst, ending in a newline as
+// json.Encoder ends it: through its own appender when it has one (the
+// envelopes), else through encoding/json (errors and the rest).
+func encodeResponse(dst []byte, v any) ([]byte, error) {
 	if a, ok := v.(jsonAppender); ok {
-		return append(a.AppendJSON(make([]byte, 0, 8<<10)), '\n'), nil
+		return append(a.AppendJSON(dst), '\n'), nil
 	}
-	var buf bytes.Buffer
-	err := json.NewEncoder(&buf).Encode(v)
+	buf := bytes.NewBuffer(dst)
+	err := json.NewEncoder(buf).Encode(v)
 	return buf.Bytes(), err
 }

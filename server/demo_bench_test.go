@@ -24,8 +24,22 @@ var demoBenchTargets = []struct{ name, target, accept string }{
 	{"page_home", "/", ""},
 }
 
+// BenchmarkDemoResponses builds every answer (the response cache is off),
+// so it measures the whole response path and compares with commits from
+// before the cache; BenchmarkDemoResponsesCached answers from the cache,
+// identity and gzip.
 func BenchmarkDemoResponses(b *testing.B) {
-	s := serverAt(b, demoIx(b), testBase)
+	benchDemoResponses(b, -1, "")
+}
+
+func BenchmarkDemoResponsesCached(b *testing.B) {
+	for _, coding := range []string{"identity", "gzip"} {
+		b.Run(coding, func(b *testing.B) { benchDemoResponses(b, 0, coding) })
+	}
+}
+
+func benchDemoResponses(b *testing.B, cacheBytes int64, acceptEncoding string) {
+	s := newServerWithCache(b, fixedSource{demoIx(b)}, cacheBytes)
 	station := firstStationPath(b, s)
 	etag := serve(s, http.MethodGet, station).Header().Get("ETag")
 	for _, bt := range demoBenchTargets {
@@ -39,6 +53,9 @@ func BenchmarkDemoResponses(b *testing.B) {
 		}
 		if bt.accept != "" {
 			header.Set("Accept", bt.accept)
+		}
+		if acceptEncoding != "" {
+			header.Set("Accept-Encoding", acceptEncoding)
 		}
 		b.Run(bt.name, func(b *testing.B) { benchResponse(b, s, target, header) })
 	}

@@ -62,16 +62,16 @@ type htmlView struct {
 	StylePath    string
 }
 
-func (s *Server) renderHTML(p *page, f footer) ([]byte, error) {
+func (s *Server) appendHTML(dst []byte, p *page, f footer) ([]byte, error) {
 	canonical := s.base + p.Path
 	if p.Query != "" {
 		canonical += "?" + p.Query
 	}
 	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical),
 		Notice: dataNotice, Description: description(p), StylePath: stylePath}
-	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, v); err != nil {
-		return nil, err
+	b := bytes.NewBuffer(dst)
+	if err := pageTemplate.Execute(b, v); err != nil {
+		return b.Bytes(), err
 	}
 	return b.Bytes(), nil
 }

@@ -16,18 +16,16 @@ import (
 // context. Links go to the Markdown twins of the pages, the API
 // description and the dumps.
 
-func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	s.withIndex(w, r, func(ix *query.Index) error {
-		body := s.renderLLMs(ix)
-		s.writeBody(w, r, "text/plain; charset=utf-8", etag(ix.Meta(), s.base, pathLLMs), body)
-		return nil
-	})
+func (s *Server) llmsTxt(_ *http.Request, _ httprouter.Params) (string, builder, error) {
+	return pathLLMs, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		return entityHead{contentType: "text/plain; charset=utf-8"}, s.appendLLMs(dst, ix), nil
+	}, nil
 }
 
-func (s *Server) renderLLMs(ix *query.Index) []byte {
+func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	m := ix.Meta()
 	b := s.base
-	var out bytes.Buffer
+	out := bytes.NewBuffer(dst)
 	out.WriteString("# stationdex\n\n")
 	out.WriteString("> " + mdText("A read-only directory of "+strconv.Itoa(m.Stations)+" radio stations from a fixed snapshot of "+m.Source+
 		", with a JSON search API, HTML pages that work without JavaScript, Markdown twins of every page and whole-directory downloads.") + "\n\n")

@@ -20,20 +20,20 @@ const markdownMediaType = "text/markdown; charset=utf-8"
 // markdownIndex is what is appended to a page URL to name its twin.
 const markdownIndex = "index.md"
 
-func (s *Server) renderMarkdown(p *page, f footer) []byte {
-	var b bytes.Buffer
+func (s *Server) appendMarkdown(dst []byte, p *page, f footer) []byte {
+	b := bytes.NewBuffer(dst)
 	b.WriteString("# " + mdText(p.Heading) + "\n\n")
 	if p.Error != "" {
 		b.WriteString("**Error:** " + mdText(p.Error) + "\n\n")
 	}
 	if p.Form != nil {
-		s.mdForm(&b, p.Form)
+		s.mdForm(b, p.Form)
 	}
 	for i := range p.Blocks {
-		mdBlock(&b, &p.Blocks[i])
+		mdBlock(b, &p.Blocks[i])
 	}
 	if p.Pager != nil {
-		mdPager(&b, p.Pager)
+		mdPager(b, p.Pager)
 	}
 	b.WriteString("---\n\n" + mdText(f.text()) + "\n")
 	return b.Bytes()

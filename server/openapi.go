@@ -26,8 +26,14 @@ func openAPIFor(base string) []byte {
 	return bytes.ReplaceAll(openAPIDocument, []byte(`"`+openAPIBase), quoted[:len(quoted)-1])
 }
 
+// openAPIEntity is the document for base as an entity, built once per
+// server: it depends on nothing else, so its tag is its digest.
+func openAPIEntity(base string) *entity {
+	doc := openAPIFor(base)
+	return &entity{contentType: jsonType, tag: contentTag(doc), body: doc}
+}
+
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	setCORS(w.Header())
-	doc := openAPIFor(s.base)
-	s.writeBody(w, r, "application/json; charset=utf-8", contentTag(doc), doc)
+	s.send(w, r, s.openapi, reply{cacheControl: s.cacheControl}, keepVariant)
 }

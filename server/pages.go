@@ -175,30 +175,38 @@ func redirectSlash(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, target, http.StatusMovedPermanently)
 }
 
-// servePage builds and writes one page in the representation asked for.
+// servePage answers one page in the representation asked for.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFunc, args []string, md bool) {
-	ix, release := s.acquire()
-	if ix == nil {
-		s.writePage(w, r, &page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
-			Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery},
-			footer{}, md)
+	h := w.Header()
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Add("Vary", "Accept")
+	s.serveResource(w, r, pageResource(r, md), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		meta := ix.Meta()
+		p, err := build(r, ix, args)
+		if err != nil {
+			p = s.errorPage(r, err)
+		}
+		return s.renderPage(dst, p, footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
+	}, func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) })
+}
+
+// failPage answers a page that could not be built: 503 while no index is
+// loaded, a plain 500 when rendering failed.
+func (s *Server) failPage(w http.ResponseWriter, r *http.Request, err error, md bool) {
+	if err != errNoIndex {
+		s.log.Error("render page", "path", r.URL.Path, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	defer release()
-	meta := ix.Meta()
-	f := footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}
-	p, err := build(r, ix, args)
+	p := &page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
+		Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery}
+	head, body, err := s.renderPage(nil, p, footer{}, md)
 	if err != nil {
-		p = s.errorPage(r, err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
 	}
-	if p.Status == 0 || p.Status == http.StatusOK {
-		if s.revalidated(w, r, etag(meta, s.base, pageResource(r, md))) {
-			setPageHeaders(w.Header(), p, md)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-	}
-	s.writePage(w, r, p, f, md)
+	w.Header().Set("Retry-After", retryAfterSeconds)
+	s.send(w, r, &entity{contentType: head.contentType, csp: head.csp, body: body}, reply{status: head.status}, nil)
 }
 
 // pageResource names a representation for its ETag.
@@ -231,51 +239,18 @@ func (s *Server) errorPage(r *http.Request, err error) *page {
 	return p
 }
 
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *page, f footer, md bool) {
-	var body []byte
-	if md {
-		body = s.renderMarkdown(p, f)
-	} else {
-		var err error
-		if body, err = s.renderHTML(p, f); err != nil {
-			s.log.Error("render page", "path", r.URL.Path, "err", err)
-			http.Error(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-	}
-	h := w.Header()
-	setPageHeaders(h, p, md)
-	status := p.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if status != http.StatusOK {
-		h.Del("ETag")
-		h.Set("Cache-Control", "no-store")
-	}
-	if status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", retryAfterSeconds)
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(body) // a write error means the client left
-	}
-}
-
-func setPageHeaders(h http.Header, p *page, md bool) {
-	h.Set("Content-Type", htmlType)
-	if md {
-		h.Set("Content-Type", markdownMediaType)
-	}
-	csp := pageCSP
+// renderPage appends p in HTML or Markdown to dst.
+func (s *Server) renderPage(dst []byte, p *page, f footer, md bool) (entityHead, []byte, error) {
+	head := entityHead{contentType: htmlType, status: p.Status, csp: pageCSP}
 	if p.Media {
-		csp = pageMediaCSP
+		head.csp = pageMediaCSP
 	}
-	h.Set("Content-Security-Policy", csp)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Add("Vary", "Accept")
+	if md {
+		head.contentType = markdownMediaType
+		return head, s.appendMarkdown(dst, p, f), nil
+	}
+	body, err := s.appendHTML(dst, p, f)
+	return head, body, err
 }
 
 // wantsMarkdown reports whether the Accept header prefers text/markdown

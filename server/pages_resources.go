@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -21,47 +20,28 @@ func (s *Server) resourceRoutes(r *httprouter.Router) {
 	s.get(r, pathCatalog, s.metaResource(s.catalog))
 	s.get(r, pathDumpJSON, s.serveDump(stationjson.DumpJSON))
 	s.get(r, pathDumpNDJSON, s.serveDump(stationjson.DumpNDJSON))
-	s.get(r, pathSitemap, s.sitemapIndex)
-	s.get(r, pathSitemaps+":file", s.sitemapChild)
-	s.get(r, pathLLMs, s.llmsTxt)
+	s.get(r, pathSitemap, s.resource(s.sitemapIndex, s.writeError))
+	s.get(r, pathSitemaps+":file", s.resource(s.sitemapChild, s.writeError))
+	s.get(r, pathLLMs, s.resource(s.llmsTxt, s.writeError))
 }
 
 // metaResource serves a JSON document built from the index, cacheable
-// with an ETag of the snapshot, the base URL and the route.
+// metaResource serves a JSON document built from the index (capabilities,
+// catalog), with CORS like the API. Its key is its path: it takes no query.
 func (s *Server) metaResource(build func(ix *query.Index) (any, error)) httprouter.Handle {
-	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	answer := s.resource(func(r *http.Request, _ httprouter.Params) (string, builder, error) {
+		return r.URL.Path, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+			doc, err := build(ix)
+			if err != nil {
+				return entityHead{}, dst, err
+			}
+			body, err := encodeResponse(dst, doc)
+			return jsonHead, body, err
+		}, nil
+	}, s.writeError)
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		setCORS(w.Header())
-		ix, release := s.acquire()
-		if ix == nil {
-			s.writeError(w, r, errNoIndex)
-			return
-		}
-		defer release()
-		doc, err := build(ix)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		if err := s.writeCacheable(w, r, etag(ix.Meta(), s.base, r.URL.Path), doc); err != nil {
-			s.writeError(w, r, err)
-		}
-	}
-}
-
-// writeBody writes a complete body with its type and the caching headers
-// of a snapshot-derived resource (tag is its ETag).
-func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, contentType, tag string, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if s.revalidated(w, r, tag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body) // a write error means the client left
+		answer(w, r, ps)
 	}
 }
 

@@ -17,8 +17,14 @@
 //
 // File map:
 //   - server.go: wiring, routing, instrumentation, panic recovery
-//   - api.go, api_json.go, api_cache.go: the two operations, their
-//     envelopes and encoders, ETags and conditional GET
+//   - handle.go: the one handler shape (resolver: a canonical key and a
+//     builder), answer (cache lookup, build into a pooled buffer, store)
+//   - respond.go: the one writer (send): headers, ETag per coding, 304,
+//     HEAD, Content-Length; coding.go: gzip/zstd negotiation and encoders;
+//     cache.go: the byte-bounded response cache; etag_match.go:
+//     If-None-Match
+//   - api.go, api_json.go: the two operations, their envelopes, encoders
+//     and ETags
 //   - params.go: search parameters and their rules; limits.go: request
 //     limits; errors.go: error codes and their statuses; cors.go; shed.go
 //   - station.go: the Station JSON, from package stationjson with the
@@ -27,7 +33,8 @@
 //     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
 //     and Markdown rendering; templates/ and static/
 //   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,
-//     sitemap.go, llms.go: the description and data files
+//     sitemap.go, llms.go: the description and data files (the dumps keep
+//     their own stored-gzip path with Range)
 package server
 
 import (
@@ -80,6 +87,10 @@ type Config struct {
 	CacheMaxAge time.Duration
 	// Logger receives server-side failures; nil: slog.Default().
 	Logger *slog.Logger
+	// CacheBytes bounds the response cache, in bytes: encoded and
+	// compressed bodies kept for the requests that repeat them. Zero means
+	// DefaultCacheBytes; negative disables the cache.
+	CacheBytes int64
 }
 
 // DefaultCacheMaxAge is the max-age used when Config.CacheMaxAge is zero. The
@@ -97,6 +108,8 @@ type Server struct {
 	cacheControl string
 	log          *slog.Logger
 	handler      http.Handler
+	cache        *responseCache
+	openapi      *entity      // the OpenAPI document under base, built once
 	rebased      rebasedDumps // dumps rewritten for base, when the index's differ
 }
 
@@ -112,7 +125,9 @@ func New(cfg Config, src query.Source) *Server {
 		obs:          cfg.Observer,
 		cacheControl: cacheControl(cfg.CacheMaxAge),
 		log:          cfg.Logger,
+		cache:        newResponseCache(cacheBytes(cfg.CacheBytes)),
 	}
+	s.openapi = openAPIEntity(s.base)
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}
@@ -122,6 +137,22 @@ func New(cfg Config, src query.Source) *Server {
 	s.handler = s.guard(s.routes()) // limits.go: refusals decided before routing
 	return s
 }
+
+func cacheBytes(n int64) int64 {
+	if n == 0 {
+		return DefaultCacheBytes
+	}
+	return n
+}
+
+// CacheStats reports the response cache's counters and size, for metrics.
+func (s *Server) CacheStats() CacheStats { return s.cache.stats() }
+
+// PurgeCache empties the response cache. Call it after swapping in a new
+// snapshot, to free the old one's answers at once: without it they are
+// dropped by the first request on the new snapshot, and never served
+// either way.
+func (s *Server) PurgeCache() { s.cache.purge() }
 
 // Close deletes the files the server wrote for itself: the data dumps
 // rewritten for its base URL. Call it once the handler serves no more
@@ -174,20 +205,13 @@ func (s *Server) route(r *httprouter.Router, route string, h httprouter.Handle, 
 	}
 }
 
-// handlerFunc is an API handler: it writes a response, or returns an error
-// that the server renders as a JSON error body via errorStatus. A handler
-// that already wrote a response must return nil.
-type handlerFunc func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error
-
-// handle registers an API route: h for GET and HEAD with CORS headers and
-// JSON errors, and the CORS preflight for OPTIONS. HEAD runs h as GET;
-// net/http drops the body and the Content-Length set by writeJSON stays.
-func (s *Server) handle(r *httprouter.Router, route string, h handlerFunc) {
+// handle registers an API route: the resource h resolves, for GET and HEAD,
+// with CORS headers and JSON errors, and the CORS preflight for OPTIONS.
+func (s *Server) handle(r *httprouter.Router, route string, h resolver) {
+	answer := s.resource(h, s.writeError)
 	api := func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		setCORS(w.Header())
-		if err := h(w, req, ps); err != nil {
-			s.writeError(w, req, err)
-		}
+		answer(w, req, ps)
 	}
 	s.route(r, route, api, http.MethodGet, http.MethodHead)
 	s.route(r, route, preflight, http.MethodOptions)

@@ -1,9 +1,8 @@
 package server
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/xml"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,19 +68,21 @@ func (s *Server) sitemapPages() []string {
 	return pages
 }
 
-func (s *Server) sitemapIndex(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	s.withIndex(w, r, func(ix *query.Index) error {
+// sitemapIndex is /sitemap.xml: pages.xml and one child per 50,000
+// locations of each section.
+func (s *Server) sitemapIndex(r *http.Request, _ httprouter.Params) (string, builder, error) {
+	return r.URL.Path, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		children := []string{"pages.xml"}
 		for _, sec := range sitemapSections() {
 			n, err := sec.count(ix)
 			if err != nil {
-				return err
+				return entityHead{}, dst, err
 			}
 			for i := 1; (i-1)*sitemapMaxURLs < n; i++ {
 				children = append(children, sec.name+"-"+strconv.Itoa(i)+".xml")
 			}
 		}
-		return s.streamXML(w, r, ix, "sitemapindex", func(emit func(string) error) error {
+		return s.appendXML(dst, ix, "sitemapindex", func(emit func(string) error) error {
 			for _, c := range children {
 				if err := emit(s.base + pathSitemaps + c); err != nil {
 					return err
@@ -89,14 +90,15 @@ func (s *Server) sitemapIndex(w http.ResponseWriter, r *http.Request, _ httprout
 			}
 			return nil
 		})
-	})
+	}, nil
 }
 
-func (s *Server) sitemapChild(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	s.withIndex(w, r, func(ix *query.Index) error {
-		name := ps.ByName("file")
-		if name == "pages.xml" {
-			return s.streamXML(w, r, ix, "urlset", func(emit func(string) error) error {
+// sitemapChild is one child sitemap: pages.xml or SECTION-N.xml.
+func (s *Server) sitemapChild(r *http.Request, ps httprouter.Params) (string, builder, error) {
+	name := ps.ByName("file")
+	if name == "pages.xml" {
+		return r.URL.Path, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+			return s.appendXML(dst, ix, "urlset", func(emit func(string) error) error {
 				for _, p := range s.sitemapPages() {
 					if err := emit(p); err != nil {
 						return err
@@ -104,23 +106,25 @@ func (s *Server) sitemapChild(w http.ResponseWriter, r *http.Request, ps httprou
 				}
 				return nil
 			})
-		}
-		sec, n, ok := parseSitemapName(name)
-		if !ok {
-			return errorf(CodeNotFound, "no sitemap %s; start from /sitemap.xml", quoteClip(name))
-		}
+		}, nil
+	}
+	sec, n, ok := parseSitemapName(name)
+	if !ok {
+		return "", nil, errorf(CodeNotFound, "no sitemap %s; start from /sitemap.xml", quoteClip(name))
+	}
+	return r.URL.Path, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		count, err := sec.count(ix)
 		if err != nil {
-			return err
+			return entityHead{}, dst, err
 		}
 		if n-1 >= (count+sitemapMaxURLs-1)/sitemapMaxURLs { // before multiplying: n may be near MaxInt
-			return errorf(CodeNotFound, "no sitemap %s; start from /sitemap.xml", quoteClip(name))
+			return entityHead{}, dst, errorf(CodeNotFound, "no sitemap %s; start from /sitemap.xml", quoteClip(name))
 		}
 		offset := (n - 1) * sitemapMaxURLs
-		return s.streamXML(w, r, ix, "urlset", func(emit func(string) error) error {
+		return s.appendXML(dst, ix, "urlset", func(emit func(string) error) error {
 			return sec.each(s, ix, offset, sitemapMaxURLs, emit)
 		})
-	})
+	}, nil
 }
 
 // parseSitemapName reads "{section}-{n}.xml", n >= 1 without leading zeros.
@@ -143,57 +147,25 @@ func parseSitemapName(name string) (sitemapSection, int, bool) {
 	return sitemapSection{}, 0, false
 }
 
-// streamXML writes a urlset or sitemapindex of the locations list emits,
-// each with the snapshot as lastmod. The body streams, so it has no
-// Content-Length; the ETag (snapshot, base URL, path) allows 304s.
-func (s *Server) streamXML(w http.ResponseWriter, r *http.Request, ix *query.Index, root string, list func(emit func(string) error) error) error {
-	meta := ix.Meta()
-	h := w.Header()
-	h.Set("Content-Type", xmlType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if s.revalidated(w, r, etag(meta, s.base, r.URL.Path)) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(http.StatusOK)
-		return nil
-	}
+// appendXML appends a urlset or sitemapindex of the locations list emits,
+// each with the snapshot as lastmod.
+func (s *Server) appendXML(dst []byte, ix *query.Index, root string, list func(emit func(string) error) error) (entityHead, []byte, error) {
 	item := "url"
 	if root == "sitemapindex" {
 		item = "sitemap"
 	}
-	lastmod := "<lastmod>" + snapshotAt(meta) + "</lastmod>"
-	bw := bufio.NewWriterSize(w, 32<<10)
-	io.WriteString(bw, xml.Header+"<"+root+` xmlns="`+sitemapNS+`">`+"\n")
+	lastmod := "<lastmod>" + snapshotAt(ix.Meta()) + "</lastmod>"
+	b := bytes.NewBuffer(dst)
+	b.WriteString(xml.Header + "<" + root + ` xmlns="` + sitemapNS + `">` + "\n")
 	err := list(func(loc string) error {
-		bw.WriteString("<" + item + "><loc>")
-		xml.EscapeText(bw, []byte(loc))
-		_, err := bw.WriteString("</loc>" + lastmod + "</" + item + ">\n")
-		return err
+		b.WriteString("<" + item + "><loc>")
+		xml.EscapeText(b, []byte(loc)) // a bytes.Buffer takes every write
+		b.WriteString("</loc>" + lastmod + "</" + item + ">\n")
+		return nil
 	})
 	if err != nil {
-		// The status is sent already; a cut body is all that can tell.
-		s.log.Error("sitemap", "path", r.URL.Path, "err", err)
-		return nil
+		return entityHead{}, b.Bytes(), err
 	}
-	io.WriteString(bw, "</"+root+">\n")
-	if err := bw.Flush(); err != nil {
-		s.log.Debug("sitemap: client gone", "path", r.URL.Path, "err", err)
-	}
-	return nil
-}
-
-// withIndex runs fn with the current index; fn's error is answered as a
-// JSON error when nothing was written yet.
-func (s *Server) withIndex(w http.ResponseWriter, r *http.Request, fn func(ix *query.Index) error) {
-	ix, release := s.acquire()
-	if ix == nil {
-		s.writeError(w, r, errNoIndex)
-		return
-	}
-	defer release()
-	if err := fn(ix); err != nil {
-		s.writeError(w, r, err)
-	}
+	b.WriteString("</" + root + ">\n")
+	return entityHead{contentType: xmlType}, b.Bytes(), nil
 }

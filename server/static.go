@@ -19,23 +19,18 @@ import (
 // carrying its digest and cached for a year as immutable; a page built by
 // another version of the binary names another file, never a stale one.
 
-// staticAsset is one resource held in memory with its validators.
-type staticAsset struct {
-	body        []byte
-	contentType string
-	etag        string
-}
-
-func newStaticAsset(body []byte, contentType string) staticAsset {
+// newStaticAsset is one resource held in memory as an entity, tagged by
+// its digest; its compressed variants are made once, when first asked for.
+func newStaticAsset(body []byte, contentType string) *entity {
 	sum := sha256.Sum256(body)
-	return staticAsset{body: body, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	return &entity{body: body, contentType: contentType, tag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 }
 
 var (
 	styleAsset   = newStaticAsset(styleCSS, "text/css; charset=utf-8")
 	faviconSVG   = newStaticAsset([]byte(faviconSource), "image/svg+xml")
 	faviconICO   = newStaticAsset(icoOf(faviconPNG(32)), "image/x-icon")
-	stylePath    = "/static/style." + strings.Trim(styleAsset.etag, `"`) + ".css"
+	stylePath    = "/static/style." + strings.Trim(styleAsset.tag, `"`) + ".css"
 	immutableAge = "public, max-age=31536000, immutable"
 	// dailyAge is for names that cannot carry a digest (/favicon.ico is
 	// asked for by that name) and for the unfingerprinted style sheet.
@@ -45,9 +40,9 @@ var (
 // staticRoutes registers the static resources.
 func (s *Server) staticRoutes(r *httprouter.Router) {
 	s.get(r, "/static/:file", s.staticFile)
-	s.get(r, pathFaviconSVG, serveAsset(faviconSVG, dailyAge))
-	s.get(r, pathFaviconICO, serveAsset(faviconICO, dailyAge))
-	s.get(r, pathRobots, serveAsset(s.robotsTxt(), dailyAge))
+	s.get(r, pathFaviconSVG, s.serveAsset(faviconSVG, dailyAge))
+	s.get(r, pathFaviconICO, s.serveAsset(faviconICO, dailyAge))
+	s.get(r, pathRobots, s.serveAsset(s.robotsTxt(), dailyAge))
 }
 
 // staticFile serves the style sheet: immutable under its fingerprinted name,
@@ -57,28 +52,23 @@ func (s *Server) staticFile(w http.ResponseWriter, r *http.Request, ps httproute
 	name := ps.ByName("file")
 	switch {
 	case "/static/"+name == stylePath:
-		serveAsset(styleAsset, immutableAge)(w, r, ps)
+		s.serveAsset(styleAsset, immutableAge)(w, r, ps)
 	case strings.HasPrefix(name, "style.") && strings.HasSuffix(name, ".css"):
-		serveAsset(styleAsset, dailyAge)(w, r, ps)
+		s.serveAsset(styleAsset, dailyAge)(w, r, ps)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-func serveAsset(a staticAsset, cacheControl string) httprouter.Handle {
+func (s *Server) serveAsset(a *entity, cacheControl string) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-		h := w.Header()
-		h.Set("Content-Type", a.contentType)
-		h.Set("Cache-Control", cacheControl)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("ETag", a.etag)
-		http.ServeContent(w, r, "", zeroTime, bytes.NewReader(a.body))
+		s.send(w, r, a, reply{cacheControl: cacheControl, ranged: true}, keepVariant)
 	}
 }
 
 // robotsTxt allows every path and names the sitemap, whose address depends
 // on the base URL: built once, when the routes are.
-func (s *Server) robotsTxt() staticAsset {
+func (s *Server) robotsTxt() *entity {
 	body := "# stationdex: every page and file may be crawled; the sitemap lists them.\n" +
 		"User-agent: *\nDisallow:\n\nSitemap: " + s.base + pathSitemap + "\n"
 	return newStaticAsset([]byte(body), "text/plain; charset=utf-8")

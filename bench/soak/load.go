@@ -26,12 +26,22 @@ const extraEvery = 10
 // progressEvery is how often the node's numbers are printed during the load.
 const progressEvery = 30 * time.Second
 
-// loadPaths is the request targets, in the order they are cycled through.
-func loadPaths(mixFile string) ([]string, error) {
+// loadQueries reads the query mix.
+func loadQueries(mixFile string) ([]mix.Query, error) {
 	qs, err := mix.Load(mixFile)
 	if err != nil {
 		return nil, fmt.Errorf("query mix: %w", err)
 	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("query mix %s: no queries", mixFile)
+	}
+	return qs, nil
+}
+
+// mixPaths is the request targets of the "mix" traffic, in the order they
+// are cycled through: the mix's searches, repeated every len(qs) requests,
+// with pages and files between them.
+func mixPaths(qs []mix.Query) []string {
 	var paths []string
 	for i, q := range qs {
 		paths = append(paths, q.Path())
@@ -39,13 +49,45 @@ func loadPaths(mixFile string) ([]string, error) {
 			paths = append(paths, extraPaths[(i/extraEvery)%len(extraPaths)])
 		}
 	}
-	return paths, nil
+	return paths
+}
+
+// distinctSearches is qs without repeats (the mix repeats a third of its
+// searches, which would be cache hits): the cold traffic's searches.
+func distinctSearches(qs []mix.Query) []mix.Query {
+	type search struct{ q, country, language, genre string }
+	seen := map[search]bool{}
+	var out []mix.Query
+	for _, q := range qs {
+		k := search{q.Q, q.Country, q.Language, q.Genre}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// coldPath is request n of the "cold" traffic: a stream of distinct
+// searches, so that (almost) every one misses the node's response cache
+// and is stored in it, evicting the oldest. Query n mod len(qs) of the mix
+// is asked with a limit and offset that change every round through the
+// mix: 50 limits x 101 offsets, so the stream repeats only after about
+// 5000 rounds (about 10 million requests with the mix's 1958 distinct
+// searches).
+func coldPath(qs []mix.Query, n int) string {
+	q := qs[n%len(qs)]
+	round := n / len(qs)
+	q.Limit = 1 + round%50
+	q.Offset = (round / 50 % 101) * 7
+	return q.Path()
 }
 
 // load sends requests at a steady rate and counts the outcomes.
 type load struct {
 	base    string
-	paths   []string
+	paths   []string    // cycled through (mix traffic), or
+	cold    []mix.Query // asked with distinct limits and offsets (cold traffic)
 	workers int
 	client  *http.Client
 	next    atomic.Int64
@@ -56,9 +98,9 @@ type load struct {
 	errors    map[string]int
 }
 
-func newLoad(addr string, paths []string, workers int) *load {
+func newLoad(addr string, paths []string, cold []mix.Query, workers int) *load {
 	return &load{
-		base: "http://" + addr, paths: paths, workers: workers,
+		base: "http://" + addr, paths: paths, cold: cold, workers: workers,
 		client:   &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}},
 		statuses: map[int]int{}, errors: map[string]int{},
 	}
@@ -114,7 +156,13 @@ func (l *load) pace(ctx context.Context, rate int, tokens chan<- struct{}, n *no
 }
 
 func (l *load) one() {
-	path := l.paths[int(l.next.Add(1))%len(l.paths)]
+	n := int(l.next.Add(1))
+	var path string
+	if l.cold != nil {
+		path = coldPath(l.cold, n)
+	} else {
+		path = l.paths[n%len(l.paths)]
+	}
 	start := time.Now()
 	resp, err := l.client.Get(l.base + path)
 	if err == nil {
@@ -142,9 +190,12 @@ func (l *load) progress(n *node, elapsed time.Duration) {
 	l.mu.Lock()
 	done := len(l.latencies)
 	l.mu.Unlock()
-	fmt.Printf("%8v  %d answered  heap %.1f MiB  rss %.1f MiB  goroutines %.0f  fds %.0f\n",
+	fmt.Printf("%8v  %d answered  heap %.1f MiB  rss %.1f MiB  goroutines %.0f  fds %.0f  cache %.1f/%.1f MiB (%.0f hits, %.0f misses, %.0f evictions)\n",
 		elapsed.Round(time.Second), done, m["go_memstats_heap_alloc_bytes"]/(1<<20),
-		m["process_resident_memory_bytes"]/(1<<20), m["go_goroutines"], m["process_open_fds"])
+		m["process_resident_memory_bytes"]/(1<<20), m["go_goroutines"], m["process_open_fds"],
+		m["stationdex_response_cache_bytes"]/(1<<20), m["stationdex_response_cache_max_bytes"]/(1<<20),
+		m["stationdex_response_cache_hits_total"], m["stationdex_response_cache_misses_total"],
+		m["stationdex_response_cache_evictions_total"])
 }
 
 func (l *load) closeIdle() { l.client.CloseIdleConnections() }

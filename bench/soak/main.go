@@ -3,7 +3,16 @@
 // open file descriptors are sampled after a warm-up and again after the
 // load, and each must stay within a tolerance of where it was.
 //
-//	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE] [-minutes 3]
+//	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE] [-minutes 3] [-traffic cold|mix] [-cache-bytes N]
+//
+// The default traffic is cold: a stream of distinct searches, each a miss
+// of the node's response cache that is stored and evicts an older one. The
+// node runs with a small cache (-cache-bytes, 2 MiB) that the warm-up
+// fills, so the load runs against a full cache: heap and RSS must stay flat
+// within its bound (growth by what the cache still had room for at the
+// first sample is allowed), the cache itself must stay within its bound,
+// and the load must have missed and evicted. -traffic mix replays the
+// benchmark mix with pages and files, mostly cache hits.
 //
 // It starts `stationdex serve` itself on 127.0.0.1 (the embedded demo, or
 // -index), reads the node's Go and process metrics from its admin port
@@ -24,8 +33,16 @@ import (
 	"time"
 )
 
+// The kinds of traffic.
+const (
+	trafficCold = "cold"
+	trafficMix  = "mix"
+)
+
 type config struct {
 	bin, index, mix       string
+	traffic               string
+	cacheBytes            int64
 	duration, warmup      time.Duration
 	rate, workers         int
 	heapGrowth, rssGrowth float64 // allowed relative growth
@@ -39,6 +56,8 @@ func parseFlags() config {
 	flag.StringVar(&c.bin, "bin", "../bin/stationdex", "the stationdex binary (make build)")
 	flag.StringVar(&c.index, "index", "", "index file to serve (default: the embedded demo)")
 	flag.StringVar(&c.mix, "mix", "queries/mix.tsv", "query mix of API searches; a few pages and files are added")
+	flag.StringVar(&c.traffic, "traffic", trafficCold, "cold: distinct searches, each a response-cache miss; mix: the query mix with pages and files, repeated")
+	flag.Int64Var(&c.cacheBytes, "cache-bytes", 2<<20, "the node's response cache bound (its -cache-bytes; 0 disables)")
 	flag.DurationVar(&c.duration, "duration", 3*time.Minute, "how long the steady load lasts")
 	minutes := flag.Float64("minutes", 0, "how long the steady load lasts, in minutes (make soak's SOAK_MINUTES); overrides -duration")
 	flag.DurationVar(&c.warmup, "warmup", 20*time.Second, "load before the first sample, so caches and pools are warm")
@@ -51,6 +70,10 @@ func parseFlags() config {
 	flag.Float64Var(&c.goroutineSlack, "goroutine-slack", 5, "allowed growth of the goroutine count")
 	flag.Float64Var(&c.fdSlack, "fd-slack", 5, "allowed growth of open file descriptors")
 	flag.Parse()
+	if c.traffic != trafficCold && c.traffic != trafficMix {
+		fmt.Fprintf(os.Stderr, "soak: -traffic %q: want cold or mix\n", c.traffic)
+		os.Exit(2)
+	}
 	if *minutes > 0 {
 		c.duration = time.Duration(*minutes * float64(time.Minute))
 	}
@@ -67,7 +90,7 @@ func main() {
 		os.Exit(2)
 	}
 	if !ok {
-		fmt.Println("FAIL: resources grew beyond the tolerance, or requests failed")
+		fmt.Println("FAIL: resources grew beyond the tolerance, requests failed, or the cold load did not exercise the response cache")
 		os.Exit(1)
 	}
 	fmt.Println("PASS: flat")
@@ -75,34 +98,37 @@ func main() {
 
 // soak runs the whole procedure and reports whether everything held.
 func soak(ctx context.Context, c config) (bool, error) {
-	paths, err := loadPaths(c.mix)
+	qs, err := loadQueries(c.mix)
 	if err != nil {
 		return false, err
 	}
-	n, err := startNode(c.bin, c.index)
+	n, err := startNode(c.bin, c.index, c.cacheBytes)
 	if err != nil {
 		return false, err
 	}
 	defer n.kill()
-	fmt.Printf("soak: node pid %d on %s, index %s; %d req/s from %d clients, warm-up %v, load %v\n",
-		n.pid(), n.addr, indexName(c.index), c.rate, c.workers, c.warmup, c.duration)
-	load := newLoad(n.addr, paths, c.workers)
-	if err := load.run(ctx, c.rate, c.warmup, nil); err != nil {
+	fmt.Printf("soak: node pid %d on %s, index %s, response cache %d bytes; %s traffic, %d req/s from %d clients, warm-up %v, load %v\n",
+		n.pid(), n.addr, indexName(c.index), c.cacheBytes, c.traffic, c.rate, c.workers, c.warmup, c.duration)
+	clients := newLoad(n.addr, mixPaths(qs), nil, c.workers)
+	if c.traffic == trafficCold {
+		clients = newLoad(n.addr, nil, distinctSearches(qs), c.workers)
+	}
+	if err := clients.run(ctx, c.rate, c.warmup, nil); err != nil {
 		return false, err
 	}
-	before, err := atRest(n, load)
+	before, err := atRest(n, clients)
 	if err != nil {
 		return false, err
 	}
-	if err := load.run(ctx, c.rate, c.duration, n); err != nil {
+	if err := clients.run(ctx, c.rate, c.duration, n); err != nil {
 		return false, err
 	}
-	after, err := atRest(n, load)
+	after, err := atRest(n, clients)
 	if err != nil {
 		return false, err
 	}
 	held := report(c, before, after)
-	requestsOK := load.report()
+	requestsOK := clients.report()
 	if err := n.stop(); err != nil {
 		fmt.Println("node stop:", err)
 		return false, nil

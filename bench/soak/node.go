@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -20,8 +21,9 @@ type node struct {
 
 // startNode starts the binary on loopback ports of its choosing and waits
 // for its "serving" log line, which names them.
-func startNode(bin, index string) (*node, error) {
-	args := []string{"serve", "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json"}
+func startNode(bin, index string, cacheBytes int64) (*node, error) {
+	args := []string{"serve", "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json",
+		"-cache-bytes", strconv.FormatInt(cacheBytes, 10)}
 	if index != "" {
 		args = append(args, "-index", index)
 	}

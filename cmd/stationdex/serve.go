@@ -31,6 +31,7 @@ type serveFlags struct {
 	logFormat, logLevel          string
 	accessLog, allowUnready      bool
 	checkOnStart                 bool
+	cacheBytes                   int64
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -49,6 +50,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.BoolVar(&f.accessLog, "access-log", false, "log every public request")
 	fs.BoolVar(&f.checkOnStart, "check-on-start", true, "verify the whole index (as stationdex check does) before serving it; "+
 		"false maps it and serves at once, for a file already checked before start (systemd ExecStartPre, a Kubernetes init container)")
+	fs.Int64Var(&f.cacheBytes, "cache-bytes", server.DefaultCacheBytes, "bound of the response cache (encoded and compressed answers, emptied on a snapshot swap), in bytes; 0 disables it")
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -61,6 +63,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	}
 	if f.watch < 0 || f.drainTimeout <= 0 {
 		return f, errors.New("-watch must not be negative and -drain-timeout must be positive")
+	}
+	if f.cacheBytes < 0 {
+		return f, errors.New("-cache-bytes must not be negative (0 disables the cache)")
 	}
 	return f, nil
 }
@@ -143,7 +148,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		m.SetIndex(meta)
 	}
 	m.SetInFlightLimit(f.maxInFlight)
-	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log}, holder)
+	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes)}, holder)
+	m.SetResponseCache(func() metrics.CacheStats { return metrics.CacheStats(api.CacheStats()) })
 	defer func() {
 		if err := api.Close(); err != nil {
 			log.Warn("remove rewritten dumps", "err", err)
@@ -159,8 +165,29 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		return err
 	}
 	logStartup(log, f, n, baseURL, path, meta)
-	startReloading(ctx, f, node.NewReloader(path, holder, m, log), log)
+	startReloading(ctx, f, node.NewReloader(path, holder, purgeOnSwap{m, api}, log), log)
 	return n.Serve(ctx)
+}
+
+// purgeOnSwap empties the response cache after a successful swap, so the
+// old snapshot's answers are freed at once, then tells the metrics.
+type purgeOnSwap struct {
+	node.SwapObserver
+	api *server.Server
+}
+
+func (p purgeOnSwap) SwapSucceeded(meta format.Meta) {
+	p.api.PurgeCache()
+	p.SwapObserver.SwapSucceeded(meta)
+}
+
+// configCacheBytes maps the flag (0: disabled) to server.Config's
+// convention (0: the default, negative: disabled).
+func configCacheBytes(flagValue int64) int64 {
+	if flagValue == 0 {
+		return -1
+	}
+	return flagValue
 }
 
 // startReloading swaps the snapshot on SIGHUP and, with -watch, when the
@@ -209,7 +236,7 @@ func logStartup(log *slog.Logger, f serveFlags, n *node.Node, base *url.URL, pat
 		"index", index, "snapshot_at", meta.SnapshotAt.UTC().Format(time.RFC3339),
 		"source", meta.Source, "stations", meta.Stations, "format_version", format.Version,
 		"max_inflight", f.maxInFlight, "drain_timeout", f.drainTimeout,
-		"watch", f.watch, "access_log", f.accessLog)
+		"watch", f.watch, "access_log", f.accessLog, "cache_bytes", f.cacheBytes)
 }
 
 // indexFile returns the index to serve: the given file, or a freshly built

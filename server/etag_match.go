@@ -1,25 +1,17 @@
 package server
 
 import (
-	"net/http"
 	"strings"
 )
-
-// revalidated sets the caching headers of a snapshot-derived
-// representation tagged tag and reports whether the request's If-None-Match
-// already names it, in which case the caller answers 304 Not Modified.
-func (s *Server) revalidated(w http.ResponseWriter, r *http.Request, tag string) bool {
-	h := w.Header()
-	h.Set("ETag", tag)
-	h.Set("Cache-Control", s.cacheControl)
-	return etagMatches(r.Header.Values("If-None-Match"), tag)
-}
 
 // etagMatches reports whether an If-None-Match header (all its values) lists
 // tag. If-None-Match uses the weak comparison (RFC 9110, 13.1.2): "W/" is
 // ignored on either side, and "*" matches any current representation. A
 // malformed list matches nothing, so the client gets a full response.
-func etagMatches(headers []string, tag string) bool {
+func etagMatches(headers []string, tag string) bool { return etagListed(headers, tag, true) }
+
+// etagListed is etagMatches with "*" matching only when star is set.
+func etagListed(headers []string, tag string, star bool) bool {
 	want := strings.TrimPrefix(tag, "W/")
 	for _, list := range headers {
 		for {
@@ -28,7 +20,11 @@ func etagMatches(headers []string, tag string) bool {
 				break
 			}
 			if list[0] == '*' {
-				return true
+				if star {
+					return true
+				}
+				list = list[1:]
+				continue
 			}
 			var t string
 			var ok bool

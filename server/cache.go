@@ -1,0 +1,185 @@
+package server
+
+import (
+	"container/list"
+	"sync"
+	"sync/atomic"
+
+	"stationdex/query"
+)
+
+// The response cache: entities (encoded bodies, with their compressed
+// variants stored beside them once asked for) keyed by the canonical
+// request, the same string their ETag is derived from. It is an LRU with
+// byte accounting: every entity counts its key, its bodies and a fixed
+// overhead, and the least recently used are evicted until the total is
+// within the bound, so no stream of distinct requests can grow it past
+// the bound. An entity larger than the bound is never stored.
+//
+// It holds entities of one snapshot only. Every lookup and store names the
+// index the request acquired; the first request on a newly swapped-in index
+// empties the cache and makes that index current. Requests still running on
+// the index before (the one just replaced) bypass the cache, so a slow old
+// request can neither serve nor store a body of the old snapshot, and can
+// not make it current again.
+
+// DefaultCacheBytes is the default bound of the response cache.
+const DefaultCacheBytes = 64 << 20
+
+// entryOverhead is what an entry costs beyond its key and bodies: the list
+// element, the map slot, the entity's header fields. An estimate, on the
+// high side, so that many tiny entries cannot exceed the bound.
+const entryOverhead = 256
+
+// CacheStats is a snapshot of the response cache's counters.
+type CacheStats struct {
+	Hits, Misses, Evictions uint64
+	Bytes, MaxBytes         int64 // current size, bound
+	Entries                 int
+}
+
+type responseCache struct {
+	max int64
+
+	mu       sync.Mutex
+	current  *query.Index // the snapshot whose entities are held
+	previous *query.Index // the one it replaced: bypasses the cache
+	entries  map[string]*list.Element
+	lru      list.List // of *cacheEntry, most recently used first
+	size     int64
+
+	hits, misses, evictions atomic.Uint64
+}
+
+type cacheEntry struct {
+	key  string
+	e    *entity
+	size int64
+}
+
+// newResponseCache returns a cache bounded to max bytes; max <= 0 gives a
+// disabled cache (every lookup a miss, nothing stored).
+func newResponseCache(max int64) *responseCache {
+	return &responseCache{max: max, entries: map[string]*list.Element{}}
+}
+
+func (c *responseCache) enabled() bool { return c.max > 0 }
+
+// get returns the entity stored under key for ix, or nil.
+func (c *responseCache) get(ix *query.Index, key string) *entity {
+	if !c.enabled() {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.adopt(ix) {
+		c.misses.Add(1)
+		return nil
+	}
+	el, ok := c.entries[key]
+	if !ok {
+		c.misses.Add(1)
+		return nil
+	}
+	c.hits.Add(1)
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheEntry).e
+}
+
+// put stores e under key for ix, evicting as needed.
+func (c *responseCache) put(ix *query.Index, key string, e *entity) {
+	size := entrySize(key, e)
+	if !c.enabled() || size > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.adopt(ix) {
+		return
+	}
+	if el, ok := c.entries[key]; ok { // built twice at once: keep the first
+		c.lru.MoveToFront(el)
+		return
+	}
+	c.entries[key] = c.lru.PushFront(&cacheEntry{key: key, e: e, size: size})
+	c.size += size
+	c.evict()
+}
+
+// addVariant stores z as e's variant in coding cd, when e is still held for
+// ix under key: the variant is then counted in the bound like the rest.
+func (c *responseCache) addVariant(ix *query.Index, key string, e *entity, cd coding, z []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok || ix != c.current || el.Value.(*cacheEntry).e != e || e.variants[cd].Load() != nil {
+		return
+	}
+	ce := el.Value.(*cacheEntry)
+	e.variants[cd].Store(&z)
+	ce.size += int64(len(z))
+	c.size += int64(len(z))
+	c.evict()
+}
+
+// adopt makes ix the current snapshot if it is a new one, emptying the
+// cache, and reports whether ix may use the cache. Called with mu held.
+func (c *responseCache) adopt(ix *query.Index) bool {
+	switch ix {
+	case c.current:
+		return true
+	case c.previous, nil:
+		return false
+	}
+	c.previous, c.current = c.current, ix
+	c.clear()
+	return true
+}
+
+// purge empties the cache now, when a new snapshot has been swapped in, so
+// the old snapshot's bodies are not held until the first request on the new
+// one. Which snapshot is current is still decided by adopt.
+func (c *responseCache) purge() {
+	c.mu.Lock()
+	c.clear()
+	c.mu.Unlock()
+}
+
+// clear empties the cache. Called with mu held.
+func (c *responseCache) clear() {
+	clear(c.entries)
+	c.lru.Init()
+	c.size = 0
+}
+
+// evict drops least recently used entries until the size is within the
+// bound. Called with mu held.
+func (c *responseCache) evict() {
+	for c.size > c.max {
+		el := c.lru.Back()
+		ce := c.lru.Remove(el).(*cacheEntry)
+		delete(c.entries, ce.key)
+		c.size -= ce.size
+		c.evictions.Add(1)
+	}
+}
+
+func entrySize(key string, e *entity) int64 {
+	n := int64(entryOverhead + len(key) + len(e.body) + len(e.contentType) + len(e.tag) + len(e.csp))
+	for i := range e.variants {
+		if v := e.variants[i].Load(); v != nil {
+			n += int64(len(*v))
+		}
+	}
+	return n
+}
+
+func (c *responseCache) stats() CacheStats {
+	c.mu.Lock()
+	size, n := c.size, len(c.entries)
+	c.mu.Unlock()
+	return CacheStats{
+		Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(),
+		Bytes: size, MaxBytes: max(c.max, 0), Entries: n,
+	}
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/query"
+)
+
+// resolver is the one handler shape of everything answered from the index.
+// It names the resource a request asks for: its key, the canonical request
+// (kind, path and canonical query), which names the body in the response
+// cache and is what its ETag is derived from, so that two requests with
+// one key have one body; and the builder of that body. A request that names
+// no resource (a bad parameter, a malformed id) is an error decided before
+// any index is needed, so it is a 400 or 404 even while none is loaded.
+type resolver func(r *http.Request, ps httprouter.Params) (key string, build builder, err error)
+
+// builder appends the body of a resource, built from ix, to dst and says
+// what it is. A resource that turns out not to exist returns an error.
+type builder func(ix *query.Index, dst []byte) (entityHead, []byte, error)
+
+// entityHead is what a builder says about the body it built.
+type entityHead struct {
+	contentType string
+	status      int    // 0: 200; anything else is sent uncached, no-store
+	csp         string // pages only
+}
+
+// failFunc renders an error in a route group's format: JSON for the API
+// and the files, an error page for the pages.
+type failFunc func(w http.ResponseWriter, r *http.Request, err error)
+
+// resource adapts a resolver to the router: it resolves the request,
+// acquires the index (503 through fail while none is loaded) and answers.
+func (s *Server) resource(resolve resolver, fail failFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		key, build, err := resolve(r, ps)
+		if err != nil {
+			fail(w, r, err)
+			return
+		}
+		s.serveResource(w, r, key, build, fail)
+	}
+}
+
+// serveResource answers the resource key from the current index.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, key string, build builder, fail failFunc) {
+	ix, release := s.acquire()
+	if ix == nil {
+		fail(w, r, errNoIndex)
+		return
+	}
+	defer release()
+	if err := s.answer(w, r, ix, key, build); err != nil {
+		fail(w, r, err)
+	}
+}
+
+// answer sends the resource named key: from the response cache, or built
+// now, tagged, and stored for the next request when it is a 200.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, build builder) error {
+	store := func(e *entity, c coding, z []byte) { s.cache.addVariant(ix, key, e, c, z) }
+	if e := s.cache.get(ix, key); e != nil {
+		s.send(w, r, e, reply{cacheControl: s.cacheControl}, store)
+		return nil
+	}
+	if s.revalidatedEarly(w, r, ix, key) {
+		return nil
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	head, body, err := build(ix, (*buf)[:0])
+	if body != nil {
+		*buf = body[:0] // keep the grown buffer for the next request
+	}
+	if err != nil {
+		return err
+	}
+	e := &entity{contentType: head.contentType, csp: head.csp, body: body}
+	if head.status != 0 && head.status != http.StatusOK {
+		s.send(w, r, e, reply{status: head.status}, nil)
+		return nil
+	}
+	e.tag = etag(ix.Meta(), s.base, key)
+	if s.cache.enabled() {
+		e.body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
+		s.cache.put(ix, key, e)
+	}
+	s.send(w, r, e, reply{cacheControl: s.cacheControl}, store)
+	return nil
+}
+
+// revalidatedEarly answers 304 without building the body when the
+// request's If-None-Match names the tag of the compressed variant that
+// would be sent: the server sent that tag only because this key's body, the
+// same for the whole snapshot, is large enough to compress, so the 304 and
+// its headers (Vary: Accept-Encoding included) are known before the body
+// exists. An identity tag is left to send, after the body is built: whether
+// its 200 would say Vary depends on the body's size. So is "*", which must
+// not answer 304 for a resource that turns out not to exist.
+func (s *Server) revalidatedEarly(w http.ResponseWriter, r *http.Request, ix *query.Index, key string) bool {
+	inm := r.Header.Values("If-None-Match")
+	if len(inm) == 0 {
+		return false
+	}
+	c := negotiate(r.Header.Values("Accept-Encoding"))
+	if c == identity {
+		return false
+	}
+	tag := c.tag(etag(ix.Meta(), s.base, key))
+	if !etagListed(inm, tag, false) {
+		return false
+	}
+	h := w.Header()
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("ETag", tag)
+	h.Set("Cache-Control", s.cacheControl)
+	w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
+// keepVariant stores a compressed variant in an entity that lives as long
+// as the server (static files, the OpenAPI document): compressed once.
+func keepVariant(e *entity, c coding, z []byte) { e.variants[c].CompareAndSwap(nil, &z) }
+
+// Body buffers are pooled: a response is built into one, sent, and the
+// buffer reused, so building a body allocates nothing once warm. Buffers
+// grown past maxPooledBuffer (a sitemap) are left to the collector, so the
+// pool never pins megabytes.
+const maxPooledBuffer = 256 << 10
+
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func getBuffer() *[]byte { return bodyBuffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledBuffer {
+		*b = (*b)[:0]
+		bodyBuffers.Put(b)
+	}
+}

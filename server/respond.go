@@ -1,0 +1,168 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// The one response path. Every answer other than a data dump is an entity:
+// a body encoded in full, its media type and its validator. send is the one
+// writer of entities: it owns Content-Type, nosniff, the ETag of the
+// variant sent, Cache-Control, the conditional GET (304), HEAD, the choice
+// of content coding (Vary: Accept-Encoding) and Content-Length. Handlers set
+// only what is theirs (CORS, the Content-Security-Policy of a page, Vary:
+// Accept of a page with a Markdown twin) and hand send the entity.
+//
+// Range is ignored on answers computed from the index (RFC 9110, 14.2: a
+// server MAY ignore it): they are a few kilobytes, built per request, and
+// carry no Accept-Ranges, so clients do not ask. The static files (style
+// sheet, icons, robots.txt) take Range: their bodies and compressed
+// variants are made once per process, so a range of the variant sent (of
+// the compressed bytes, RFC 9110 14.1.2) is a range of stable bytes. The
+// data dumps, stored gzip-compressed, keep their own path with Range
+// (dump.go).
+
+// entity is one response body with what describes it. Entities held by the
+// response cache are shared between requests: nothing in one changes after
+// it is built, except the compressed variants, each set once.
+type entity struct {
+	contentType string
+	tag         string // strong ETag of the identity body, quoted; "" for none
+	csp         string // Content-Security-Policy of a page; "" for none
+	body        []byte // identity: the bytes before any content coding
+	variants    [numCodings]atomic.Pointer[[]byte]
+}
+
+// compressible reports whether e is worth a content coding: text of at
+// least minCompressBytes (smaller bodies fit one packet either way).
+func (e *entity) compressible() bool {
+	return len(e.body) >= minCompressBytes && isTextType(e.contentType)
+}
+
+// minCompressBytes is the smallest body sent compressed.
+const minCompressBytes = 1024
+
+func isTextType(ct string) bool {
+	return strings.HasPrefix(ct, "text/") || strings.HasPrefix(ct, "application/json") ||
+		strings.HasPrefix(ct, "application/xml") || strings.HasPrefix(ct, "image/svg+xml")
+}
+
+// reply is how an entity is answered: its status and, for a 200 with a
+// tag, its Cache-Control.
+type reply struct {
+	status       int    // 0: 200
+	cacheControl string // "" with no tag: no-store
+	ranged       bool   // Range requests are answered (static files)
+}
+
+// send writes e with status and cacheControl, negotiating the content
+// coding. It is the only place that decides 304: an If-None-Match naming
+// the variant that would be sent (weak comparison, RFC 9110 13.1.2), or
+// "*". store, when not nil, keeps a variant compressed here for the next
+// request (the response cache).
+func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp reply, store func(*entity, coding, []byte)) {
+	h := w.Header()
+	h.Set("Content-Type", e.contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.csp != "" {
+		h.Set("Content-Security-Policy", e.csp)
+	}
+	c := identity
+	if e.compressible() {
+		h.Add("Vary", "Accept-Encoding")
+		c = negotiate(r.Header.Values("Accept-Encoding"))
+	}
+	status := rp.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if e.tag != "" && status == http.StatusOK {
+		tag := c.tag(e.tag)
+		h.Set("ETag", tag)
+		h.Set("Cache-Control", rp.cacheControl)
+		if etagMatches(r.Header.Values("If-None-Match"), tag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	} else {
+		h.Del("ETag")
+		h.Set("Cache-Control", "no-store")
+	}
+	body := s.encoded(e, c, store)
+	if c != identity {
+		h.Set("Content-Encoding", c.name())
+	}
+	if rp.ranged && status == http.StatusOK {
+		// net/http parses the Range, answers 206 or 416, and HEAD; the
+		// conditional request was decided above with the variant's tag,
+		// which ServeContent also sees (and If-Range compares).
+		http.ServeContent(w, r, "", zeroTime, bytes.NewReader(body))
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body) // a write error means the client left; nothing to do
+	}
+}
+
+// encoded is e's body in coding c: the identity body, a variant already
+// compressed, or one compressed now (and offered to store).
+func (s *Server) encoded(e *entity, c coding, store func(*entity, coding, []byte)) []byte {
+	if c == identity {
+		return e.body
+	}
+	if v := e.variants[c].Load(); v != nil {
+		return *v
+	}
+	z := compress(c, e.body)
+	if store != nil {
+		store(e, c, z)
+	}
+	return z
+}
+
+// negotiate picks the content coding from Accept-Encoding (RFC 9110,
+// 12.5.3): the acceptable coding with the highest q, zstd before gzip
+// before identity on a tie. No header: identity. "*" stands for any coding
+// not listed; q=0 refuses one. When even identity is refused (identity;q=0,
+// or *;q=0 without identity) and no coding is acceptable, identity is sent
+// anyway: an answer the client may reject beats a 406 for a read.
+func negotiate(accept []string) coding {
+	if len(accept) == 0 {
+		return identity
+	}
+	var q [numCodings]float64
+	var listed [numCodings]bool
+	star, starListed := 0.0, false
+	for _, field := range accept {
+		for part := range strings.SplitSeq(field, ",") {
+			name, pq := parseAcceptPart(part)
+			if name == "*" {
+				star, starListed = max(star, pq), true
+				continue
+			}
+			if c, ok := codingNamed(name); ok {
+				q[c], listed[c] = max(q[c], pq), true
+			}
+		}
+	}
+	for c := range numCodings {
+		if !listed[c] && starListed {
+			q[c] = star
+		}
+	}
+	if !listed[identity] && !starListed {
+		q[identity] = 1e-9 // acceptable by default, but below any listed coding
+	}
+	best := identity
+	for _, c := range [...]coding{zstdCoding, gzipCoding} { // preference order
+		if q[c] > 0 && (q[c] > q[best] || best == identity && q[c] == q[best]) {
+			best = c
+		}
+	}
+	return best
+}

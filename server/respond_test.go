@@ -1,0 +1,446 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"stationdex/indexer/demo"
+	"stationdex/query"
+)
+
+// The response path: content codings, their ETags, HEAD, 304 and the
+// response cache.
+
+// decodeBody undoes a Content-Encoding.
+func decodeBody(coding string, body []byte) ([]byte, error) {
+	switch coding {
+	case "", "identity":
+		return body, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(zr)
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		return io.ReadAll(zr)
+	}
+	return nil, fmt.Errorf("unknown coding %q", coding)
+}
+
+// respondTargets are answers of every kind the one writer sends: API,
+// pages and their twins, text and description files, static files.
+var respondTargets = []string{
+	"/api/stations?q=radio",
+	"/api/stations?q=radio&facets=country,genre",
+	"/api/stations/cbbf6759-8124-405d-a884-3bd8732946bd",
+	"/api/stations?q=nosuchwordanywhere",
+	"/",
+	"/search/?q=jazz",
+	"/search/index.md?q=jazz",
+	"/genres/",
+	"/countries/index.md",
+	"/stations/cbbf6759-8124-405d-a884-3bd8732946bd/",
+	"/stations/cbbf6759-8124-405d-a884-3bd8732946bd/listen/",
+	"/guide/",
+	"/llms.txt",
+	"/openapi.json",
+	"/.well-known/radio-directory.json",
+	"/data/catalog.json",
+	"/sitemap.xml",
+	"/sitemaps/pages.xml",
+	"/sitemaps/stations-1.xml",
+	"/robots.txt",
+	"/static/style.css",
+}
+
+var acceptEncodings = []string{"", "identity", "gzip", "zstd", "gzip, deflate, br, zstd", "gzip;q=1, zstd;q=0.5"}
+
+func TestNegotiate(t *testing.T) {
+	for _, tc := range []struct {
+		accept []string
+		want   coding
+	}{
+		{nil, identity},
+		{[]string{""}, identity},
+		{[]string{"identity"}, identity},
+		{[]string{"gzip"}, gzipCoding},
+		{[]string{"x-gzip"}, gzipCoding},
+		{[]string{"GZIP"}, gzipCoding},
+		{[]string{"zstd"}, zstdCoding},
+		{[]string{"gzip, zstd"}, zstdCoding},   // a tie: zstd preferred
+		{[]string{"gzip", "zstd"}, zstdCoding}, // several header lines
+		{[]string{"gzip;q=1, zstd;q=0.5"}, gzipCoding},
+		{[]string{"gzip;q=0.4, zstd;q=0.5"}, zstdCoding},
+		{[]string{"gzip;q=0, zstd;q=0"}, identity},
+		{[]string{"gzip;q=0"}, identity},
+		{[]string{"*"}, zstdCoding},
+		{[]string{"*;q=0.5, zstd;q=0"}, gzipCoding},
+		{[]string{"*;q=0"}, identity}, // nothing acceptable: identity anyway
+		{[]string{"identity;q=1, gzip;q=0.5"}, identity},
+		{[]string{"identity;q=0.5, gzip"}, gzipCoding},
+		{[]string{"br, deflate"}, identity},
+		{[]string{"gzip;q=nonsense"}, gzipCoding}, // a malformed q is ignored: 1
+	} {
+		if got := negotiate(tc.accept); got != tc.want {
+			t.Errorf("negotiate(%q) = %s, want %s", tc.accept, got.name(), tc.want.name())
+		}
+	}
+}
+
+// TestEncodingsDecodeToIdentity: every variant of every kind of answer
+// decodes to the identity body, carries the coding's own ETag and says
+// Vary: Accept-Encoding; small bodies are sent as they are.
+func TestEncodingsDecodeToIdentity(t *testing.T) {
+	s := newDemoServer(t, nil)
+	compressed := 0
+	for _, target := range respondTargets {
+		plain := serve(s, http.MethodGet, target, "Accept-Encoding", "identity")
+		if plain.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", target, plain.Code)
+		}
+		if plain.Header().Get("Content-Encoding") != "" {
+			t.Errorf("%s: identity asked, got Content-Encoding %q", target, plain.Header().Get("Content-Encoding"))
+		}
+		for _, ae := range acceptEncodings {
+			rec := serve(s, http.MethodGet, target, "Accept-Encoding", ae)
+			ce := rec.Header().Get("Content-Encoding")
+			want := negotiate([]string{ae})
+			big := plain.Body.Len() >= minCompressBytes
+			switch {
+			case big && ce != nameOrEmpty(want):
+				t.Errorf("%s with %q: Content-Encoding %q, want %q", target, ae, ce, nameOrEmpty(want))
+			case !big && ce != "":
+				t.Errorf("%s with %q: a %d-byte body was sent as %s", target, ae, plain.Body.Len(), ce)
+			}
+			if ce != "" {
+				compressed++
+			}
+			got, err := decodeBody(ce, rec.Body.Bytes())
+			if err != nil {
+				t.Fatalf("%s with %q: %v", target, ae, err)
+			}
+			if !bytes.Equal(got, plain.Body.Bytes()) {
+				t.Errorf("%s with %q: decoded body differs from the identity body", target, ae)
+			}
+			if cl := rec.Header().Get("Content-Length"); cl != strconv.Itoa(rec.Body.Len()) {
+				t.Errorf("%s with %q: Content-Length %s for %d bytes", target, ae, cl, rec.Body.Len())
+			}
+			if big && !hasVary(rec.Header(), "Accept-Encoding") {
+				t.Errorf("%s with %q: no Vary: Accept-Encoding", target, ae)
+			}
+			wantTag := plain.Header().Get("ETag")
+			if ce != "" {
+				wantTag = want.tag(wantTag)
+			}
+			if tag := rec.Header().Get("ETag"); tag != wantTag {
+				t.Errorf("%s with %q: ETag %s, want %s", target, ae, tag, wantTag)
+			}
+		}
+	}
+	if compressed == 0 {
+		t.Fatal("no answer was compressed")
+	}
+}
+
+func nameOrEmpty(c coding) string {
+	if c == identity {
+		return ""
+	}
+	return c.name()
+}
+
+func hasVary(h http.Header, name string) bool {
+	for _, v := range h.Values("Vary") {
+		for f := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestCacheOnOffIdentical: a server with the response cache answers, first
+// and repeated, byte for byte and header for header what a server without
+// it answers, in every coding.
+func TestCacheOnOffIdentical(t *testing.T) {
+	ix := demoIx(t)
+	cached := newServerWithCache(t, fixedSource{ix}, 8<<20)
+	uncached := newServerWithCache(t, fixedSource{ix}, -1)
+	headers := []string{"Content-Type", "Content-Length", "Content-Encoding", "ETag", "Cache-Control", "Vary",
+		"Content-Security-Policy", "X-Content-Type-Options", "Access-Control-Allow-Origin"}
+	for _, target := range respondTargets {
+		for _, ae := range acceptEncodings {
+			want := serve(uncached, http.MethodGet, target, "Accept-Encoding", ae)
+			for round := range 3 { // a miss, then hits
+				got := serve(cached, http.MethodGet, target, "Accept-Encoding", ae)
+				if got.Code != want.Code || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+					t.Errorf("%s with %q, round %d: cached answer %d (%d bytes) differs from uncached %d (%d bytes)",
+						target, ae, round, got.Code, got.Body.Len(), want.Code, want.Body.Len())
+				}
+				for _, h := range headers {
+					if g, w := got.Header().Values(h), want.Header().Values(h); strings.Join(g, "|") != strings.Join(w, "|") {
+						t.Errorf("%s with %q, round %d: %s %q with the cache, %q without", target, ae, round, h, g, w)
+					}
+				}
+			}
+		}
+	}
+	st := cached.CacheStats()
+	if st.Hits == 0 || st.Entries == 0 {
+		t.Errorf("the cached server answered nothing from its cache: %+v", st)
+	}
+	if st := uncached.CacheStats(); st.Entries != 0 || st.Hits != 0 || st.Bytes != 0 {
+		t.Errorf("a disabled cache holds something: %+v", st)
+	}
+}
+
+func newServerWithCache(t testing.TB, src query.Source, bytes int64) *Server {
+	t.Helper()
+	cfg := testConfig(nil)
+	cfg.CacheBytes = bytes
+	s := New(cfg, src)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestHeadAndConditionalPerEncoding: HEAD has GET's headers without the
+// body, and If-None-Match answers 304 only for the variant that would be
+// sent (weak comparison: W/ is ignored), for every coding.
+func TestHeadAndConditionalPerEncoding(t *testing.T) {
+	for _, cache := range []int64{0, -1} { // with the cache (hits), without (304 before building)
+		headAndConditional(t, newServerWithCache(t, fixedSource{demoIx(t)}, cache))
+	}
+}
+
+func headAndConditional(t *testing.T, s *Server) {
+	for _, target := range []string{"/api/stations?q=radio", "/search/?q=jazz", "/llms.txt", "/openapi.json", "/sitemaps/stations-1.xml"} {
+		for _, ae := range []string{"identity", "gzip", "zstd"} {
+			get := serve(s, http.MethodGet, target, "Accept-Encoding", ae)
+			head := serve(s, http.MethodHead, target, "Accept-Encoding", ae)
+			name := target + " " + ae
+			if head.Code != http.StatusOK || head.Body.Len() != 0 {
+				t.Errorf("%s: HEAD %d with %d body bytes", name, head.Code, head.Body.Len())
+			}
+			for _, h := range []string{"Content-Type", "Content-Length", "Content-Encoding", "ETag", "Vary", "Cache-Control"} {
+				if g, w := head.Header().Values(h), get.Header().Values(h); strings.Join(g, "|") != strings.Join(w, "|") {
+					t.Errorf("%s: HEAD %s %q, GET %q", name, h, g, w)
+				}
+			}
+			tag := get.Header().Get("ETag")
+			if ae != "identity" && !strings.HasSuffix(tag, map[string]string{"gzip": `-gz"`, "zstd": `-zst"`}[ae]) {
+				t.Errorf("%s: ETag %s has no variant suffix", name, tag)
+			}
+			identityTag := serve(s, http.MethodGet, target, "Accept-Encoding", "identity").Header().Get("ETag")
+			for _, tc := range []struct {
+				ifNoneMatch string
+				want        int
+			}{
+				{tag, http.StatusNotModified},
+				{"W/" + tag, http.StatusNotModified},
+				{`"other", ` + tag, http.StatusNotModified},
+				{"*", http.StatusNotModified},
+				{`"other"`, http.StatusOK},
+				{strings.TrimSuffix(tag, `"`) + `x"`, http.StatusOK},
+			} {
+				for _, method := range []string{http.MethodGet, http.MethodHead} {
+					rec := serve(s, method, target, "Accept-Encoding", ae, "If-None-Match", tc.ifNoneMatch)
+					if rec.Code != tc.want {
+						t.Errorf("%s: %s If-None-Match %s: %d, want %d", name, method, tc.ifNoneMatch, rec.Code, tc.want)
+					}
+					if rec.Code == http.StatusNotModified && (rec.Body.Len() != 0 || rec.Header().Get("ETag") != tag ||
+						!hasVary(rec.Header(), "Accept-Encoding")) {
+						t.Errorf("%s: 304 with body %d bytes, ETag %s (want %s), Vary %q",
+							name, rec.Body.Len(), rec.Header().Get("ETag"), tag, rec.Header().Values("Vary"))
+					}
+				}
+			}
+			// The tag of another coding names another representation.
+			if ae != "identity" {
+				if rec := serve(s, http.MethodGet, target, "Accept-Encoding", ae, "If-None-Match", identityTag); rec.Code != http.StatusOK {
+					t.Errorf("%s: the identity tag %s answered %d for a %s request, want 200", name, identityTag, rec.Code, ae)
+				}
+			}
+		}
+	}
+}
+
+// TestCacheBoundUnderDistinctQueries: a stream of distinct searches, in
+// every coding, never holds more than the bound, and evicts.
+func TestCacheBoundUnderDistinctQueries(t *testing.T) {
+	const bound = 96 << 10
+	s := newServerWithCache(t, fixedSource{demoIx(t)}, bound)
+	codings := []string{"identity", "gzip", "zstd"}
+	for i := range 600 {
+		target := "/api/stations?limit=" + strconv.Itoa(1+i%50) + "&offset=" + strconv.Itoa(i/50)
+		rec := serve(s, http.MethodGet, target, "Accept-Encoding", codings[i%3])
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d", target, rec.Code)
+		}
+		if st := s.CacheStats(); st.Bytes > bound || st.Bytes < 0 {
+			t.Fatalf("after %d distinct searches the cache holds %d bytes; bound %d", i+1, st.Bytes, bound)
+		}
+	}
+	st := s.CacheStats()
+	if st.Evictions == 0 || st.Entries == 0 || st.Misses < 600 {
+		t.Errorf("600 distinct searches under a %d-byte bound: %+v; want evictions, entries and 600 misses", bound, st)
+	}
+	if st.Bytes < bound/2 {
+		t.Errorf("the cache holds %d bytes of a %d-byte bound: it is not being filled", st.Bytes, bound)
+	}
+}
+
+func TestCacheLRUAndVariantAccounting(t *testing.T) {
+	ix := demoIx(t)
+	body := bytes.Repeat([]byte("x"), 1000)
+	one := entrySize("k0", &entity{body: body}) // every key below has 2 bytes
+	c := newResponseCache(3 * one)
+	for i := range 3 {
+		c.put(ix, "k"+strconv.Itoa(i), &entity{body: body})
+	}
+	if c.get(ix, "k0") == nil { // k0 is now the most recently used
+		t.Fatal("k0 not held")
+	}
+	c.put(ix, "k3", &entity{body: body})
+	if c.get(ix, "k1") != nil {
+		t.Error("k1, the least recently used, was not evicted")
+	}
+	for _, k := range []string{"k0", "k2", "k3"} {
+		if c.get(ix, k) == nil {
+			t.Errorf("%s evicted; only k1 should be", k)
+		}
+	}
+	// A variant counts: storing one evicts the least recently used.
+	e := c.get(ix, "k3")
+	c.addVariant(ix, "k3", e, gzipCoding, make([]byte, 10))
+	if st := c.stats(); st.Entries != 2 || st.Bytes != 2*one+10 || st.Evictions != 2 {
+		t.Errorf("after a variant: %+v, want 2 entries of %d bytes with 10 more, 2 evictions", st, one)
+	}
+	if e.variants[gzipCoding].Load() == nil {
+		t.Error("the variant was not kept")
+	}
+	// An entity larger than the bound is never stored.
+	c.put(ix, "huge", &entity{body: make([]byte, 4*one)})
+	if c.get(ix, "huge") != nil {
+		t.Error("an entity larger than the bound was stored")
+	}
+	if st := c.stats(); st.Bytes > st.MaxBytes {
+		t.Errorf("size %d over the bound %d", st.Bytes, st.MaxBytes)
+	}
+}
+
+// TestSwapEmptiesCache: the first request on a new snapshot empties the
+// cache, and a request still running on the replaced one neither reads
+// nor stores.
+func TestSwapEmptiesCache(t *testing.T) {
+	a, b := openDemoCopy(t, tempDir(t)), openDemoCopy(t, tempDir(t))
+	holder := query.NewHolder(a)
+	t.Cleanup(holder.Close)
+	s := newServerWithCache(t, holder, 8<<20)
+	for _, target := range []string{"/api/stations?q=radio", "/", "/llms.txt"} {
+		serve(s, http.MethodGet, target)
+		serve(s, http.MethodGet, target, "Accept-Encoding", "gzip")
+	}
+	before := s.CacheStats()
+	if before.Entries != 3 || before.Hits == 0 {
+		t.Fatalf("before the swap: %+v, want 3 entries and hits", before)
+	}
+	old, release := holder.Acquire() // a request still running on a
+	defer release()
+	holder.Swap(b)
+	rec := serve(s, http.MethodGet, "/api/stations?q=jazz")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("after the swap: %d", rec.Code)
+	}
+	if st := s.CacheStats(); st.Entries != 1 || st.Bytes >= before.Bytes {
+		t.Errorf("after the swap and one request: %+v, want only that request's entry", st)
+	}
+	if s.cache.get(old, pathStations+"?q=radio&limit=20&offset=0") != nil {
+		t.Error("a request on the replaced snapshot read from the cache")
+	}
+	s.cache.put(old, "old", &entity{body: []byte("old")})
+	if s.cache.get(b, "old") != nil {
+		t.Error("a request on the replaced snapshot stored into the cache")
+	}
+	if s.cache.current != b {
+		t.Error("a request on the replaced snapshot made it current again")
+	}
+	misses := s.CacheStats().Misses
+	serve(s, http.MethodGet, "/api/stations?q=radio")
+	if s.CacheStats().Misses != misses+1 {
+		t.Error("a search cached before the swap was answered from the cache after it")
+	}
+	// PurgeCache (called by the node after a swap) frees everything at once.
+	s.PurgeCache()
+	if st := s.CacheStats(); st.Entries != 0 || st.Bytes != 0 {
+		t.Errorf("after PurgeCache: %+v", st)
+	}
+	if rec := serve(s, http.MethodGet, "/api/stations?q=radio"); rec.Code != http.StatusOK || s.CacheStats().Entries != 1 {
+		t.Errorf("after PurgeCache the cache does not fill again: %d, %+v", rec.Code, s.CacheStats())
+	}
+}
+
+func openDemoCopy(t *testing.T, dir string) *query.Index {
+	t.Helper()
+	path, err := demo.Build(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := query.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// TestErrorsAreNotCached: error answers are no-store and never enter the
+// cache, in any coding.
+func TestErrorsAreNotCached(t *testing.T) {
+	s := newServerWithCache(t, fixedSource{demoIx(t)}, 8<<20)
+	for _, target := range []string{"/api/stations?limit=0x", "/api/stations/nope", "/stations/nope/", "/sitemaps/stations-99.xml"} {
+		for range 2 {
+			rec := serve(s, http.MethodGet, target, "Accept-Encoding", "gzip")
+			if rec.Code < 400 || rec.Header().Get("Cache-Control") != "no-store" || rec.Header().Get("ETag") != "" {
+				t.Errorf("%s: %d, Cache-Control %q, ETag %q", target, rec.Code, rec.Header().Get("Cache-Control"), rec.Header().Get("ETag"))
+			}
+		}
+	}
+	if st := s.CacheStats(); st.Entries != 0 {
+		t.Errorf("errors entered the cache: %+v", st)
+	}
+	// "*" names any current representation: a station that does not exist
+	// has none, so it stays a 404.
+	if rec := serve(s, http.MethodGet, "/api/stations/00000000-0000-4000-8000-000000000000", "If-None-Match", "*"); rec.Code != http.StatusNotFound {
+		t.Errorf("If-None-Match: * on a missing station: %d, want 404", rec.Code)
+	}
+}
+
+// TestRangeIgnoredOnAnswers: Range is ignored on answers built from the
+// index (RFC 9110 14.2) and honoured on static files.
+func TestRangeIgnoredOnAnswers(t *testing.T) {
+	s := newDemoServer(t, nil)
+	rec := serve(s, http.MethodGet, "/api/stations?q=radio", "Range", "bytes=0-9")
+	if rec.Code != http.StatusOK || rec.Header().Get("Accept-Ranges") != "" {
+		t.Errorf("search with Range: %d, Accept-Ranges %q; want 200 and none", rec.Code, rec.Header().Get("Accept-Ranges"))
+	}
+	whole := serve(s, http.MethodGet, "/static/style.css")
+	part := serve(s, http.MethodGet, "/static/style.css", "Range", "bytes=0-9")
+	if part.Code != http.StatusPartialContent || !bytes.Equal(part.Body.Bytes(), whole.Body.Bytes()[:10]) {
+		t.Errorf("style sheet range: %d, %q", part.Code, part.Body.Bytes())
+	}
+}
