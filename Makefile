@@ -132,9 +132,9 @@ bench-smoke:
 	$(call need,wrk)
 	@if command -v wrk >/dev/null; then bash bench/run.sh smoke; fi
 
-## soak: steady load for SOAK_MINUTES (default 3); heap, RSS, goroutines and
+## soak: steady load for SOAK_MINUTES (default 1); heap, RSS, goroutines and
 ## open files must stay flat
-SOAK_MINUTES ?= 3
+SOAK_MINUTES ?= 1
 soak: build
 	cd bench && $(GO) run ./soak -minutes $(SOAK_MINUTES)
 
