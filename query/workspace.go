@@ -38,6 +38,13 @@ type workspace struct {
 	views     []*roaring.Bitmap
 	tiers     []tier
 	it        roaring.IntIterator
+	// facet counting (see facetcol.go)
+	top     []topCount
+	counts  []uint32 // by value id, zero between uses
+	touched []uint32
+	many    roaring.ManyIntIterator
+	recBuf  []uint32
+	raw2    []rawContainer
 }
 
 var workspaces = sync.Pool{New: func() any {
@@ -61,6 +68,7 @@ func (w *workspace) release() {
 	clear(w.tiers)
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
+	clear(w.raw2[:cap(w.raw2)])
 	workspaces.Put(w)
 }
 
