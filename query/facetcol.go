@@ -277,44 +277,97 @@ func (col *facetColumn) values(r uint32) []uint16 {
 	return col.ids[start:end]
 }
 
-// columnShare is the largest match set, as a fraction 1/columnShare of the
-// stations, that a facet counts by visiting its records; larger ones are
-// counted by intersecting posting lists most stations first, which stops
-// after a few values when the counts are large.
-const columnShare = 8
+// columnMax is the largest match set a facet counts by visiting its
+// records (with 16-bit counters); larger ones are counted by intersecting
+// posting lists most stations first, which stops after a few values when
+// the counts are large. Between columnMin and columnMax, visiting is
+// chosen when the set is at most 1/columnShare of the stations.
+const (
+	columnMin   = 2048
+	columnMax   = 1<<16 - 1
+	columnShare = 8
+)
 
-// columnMin is a match set size that is always counted by its records.
-const columnMin = 2048
+// facetTask is the count of one facet: its column, the match set it
+// counts and the top values found.
+type facetTask struct {
+	d   int
+	col *facetColumn
+	m   set
+	n   int
+	top []topCount
+	// byRecords: counted in the pass over m's records
+	byRecords bool
+}
 
-// topValues is the k values of facet d with the most stations in m, most
-// first, ties by value, labelled.
-func (s *search) topValues(d int, m set, k int) ([]FacetCount, error) {
-	if m.bm == nil || m.empty() {
-		return []FacetCount{}, nil
-	}
-	col, err := s.ix.column(d)
-	if err != nil {
-		return nil, err
-	}
-	top := s.w.top[:0]
-	n := m.card()
-	switch {
-	case n == s.stations && int(m.bm.Maximum()) == n-1:
-		top = col.topOfAll(top, k)
-	case col.hasColumn() && (n <= columnMin || n*columnShare <= s.stations):
-		top = s.countByRecords(col, m, top, k)
-	default:
-		if top, err = s.countByPostings(col, m, top, k); err != nil {
-			return nil, err
+// facets counts the facets q asks for. matches is the search's match set.
+// Facets whose match set is the same and small are counted in one pass
+// over its records.
+func (s *search) facets(q Query, matches set) (Facets, error) {
+	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
+	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
+	var tasks [len(facetDims)]facetTask
+	for d, dim := range facetDims {
+		if !asked[d] {
+			continue
+		}
+		t := &tasks[d]
+		t.d = d
+		var err error
+		if t.col, err = s.ix.column(d); err != nil {
+			return Facets{}, err
+		}
+		t.m = matches
+		if filtered[d] {
+			if t.m, err = s.matchSet(q, dim.dim); err != nil {
+				return Facets{}, err
+			}
+		}
+		if t.m.bm == nil || t.m.empty() {
+			continue
+		}
+		t.n = t.m.card()
+		switch {
+		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
+			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
+		case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
+			t.byRecords = true
+		default:
+			if t.top, err = s.countByPostings(t.col, t.m, s.w.tops[d][:0], q.FacetLimit); err != nil {
+				return Facets{}, err
+			}
 		}
 	}
-	s.w.top = top[:0]
-	out := make([]FacetCount, len(top))
-	for i, t := range top {
-		out[i] = FacetCount{Value: col.keys[t.id], Count: t.n}
-		if out[i].Label, err = s.facetLabel(d, col, t.id); err != nil {
-			return nil, err
+	for d := range tasks {
+		if !tasks[d].byRecords {
+			continue
 		}
+		group := make([]*facetTask, 0, len(tasks))
+		for e := d; e < len(tasks); e++ {
+			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
+				group = append(group, &tasks[e])
+				tasks[e].byRecords = false
+			}
+		}
+		s.countByRecords(tasks[d].m, group, q.FacetLimit)
+	}
+	var out Facets
+	lists := [...]*[]FacetCount{&out.Country, &out.Language, &out.Genre}
+	for d := range tasks {
+		if !asked[d] {
+			continue
+		}
+		t := &tasks[d]
+		list := make([]FacetCount, len(t.top))
+		for i, c := range t.top {
+			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
+			var err error
+			if list[i].Label, err = s.facetLabel(d, t.col, c.id); err != nil {
+				return Facets{}, err
+			}
+		}
+		*lists[d] = list
+		s.w.tops[d] = t.top[:0]
 	}
 	return out, nil
 }
@@ -357,54 +410,70 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 	return top
 }
 
-// countByRecords counts the values of m's records in the column, in
-// pooled counters, then ranks the values met.
-func (s *search) countByRecords(col *facetColumn, m set, top []topCount, k int) []topCount {
+// countByRecords counts the values of m's records (at most columnMax) in
+// the columns of the group's facets, in pooled 16-bit counters, in one
+// pass, then ranks the values met.
+func (s *search) countByRecords(m set, group []*facetTask, k int) {
 	w := s.w
-	if len(w.counts) < len(col.keys) {
-		w.counts = make([]uint32, len(col.keys))
+	var counts [len(facetDims)][]uint16
+	var touched [len(facetDims)][]uint32
+	for j, t := range group {
+		if len(w.counts[t.d]) < len(t.col.keys) {
+			w.counts[t.d] = make([]uint16, len(t.col.keys))
+		}
+		counts[j], touched[j] = w.counts[t.d], w.touched[t.d][:0]
 	}
-	counts := w.counts
-	touched := w.touched[:0]
 	it := &w.many
 	it.Initialize(m.bm)
-	buf := w.recBuf[:cap(w.recBuf)]
-	if len(buf) == 0 {
-		buf = make([]uint32, 256)
-		w.recBuf = buf
+	if len(w.recBuf) == 0 {
+		w.recBuf = make([]uint32, 256)
 	}
-	limit := uint32(col.stations)
+	buf := w.recBuf
 	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		for _, r := range buf[:n] {
-			if r >= limit {
-				continue
-			}
+		recs := buf[:n]
+		for j, t := range group {
+			col, cnt, tch := t.col, counts[j], touched[j]
+			limit := uint32(col.stations)
 			if col.single != nil {
-				if v := col.single[r]; v != 0 {
-					if counts[v-1] == 0 {
-						touched = append(touched, uint32(v-1))
+				for _, r := range recs {
+					if r >= limit {
+						continue
 					}
-					counts[v-1]++
+					if v := col.single[r]; v != 0 {
+						if cnt[v-1] == 0 {
+							tch = append(tch, uint32(v-1))
+						}
+						cnt[v-1]++
+					}
 				}
-				continue
-			}
-			for _, v := range col.values(r) {
-				if counts[v] == 0 {
-					touched = append(touched, uint32(v))
+			} else {
+				for _, r := range recs {
+					if r >= limit {
+						continue
+					}
+					for _, v := range col.values(r) {
+						if cnt[v] == 0 {
+							tch = append(tch, uint32(v))
+						}
+						cnt[v]++
+					}
 				}
-				counts[v]++
 			}
+			touched[j] = tch
 		}
 	}
-	for _, id := range touched {
-		if !col.skip[id] {
-			top = col.insertCount(top, topCount{id, int(counts[id])}, k)
+	for j, t := range group {
+		top := w.tops[t.d][:0]
+		for _, id := range touched[j] {
+			if !t.col.skip[id] {
+				top = t.col.insertCount(top, topCount{id, int(counts[j][id])}, k)
+			}
+			counts[j][id] = 0
 		}
-		counts[id] = 0
+		t.top = top
+		w.touched[t.d] = touched[j][:0]
 	}
-	w.touched = touched[:0]
 	*it = roaring.ManyIntIterator{}
-	return top
 }
 
 // countByPostings counts the values by intersecting m, written out as a

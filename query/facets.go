@@ -57,29 +57,3 @@ const MaxFilterRunes = 60
 func Filterable(key string) bool {
 	return key != "" && utf8.RuneCountInString(key) <= MaxFilterRunes && format.FacetKey(key) == key
 }
-
-// facets counts the facets q asks for. matches is the search's match set.
-func (s *search) facets(q Query, matches set) (Facets, error) {
-	var out Facets
-	lists := [...]*[]FacetCount{&out.Country, &out.Language, &out.Genre}
-	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
-	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
-	for d, dim := range facetDims {
-		if !asked[d] {
-			continue
-		}
-		m := matches
-		if filtered[d] {
-			var err error
-			if m, err = s.matchSet(q, dim.dim); err != nil {
-				return Facets{}, err
-			}
-		}
-		top, err := s.topValues(d, m, q.FacetLimit)
-		if err != nil {
-			return Facets{}, err
-		}
-		*lists[d] = top
-	}
-	return out, nil
-}

@@ -39,9 +39,9 @@ type workspace struct {
 	tiers     []tier
 	it        roaring.IntIterator
 	// facet counting (see facetcol.go)
-	top     []topCount
-	counts  []uint32 // by value id, zero between uses
-	touched []uint32
+	tops    [len(facetDims)][]topCount
+	counts  [len(facetDims)][]uint16 // by value id, zero between uses
+	touched [len(facetDims)][]uint32
 	many    roaring.ManyIntIterator
 	recBuf  []uint32
 	raw2    []rawContainer
