@@ -127,13 +127,7 @@ func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64) int {
 		}
 		switch {
 		case c.kind == rawArray && len(blocks) > 0 && blocks[0].key == c.key:
-			words := dense[base>>6:]
-			for i, x := range blocks[0].words {
-				if i >= len(words) {
-					break
-				}
-				n += bits.OnesCount64(words[i] & x)
-			}
+			n += andPopcount(dense[base>>6:], blocks[0].words)
 		case c.kind == rawArray:
 			for i := 0; i+1 < len(c.data); i += 2 {
 				r := base | int(binary.LittleEndian.Uint16(c.data[i:]))
@@ -220,4 +214,20 @@ func eachRaw(cs []rawContainer, buf []uint32, fn func([]uint32)) {
 		}
 	}
 	flush()
+}
+
+// andPopcount is the number of bits set in both a and b, over the shorter.
+func andPopcount(a, b []uint64) int {
+	m := min(len(a), len(b))
+	a, b = a[:m], b[:m]
+	n := 0
+	i := 0
+	for ; i+4 <= m; i += 4 {
+		n += bits.OnesCount64(a[i]&b[i]) + bits.OnesCount64(a[i+1]&b[i+1]) +
+			bits.OnesCount64(a[i+2]&b[i+2]) + bits.OnesCount64(a[i+3]&b[i+3])
+	}
+	for ; i < m; i++ {
+		n += bits.OnesCount64(a[i] & b[i])
+	}
+	return n
 }
