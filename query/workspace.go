@@ -36,6 +36,7 @@ type workspace struct {
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
 	views     []*roaring.Bitmap
+	wordSets  []sizedSet
 	tiers     []tier
 	it        roaring.IntIterator
 	// facet counting (see facetcol.go)
