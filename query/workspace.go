@@ -148,23 +148,19 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 	return buf
 }
 
-// own returns s as a set this search may modify, copying a view. The copy
-// shares the view's containers copy-on-write, so it costs no container
-// copy until it is modified.
-func (w *workspace) own(s set) set {
-	if s.owned {
-		return s
-	}
-	dst := w.scratch()
-	dst.bm.Or(s.bm)
-	return dst
-}
-
-// and returns a ∩ b; a is consumed.
+// and returns a ∩ b; an owned argument is consumed (intersected in
+// place). Two read-only views are intersected into a fresh bitmap: copying
+// a view and intersecting in place would clone each of its containers.
 func (w *workspace) and(a, b set) set {
-	dst := w.own(a)
-	dst.bm.And(b.bm)
-	return dst
+	switch {
+	case a.owned:
+		a.bm.And(b.bm)
+		return a
+	case b.owned:
+		b.bm.And(a.bm)
+		return b
+	}
+	return set{bm: roaring.And(a.bm, b.bm), owned: true}
 }
 
 // union is the union of the bitmaps, computed in one lazy pass (roaring's
