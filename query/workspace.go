@@ -148,17 +148,14 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 	return buf
 }
 
-// and returns a ∩ b; an owned argument is consumed (intersected in
-// place). Two read-only views are intersected into a fresh bitmap: copying
-// a view and intersecting in place would clone each of its containers.
+// and returns a ∩ b; a is consumed when owned (intersected in place), b
+// is never modified (callers use it again). A view a is intersected into a
+// fresh bitmap: copying it and intersecting in place would clone each of
+// its containers.
 func (w *workspace) and(a, b set) set {
-	switch {
-	case a.owned:
+	if a.owned {
 		a.bm.And(b.bm)
 		return a
-	case b.owned:
-		b.bm.And(a.bm)
-		return b
 	}
 	return set{bm: roaring.And(a.bm, b.bm), owned: true}
 }
