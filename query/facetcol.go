@@ -150,7 +150,7 @@ type denseBlock struct {
 // denseBudget bytes per facet.
 const (
 	denseMinCard = 512
-	denseBudget  = 4 << 20
+	denseBudget  = 1 << 20
 )
 
 func (col *facetColumn) buildDense(cs []rawContainer) {
@@ -500,7 +500,11 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 		if id < len(col.dense) {
 			blocks = col.dense[id]
 		}
-		if n := andCount(cs, blocks, dense); n > 0 {
+		need := 0
+		if len(top) == k {
+			need = top[k-1].n
+		}
+		if n := andCount(cs, blocks, dense, need, int(col.count[id])); n > 0 && n >= need {
 			top = col.insertCount(top, topCount{uint32(id), n}, k)
 		}
 	}

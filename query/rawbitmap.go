@@ -114,10 +114,24 @@ func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
 }
 
 // andCount is the number of values of the containers that are set in
-// dense (bit r of word r/64; values beyond dense are not set).
-func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64) int {
+// dense (bit r of word r/64; values beyond dense are not set). When need
+// is positive and total is the containers' cardinality, it may stop early
+// and return a count below need once the containers left (total minus
+// those seen) cannot bring it to need.
+func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64, need, total int) int {
 	n := 0
+	rest := total
 	for _, c := range cs {
+		if need > 0 {
+			if n+rest < need {
+				return n
+			}
+			if c.kind == rawRun {
+				rest -= runCard(c.data)
+			} else {
+				rest -= c.card
+			}
+		}
 		base := int(c.key) << 16
 		if base>>6 >= len(dense) {
 			break

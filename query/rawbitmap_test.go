@@ -47,7 +47,7 @@ func TestRawBitmapMatchesRoaring(t *testing.T) {
 		if col.dense != nil {
 			blocks = col.dense[0]
 		}
-		if got, want := andCount(cs, blocks, dense), int(a.AndCardinality(m)); got != want {
+		if got, want := andCount(cs, blocks, dense, 0, 0), int(a.AndCardinality(m)); got != want {
 			t.Fatalf("case %d: andCount %d, roaring %d", i, got, want)
 		}
 		var all []uint32
@@ -89,7 +89,7 @@ func TestRawBitmapDamaged(t *testing.T) {
 			}
 			return
 		}
-		andCount(cs, nil, dense)
+		andCount(cs, nil, dense, 0, 0)
 		eachRaw(cs, make([]uint32, 0, 64), func([]uint32) {})
 	}
 	for i := range len(v) {
