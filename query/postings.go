@@ -2,8 +2,11 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
@@ -69,20 +72,40 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 	return s.w.union(views), nil
 }
 
-// allWords is the intersection of the word sets of every word in ns. It
-// stops early once the intersection is empty.
+// allWords is the intersection of the word sets of every word in ns,
+// smallest first: the first intersection of two read-only views makes a
+// fresh bitmap no larger than the smallest, which the others shrink in
+// place (intersecting into a copy of the first word's view would clone
+// every container of that view, however common the word). It stops early
+// once a set or the intersection is empty.
 func (s *search) allWords(ns namespace, words []string) (set, error) {
-	acc, err := s.wordSet(ns, words[0])
-	for _, word := range words[1:] {
-		if err != nil || acc.empty() {
+	if len(words) == 1 {
+		return s.wordSet(ns, words[0])
+	}
+	sets := s.w.wordSets[:0]
+	defer func() { clear(sets); s.w.wordSets = sets[:0] }()
+	for _, word := range words {
+		ws, err := s.wordSet(ns, word)
+		if err != nil || ws.empty() {
+			return ws, err
+		}
+		sets = append(sets, sizedSet{ws, ws.card()})
+	}
+	slices.SortStableFunc(sets, func(a, b sizedSet) int { return cmp.Compare(a.n, b.n) })
+	acc := set{bm: roaring.And(sets[0].bm, sets[1].bm), owned: true}
+	for _, ws := range sets[2:] {
+		if acc.empty() {
 			break
 		}
-		var ws set
-		if ws, err = s.wordSet(ns, word); err == nil {
-			acc = s.w.and(acc, ws)
-		}
+		acc.bm.And(ws.bm)
 	}
-	return acc, err
+	return acc, nil
+}
+
+// sizedSet is a set and its cardinality.
+type sizedSet struct {
+	set
+	n int
 }
 
 // country looks the code up in upper case; only ASCII letters can match.

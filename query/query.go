@@ -66,9 +66,9 @@ type Index struct {
 	path   string
 	meta   format.Meta
 	orders [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
-	// facetRanks are the search facets' values by station count, built on
+	// facetCols are the search facets: values by station count and per-record value ids, built on
 	// first use.
-	facetRanks [len(facetDims)]rankedValues
+	facetCols [len(facetDims)]lazyColumn
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

@@ -189,7 +189,7 @@ func (s *search) discover(q Query, res *Result) error {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
 		}
-		f, err := s.facets(s.ix, q, s.matches())
+		f, err := s.facets(q, s.matches())
 		if err != nil {
 			return err
 		}

@@ -94,7 +94,9 @@ func (s *search) suggest(q Query) (out []Suggestion, err error) {
 	if filtered {
 		c.filter = f.bm
 	}
-	c.walk(0, nil, 0)
+	if len(options) > 0 {
+		c.walk(0, nil, 0)
+	}
 	slices.SortFunc(c.found, func(a, b Suggestion) int {
 		return cmp.Or(cmp.Compare(a.Edits, b.Edits), cmp.Compare(b.Total, a.Total), strings.Compare(a.Q, b.Q))
 	})
@@ -186,17 +188,32 @@ type combiner struct {
 }
 
 // walk extends the combination of positions before i, whose stations are
-// acc (nil before the first position) and edits so far.
+// acc (nil before the first position) and edits so far. The last position
+// is counted with AndCardinality, without materialising the intersection.
 func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
-	if i == len(c.options) {
-		c.add(acc, edits)
-		return
-	}
+	last := i == len(c.options)-1
 	for _, o := range c.options[i] {
 		if c.tried >= suggestCombinations {
 			return
 		}
 		c.tried++
+		c.words[i] = o.word
+		if last && (acc == nil || c.filter == nil) {
+			if edits+o.edits == 0 {
+				continue // the query itself, which has no result
+			}
+			var total uint64
+			switch {
+			case acc != nil:
+				total = acc.AndCardinality(o.set)
+			case c.filter != nil:
+				total = o.set.AndCardinality(c.filter)
+			default:
+				total = o.set.GetCardinality()
+			}
+			c.add(int(total), edits+o.edits)
+			continue
+		}
 		next := o.set
 		if acc != nil {
 			next = roaring.And(acc, o.set)
@@ -204,25 +221,26 @@ func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
 		if next.IsEmpty() {
 			continue
 		}
-		c.words[i] = o.word
+		if last {
+			if edits+o.edits > 0 {
+				c.add(int(next.AndCardinality(c.filter)), edits+o.edits)
+			}
+			continue
+		}
 		c.walk(i+1, next, edits+o.edits)
 	}
 }
 
-func (c *combiner) add(acc *roaring.Bitmap, edits int) {
-	if edits == 0 {
-		return // the query itself, which has no result
+// add records the combination in c.words with its total, when it finds
+// something and was not seen.
+func (c *combiner) add(total, edits int) {
+	if total == 0 {
+		return
 	}
 	q := strings.Join(c.words, " ")
 	if c.seen[q] {
 		return
 	}
 	c.seen[q] = true
-	total := int(acc.GetCardinality())
-	if c.filter != nil {
-		total = int(acc.AndCardinality(c.filter))
-	}
-	if total > 0 {
-		c.found = append(c.found, Suggestion{Q: q, Total: total, Edits: edits})
-	}
+	c.found = append(c.found, Suggestion{Q: q, Total: total, Edits: edits})
 }

@@ -36,8 +36,16 @@ type workspace struct {
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
 	views     []*roaring.Bitmap
+	wordSets  []sizedSet
 	tiers     []tier
 	it        roaring.IntIterator
+	// facet counting (see facetcol.go)
+	tops    [len(facetDims)][]topCount
+	counts  [len(facetDims)][]uint16 // by value id, zero between uses
+	touched [len(facetDims)][]uint32
+	many    roaring.ManyIntIterator
+	recBuf  []uint32
+	raw2    []rawContainer
 }
 
 var workspaces = sync.Pool{New: func() any {
@@ -61,6 +69,7 @@ func (w *workspace) release() {
 	clear(w.tiers)
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
+	clear(w.raw2[:cap(w.raw2)])
 	workspaces.Put(w)
 }
 
@@ -139,23 +148,16 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 	return buf
 }
 
-// own returns s as a set this search may modify, copying a view. The copy
-// shares the view's containers copy-on-write, so it costs no container
-// copy until it is modified.
-func (w *workspace) own(s set) set {
-	if s.owned {
-		return s
-	}
-	dst := w.scratch()
-	dst.bm.Or(s.bm)
-	return dst
-}
-
-// and returns a ∩ b; a is consumed.
+// and returns a ∩ b; a is consumed when owned (intersected in place), b
+// is never modified (callers use it again). A view a is intersected into a
+// fresh bitmap: copying it and intersecting in place would clone each of
+// its containers.
 func (w *workspace) and(a, b set) set {
-	dst := w.own(a)
-	dst.bm.And(b.bm)
-	return dst
+	if a.owned {
+		a.bm.And(b.bm)
+		return a
+	}
+	return set{bm: roaring.And(a.bm, b.bm), owned: true}
 }
 
 // union is the union of the bitmaps, computed in one lazy pass (roaring's

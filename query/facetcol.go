@@ -1,0 +1,567 @@
+package query
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
+)
+
+// facetColumn is one search facet read once from its bucket: the values
+// most stations first (ties by key), the order in which a top-k count can
+// stop early since no search has more stations of a value than the
+// snapshot; and, per record, the ids (ranks) of its values, so that a
+// small match set is counted by visiting its records instead of probing
+// thousands of posting lists.
+//
+// The per-record column takes 2 bytes per station when every station has
+// at most one value (country), else 2 bytes per station, 4 per 16 stations
+// and 2 per (station, value) pair; it is left out (nil) when the bucket has
+// 65535 values or more or a station has an implausible number of them, and
+// the count then probes posting lists.
+type facetColumn struct {
+	keys  []string
+	count []uint32
+	// postings are the values' posting lists, in the memory map: the index
+	// is opened read-only, so the mapping stays put until Close, and they
+	// are read only inside a read transaction, like every view.
+	postings [][]byte
+	// dense holds, for the values counted most often against large match
+	// sets, bitset copies of their larger array containers: intersecting
+	// a bitset costs 1024 word operations where an array costs a lookup
+	// per value. Within denseBudget bytes, most stations first.
+	dense [][]denseBlock
+	// skip marks values no filter can name (genres longer than
+	// MaxFilterRunes or not their own key): no link could count them.
+	skip []bool
+	// byKey is each value's position in key order, for ties.
+	byKey []uint32
+	// labels caches the values' labels by id.
+	labels []atomic.Pointer[string]
+
+	stations int
+	single   []uint16 // value id+1 per record, 0 for none; when no record has two
+	blk      []uint32 // multi: start in ids of every 16th record, and len(ids) last
+	rel      []uint16 // multi: start of record r is blk[r/16]+rel[r]; len stations+1
+	ids      []uint16
+}
+
+type lazyColumn struct {
+	once sync.Once
+	col  *facetColumn
+	err  error
+}
+
+// facetBlock is the number of records per absolute offset of a multi-value column.
+const facetBlock = 16
+
+// maxColumnValues bounds a record's values in a column: the indexer keeps
+// at most MaxGenres genres and MaxLanguages languages.
+const maxColumnValues = 1024
+
+func (ix *Index) column(d int) (*facetColumn, error) {
+	lc := &ix.facetCols[d]
+	lc.once.Do(func() {
+		lc.err = ix.view(func(tx *bolt.Tx) error {
+			var err error
+			lc.col, err = buildColumn(tx.Bucket(facetDims[d].bucket), ix.meta.Stations, facetDims[d].dim == dimGenre)
+			return err
+		})
+	})
+	return lc.col, lc.err
+}
+
+// buildColumn reads a facet bucket: its keys ranked by station count, then,
+// when they fit, every record's value ids, in two passes over the posting
+// lists (count per record, then fill). Posting lists are read in place, so
+// the build allocates only the column.
+func buildColumn(b *bolt.Bucket, stations int, genre bool) (*facetColumn, error) {
+	if b == nil {
+		return nil, fmt.Errorf("%w: facet bucket missing", format.ErrCorrupt)
+	}
+	col := &facetColumn{stations: stations}
+	type entry struct {
+		key     string
+		n       uint32
+		posting []byte
+	}
+	var entries []entry
+	var cs []rawContainer
+	err := b.ForEach(func(k, v []byte) error {
+		var err error
+		if cs, err = parseRaw(v, cs); err != nil {
+			return fmt.Errorf("facet %q: %w", k, err)
+		}
+		n := 0
+		for _, c := range cs {
+			if c.kind == rawRun {
+				n += runCard(c.data)
+			} else {
+				n += c.card
+			}
+		}
+		entries = append(entries, entry{string(k), uint32(n), v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key)) })
+	col.keys = make([]string, len(entries))
+	col.count = make([]uint32, len(entries))
+	col.skip = make([]bool, len(entries))
+	col.postings = make([][]byte, len(entries))
+	for i, e := range entries {
+		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
+		col.skip[i] = genre && !Filterable(e.key)
+	}
+	col.labels = make([]atomic.Pointer[string], len(entries))
+	col.byKey = make([]uint32, len(entries))
+	order := make([]uint32, len(entries))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(col.keys[a], col.keys[b]) })
+	for pos, id := range order {
+		col.byKey[id] = uint32(pos)
+	}
+	if len(entries) >= 1<<16-1 {
+		return col, nil // ids do not fit: counts probe posting lists
+	}
+	col.buildDense(cs)
+	return col, col.fill(&cs)
+}
+
+// denseBlock is a bitset copy of one array container of a posting list.
+type denseBlock struct {
+	key   uint16
+	words []uint64
+}
+
+// Dense copies: arrays of more than denseMinCard values, within
+// denseBudget bytes per facet.
+const (
+	denseMinCard = 512
+	denseBudget  = 1 << 20
+)
+
+func (col *facetColumn) buildDense(cs []rawContainer) {
+	budget := denseBudget
+	for id, v := range col.postings {
+		if int(col.count[id]) <= denseMinCard || budget < bitmapBytes {
+			break
+		}
+		cs, err := parseRaw(v, cs)
+		if err != nil {
+			return // fill reports it
+		}
+		var blocks []denseBlock
+		for _, c := range cs {
+			if c.kind != rawArray || c.card <= denseMinCard || budget < bitmapBytes {
+				continue
+			}
+			words := make([]uint64, bitmapBytes/8)
+			for i := 0; i+1 < len(c.data); i += 2 {
+				x := binary.LittleEndian.Uint16(c.data[i:])
+				words[x>>6] |= 1 << (x & 63)
+			}
+			blocks = append(blocks, denseBlock{c.key, words})
+			budget -= bitmapBytes
+		}
+		if col.dense == nil {
+			col.dense = make([][]denseBlock, len(col.postings))
+		}
+		col.dense[id] = blocks
+	}
+}
+
+func runCard(data []byte) int {
+	n := 0
+	for i := 0; i+3 < len(data); i += 4 {
+		n += int(data[i+2]) | int(data[i+3])<<8 + 1
+	}
+	return n
+}
+
+// fill builds the per-record column.
+func (col *facetColumn) fill(cs *[]rawContainer) error {
+	stations := col.stations
+	per := make([]uint16, stations+1)
+	buf := make([]uint32, 0, 256)
+	var bad error
+	each := func(fn func(id uint16, recs []uint32)) error {
+		for id, key := range col.keys {
+			var err error
+			if *cs, err = parseRaw(col.postings[id], *cs); err != nil {
+				return fmt.Errorf("facet %q: %w", key, err)
+			}
+			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(id), recs) })
+			if bad != nil {
+				return bad
+			}
+		}
+		return nil
+	}
+	most := uint16(0)
+	err := each(func(_ uint16, recs []uint32) {
+		for _, r := range recs {
+			if int(r) >= stations {
+				bad = fmt.Errorf("%w: facet lists record %d of %d", format.ErrCorrupt, r, stations)
+				return
+			}
+			if per[r] < maxColumnValues {
+				per[r]++
+				most = max(most, per[r])
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case most >= maxColumnValues:
+		return nil // implausible: counts probe posting lists
+	case most <= 1:
+		col.single = per[:stations]
+		clear(col.single)
+		return each(func(id uint16, recs []uint32) {
+			for _, r := range recs {
+				col.single[r] = id + 1
+			}
+		})
+	}
+	// Offsets: blk every facetBlock records, rel within the block; per
+	// becomes each record's write position relative to its block.
+	col.blk = make([]uint32, stations/facetBlock+2)
+	col.rel = make([]uint16, stations+1)
+	total := uint32(0)
+	for r := 0; r <= stations; r++ {
+		if r%facetBlock == 0 {
+			col.blk[r/facetBlock] = total
+		}
+		rel := total - col.blk[r/facetBlock]
+		if rel >= 1<<16 {
+			col.blk, col.rel = nil, nil
+			return nil
+		}
+		col.rel[r] = uint16(rel)
+		if r < stations {
+			total += uint32(per[r])
+			per[r] = uint16(rel)
+		}
+	}
+	col.blk[len(col.blk)-1] = total
+	col.ids = make([]uint16, total)
+	return each(func(id uint16, recs []uint32) {
+		for _, r := range recs {
+			col.ids[col.blk[r/facetBlock]+uint32(per[r])] = id
+			per[r]++
+		}
+	})
+}
+
+func (col *facetColumn) hasColumn() bool { return col.single != nil || col.ids != nil }
+
+// values is the value ids of record r in a multi-value column.
+func (col *facetColumn) values(r uint32) []uint16 {
+	start := col.blk[r/facetBlock] + uint32(col.rel[r])
+	end := col.blk[(r+1)/facetBlock] + uint32(col.rel[r+1])
+	return col.ids[start:end]
+}
+
+// columnMax is the largest match set a facet counts by visiting its
+// records (with 16-bit counters); larger ones are counted by intersecting
+// posting lists most stations first, which stops after a few values when
+// the counts are large. Between columnMin and columnMax, visiting is
+// chosen when the set is at most 1/columnShare of the stations.
+const (
+	columnMin   = 2048
+	columnMax   = 1<<16 - 1
+	columnShare = 8
+)
+
+// facetTask is the count of one facet: its column, the match set it
+// counts and the top values found.
+type facetTask struct {
+	d   int
+	col *facetColumn
+	m   set
+	n   int
+	top []topCount
+	// byRecords: counted in the pass over m's records
+	byRecords bool
+}
+
+// facets counts the facets q asks for. matches is the search's match set.
+// Facets whose match set is the same and small are counted in one pass
+// over its records.
+func (s *search) facets(q Query, matches set) (Facets, error) {
+	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
+	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
+	var tasks [len(facetDims)]facetTask
+	for d, dim := range facetDims {
+		if !asked[d] {
+			continue
+		}
+		t := &tasks[d]
+		t.d = d
+		var err error
+		if t.col, err = s.ix.column(d); err != nil {
+			return Facets{}, err
+		}
+		t.m = matches
+		if filtered[d] {
+			if t.m, err = s.matchSet(q, dim.dim); err != nil {
+				return Facets{}, err
+			}
+		}
+		if t.m.bm == nil || t.m.empty() {
+			continue
+		}
+		t.n = t.m.card()
+		switch {
+		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
+			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
+		case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
+			t.byRecords = true
+		default:
+			if t.top, err = s.countByPostings(t.col, t.m, s.w.tops[d][:0], q.FacetLimit); err != nil {
+				return Facets{}, err
+			}
+		}
+	}
+	for d := range tasks {
+		if !tasks[d].byRecords {
+			continue
+		}
+		group := make([]*facetTask, 0, len(tasks))
+		for e := d; e < len(tasks); e++ {
+			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
+				group = append(group, &tasks[e])
+				tasks[e].byRecords = false
+			}
+		}
+		s.countByRecords(tasks[d].m, group, q.FacetLimit)
+	}
+	var out Facets
+	lists := [...]*[]FacetCount{&out.Country, &out.Language, &out.Genre}
+	for d := range tasks {
+		if !asked[d] {
+			continue
+		}
+		t := &tasks[d]
+		list := make([]FacetCount, len(t.top))
+		for i, c := range t.top {
+			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
+			var err error
+			if list[i].Label, err = s.facetLabel(d, t.col, c.id); err != nil {
+				return Facets{}, err
+			}
+		}
+		*lists[d] = list
+		s.w.tops[d] = t.top[:0]
+	}
+	return out, nil
+}
+
+// topCount is a value id and its count in a search.
+type topCount struct {
+	id uint32
+	n  int
+}
+
+// insertCount puts c into top (most first, ties by value) and keeps k.
+func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCount {
+	less := func(a, b topCount) int {
+		if a.n != b.n {
+			return cmp.Compare(b.n, a.n)
+		}
+		return cmp.Compare(col.byKey[a.id], col.byKey[b.id])
+	}
+	if len(top) == k && less(c, top[k-1]) >= 0 {
+		return top
+	}
+	i, _ := slices.BinarySearchFunc(top, c, less)
+	if len(top) == k {
+		top = top[:k-1]
+	}
+	return slices.Insert(top, i, c)
+}
+
+// topOfAll is the top k when the search matches every station: the
+// snapshot's own counts.
+func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
+	for id, n := range col.count {
+		if len(top) == k || n == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{uint32(id), int(n)})
+		}
+	}
+	return top
+}
+
+// countByRecords counts the values of m's records (at most columnMax) in
+// the columns of the group's facets, in pooled 16-bit counters, in one
+// pass, then ranks the values met.
+func (s *search) countByRecords(m set, group []*facetTask, k int) {
+	w := s.w
+	var counts [len(facetDims)][]uint16
+	var touched [len(facetDims)][]uint32
+	for j, t := range group {
+		if len(w.counts[t.d]) < len(t.col.keys) {
+			w.counts[t.d] = make([]uint16, len(t.col.keys))
+		}
+		counts[j], touched[j] = w.counts[t.d], w.touched[t.d][:0]
+	}
+	it := &w.many
+	it.Initialize(m.bm)
+	if len(w.recBuf) == 0 {
+		w.recBuf = make([]uint32, 256)
+	}
+	buf := w.recBuf
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		recs := buf[:n]
+		for j, t := range group {
+			col, cnt, tch := t.col, counts[j], touched[j]
+			limit := uint32(col.stations)
+			if col.single != nil {
+				for _, r := range recs {
+					if r >= limit {
+						continue
+					}
+					if v := col.single[r]; v != 0 {
+						if cnt[v-1] == 0 {
+							tch = append(tch, uint32(v-1))
+						}
+						cnt[v-1]++
+					}
+				}
+			} else {
+				for _, r := range recs {
+					if r >= limit {
+						continue
+					}
+					for _, v := range col.values(r) {
+						if cnt[v] == 0 {
+							tch = append(tch, uint32(v))
+						}
+						cnt[v]++
+					}
+				}
+			}
+			touched[j] = tch
+		}
+	}
+	for j, t := range group {
+		top := w.tops[t.d][:0]
+		for _, id := range touched[j] {
+			if !t.col.skip[id] {
+				top = t.col.insertCount(top, topCount{id, int(counts[j][id])}, k)
+			}
+			counts[j][id] = 0
+		}
+		t.top = top
+		w.touched[t.d] = touched[j][:0]
+	}
+	*it = roaring.ManyIntIterator{}
+}
+
+// countByPostings counts the values by intersecting m, written out as a
+// dense bitset, with each value's posting list read in place, most
+// stations first: once a value has fewer stations in the whole snapshot
+// than the k-th best count so far, no later one can enter.
+func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
+	dense := s.w.denseBuffer(int(m.bm.Maximum()>>6) + 1)
+	m.bm.WriteDenseTo(dense)
+	cs := s.w.raw2[:0]
+	defer func() { s.w.raw2 = cs[:0] }()
+	for id, key := range col.keys {
+		if len(top) == k && int(col.count[id]) < top[k-1].n {
+			break
+		}
+		if col.skip[id] {
+			continue
+		}
+		var err error
+		if cs, err = parseRaw(col.postings[id], cs); err != nil {
+			return nil, fmt.Errorf("facet %q: %w", key, err)
+		}
+		var blocks []denseBlock
+		if id < len(col.dense) {
+			blocks = col.dense[id]
+		}
+		need := 0
+		if len(top) == k {
+			need = top[k-1].n
+		}
+		if n := andCount(cs, blocks, dense, need, int(col.count[id])); n > 0 && n >= need {
+			top = col.insertCount(top, topCount{uint32(id), n}, k)
+		}
+	}
+	return top, nil
+}
+
+// facetLabel names a value: countries and languages by their English
+// names, genres by the spelling of the first station filed under the tag
+// (read once, then cached).
+func (s *search) facetLabel(d int, col *facetColumn, id uint32) (string, error) {
+	if l := col.labels[id].Load(); l != nil {
+		return *l, nil
+	}
+	key := col.keys[id]
+	var label string
+	switch facetDims[d].dim {
+	case dimCountry:
+		label = cmp.Or(iso.CountryName(key), key)
+	case dimLanguage:
+		label = cmp.Or(iso.LanguageName(key), key)
+	default:
+		var err error
+		if label, err = s.genreLabel(key); err != nil {
+			return "", err
+		}
+	}
+	col.labels[id].Store(&label)
+	return label, nil
+}
+
+func (s *search) genreLabel(key string) (string, error) {
+	one, err := s.get(format.BucketGenres, s.keyOf(key))
+	if err != nil || one.empty() {
+		return key, err
+	}
+	var r format.Record
+	if err := decodeRecord(s.tx.Bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
+		return "", err
+	}
+	for _, g := range r.Genres {
+		if format.FacetKey(g) == key {
+			return g, nil
+		}
+	}
+	return key, nil
+}
+
+// WarmFacets builds the facet columns now, which the first faceted search
+// would otherwise do: measured on a loaded 2-core machine, 37 ms and 2.3 MB
+// of heap for the real snapshot (50k stations), 0.36 s and 21 MB at a
+// million. A server can call it in the background after
+// Open.
+func (ix *Index) WarmFacets() error {
+	for d := range facetDims {
+		if _, err := ix.column(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package query
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"stationdex/indexer/format"
+)
+
+// A rawContainer is one container of a bitmap in roaring's portable
+// serialization, read in place: counting against a posting list this way
+// costs no allocation, where roaring's FromBuffer allocates a container
+// value per container.
+type rawContainer struct {
+	key  uint16
+	kind uint8
+	card int    // values in the container (array and bitmap)
+	data []byte // array: card little-endian uint16; bitmap: 1024 words; run: pairs (start, length-1)
+}
+
+const (
+	rawArray uint8 = iota
+	rawBitmap
+	rawRun
+)
+
+// The cookies and thresholds of roaring's portable format.
+const (
+	serialCookieNoRun = 12346
+	serialCookieRun   = 12347
+	noOffsetThreshold = 4
+	arrayMaxCard      = 4096
+	bitmapBytes       = 8192
+)
+
+var errRawBitmap = fmt.Errorf("%w: posting list", format.ErrCorrupt)
+
+// parseRaw splits a serialized bitmap into its containers, appended to
+// out[:0]. Every length is checked against v: a damaged value is an error,
+// never a read out of range.
+func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
+	out = out[:0]
+	if len(v) < 4 {
+		return out, errRawBitmap
+	}
+	cookie := binary.LittleEndian.Uint32(v)
+	pos := 4
+	var size int
+	var runFlags []byte
+	switch {
+	case cookie&0xFFFF == serialCookieRun:
+		size = int(cookie>>16) + 1
+		n := (size + 7) / 8
+		if len(v) < pos+n {
+			return out, errRawBitmap
+		}
+		runFlags = v[pos : pos+n]
+		pos += n
+	case cookie == serialCookieNoRun:
+		if len(v) < 8 {
+			return out, errRawBitmap
+		}
+		size = int(binary.LittleEndian.Uint32(v[4:]))
+		pos = 8
+		if size > 1<<16 {
+			return out, errRawBitmap
+		}
+	default:
+		return out, errRawBitmap
+	}
+	if len(v) < pos+4*size {
+		return out, errRawBitmap
+	}
+	header := v[pos : pos+4*size]
+	pos += 4 * size
+	if runFlags == nil || size >= noOffsetThreshold {
+		pos += 4 * size
+	}
+	last := -1
+	for i := range size {
+		key := binary.LittleEndian.Uint16(header[4*i:])
+		if int(key) <= last {
+			return out, errRawBitmap
+		}
+		last = int(key)
+		card := int(binary.LittleEndian.Uint16(header[4*i+2:])) + 1
+		c := rawContainer{key: key, card: card}
+		var n int
+		switch {
+		case runFlags != nil && runFlags[i/8]&(1<<(i%8)) != 0:
+			if len(v) < pos+2 {
+				return out, errRawBitmap
+			}
+			runs := int(binary.LittleEndian.Uint16(v[pos:]))
+			pos += 2
+			c.kind, n = rawRun, 4*runs
+		case card > arrayMaxCard:
+			c.kind, n = rawBitmap, bitmapBytes
+		default:
+			c.kind, n = rawArray, 2*card
+		}
+		if pos > len(v) || len(v)-pos < n {
+			return out, errRawBitmap
+		}
+		c.data = v[pos : pos+n]
+		pos += n
+		out = append(out, c)
+	}
+	if pos != len(v) {
+		return out, errRawBitmap
+	}
+	return out, nil
+}
+
+// andCount is the number of values of the containers that are set in
+// dense (bit r of word r/64; values beyond dense are not set). When need
+// is positive and total is the containers' cardinality, it may stop early
+// and return a count below need once the containers left (total minus
+// those seen) cannot bring it to need.
+func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64, need, total int) int {
+	n := 0
+	rest := total
+	for _, c := range cs {
+		if need > 0 {
+			if n+rest < need {
+				return n
+			}
+			if c.kind == rawRun {
+				rest -= runCard(c.data)
+			} else {
+				rest -= c.card
+			}
+		}
+		base := int(c.key) << 16
+		if base>>6 >= len(dense) {
+			break
+		}
+		for len(blocks) > 0 && blocks[0].key < c.key {
+			blocks = blocks[1:]
+		}
+		switch {
+		case c.kind == rawArray && len(blocks) > 0 && blocks[0].key == c.key:
+			n += andPopcount(dense[base>>6:], blocks[0].words)
+		case c.kind == rawArray:
+			for i := 0; i+1 < len(c.data); i += 2 {
+				r := base | int(binary.LittleEndian.Uint16(c.data[i:]))
+				if w := r >> 6; w < len(dense) {
+					n += int(dense[w] >> (r & 63) & 1)
+				}
+			}
+		case c.kind == rawBitmap:
+			words := dense[base>>6:]
+			for i := 0; i < len(words) && i < bitmapBytes/8; i++ {
+				n += bits.OnesCount64(words[i] & binary.LittleEndian.Uint64(c.data[8*i:]))
+			}
+		case c.kind == rawRun:
+			for i := 0; i+3 < len(c.data); i += 4 {
+				lo := base | int(binary.LittleEndian.Uint16(c.data[i:]))
+				hi := lo + int(binary.LittleEndian.Uint16(c.data[i+2:]))
+				n += rangeCount(dense, lo, hi)
+			}
+		}
+	}
+	return n
+}
+
+// rangeCount is the number of bits set in dense in [lo, hi].
+func rangeCount(dense []uint64, lo, hi int) int {
+	if lo>>6 >= len(dense) {
+		return 0
+	}
+	if hi>>6 >= len(dense) {
+		hi = len(dense)<<6 - 1
+	}
+	lw, hw := lo>>6, hi>>6
+	loMask := ^uint64(0) << (lo & 63)
+	hiMask := ^uint64(0) >> (63 - hi&63)
+	if lw == hw {
+		return bits.OnesCount64(dense[lw] & loMask & hiMask)
+	}
+	n := bits.OnesCount64(dense[lw]&loMask) + bits.OnesCount64(dense[hw]&hiMask)
+	for _, w := range dense[lw+1 : hw] {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// eachRaw calls fn with the values of the containers, in increasing order,
+// in batches.
+func eachRaw(cs []rawContainer, buf []uint32, fn func([]uint32)) {
+	buf = buf[:0]
+	flush := func() {
+		if len(buf) > 0 {
+			fn(buf)
+			buf = buf[:0]
+		}
+	}
+	add := func(r uint32) {
+		if len(buf) == cap(buf) {
+			flush()
+		}
+		buf = append(buf, r)
+	}
+	for _, c := range cs {
+		base := uint32(c.key) << 16
+		switch c.kind {
+		case rawArray:
+			for i := 0; i+1 < len(c.data); i += 2 {
+				add(base | uint32(binary.LittleEndian.Uint16(c.data[i:])))
+			}
+		case rawBitmap:
+			for i := 0; i+7 < len(c.data); i += 8 {
+				w := binary.LittleEndian.Uint64(c.data[i:])
+				for w != 0 {
+					add(base | uint32(i*8+bits.TrailingZeros64(w)))
+					w &= w - 1
+				}
+			}
+		case rawRun:
+			for i := 0; i+3 < len(c.data); i += 4 {
+				lo := uint32(binary.LittleEndian.Uint16(c.data[i:]))
+				hi := lo + uint32(binary.LittleEndian.Uint16(c.data[i+2:]))
+				for r := lo; r <= hi && r < 1<<16; r++ {
+					add(base | r)
+				}
+			}
+		}
+	}
+	flush()
+}
+
+// andPopcount is the number of bits set in both a and b, over the shorter.
+func andPopcount(a, b []uint64) int {
+	m := min(len(a), len(b))
+	a, b = a[:m], b[:m]
+	n := 0
+	i := 0
+	for ; i+4 <= m; i += 4 {
+		n += bits.OnesCount64(a[i]&b[i]) + bits.OnesCount64(a[i+1]&b[i+1]) +
+			bits.OnesCount64(a[i+2]&b[i+2]) + bits.OnesCount64(a[i+3]&b[i+3])
+	}
+	for ; i < m; i++ {
+		n += bits.OnesCount64(a[i] & b[i])
+	}
+	return n
+}

@@ -1,0 +1,63 @@
+package query
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// BenchmarkScaled runs the discovery searches on an index named by
+// STATIONDEX_BENCH_INDEX (a scaled set from bench/cmd/gendata), and
+// reports what the first faceted search costs: the facet columns are
+// built then.
+func BenchmarkScaled(b *testing.B) {
+	path := os.Getenv("STATIONDEX_BENCH_INDEX")
+	if path == "" {
+		b.Skip("STATIONDEX_BENCH_INDEX not set")
+	}
+	ix, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	all := FacetSet{Country: true, Language: true, Genre: true}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	if _, err := ix.Search(Query{Q: "jazz", Facets: all, Limit: 20}); err != nil {
+		b.Fatal(err)
+	}
+	first := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.Logf("%d stations: first faceted search (builds the columns) %v, heap +%.1f MB",
+		ix.Meta().Stations, first, float64(after.HeapAlloc-before.HeapAlloc)/(1<<20))
+	cases := []struct {
+		name string
+		q    Query
+	}{
+		{"broadest_facets", Query{Facets: all}},
+		{"radio", Query{Q: "radio"}},
+		{"radio_facets", Query{Q: "radio", Facets: all}},
+		{"jazz", Query{Q: "jazz"}},
+		{"jazz_facets", Query{Q: "jazz", Facets: all}},
+		{"country_de", Query{Country: "DE"}},
+		{"country_de_facets", Query{Country: "DE", Facets: all}},
+		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			c.q.Limit = 20
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if _, err := ix.Search(c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
