@@ -41,7 +41,7 @@ func newDumpWriter(dir, base string) (*dumpWriter, error) {
 			w.abort()
 			return nil, fmt.Errorf("data dumps: %w", err)
 		}
-		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 256<<10)
+		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 64<<10)
 	}
 	w.d = stationjson.NewDump(w.bufs[0], w.bufs[1])
 	return w, nil

@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -218,7 +219,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	meta.Countries = b.keys[bCountries]
 	meta.Languages = b.keys[bLangLabels]
 	meta.Genres = b.keys[bGenres]
-	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta)); err != nil {
+	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta, f.sums)); err != nil {
 		return f.fail(err)
 	}
 	return f.commit()
@@ -304,13 +305,23 @@ func idsSource(it *extsort.Iterator, final []uint32) kvSource {
 	}
 }
 
-// metaSource yields the meta bucket.
-func metaSource(meta format.Meta) kvSource {
+// metaSource yields the meta bucket, written last: its checksums document
+// lists the sums of every bucket written before (sums) and of the meta
+// bucket's own other pairs.
+func metaSource(meta format.Meta, sums []format.BucketSum) kvSource {
 	doc, err := json.Marshal(meta)
-	kvs := [][2][]byte{ // ascending: format < meta < version
+	kvs := [][2][]byte{ // ascending: checksums < format < meta < version
+		{format.KeyChecksums, nil},
 		{format.KeyFormat, []byte(format.Magic)},
 		{format.KeyMeta, doc},
 		{format.KeyVersion, []byte(strconv.Itoa(format.Version))},
+	}
+	var own format.Summer
+	for _, kv := range kvs[1:] {
+		own.Add(kv[0], kv[1])
+	}
+	if err == nil {
+		kvs[0][1], err = format.EncodeChecksums(append(slices.Clone(sums), own.Sum(format.BucketMeta)))
 	}
 	return func(*bolt.Tx) ([]byte, []byte, error) {
 		if err != nil {
