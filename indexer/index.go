@@ -274,9 +274,6 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		s.final[t] = s.n
 		s.n++
 		rec := v[4:]
-		if err := s.dump.add(rec); err != nil {
-			return nil, nil, fmt.Errorf("data dumps: %w", err)
-		}
 		s.data = append(s.data, rec...)
 		s.recs = append(s.recs, nil)
 		offs[len(s.recs)] = len(s.data)
@@ -287,8 +284,11 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 	for i := range s.recs { // s.data may have moved while growing
 		s.recs[i] = s.data[offs[i]:offs[i+1]]
 	}
-	// A new buffer per block: bbolt refers to a value until commit.
-	return format.BlockKey(block), format.AppendBlock(nil, s.recs), nil
+	// A new buffer per block: bbolt refers to a value until commit, and
+	// the dumps read it on their own goroutine.
+	v := format.AppendBlock(nil, s.recs)
+	s.dump.addBlock(v)
+	return format.BlockKey(block), v, nil
 }
 
 // idsSource yields the ids bucket, UUID -> record number, from the ids
