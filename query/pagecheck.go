@@ -2,12 +2,16 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"stationdex/indexer/format"
@@ -56,12 +60,13 @@ func verifyFile(f *os.File, size int64) (err error) {
 	if size <= 0 || int64(int(size)) != size {
 		return fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
 	}
+	// MAP_POPULATE: the kernel maps every page of the file up front, in
+	// one pass, instead of one fault per few pages during the walk.
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return fmt.Errorf("map %s: %w", f.Name(), err)
 	}
-	defer func() { _ = syscall.Munmap(data) }()        // read-only: nothing to lose
-	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL) // a hint only
+	defer func() { _ = syscall.Munmap(data) }() // read-only: nothing to lose
 	return walkFile(data)
 }
 
@@ -88,15 +93,95 @@ func walkFile(data []byte) error {
 	if err := checkIdentity(w.magic, w.version); err != nil {
 		return err
 	}
-	for i, b := range w.buckets {
-		if i == meta {
-			continue
+	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
+	if err := w.walkParallel(largestFirst(rest)); err != nil {
+		return err
+	}
+	return format.VerifyChecksums(w.stored, w.sums)
+}
+
+// maxWalkers bounds the goroutines that sum buckets at once.
+const maxWalkers = 4
+
+// walkParallel walks buckets on up to GOMAXPROCS goroutines, each taking
+// the next bucket of the list when done with one, and adds their sums to
+// w.sums. Pages are claimed atomically in w.seen, so a page shared by two
+// buckets is still found, whichever goroutine reaches it second.
+func (w *pageWalker) walkParallel(buckets []rootEntry) error {
+	n := min(max(runtime.GOMAXPROCS(0), 1), maxWalkers, len(buckets))
+	walkers := make([]*pageWalker, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for i := range walkers {
+		wk := &pageWalker{data: w.data, size: w.size, pageSize: w.pageSize, highWater: w.highWater, seen: w.seen}
+		walkers[i] = wk
+		wg.Go(func() { errs[i] = wk.walkBuckets(buckets, &next, &failed) })
+	}
+	wg.Wait()
+	for i, wk := range walkers {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		if err := w.walkBucket(b); err != nil {
+		w.sums = append(w.sums, wk.sums...)
+	}
+	return nil
+}
+
+// walkBuckets walks buckets[next] until none is left or a walker failed.
+// Faults and panics are its own to catch: they belong to its goroutine.
+func (w *pageWalker) walkBuckets(buckets []rootEntry, next *atomic.Int64, failed *atomic.Bool) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: verifying pages: %v", format.ErrCorrupt, p)
+		}
+		if err != nil {
+			failed.Store(true)
+		}
+	}()
+	for !failed.Load() {
+		i := next.Add(1) - 1
+		if i >= int64(len(buckets)) {
+			return nil
+		}
+		if err := w.walkBucket(buckets[i]); err != nil {
 			return err
 		}
 	}
-	return format.VerifyChecksums(w.stored, w.sums)
+	return nil
+}
+
+// largestFirst orders buckets by their estimated size, largest first, so
+// that parallel walkers end at about the same time. The builder writes one
+// bucket after another and a bucket's root page last, so the distance
+// between the root pages of consecutive buckets is about the size of the
+// later one. A damaged file only makes the estimate wrong, never the walk.
+func largestFirst(buckets []rootEntry) []rootEntry {
+	type sized struct {
+		e          rootEntry
+		root, size uint64
+	}
+	all := make([]sized, len(buckets))
+	for i, b := range buckets {
+		all[i].e = b
+		if len(b.value) >= 8 {
+			all[i].root = boltOrder.Uint64(b.value) // 0: inline, no pages
+		}
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(a.root, b.root) })
+	var prev uint64
+	for i := range all {
+		if r := all[i].root; r != 0 {
+			all[i].size, prev = r-min(prev, r), r
+		}
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(b.size, a.size) })
+	for i := range all {
+		buckets[i] = all[i].e
+	}
+	return buckets
 }
 
 const (
@@ -120,8 +205,8 @@ type pageWalker struct {
 	data      []byte // the file
 	size      uint64 // of the file
 	pageSize  uint64
-	highWater uint64 // meta's pgid: the pages of the tree are below it
-	seen      []bool // pages reached so far, overflow pages included
+	highWater uint64        // meta's pgid: the pages of the tree are below it
+	seen      []atomic.Bool // pages reached so far, overflow pages included
 	buckets   []rootEntry
 	sums      []format.BucketSum
 	// From the meta bucket: the format marker, the version and the stored
@@ -175,7 +260,7 @@ func (w *pageWalker) readMetas() (root uint64, err error) {
 		return 0, fmt.Errorf("%w: file truncated: %d bytes, the index needs %d", format.ErrCorrupt, w.size, m0.pgid*m0.pageSize)
 	}
 	w.pageSize, w.highWater = m0.pageSize, m0.pgid
-	w.seen = make([]bool, m0.pgid)
+	w.seen = make([]atomic.Bool, m0.pgid)
 	return m0.root, nil
 }
 
@@ -217,10 +302,9 @@ func (w *pageWalker) walkPage(id uint64, b *bucketWalk) ([]byte, error) {
 		return nil, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
 	}
 	for p := id; p <= id+overflow; p++ {
-		if w.seen[p] {
+		if !w.seen[p].CompareAndSwap(false, true) {
 			return nil, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
 		}
-		w.seen[p] = true
 	}
 	span := (overflow + 1) * w.pageSize
 	page, err := w.read(id*w.pageSize, span)
