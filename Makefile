@@ -26,7 +26,7 @@ RACE_PKGS := ./server/... ./query/... ./indexer/stationjson/ ./indexer/extsort/
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all build run test test-unit test-race test-fuzz vet lint-go fuzz bench bench-full bench-smoke \
-        bench-compare lint-public check-deploy soak index-real serve-real check-real clean
+        bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time clean
 
 all: build
 
@@ -152,6 +152,14 @@ serve-real: index-real
 ## check-real: verify the real snapshot's index file
 check-real: index-real
 	$(BIN) check $(INDEX)
+
+## startup-time: exec of `stationdex serve -index $(INDEX)` to its first
+## answered request, RUNS starts (best and median); timing, so never part
+## of make test. SERVE_ARGS adds serve flags (e.g. -check-on-start).
+RUNS ?= 5
+SERVE_ARGS ?=
+startup-time: build
+	$(GO) run ./cmd/startuptime -bin $(BIN) -index $(INDEX) -runs $(RUNS) -args "$(SERVE_ARGS)"
 
 clean:
 	rm -rf bin data

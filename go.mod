@@ -9,7 +9,7 @@ require (
 	github.com/blevesearch/vellum v1.2.1
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/julienschmidt/httprouter v1.3.0
-	github.com/klauspost/compress v1.18.0
+	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_golang v1.23.2
 	github.com/yuin/goldmark v1.7.13
 	go.etcd.io/bbolt v1.4.3

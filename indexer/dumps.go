@@ -23,15 +23,24 @@ const DefaultBaseURL = "http://127.0.0.1:8080"
 
 // dumpWriter makes the data dumps of the files bucket (see format:
 // BucketFiles) while the stations bucket is written: it gets every record
-// in record order, and writes both gzip streams to temporary files, from
-// which they are copied into the index chunk by chunk.
+// block in record order, and writes both gzip streams to temporary files,
+// from which they are copied into the index chunk by chunk. Decoding the
+// records and encoding them as JSON runs on a goroutine of its own (and
+// compressing on one per document, inside stationjson.Dump), off the path
+// of the stations bucket's writer.
 type dumpWriter struct {
-	base  string
-	files [2]*os.File // stations.json.gz, stations.ndjson.gz
-	bufs  [2]*bufio.Writer
-	d     *stationjson.Dump
-	r     format.Record // scratch
+	base   string
+	files  [2]*os.File // stations.json.gz, stations.ndjson.gz
+	bufs   [2]*bufio.Writer
+	d      *stationjson.Dump
+	r      format.Record // scratch of the encoding goroutine
+	blocks chan []byte   // record blocks to encode; nil once closed (wait)
+	done   chan error    // the encoding goroutine's result
 }
+
+// dumpBlocksQueued is how many record blocks (about a megabyte each at most)
+// may wait for the encoding goroutine.
+const dumpBlocksQueued = 2
 
 func newDumpWriter(dir, base string) (*dumpWriter, error) {
 	w := &dumpWriter{base: base}
@@ -41,23 +50,67 @@ func newDumpWriter(dir, base string) (*dumpWriter, error) {
 			w.abort()
 			return nil, fmt.Errorf("data dumps: %w", err)
 		}
-		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 256<<10)
+		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 64<<10)
 	}
 	w.d = stationjson.NewDump(w.bufs[0], w.bufs[1])
+	w.blocks, w.done = make(chan []byte, dumpBlocksQueued), make(chan error, 1)
+	go w.encode(w.blocks)
 	return w, nil
 }
 
-// add appends one encoded record to both dumps.
-func (w *dumpWriter) add(rec []byte) error {
-	if err := format.DecodeRecord(rec, &w.r); err != nil {
+// addBlock hands one record block (format.AppendBlock) to the dumps. The
+// block must not change afterwards. An error in encoding it is reported by
+// finish: the goroutine keeps draining blocks after one, so this never
+// blocks for good.
+func (w *dumpWriter) addBlock(block []byte) {
+	w.blocks <- block
+}
+
+// encode adds the records of every block to both dumps until blocks is
+// closed. After an error it only drains.
+func (w *dumpWriter) encode(blocks <-chan []byte) {
+	var err error
+	for block := range blocks {
+		if err == nil {
+			err = w.addRecords(block)
+		}
+	}
+	w.done <- err
+}
+
+func (w *dumpWriter) addRecords(block []byte) error {
+	n, err := format.BlockLen(block)
+	if err != nil {
 		return err
 	}
-	st := stationjson.New(w.base, &w.r)
-	return w.d.Add(&st)
+	for slot := range n {
+		rec, err := format.BlockRecord(block, slot)
+		if err != nil {
+			return err
+		}
+		if err := format.DecodeRecord(rec, &w.r); err != nil {
+			return err
+		}
+		st := stationjson.New(w.base, &w.r)
+		if err := w.d.Add(&st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wait ends the encoding goroutine and returns its error.
+func (w *dumpWriter) wait() error {
+	close(w.blocks)
+	w.blocks = nil
+	return <-w.done
 }
 
 // finish ends both dumps and returns the files bucket's contents.
 func (w *dumpWriter) finish() (*filesSource, error) {
+	if err := w.wait(); err != nil {
+		return nil, err
+	}
 	infos, err := w.d.Close()
 	if err != nil {
 		return nil, err
@@ -86,6 +139,9 @@ func (w *dumpWriter) finish() (*filesSource, error) {
 // they are, is removed with them.
 func (w *dumpWriter) abort() {
 	if w.d != nil {
+		if w.blocks != nil {
+			_ = w.wait() // abandoned: its error has no reader
+		}
 		w.d.Abort()
 	}
 	for _, f := range w.files {

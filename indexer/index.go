@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -218,7 +219,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	meta.Countries = b.keys[bCountries]
 	meta.Languages = b.keys[bLangLabels]
 	meta.Genres = b.keys[bGenres]
-	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta)); err != nil {
+	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta, f.sums)); err != nil {
 		return f.fail(err)
 	}
 	return f.commit()
@@ -273,9 +274,6 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		s.final[t] = s.n
 		s.n++
 		rec := v[4:]
-		if err := s.dump.add(rec); err != nil {
-			return nil, nil, fmt.Errorf("data dumps: %w", err)
-		}
 		s.data = append(s.data, rec...)
 		s.recs = append(s.recs, nil)
 		offs[len(s.recs)] = len(s.data)
@@ -286,8 +284,11 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 	for i := range s.recs { // s.data may have moved while growing
 		s.recs[i] = s.data[offs[i]:offs[i+1]]
 	}
-	// A new buffer per block: bbolt refers to a value until commit.
-	return format.BlockKey(block), format.AppendBlock(nil, s.recs), nil
+	// A new buffer per block: bbolt refers to a value until commit, and
+	// the dumps read it on their own goroutine.
+	v := format.AppendBlock(nil, s.recs)
+	s.dump.addBlock(v)
+	return format.BlockKey(block), v, nil
 }
 
 // idsSource yields the ids bucket, UUID -> record number, from the ids
@@ -304,13 +305,23 @@ func idsSource(it *extsort.Iterator, final []uint32) kvSource {
 	}
 }
 
-// metaSource yields the meta bucket.
-func metaSource(meta format.Meta) kvSource {
+// metaSource yields the meta bucket, written last: its checksums document
+// lists the sums of every bucket written before (sums) and of the meta
+// bucket's own other pairs.
+func metaSource(meta format.Meta, sums []format.BucketSum) kvSource {
 	doc, err := json.Marshal(meta)
-	kvs := [][2][]byte{ // ascending: format < meta < version
+	kvs := [][2][]byte{ // ascending: checksums < format < meta < version
+		{format.KeyChecksums, nil},
 		{format.KeyFormat, []byte(format.Magic)},
 		{format.KeyMeta, doc},
 		{format.KeyVersion, []byte(strconv.Itoa(format.Version))},
+	}
+	var own format.Summer
+	for _, kv := range kvs[1:] {
+		own.Add(kv[0], kv[1])
+	}
+	if err == nil {
+		kvs[0][1], err = format.EncodeChecksums(append(slices.Clone(sums), own.Sum(format.BucketMeta)))
 	}
 	return func(*bolt.Tx) ([]byte, []byte, error) {
 		if err != nil {

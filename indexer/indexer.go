@@ -167,59 +167,6 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 	return sum, nil
 }
 
-// readParallel reads and cleans inputs on a goroutine of its own and hands
-// the records to add in input order, in batches. Decoding and cleaning cost
-// about as much as filing a record in the sorters, so the two then run on
-// separate cores.
-func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add recordFunc) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type cleaned struct {
-		rec *format.Record
-		at  time.Time
-	}
-	const batchSize, batchesQueued = 256, 4
-	batches := make(chan []cleaned, batchesQueued)
-	send := func(batch []cleaned) error {
-		select {
-		case batches <- batch:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	var readErr error
-	go func() {
-		defer close(batches)
-		batch := make([]cleaned, 0, batchSize)
-		readErr = rr.readAll(ctx, func(rec *format.Record, at time.Time) error {
-			if batch = append(batch, cleaned{rec, at}); len(batch) < batchSize {
-				return nil
-			}
-			err := send(batch)
-			batch = make([]cleaned, 0, batchSize)
-			return err
-		}, inputs...)
-		if readErr == nil && len(batch) > 0 {
-			readErr = send(batch)
-		}
-	}()
-	var addErr error
-	for batch := range batches { // ranging to the end also waits for the reader
-		for _, c := range batch {
-			if addErr == nil {
-				if addErr = add(c.rec, c.at); addErr != nil {
-					cancel()
-				}
-			}
-		}
-	}
-	if addErr != nil {
-		return addErr
-	}
-	return readErr
-}
-
 // meta describes the index for the meta bucket; the counts of distinct
 // keys are filled in once the posting buckets are written.
 func meta(sum Summary, source string) format.Meta {

@@ -3,7 +3,6 @@ package indexer
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // HTTP fetching of the upstream /json/stations endpoint. The whole download

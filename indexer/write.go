@@ -12,6 +12,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"stationdex/indexer/format"
 )
 
 // Write batching: a bbolt transaction keeps every page it dirties in memory
@@ -44,6 +46,10 @@ type indexFile struct {
 	tmp      string
 	path     string
 	progress io.Writer // nil: silent
+	// sums holds the checksum of every bucket written so far (see
+	// format.KeyChecksums): putSorted takes them, so that every bucket,
+	// whichever step writes it, is covered.
+	sums []format.BucketSum
 }
 
 func createIndexFile(path string) (*indexFile, error) {
@@ -73,7 +79,9 @@ func createIndexFile(path string) (*indexFile, error) {
 // putSorted writes every pair of next into a new bucket, checking that keys
 // come strictly ascending: bbolt then appends to the last page, and a
 // violation means the builder's order is broken, which would silently cost
-// determinism.
+// determinism. It records the bucket's checksum in f.sums. A new bucket of
+// the format is written with putSorted like the others, whatever its
+// contents; nothing else is needed for Open to verify it.
 func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource) error {
 	progressf(f.progress, "writing bucket %s\n", bucket)
 	if err := f.db.Update(func(tx *bolt.Tx) error {
@@ -83,6 +91,7 @@ func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource)
 		return fmt.Errorf("bucket %s: %w", bucket, err)
 	}
 	var prev []byte
+	var sum format.Summer
 	for done := false; !done; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -105,6 +114,9 @@ func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource)
 				if err := b.Put(k, v); err != nil {
 					return fmt.Errorf("key %q: %w", k, err)
 				}
+				if format.Summed(bucket, k) {
+					sum.Add(k, v)
+				}
 				prev, size = k, size+len(k)+len(v)
 			}
 			return nil
@@ -113,6 +125,7 @@ func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource)
 			return fmt.Errorf("bucket %s: %w", bucket, err)
 		}
 	}
+	f.sums = append(f.sums, sum.Sum(bucket))
 	return nil
 }
 

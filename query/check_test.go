@@ -73,21 +73,26 @@ func TestCheckFindsDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := damaged(t, tt.damage(t))
-			_, err := Check(path)
+			// As damage, the checksums refuse it at Open, and so Check.
+			if _, err := Check(damaged(t, tt.damage(t))); !errors.Is(err, format.ErrCorrupt) {
+				t.Errorf("Check of the damaged file: %v, want ErrCorrupt", err)
+			}
+			// As a faulty build with matching checksums, Check's decoding
+			// must find it.
+			_, err := Check(resealed(t, tt.damage(t)))
 			if !errors.Is(err, format.ErrCorrupt) {
-				t.Errorf("Check: %v, want ErrCorrupt", err)
+				t.Errorf("Check of the resealed file: %v, want ErrCorrupt", err)
 			}
 		})
 	}
 }
 
-// TestSearchOnDamagedBitmapFails: Open checks only what is constant-time,
-// so a damaged posting list is met by Search, which must say so rather
-// than panic.
+// TestSearchOnDamagedBitmapFails: Open verifies checksums but decodes no
+// bitmap, so a posting list that a faulty build wrote (with checksums to
+// match) is met by Search, which must say so rather than panic.
 func TestSearchOnDamagedBitmapFails(t *testing.T) {
 	for _, value := range []string{"garbage!", "", "\x3b\x30\x00\x00\x01\x00\x00\x00\xff\xff"} {
-		ix := openIndex(t, damaged(t, put("genres", "pop", value)))
+		ix := openIndex(t, resealed(t, put("genres", "pop", value)))
 		if _, err := ix.Search(Query{Genre: "pop", Limit: 10}); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: err %v, want ErrCorrupt", value, err)
 		}
@@ -118,7 +123,7 @@ func TestCheckFindsDamagedFile(t *testing.T) {
 	// The small index's dumps are far below FileChunkSize, likely one
 	// chunk each; stored again in three chunks of unequal sizes, which is
 	// as valid, they have a middle chunk to lose.
-	rechunked := damaged(t, rechunk(format.FileStationsNDJSON, 3))
+	rechunked := resealed(t, rechunk(format.FileStationsNDJSON, 3))
 	if got, err := Check(rechunked); err != nil || got.Files != rep.Files {
 		t.Fatalf("rechunked: %d files checked, %v; want %d, nil", got.Files, err, rep.Files)
 	}
@@ -168,9 +173,12 @@ func TestCheckFindsDamagedFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Check(damaged(t, tt.damage))
+			if _, err := Check(damaged(t, tt.damage)); !errors.Is(err, format.ErrCorrupt) {
+				t.Fatalf("Check of the damaged file: %v, want ErrCorrupt", err)
+			}
+			_, err := Check(resealed(t, tt.damage))
 			if !errors.Is(err, format.ErrCorrupt) {
-				t.Fatalf("Check: %v, want ErrCorrupt", err)
+				t.Fatalf("Check of the resealed file: %v, want ErrCorrupt", err)
 			}
 			t.Log(err)
 		})

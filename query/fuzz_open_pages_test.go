@@ -55,7 +55,7 @@ type rootLeafPage struct {
 
 func rootLeaf(t *testing.T, file []byte) rootLeafPage {
 	t.Helper()
-	w := &pageWalker{r: bytes.NewReader(file), size: uint64(len(file))}
+	w := &pageWalker{data: file, size: uint64(len(file))}
 	root, err := w.readMetas()
 	if err != nil {
 		t.Fatal(err)

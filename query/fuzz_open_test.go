@@ -10,12 +10,13 @@ import (
 )
 
 // FuzzOpen damages a sound index file (byte edits anywhere, truncation) and
-// checks it: Check must return an error or pass, never panic, fault or
+// opens it: Open must return an error or succeed, never panic, fault or
 // corrupt memory (a stray pointer into the Go heap is fatal at the next
-// garbage collection, so the fuzzer sees it as a crash). An index that
-// passes Check is what the server opens: Open must then succeed and
-// searches, reads and directory calls must not fail. Open alone trusts its
-// file (it checks in constant time), so a file Check refused is not opened.
+// garbage collection, so the fuzzer sees it as a crash). Open verifies the
+// page tree and every bucket's checksum, so a file it accepts is the file
+// as written, up to bytes no reader uses: searches, reads and directory
+// calls must then succeed, and Check, which decodes everything, must agree
+// with Open either way.
 //
 // edits is read as 4-byte groups: a 3-byte big-endian offset (modulo the
 // file size) and a byte XORed into the file there. cut, when non-zero,
@@ -41,12 +42,13 @@ func FuzzOpen(f *testing.F) {
 		if err := os.WriteFile(path, damage(sound, edits, cut), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Check(path); err != nil {
-			return // refused: the server never opens a file Check refused
+		ix, openErr := Open(path)
+		_, checkErr := Check(path)
+		if (openErr == nil) != (checkErr == nil) {
+			t.Fatalf("Open: %v; Check: %v; want both to refuse or both to pass", openErr, checkErr)
 		}
-		ix, err := Open(path)
-		if err != nil {
-			t.Fatalf("Check passed, Open failed: %v", err)
+		if openErr != nil {
+			return
 		}
 		defer ix.Close()
 		useAll(t, ix)
@@ -70,24 +72,24 @@ func damage(sound, edits []byte, cut uint32) []byte {
 	return d
 }
 
-// useAll runs every kind of read on an index that passed Check; each must
+// useAll runs every kind of read on an index that Open accepted; each must
 // succeed.
 func useAll(t *testing.T, ix *Index) {
 	t.Helper()
 	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Country: "de", Limit: 5}, {Genre: "pop", Language: "en", Limit: 5}} {
 		res, err := ix.Search(q)
 		if err != nil {
-			t.Fatalf("Check passed, Search(%+v): %v", q, err)
+			t.Fatalf("Open passed, Search(%+v): %v", q, err)
 		}
 		for _, st := range res.Stations {
 			if _, err := ix.Station(st.ID); err != nil {
-				t.Fatalf("Check passed, Station(%s): %v", st.ID, err)
+				t.Fatalf("Open passed, Station(%s): %v", st.ID, err)
 			}
 		}
 	}
 	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
 		if _, _, err := ix.FacetValues(facet, ByStations, 0, 10); err != nil {
-			t.Fatalf("Check passed, FacetValues(%d): %v", facet, err)
+			t.Fatalf("Open passed, FacetValues(%d): %v", facet, err)
 		}
 	}
 }

@@ -29,10 +29,15 @@ const openTimeout = time.Second
 // confusingly on a read-only open.
 const minFileSize = 1024
 
-// Open opens path read-only and verifies magic, version, buckets and meta.
-// Errors wrap format.ErrNotIndex (not an index at all), a
-// *format.VersionError (format.ErrVersion), format.ErrCorrupt or the
-// operating system's error (missing file, permissions).
+// Open opens path read-only after verifying it: the bbolt page tree, magic
+// and version, and every bucket against the checksums the indexer stored
+// (verifyFile, one linear read of the file), then buckets, meta and the
+// record range. A damaged, truncated or foreign file is refused here, so
+// nothing read from an open Index can point outside the file. Decoding
+// every record and bitmap is left to Check. Errors wrap format.ErrNotIndex
+// (not an index at all), a *format.VersionError (format.ErrVersion),
+// format.ErrCorrupt or the operating system's error (missing file,
+// permissions).
 func Open(path string) (*Index, error) {
 	ix, err := open(path)
 	if err != nil {
@@ -42,11 +47,17 @@ func Open(path string) (*Index, error) {
 }
 
 func open(path string) (*Index, error) {
-	size, err := fileSize(path)
+	f, size, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: openTimeout})
+	defer func() { _ = f.Close() }() // read only; bbolt holds its own descriptor
+	if err := verifyFile(f, size); err != nil {
+		return nil, err
+	}
+	// bbolt opens the very file verified, not whatever the path names by
+	// now: an index published by rename may replace it at any moment.
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: openTimeout, OpenFile: dupOf(f)})
 	if err != nil {
 		return nil, classifyBoltError(err)
 	}
@@ -58,8 +69,22 @@ func open(path string) (*Index, error) {
 	return ix, nil
 }
 
-func fileSize(path string) (int64, error) {
-	fi, err := os.Stat(path)
+// openFile opens path for reading and returns it with its size.
+func openFile(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := fileSize(f)
+	if err != nil {
+		_ = f.Close() // the size error is the one worth reporting
+		return nil, 0, err
+	}
+	return f, size, nil
+}
+
+func fileSize(f *os.File) (int64, error) {
+	fi, err := f.Stat()
 	if err != nil {
 		return 0, err
 	}
@@ -70,6 +95,17 @@ func fileSize(path string) (int64, error) {
 		return 0, fmt.Errorf("%w: file of %d bytes is too small", format.ErrNotIndex, fi.Size())
 	}
 	return fi.Size(), nil
+}
+
+// dupOf makes bbolt open a new descriptor of f instead of the path.
+func dupOf(f *os.File) func(string, int, os.FileMode) (*os.File, error) {
+	return func(name string, _ int, _ os.FileMode) (*os.File, error) {
+		fd, err := syscall.Dup(int(f.Fd()))
+		if err != nil {
+			return nil, &fs.PathError{Op: "dup", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
+	}
 }
 
 // classifyBoltError tells "this is not a bbolt file" (bad meta pages,
@@ -115,12 +151,18 @@ func verifyIdentity(tx *bolt.Tx) error {
 	if b == nil {
 		return fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
 	}
-	if magic := b.Get(format.KeyFormat); !bytes.Equal(magic, []byte(format.Magic)) {
+	return checkIdentity(b.Get(format.KeyFormat), b.Get(format.KeyVersion))
+}
+
+// checkIdentity checks the values of the meta bucket's format marker and
+// version.
+func checkIdentity(magic, version []byte) error {
+	if !bytes.Equal(magic, []byte(format.Magic)) {
 		return fmt.Errorf("%w: format marker %.40q", format.ErrNotIndex, magic)
 	}
-	v, err := strconv.Atoi(string(b.Get(format.KeyVersion)))
+	v, err := strconv.Atoi(string(version))
 	if err != nil {
-		return fmt.Errorf("%w: format version %.20q", format.ErrCorrupt, b.Get(format.KeyVersion))
+		return fmt.Errorf("%w: format version %.20q", format.ErrCorrupt, version)
 	}
 	if v != format.Version {
 		return &format.VersionError{File: v, Supported: format.Version}

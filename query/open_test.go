@@ -1,6 +1,8 @@
 package query
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +21,7 @@ import (
 
 // damaged copies the small index and changes it with fn in a write
 // transaction: the way to make the damaged files Open and Check must catch.
+// The stored checksums no longer match, so Open refuses such a file.
 func damaged(t *testing.T, fn func(tx *bolt.Tx) error) string {
 	t.Helper()
 	small(t)
@@ -32,6 +35,44 @@ func damaged(t *testing.T, fn func(tx *bolt.Tx) error) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// resealed is damaged with the checksums stored again for the changed
+// contents: a file as a faulty indexer would write it, consistent with its
+// checksums, which only Check's decoding can fault (and which the query
+// engine must survive).
+func resealed(t *testing.T, fn func(tx *bolt.Tx) error) string {
+	t.Helper()
+	return damaged(t, func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return reseal(tx)
+	})
+}
+
+// reseal stores the checksums of every bucket of tx, as the indexer does.
+func reseal(tx *bolt.Tx) error {
+	var sums []format.BucketSum
+	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		var s format.Summer
+		err := b.ForEach(func(k, v []byte) error {
+			if format.Summed(name, k) {
+				s.Add(k, v)
+			}
+			return nil
+		})
+		sums = append(sums, s.Sum(name))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	doc, err := format.EncodeChecksums(sums)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(format.BucketMeta).Put(format.KeyChecksums, doc)
 }
 
 func copyFile(t *testing.T, src string) string {
@@ -135,10 +176,25 @@ func TestOpenErrors(t *testing.T) {
 			return damaged(t, func(tx *bolt.Tx) error { return tx.DeleteBucket(format.BucketGenres) })
 		}, format.ErrCorrupt},
 		{"stations fewer than meta says", func(t *testing.T) string {
+			return damaged(t, dropLastBlock)
+		}, format.ErrCorrupt},
+		{"stations fewer than meta says, checksums resealed", func(t *testing.T) string {
+			return resealed(t, dropLastBlock)
+		}, format.ErrCorrupt},
+		{"no checksums", func(t *testing.T) string {
+			return damaged(t, func(tx *bolt.Tx) error { return tx.Bucket(format.BucketMeta).Delete(format.KeyChecksums) })
+		}, format.ErrCorrupt},
+		{"garbled checksums", func(t *testing.T) string { return damaged(t, put("meta", "checksums", "[{")) }, format.ErrCorrupt},
+		{"bucket without a checksum", func(t *testing.T) string {
 			return damaged(t, func(tx *bolt.Tx) error {
-				c := tx.Bucket(format.BucketStations).Cursor()
-				c.Last()
-				return c.Delete()
+				_, err := tx.CreateBucket([]byte("stray"))
+				return err
+			})
+		}, format.ErrCorrupt},
+		{"nested bucket", func(t *testing.T) string {
+			return damaged(t, func(tx *bolt.Tx) error {
+				_, err := tx.Bucket(format.BucketGenres).CreateBucket([]byte("nested"))
+				return err
 			})
 		}, format.ErrCorrupt},
 	}
@@ -184,4 +240,134 @@ func TestOpenReadsMeta(t *testing.T) {
 	if m.Stations != len(smallSet) || !m.SnapshotAt.Equal(testSnapshot) || m.SchemaVersion != format.SchemaVersion {
 		t.Errorf("meta %+v", m)
 	}
+}
+
+func dropLastBlock(tx *bolt.Tx) error {
+	c := tx.Bucket(format.BucketStations).Cursor()
+	c.Last()
+	return c.Delete()
+}
+
+// TestOpenRefusesAFlippedValueInEveryBucket: a single changed byte in any
+// value of any bucket, at its first, middle and last key, is refused at
+// Open, naming the bucket. This is what lets a server start without
+// decoding the whole file.
+func TestOpenRefusesAFlippedValueInEveryBucket(t *testing.T) {
+	small(t)
+	tested := 0
+	for _, bucket := range format.AllBuckets {
+		keys := bucketKeysOf(t, bucket)
+		if len(keys) == 0 {
+			continue // the small index leaves a few buckets empty
+		}
+		tested++
+		for _, at := range []string{"first", "middle", "last"} {
+			k := keys[map[string]int{"first": 0, "middle": len(keys) / 2, "last": len(keys) - 1}[at]]
+			t.Run(string(bucket)+"/"+at, func(t *testing.T) {
+				path := damaged(t, func(tx *bolt.Tx) error {
+					b := tx.Bucket(bucket)
+					v := bytes.Clone(b.Get(k))
+					if len(v) == 0 {
+						v = []byte{0}
+					} else {
+						v[len(v)/2] ^= 0x01
+					}
+					return b.Put(k, v)
+				})
+				ix, err := Open(path)
+				if err == nil {
+					ix.Close()
+					t.Fatal("Open succeeded")
+				}
+				if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(bucket)) {
+					t.Errorf("err %v, want ErrCorrupt naming bucket %s", err, bucket)
+				}
+			})
+		}
+	}
+	if tested < len(format.AllBuckets)/2 {
+		t.Errorf("only %d buckets of %d have keys to damage", tested, len(format.AllBuckets))
+	}
+}
+
+// bucketKeysOf lists the keys of bucket in the small index whose values a
+// flipped bit must make Open refuse as damage. In the meta bucket that is
+// the meta document: a flipped marker or version is a foreign or other
+// version file, and a flipped checksum document is damage to it, not to
+// the meta bucket.
+func bucketKeysOf(t *testing.T, bucket []byte) [][]byte {
+	if bytes.Equal(bucket, format.BucketMeta) {
+		return [][]byte{format.KeyMeta}
+	}
+	ix, _ := small(t)
+	var keys [][]byte
+	err := ix.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucket).ForEach(func(k, _ []byte) error {
+			keys = append(keys, bytes.Clone(k))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestOpenRefusesFlippedBytesOfTheFile flips one byte at a time, at
+// offsets spread over the whole file, and opens each copy: either Open
+// refuses it, or the byte was one no reader uses (page padding, the
+// freelist, the unused meta page) and every answer is the sound file's.
+func TestOpenRefusesFlippedBytesOfTheFile(t *testing.T) {
+	small(t)
+	sound, err := os.ReadFile(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answers(t, smallPath)
+	refused, served := 0, 0
+	path := filepath.Join(t.TempDir(), "flipped.idx")
+	for off := 7; off < len(sound); off += 101 {
+		d := bytes.Clone(sound)
+		d[off] ^= 0x20
+		if err := os.WriteFile(path, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(path)
+		if err != nil {
+			refused++
+			continue
+		}
+		ix.Close()
+		served++
+		if got := answers(t, path); got != want {
+			t.Fatalf("byte %d flipped: Open accepted the file and it answers differently", off)
+		}
+	}
+	t.Logf("%d flipped files refused, %d served unchanged", refused, served)
+	if refused == 0 {
+		t.Error("no flipped file refused")
+	}
+}
+
+// answers opens path and renders the answers to a few reads as text.
+func answers(t *testing.T, path string) string {
+	t.Helper()
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var out strings.Builder
+	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Country: "de", Limit: 5}, {Genre: "pop", Language: "en", Limit: 5}} {
+		res, err := ix.Search(q)
+		res.Timing = Timing{}
+		doc, _ := json.Marshal(res) // values only: no pointers printed
+		fmt.Fprintf(&out, "%s %v\n", doc, err)
+	}
+	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
+		a, b, err := ix.FacetValues(facet, ByStations, 0, 10)
+		doc, _ := json.Marshal(a)
+		fmt.Fprintf(&out, "%s %v %v\n", doc, b, err)
+	}
+	return out.String()
 }

@@ -1,24 +1,40 @@
 package query
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"stationdex/indexer/format"
 )
 
-// verifyPages walks the bbolt page tree of an index file with its own
-// bounds-checked reads, before bbolt is let near it. bbolt trusts its
-// file: it turns page ids and element offsets into pointers without bounds
-// checks, so a damaged file can make it hand out keys and values that point
-// anywhere in the address space, the Go heap included, where the garbage
-// collector finds them and kills the process ("found bad pointer in Go
-// heap"), which no recover can catch. Check runs this first, so what it
-// opens has every page id inside the file, every page reached once, and
-// every element inside its page.
+// verifyFile walks the bbolt page tree of an index file with its own
+// bounds-checked reads, before bbolt is let near it, and sums every
+// bucket's pairs as it goes, comparing the sums with those stored in the
+// meta bucket (format.KeyChecksums). bbolt trusts its file: it turns page ids and
+// element offsets into pointers without bounds checks, so a damaged file
+// can make it hand out keys and values that point anywhere in the address
+// space, the Go heap included, where the garbage collector finds them and
+// kills the process ("found bad pointer in Go heap"), which no recover can
+// catch. Open runs this first, so what it opens has every page id inside
+// the file, every page reached once, every element inside its page, every
+// branch key equal to the first key of its child, and every bucket's pairs
+// as they were written. Together these cover every byte bbolt reads from
+// the tree, in one linear pass: a few milliseconds for the real snapshot.
+//
+// The file is read through a mapping of its own, released before return,
+// so that the pages read count against the process only while it runs.
+// Reading a mapped file that shrinks underneath faults; the fault is
+// turned into an error.
 //
 // The layout is bbolt's (go.etcd.io/bbolt/internal/common, version 2), in
 // the machine's byte order as bbolt writes it:
@@ -31,27 +47,141 @@ import (
 //	leaf elem    flags u32, pos u32, ksize u32, vsize u32
 //	bucket value root pgid u64, sequence u64, then, if root is 0, an
 //	             inline leaf page
-func verifyPages(path string) (err error) {
+//
+// The root of the tree holds only buckets (the index's top-level buckets)
+// and those hold only pairs: the format nests no buckets.
+func verifyFile(f *os.File, size int64) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		if p := recover(); p != nil { // a bug here must not take the server down either
+		if p := recover(); p != nil { // a fault, or a bug here: neither may take the server down
 			err = fmt.Errorf("%w: verifying pages: %v", format.ErrCorrupt, p)
 		}
 	}()
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	if size <= 0 || int64(int(size)) != size {
+		return fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// MAP_POPULATE: the kernel maps every page of the file up front, in
+	// one pass, instead of one fault per few pages during the walk.
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return err
+		return fmt.Errorf("map %s: %w", f.Name(), err)
 	}
-	w := &pageWalker{r: f, size: uint64(fi.Size())}
+	defer func() { _ = syscall.Munmap(data) }() // read-only: nothing to lose
+	return walkFile(data)
+}
+
+// walkFile verifies the page tree of data, a whole index file, and every
+// bucket against its stored checksum. The meta bucket is walked first, so
+// that a file of another kind or version is told as such (format.ErrNotIndex,
+// a *format.VersionError) rather than as damage, and without reading it all.
+func walkFile(data []byte) error {
+	w := &pageWalker{data: data, size: uint64(len(data))}
 	root, err := w.readMetas()
 	if err != nil {
 		return err
 	}
-	return w.walkPage(root)
+	if _, err := w.walkPage(root, nil); err != nil { // collects w.buckets
+		return err
+	}
+	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return bytes.Equal(b.name, format.BucketMeta) })
+	if meta < 0 {
+		return fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
+	}
+	if err := w.walkBucket(w.buckets[meta]); err != nil {
+		return err
+	}
+	if err := checkIdentity(w.magic, w.version); err != nil {
+		return err
+	}
+	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
+	if err := w.walkParallel(largestFirst(rest)); err != nil {
+		return err
+	}
+	return format.VerifyChecksums(w.stored, w.sums)
+}
+
+// maxWalkers bounds the goroutines that sum buckets at once.
+const maxWalkers = 4
+
+// walkParallel walks buckets on up to GOMAXPROCS goroutines, each taking
+// the next bucket of the list when done with one, and adds their sums to
+// w.sums. Pages are claimed atomically in w.seen, so a page shared by two
+// buckets is still found, whichever goroutine reaches it second.
+func (w *pageWalker) walkParallel(buckets []rootEntry) error {
+	n := min(max(runtime.GOMAXPROCS(0), 1), maxWalkers, len(buckets))
+	walkers := make([]*pageWalker, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for i := range walkers {
+		wk := &pageWalker{data: w.data, size: w.size, pageSize: w.pageSize, highWater: w.highWater, seen: w.seen}
+		walkers[i] = wk
+		wg.Go(func() { errs[i] = wk.walkBuckets(buckets, &next, &failed) })
+	}
+	wg.Wait()
+	for i, wk := range walkers {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		w.sums = append(w.sums, wk.sums...)
+	}
+	return nil
+}
+
+// walkBuckets walks buckets[next] until none is left or a walker failed.
+// Faults and panics are its own to catch: they belong to its goroutine.
+func (w *pageWalker) walkBuckets(buckets []rootEntry, next *atomic.Int64, failed *atomic.Bool) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: verifying pages: %v", format.ErrCorrupt, p)
+		}
+		if err != nil {
+			failed.Store(true)
+		}
+	}()
+	for !failed.Load() {
+		i := next.Add(1) - 1
+		if i >= int64(len(buckets)) {
+			return nil
+		}
+		if err := w.walkBucket(buckets[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// largestFirst orders buckets by their estimated size, largest first, so
+// that parallel walkers end at about the same time. The builder writes one
+// bucket after another and a bucket's root page last, so the distance
+// between the root pages of consecutive buckets is about the size of the
+// later one. A damaged file only makes the estimate wrong, never the walk.
+func largestFirst(buckets []rootEntry) []rootEntry {
+	type sized struct {
+		e          rootEntry
+		root, size uint64
+	}
+	all := make([]sized, len(buckets))
+	for i, b := range buckets {
+		all[i].e = b
+		if len(b.value) >= 8 {
+			all[i].root = boltOrder.Uint64(b.value) // 0: inline, no pages
+		}
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(a.root, b.root) })
+	var prev uint64
+	for i := range all {
+		if r := all[i].root; r != 0 {
+			all[i].size, prev = r-min(prev, r), r
+		}
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(b.size, a.size) })
+	for i := range all {
+		buckets[i] = all[i].e
+	}
+	return buckets
 }
 
 const (
@@ -72,12 +202,25 @@ const (
 var boltOrder = binary.NativeEndian
 
 type pageWalker struct {
-	r         io.ReaderAt
+	data      []byte // the file
 	size      uint64 // of the file
 	pageSize  uint64
-	highWater uint64 // meta's pgid: the pages of the tree are below it
-	seen      []bool // pages reached so far, overflow pages included
-	buf       []byte
+	highWater uint64        // meta's pgid: the pages of the tree are below it
+	seen      []atomic.Bool // pages reached so far, overflow pages included
+	buckets   []rootEntry
+	sums      []format.BucketSum
+	// From the meta bucket: the format marker, the version and the stored
+	// checksums.
+	magic, version, stored []byte
+}
+
+// rootEntry is a top-level bucket: its name and its bucket value.
+type rootEntry struct{ name, value []byte }
+
+// bucketWalk is the bucket being walked: its name and running sum.
+type bucketWalk struct {
+	name []byte
+	sum  format.Summer
 }
 
 // read returns n bytes at off, which must lie inside the file.
@@ -85,14 +228,7 @@ func (w *pageWalker) read(off, n uint64) ([]byte, error) {
 	if off > w.size || n > w.size-off {
 		return nil, fmt.Errorf("%w: %d bytes at offset %d are past the end of the file (%d bytes)", format.ErrCorrupt, n, off, w.size)
 	}
-	if uint64(cap(w.buf)) < n {
-		w.buf = make([]byte, n)
-	}
-	b := w.buf[:n]
-	if _, err := w.r.ReadAt(b, int64(off)); err != nil {
-		return nil, fmt.Errorf("%w: reading %d bytes at %d: %v", format.ErrCorrupt, n, off, err)
-	}
-	return b, nil
+	return w.data[off : off+n : off+n], nil
 }
 
 // boltMeta is the part of a meta page the walk needs.
@@ -124,7 +260,7 @@ func (w *pageWalker) readMetas() (root uint64, err error) {
 		return 0, fmt.Errorf("%w: file truncated: %d bytes, the index needs %d", format.ErrCorrupt, w.size, m0.pgid*m0.pageSize)
 	}
 	w.pageSize, w.highWater = m0.pageSize, m0.pgid
-	w.seen = make([]bool, m0.pgid)
+	w.seen = make([]atomic.Bool, m0.pgid)
 	return m0.root, nil
 }
 
@@ -147,126 +283,166 @@ func (w *pageWalker) meta(off uint64) (boltMeta, error) {
 		pgid: boltOrder.Uint64(b[40:]), txid: boltOrder.Uint64(b[48:])}, nil
 }
 
-// walkPage checks page id and every page below it.
-func (w *pageWalker) walkPage(id uint64) error {
+// walkPage checks page id and every page below it, summing the pairs of
+// bucket b (nil: the root, which holds buckets). It returns the page's first
+// key, which a branch above must repeat.
+func (w *pageWalker) walkPage(id uint64, b *bucketWalk) ([]byte, error) {
 	if id < 2 || id >= w.highWater {
-		return fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
+		return nil, fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
 	}
 	h, err := w.read(id*w.pageSize, boltPageHeader)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	self, flags, count, overflow := boltOrder.Uint64(h[0:]), boltOrder.Uint16(h[8:]), boltOrder.Uint16(h[10:]), uint64(boltOrder.Uint32(h[12:]))
 	if self != id {
-		return fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
+		return nil, fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
 	}
 	if overflow >= w.highWater-id {
-		return fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
+		return nil, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
 	}
 	for p := id; p <= id+overflow; p++ {
-		if w.seen[p] {
-			return fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
+		if !w.seen[p].CompareAndSwap(false, true) {
+			return nil, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
 		}
-		w.seen[p] = true
 	}
 	span := (overflow + 1) * w.pageSize
+	page, err := w.read(id*w.pageSize, span)
+	if err != nil {
+		return nil, err
+	}
 	switch flags {
 	case boltBranchPage:
-		return w.walkBranch(id, id*w.pageSize, span, count)
+		return w.walkBranch(id, page, count, b)
 	case boltLeafPage:
-		return w.walkLeaf(id*w.pageSize, span, count)
+		return w.walkLeaf(page, count, b)
 	}
-	return fmt.Errorf("%w: page %d has flags %#x in the tree", format.ErrCorrupt, id, flags)
+	return nil, fmt.Errorf("%w: page %d has flags %#x in the tree", format.ErrCorrupt, id, flags)
 }
 
-// elements reads the element table of a page of span bytes at off.
-func (w *pageWalker) elements(off, span uint64, count uint16) ([]byte, error) {
-	n := boltElement * uint64(count)
-	if boltPageHeader+n > span {
-		return nil, fmt.Errorf("%w: %d elements do not fit a page of %d bytes", format.ErrCorrupt, count, span)
-	}
-	b, err := w.read(off+boltPageHeader, n)
-	return append([]byte(nil), b...), err // the walk below reuses w.buf
-}
-
-func (w *pageWalker) walkBranch(id, off, span uint64, count uint16) error {
-	if count == 0 {
-		return fmt.Errorf("%w: branch page %d is empty", format.ErrCorrupt, id) // bbolt's cursor would index element -1
-	}
-	elems, err := w.elements(off, span, count)
-	if err != nil {
-		return err
-	}
-	for i := range uint64(count) {
-		e := elems[i*boltElement:]
-		pos, ksize := uint64(boltOrder.Uint32(e[0:])), uint64(boltOrder.Uint32(e[4:]))
-		if err := inside(boltPageHeader+i*boltElement, pos, ksize, span); err != nil {
-			return err
-		}
-		if err := w.walkPage(boltOrder.Uint64(e[8:])); err != nil {
-			return err
-		}
+// elements checks that count elements fit page.
+func elements(page []byte, count uint16) error {
+	if n := boltElement * uint64(count); boltPageHeader+n > uint64(len(page)) {
+		return fmt.Errorf("%w: %d elements do not fit a page of %d bytes", format.ErrCorrupt, count, len(page))
 	}
 	return nil
 }
 
-// walkLeaf checks a leaf page of span bytes at off (in the file or, for an
-// inline bucket, in r), and the buckets its elements hold.
-func (w *pageWalker) walkLeaf(off, span uint64, count uint16) error {
-	elems, err := w.elements(off, span, count)
-	if err != nil {
-		return err
+func (w *pageWalker) walkBranch(id uint64, page []byte, count uint16, b *bucketWalk) ([]byte, error) {
+	if count == 0 {
+		return nil, fmt.Errorf("%w: branch page %d is empty", format.ErrCorrupt, id) // bbolt's cursor would index element -1
 	}
+	if err := elements(page, count); err != nil {
+		return nil, err
+	}
+	var first []byte
 	for i := range uint64(count) {
-		e := elems[i*boltElement:]
+		at := boltPageHeader + i*boltElement
+		e := page[at:]
+		pos, ksize := uint64(boltOrder.Uint32(e[0:])), uint64(boltOrder.Uint32(e[4:]))
+		key, err := inside(page, at, pos, ksize)
+		if err != nil {
+			return nil, err
+		}
+		childFirst, err := w.walkPage(boltOrder.Uint64(e[8:]), b)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(key, childFirst) {
+			return nil, fmt.Errorf("%w: branch page %d: key %.40q, its child starts with %.40q", format.ErrCorrupt, id, key, childFirst)
+		}
+		if i == 0 {
+			first = key
+		}
+	}
+	return first, nil
+}
+
+// walkLeaf checks a leaf page (in the file or, for an inline bucket, in
+// its parent's value) and sums its pairs into b; in the root (b nil) it
+// walks the buckets its elements hold.
+func (w *pageWalker) walkLeaf(page []byte, count uint16, b *bucketWalk) ([]byte, error) {
+	if err := elements(page, count); err != nil {
+		return nil, err
+	}
+	var first []byte
+	for i := range uint64(count) {
+		at := boltPageHeader + i*boltElement
+		e := page[at:]
 		flags, pos := boltOrder.Uint32(e[0:]), uint64(boltOrder.Uint32(e[4:]))
 		ksize, vsize := uint64(boltOrder.Uint32(e[8:])), uint64(boltOrder.Uint32(e[12:]))
-		at := boltPageHeader + i*boltElement
-		if err := inside(at, pos, ksize+vsize, span); err != nil {
-			return err
+		kv, err := inside(page, at, pos, ksize+vsize)
+		if err != nil {
+			return nil, err
 		}
-		if flags&boltBucketLeaf != 0 {
-			if err := w.walkBucket(off+at+pos+ksize, vsize); err != nil {
-				return err
+		key, value := kv[:ksize:ksize], kv[ksize:]
+		if i == 0 {
+			first = key
+		}
+		switch {
+		case b == nil && flags == boltBucketLeaf:
+			w.buckets = append(w.buckets, rootEntry{key, value})
+		case b == nil:
+			return nil, fmt.Errorf("%w: pair %.40q outside any bucket", format.ErrCorrupt, key)
+		case flags != 0:
+			return nil, fmt.Errorf("%w: bucket %s: element %.40q has flags %#x (a nested bucket?)", format.ErrCorrupt, b.name, key, flags)
+		case !format.Summed(b.name, key):
+			w.stored = value
+		default:
+			b.sum.Add(key, value)
+			if bytes.Equal(b.name, format.BucketMeta) {
+				w.noteMeta(key, value)
 			}
 		}
 	}
-	return nil
+	return first, nil
 }
 
-// walkBucket checks the bucket stored in the value of vsize bytes at off:
-// its root page, or its inline page, which bbolt only writes for buckets
-// of under a quarter page.
-func (w *pageWalker) walkBucket(off, vsize uint64) error {
-	if vsize < boltBucketHeader {
-		return fmt.Errorf("%w: bucket value of %d bytes", format.ErrCorrupt, vsize)
+// noteMeta keeps the pairs of the meta bucket that identify the file.
+func (w *pageWalker) noteMeta(key, value []byte) {
+	switch {
+	case bytes.Equal(key, format.KeyFormat):
+		w.magic = value
+	case bytes.Equal(key, format.KeyVersion):
+		w.version = value
 	}
-	h, err := w.read(off, boltBucketHeader)
-	if err != nil {
-		return err
+}
+
+// walkBucket checks a top-level bucket: its root page, or its inline page,
+// which bbolt only writes for buckets of under a quarter page; and records
+// its sum.
+func (w *pageWalker) walkBucket(e rootEntry) error {
+	if len(e.value) < boltBucketHeader {
+		return fmt.Errorf("%w: bucket value of %d bytes", format.ErrCorrupt, len(e.value))
 	}
-	if root := boltOrder.Uint64(h[0:]); root != 0 {
-		return w.walkPage(root)
+	b := &bucketWalk{name: e.name}
+	if root := boltOrder.Uint64(e.value[0:]); root != 0 {
+		if _, err := w.walkPage(root, b); err != nil {
+			return err
+		}
+		w.sums = append(w.sums, b.sum.Sum(e.name))
+		return nil
 	}
-	span := vsize - boltBucketHeader
-	if span < boltPageHeader || span > w.pageSize {
-		return fmt.Errorf("%w: inline bucket of %d bytes", format.ErrCorrupt, span)
+	page := e.value[boltBucketHeader:]
+	if len(page) < boltPageHeader || uint64(len(page)) > w.pageSize {
+		return fmt.Errorf("%w: inline bucket of %d bytes", format.ErrCorrupt, len(page))
 	}
-	p, err := w.read(off+boltBucketHeader, boltPageHeader)
-	if err != nil {
-		return err
-	}
-	if flags := boltOrder.Uint16(p[8:]); flags != boltLeafPage {
+	if flags := boltOrder.Uint16(page[8:]); flags != boltLeafPage {
 		return fmt.Errorf("%w: inline bucket page with flags %#x", format.ErrCorrupt, flags)
 	}
-	return w.walkLeaf(off+boltBucketHeader, span, boltOrder.Uint16(p[10:]))
+	if _, err := w.walkLeaf(page, boltOrder.Uint16(page[10:]), b); err != nil {
+		return err
+	}
+	w.sums = append(w.sums, b.sum.Sum(e.name))
+	return nil
 }
 
-// inside checks that n bytes at pos from the element at elem lie inside
-// a page of span bytes.
-func inside(elem, pos, n, span uint64) error {
+// inside returns the n bytes at pos from the element at elem, which must
+// lie inside page.
+func inside(page []byte, elem, pos, n uint64) ([]byte, error) {
+	span := uint64(len(page))
 	if pos > span || elem+pos > span || n > span-elem-pos {
-		return fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
+		return nil, fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
 	}
-	return nil
+	return page[elem+pos : elem+pos+n : elem+pos+n], nil
 }

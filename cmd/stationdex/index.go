@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -43,9 +44,10 @@ func runIndex(args []string) int {
 
 // indexArgs are the parsed command line of `stationdex index`.
 type indexArgs struct {
-	out    string
-	opts   indexer.Options
-	inputs []string
+	out        string
+	cpuProfile string
+	opts       indexer.Options
+	inputs     []string
 }
 
 func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, interactive bool) int {
@@ -63,8 +65,16 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 	if interactive {
 		ia.opts.Progress = stderr
 	}
+	stopProfile, err := startCPUProfile(ia.cpuProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
+		return 1
+	}
 	start := time.Now()
 	sum, err := buildIndex(ctx, ia)
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
 		switch {
@@ -94,6 +104,7 @@ func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
 	fs.StringVar(&ia.opts.BaseURL, "base-url", indexer.DefaultBaseURL,
 		"public base `URL` the index will be served at; the data dumps' station URLs are built on it")
 	memory := fs.Int("memory", indexer.DefaultMemoryBudget>>20, "`MiB` of records and posting lists buffered before spilling to -tmpdir (at least 4)")
+	fs.StringVar(&ia.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to `FILE` (go tool pprof)")
 	fs.StringVar(&ia.opts.TempDir, "tmpdir", "", "`DIR` for spilled runs and data dumps during the build (default: the directory of -o)")
 	if err := fs.Parse(args); err != nil {
 		return ia, false
@@ -134,6 +145,29 @@ func (ia *indexArgs) check(snapshot string) string {
 		ia.opts.SnapshotAt = t
 	}
 	return ""
+}
+
+// startCPUProfile starts a CPU profile into path ("": none) and returns
+// the function that ends it.
+func startCPUProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close() // the start error is the one worth reporting
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // buildIndex opens every input before building, so that a missing file or

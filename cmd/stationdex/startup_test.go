@@ -20,6 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/demo"
+	"stationdex/indexer/format"
 )
 
 // Start-up faults, run as a child process like an operator would see
@@ -42,15 +43,47 @@ func badIndexes(t *testing.T) map[string]struct{ path, says string } {
 	}
 	zeroed := bytes.Clone(good)
 	clear(zeroed[len(zeroed)/3 : 2*len(zeroed)/3])
+	flipped := flipRecordByte(t, good)
 	return map[string]struct{ path, says string }{
-		"missing":       {filepath.Join(dir, "nope.db"), "no such file"},
-		"directory":     {dir, "not a stationdex index"},
-		"empty":         {write("empty.db", nil), "not a stationdex index"},
-		"text":          {write("text.db", []byte(strings.Repeat("not an index\n", 200))), "not a stationdex index"},
-		"truncated":     {write("truncated.db", good[:len(good)/2]), "corrupt index"},
-		"zeroed middle": {write("zeroed.db", zeroed), "corrupt index"},
-		"foreign bbolt": {foreignBoltFile(t, filepath.Join(dir, "foreign.db")), "not a stationdex index"},
+		"missing":             {filepath.Join(dir, "nope.db"), "no such file"},
+		"directory":           {dir, "not a stationdex index"},
+		"empty":               {write("empty.db", nil), "not a stationdex index"},
+		"text":                {write("text.db", []byte(strings.Repeat("not an index\n", 200))), "not a stationdex index"},
+		"truncated":           {write("truncated.db", good[:len(good)/2]), "corrupt index"},
+		"zeroed middle":       {write("zeroed.db", zeroed), "corrupt index"},
+		"flipped record byte": {write("flipped.db", flipped), "checksum mismatch"},
+		"foreign bbolt":       {foreignBoltFile(t, filepath.Join(dir, "foreign.db")), "not a stationdex index"},
 	}
+}
+
+// flipRecordByte returns a copy of the index file good with one bit
+// changed in the middle of its first record block: damage that leaves every
+// page well-formed, which only the bucket checksums reveal without decoding
+// the records.
+func flipRecordByte(t *testing.T, good []byte) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "read.db")
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var block []byte
+	err = db.View(func(tx *bolt.Tx) error {
+		_, v := tx.Bucket(format.BucketStations).Cursor().First()
+		block = bytes.Clone(v)
+		return nil
+	})
+	at := bytes.Index(good, block)
+	if err != nil || len(block) < 64 || at < 0 {
+		t.Fatalf("first record block (%d bytes) not found in the file: %v", len(block), err)
+	}
+	d := bytes.Clone(good)
+	d[at+len(block)/2] ^= 0x04
+	return d
 }
 
 func foreignBoltFile(t *testing.T, path string) string {
@@ -270,21 +303,21 @@ func (c *child) stop(t *testing.T) {
 	}
 }
 
-// TestStartupWithoutFullCheck: -check-on-start=false serves a good file
-// from a plain memory-mapped open, still refuses files that are not an
-// index at all, and a later swap is still checked in full.
-func TestStartupWithoutFullCheck(t *testing.T) {
+// TestStartupFullCheck: -check-on-start adds stationdex check's full decode
+// to the verification at open; it refuses the same files, serves a good
+// one, and a later swap is still checked in full.
+func TestStartupFullCheck(t *testing.T) {
 	bad := badIndexes(t)
-	for _, name := range []string{"missing", "empty", "text", "foreign bbolt"} {
-		code, out := runChild(t, "serve", "-check-on-start=false", "-index", bad[name].path, "-addr", "127.0.0.1:0", "-log-format", "json")
-		if code != 1 || !strings.Contains(out, bad[name].says) {
-			t.Errorf("%s: serve -check-on-start=false exit %d, want 1 saying %q\n%s", name, code, bad[name].says, out)
+	for name, b := range bad {
+		code, out := runChild(t, "serve", "-check-on-start", "-index", b.path, "-addr", "127.0.0.1:0", "-log-format", "json")
+		if code != 1 || !strings.Contains(out, b.says) {
+			t.Errorf("%s: serve -check-on-start exit %d, want 1 saying %q\n%s", name, code, b.says, out)
 		}
 	}
 	dir := t.TempDir()
 	live := filepath.Join(dir, "live.db")
 	copyOver(t, buildTestIndex(t, dir, "a.db", demo.SnapshotAt, demo.NDJSON), live)
-	p := startServe(t, "serve", "-check-on-start=false", "-index", live, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json")
+	p := startServe(t, "serve", "-check-on-start", "-index", live, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json")
 	p.expectSnapshot(t, demo.SnapshotAt.Format(time.RFC3339))
 	copyOver(t, bad["zeroed middle"].path, live)
 	p.signal(t, syscall.SIGHUP)

@@ -22,8 +22,10 @@
 //
 // Buckets (all keys compare bytewise, as bbolt does):
 //
-//	meta        "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("3")
+//	meta        "checksums" -> the sum of every bucket, as JSON (see
+//	                          checksum.go): what Open verifies
+//	            "format"   -> Magic ("stationdex-index")
+//	            "version"  -> Version, decimal ASCII ("6")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -86,6 +88,8 @@
 //	4  record codec v2: the stream's codec (Record.Codec) after StreamURL.
 //	5  record codec v3: coordinates (Record.Geo) after the lists; buckets
 //	   codecs, bitrates, geo and dictionary for the discovery features.
+//	6  meta "checksums": a CRC-32C of every bucket, verified at open, so
+//	   that a server refuses a damaged file without decoding all of it.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -105,7 +109,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 5
+const Version = 6
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the

@@ -1,13 +1,14 @@
 package stationjson
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"stationdex/indexer/format"
 )

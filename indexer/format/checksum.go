@@ -1,0 +1,122 @@
+package format
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"strings"
+)
+
+// Checksums. The writer sums every bucket it writes, whatever the bucket,
+// and stores the sums in the meta bucket under KeyChecksums; a reader
+// opening the file sums every bucket the file holds and compares. That is
+// what lets a server refuse a damaged file at start-up in time
+// proportional to a linear read of the file (crc32c runs at memory speed),
+// leaving the decode-everything walk to `stationdex check`. The scheme is
+// generic on purpose: a bucket added to the format is covered without
+// code of its own, and a bucket in the file that the sums do not list (or
+// the reverse) is itself damage.
+//
+// The sum of a bucket is CRC-32C (Castagnoli) over its pairs in key order,
+// each as uvarint(len(key)) key uvarint(len(value)) value, together with
+// the number of pairs. The pair BucketMeta/KeyChecksums is left out of the
+// sum of BucketMeta, since it holds the sums.
+
+// KeyChecksums is the key in BucketMeta of the bucket sums, as JSON: a
+// BucketSum per bucket of the file, in ascending order of name.
+var KeyChecksums = []byte("checksums")
+
+// BucketSum is the checksum of one bucket.
+type BucketSum struct {
+	Bucket string `json:"bucket"`
+	Keys   int    `json:"keys"`
+	CRC32C uint32 `json:"crc32c"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Summer computes a BucketSum from a bucket's pairs, fed in key order.
+type Summer struct {
+	keys int
+	crc  uint32
+	buf  []byte // the pair's framing, and small values, summed in one call
+}
+
+// smallValue is the size up to which a value is copied into Summer.buf:
+// CRC-32C is streamed, so one call over framing and value gives the same
+// sum as several, and costs less for the millions of tiny pairs (the ids).
+const smallValue = 64
+
+// Add feeds one pair.
+func (s *Summer) Add(key, value []byte) {
+	s.keys++
+	b := binary.AppendUvarint(s.buf[:0], uint64(len(key)))
+	b = append(b, key...)
+	b = binary.AppendUvarint(b, uint64(len(value)))
+	if len(value) <= smallValue {
+		b = append(b, value...)
+		value = nil
+	}
+	s.crc = crc32.Update(s.crc, castagnoli, b)
+	if value != nil {
+		s.crc = crc32.Update(s.crc, castagnoli, value)
+	}
+	s.buf = b
+}
+
+// Sum returns the sum of the pairs added so far, under the bucket's name.
+func (s *Summer) Sum(bucket []byte) BucketSum {
+	return BucketSum{Bucket: string(bucket), Keys: s.keys, CRC32C: s.crc}
+}
+
+// Summed reports whether pair key of bucket counts in the bucket's sum:
+// every pair but the one that holds the sums.
+func Summed(bucket, key []byte) bool {
+	return string(bucket) != string(BucketMeta) || string(key) != string(KeyChecksums)
+}
+
+// EncodeChecksums encodes sums for KeyChecksums, sorted by bucket name so
+// that the same buckets give the same bytes.
+func EncodeChecksums(sums []BucketSum) ([]byte, error) {
+	sums = slices.Clone(sums)
+	slices.SortFunc(sums, func(a, b BucketSum) int { return strings.Compare(a.Bucket, b.Bucket) })
+	return json.Marshal(sums)
+}
+
+// VerifyChecksums compares the sums a reader computed (got, any order) with
+// the stored document (raw). Every bucket must be in both, with equal key
+// counts and sums. Errors wrap ErrCorrupt.
+func VerifyChecksums(raw []byte, got []BucketSum) error {
+	if raw == nil {
+		return fmt.Errorf("%w: no bucket checksums in the meta bucket", ErrCorrupt)
+	}
+	var want []BucketSum
+	if err := json.Unmarshal(raw, &want); err != nil {
+		return fmt.Errorf("%w: bucket checksums: %v", ErrCorrupt, err)
+	}
+	stored := make(map[string]BucketSum, len(want))
+	for _, s := range want {
+		stored[s.Bucket] = s
+	}
+	if len(stored) != len(want) {
+		return fmt.Errorf("%w: bucket checksums list a bucket twice", ErrCorrupt)
+	}
+	for _, g := range got {
+		w, ok := stored[g.Bucket]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: bucket %.40q has no checksum", ErrCorrupt, g.Bucket)
+		case w.Keys != g.Keys:
+			return fmt.Errorf("%w: bucket %s: %d keys, its checksum was taken over %d", ErrCorrupt, g.Bucket, g.Keys, w.Keys)
+		case w.CRC32C != g.CRC32C:
+			return fmt.Errorf("%w: bucket %s: checksum mismatch (damaged contents)", ErrCorrupt, g.Bucket)
+		}
+		delete(stored, g.Bucket)
+	}
+	for name := range stored {
+		return fmt.Errorf("%w: bucket %.40q has a checksum but is not in the file", ErrCorrupt, name)
+	}
+	return nil
+}
