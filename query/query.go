@@ -69,6 +69,7 @@ type Index struct {
 	// facetCols are the search facets: values by station count and per-record value ids, built on
 	// first use.
 	facetCols [len(facetDims)]lazyColumn
+	dict      lazyDictionary // the words for typo correction, loaded on first use
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

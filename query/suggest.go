@@ -2,18 +2,11 @@ package query
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/blevesearch/vellum"
-	"github.com/blevesearch/vellum/levenshtein"
-
-	"stationdex/indexer/format"
 )
 
 // Suggestion is a "did you mean" search: the query with one or more words
@@ -48,20 +41,6 @@ func maxEdits(word string) uint8 {
 	return 2
 }
 
-// levenshteinBuilders are the automaton builders for distances 1 and 2
-// with transpositions. Building one takes milliseconds, so it is done once.
-var levenshteinBuilders = sync.OnceValues(func() ([2]*levenshtein.LevenshteinAutomatonBuilder, error) {
-	var out [2]*levenshtein.LevenshteinAutomatonBuilder
-	for d := range out {
-		b, err := levenshtein.NewLevenshteinAutomatonBuilder(uint8(d+1), true)
-		if err != nil {
-			return out, err
-		}
-		out[d] = b
-	}
-	return out, nil
-})
-
 // wordOption is one word a query position may take, with its edits and
 // the stations it matches (as a prefix, like any query word).
 type wordOption struct {
@@ -74,14 +53,8 @@ type wordOption struct {
 // position gets its own word (when it matches anything) and its closest
 // dictionary words; combinations are counted with the filters by
 // intersecting, depth first, so a prefix of positions that already
-// matches nothing is not extended. A damaged dictionary is reported as
-// corrupt, never a panic: vellum trusts its input.
-func (s *search) suggest(q Query) (out []Suggestion, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, r)
-		}
-	}()
+// matches nothing is not extended.
+func (s *search) suggest(q Query) ([]Suggestion, error) {
 	f, filtered, err := s.filters(q, dimNone)
 	if err != nil || filtered && f.empty() {
 		return nil, err
@@ -105,13 +78,9 @@ func (s *search) suggest(q Query) (out []Suggestion, err error) {
 
 // wordOptions lists, per query word, the words it may be replaced by.
 func (s *search) wordOptions(words []string) ([][]wordOption, error) {
-	v := s.tx.Bucket(format.BucketDictionary).Get(format.KeyAllTokensFST)
-	if v == nil {
-		return nil, fmt.Errorf("%w: no dictionary", format.ErrCorrupt)
-	}
-	fst, err := vellum.Load(v)
+	dict, err := s.ix.dictionary()
 	if err != nil {
-		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
+		return nil, err
 	}
 	options := make([][]wordOption, len(words))
 	for i, w := range words {
@@ -125,11 +94,7 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 		if i >= suggestWords {
 			continue
 		}
-		close, err := closeWords(fst, w)
-		if err != nil {
-			return nil, err
-		}
-		for _, cw := range close {
+		for _, cw := range dict.closeWords(w) {
 			set, err := s.wordSet(allSpace, cw.word)
 			if err != nil {
 				return nil, err
@@ -144,37 +109,6 @@ type closeWord struct {
 	word     string
 	edits    int
 	stations uint64
-}
-
-// closeWords is up to wordCandidates dictionary words within maxEdits of
-// w, other than w itself: fewest edits, then most stations, then by word.
-func closeWords(fst *vellum.FST, w string) ([]closeWord, error) {
-	builders, err := levenshteinBuilders()
-	if err != nil {
-		return nil, err
-	}
-	d := maxEdits(w)
-	dfa, err := builders[d-1].BuildDfa(w, d)
-	if err != nil {
-		return nil, err
-	}
-	var out []closeWord
-	it, err := fst.Search(dfa, nil, nil)
-	for err == nil {
-		k, n := it.Current()
-		if word := string(k); word != w {
-			_, edits := dfa.MatchAndDistance(word)
-			out = append(out, closeWord{word: word, edits: int(edits), stations: n})
-		}
-		err = it.Next()
-	}
-	if !errors.Is(err, vellum.ErrIteratorDone) {
-		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
-	}
-	slices.SortFunc(out, func(a, b closeWord) int {
-		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
-	})
-	return out[:min(len(out), wordCandidates)], nil
 }
 
 // combiner walks the combinations of word options depth first.

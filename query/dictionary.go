@@ -1,0 +1,279 @@
+package query
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/blevesearch/vellum"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+)
+
+// dictionary is the index's word list (the keys of the all_tokens FST the
+// indexer writes, with their station counts), held in memory as a trie of
+// runes for typo correction. Close words are found by walking the trie
+// with the rows of an edit-distance table, one row per node, pruning a
+// subtree as soon as its row is beyond the allowed distance. vellum's
+// automaton search over the FST visits the same prefixes but costs several
+// times more per step (a profile of a two-word typo put 70% of the
+// suggestion time in its iterator), and its automaton is built per word.
+type dictionary struct {
+	text   string   // the words, concatenated in order
+	ends   []uint32 // ends[i] is the end of word i in text
+	counts []uint32 // station count of each word
+	nodes  []trieNode
+}
+
+// trieNode is one rune of the trie; node 0 is the root. A node's children
+// are contiguous and in rune order, so a walk meets words in sorted order.
+type trieNode struct {
+	r           rune
+	word        int32 // the word ending here, or -1
+	first, kids uint32
+}
+
+type lazyDictionary struct {
+	once sync.Once
+	dict *dictionary
+	err  error
+}
+
+// dictionary loads the word list on first use: on a loaded 2-core machine
+// about 15 ms for the real snapshot's words.
+func (ix *Index) dictionary() (*dictionary, error) {
+	ld := &ix.dict
+	ld.once.Do(func() {
+		ld.err = ix.view(func(tx *bolt.Tx) error {
+			var err error
+			ld.dict, err = loadDictionary(tx.Bucket(format.BucketDictionary))
+			return err
+		})
+	})
+	return ld.dict, ld.err
+}
+
+// loadDictionary copies the FST's keys out of the mapping. A damaged FST is
+// reported as corrupt, never a panic: vellum trusts its input.
+func loadDictionary(b *bolt.Bucket) (d *dictionary, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, r)
+		}
+	}()
+	var v []byte
+	if b != nil {
+		v = b.Get(format.KeyAllTokensFST)
+	}
+	if v == nil {
+		return nil, fmt.Errorf("%w: no dictionary", format.ErrCorrupt)
+	}
+	fst, err := vellum.Load(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
+	}
+	var text []byte
+	d = &dictionary{}
+	it, err := fst.Iterator(nil, nil)
+	for err == nil {
+		k, n := it.Current()
+		// The prefix skip needs strictly increasing keys; a real FST
+		// iterates that way, a damaged one may not.
+		if len(d.ends) > 0 && bytes.Compare(k, text[wordStart(d.ends):]) <= 0 {
+			return nil, fmt.Errorf("%w: dictionary keys out of order at %q", format.ErrCorrupt, k)
+		}
+		text = append(text, k...)
+		if len(text) > 1<<32-1 {
+			return nil, fmt.Errorf("%w: dictionary over 4 GiB", format.ErrCorrupt)
+		}
+		d.ends = append(d.ends, uint32(len(text)))
+		d.counts = append(d.counts, uint32(min(n, 1<<32-1)))
+		err = it.Next()
+	}
+	if !errors.Is(err, vellum.ErrIteratorDone) {
+		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
+	}
+	d.text = string(text)
+	d.buildTrie()
+	return d, nil
+}
+
+// buildTrie lays the sorted words out as a trie, children of a node
+// contiguous: each range of words sharing a prefix is split by the rune
+// that follows it.
+func (d *dictionary) buildTrie() {
+	d.nodes = []trieNode{{word: -1}}
+	d.addChildren(0, 0, d.len(), 0)
+}
+
+// addChildren gives node the children of words [lo, hi), which share their
+// first at bytes (the node's path).
+func (d *dictionary) addChildren(node int, lo, hi, at int) {
+	type group struct {
+		r          rune
+		lo, hi, at int
+	}
+	var groups []group
+	for i := lo; i < hi; {
+		w := d.word(d.text, i)
+		if len(w) == at {
+			d.nodes[node].word = int32(i) // the prefix itself, first in order
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(w[at:])
+		j := i + 1
+		for j < hi && strings.HasPrefix(d.word(d.text, j)[at:], w[at:at+size]) {
+			j++
+		}
+		groups = append(groups, group{r, i, j, at + size})
+		i = j
+	}
+	first := len(d.nodes)
+	d.nodes[node].first, d.nodes[node].kids = uint32(first), uint32(len(groups))
+	for _, g := range groups {
+		d.nodes = append(d.nodes, trieNode{r: g.r, word: -1})
+	}
+	for k, g := range groups {
+		d.addChildren(first+k, g.lo, g.hi, g.at)
+	}
+}
+
+// wordStart is where the word after ends starts.
+func wordStart(ends []uint32) int {
+	if len(ends) == 0 {
+		return 0
+	}
+	return int(ends[len(ends)-1])
+}
+
+func (d *dictionary) len() int { return len(d.ends) }
+
+// word is word i of text (d.text, or the text being loaded).
+func (d *dictionary) word(text string, i int) string {
+	return text[wordStart(d.ends[:i]):d.ends[i]]
+}
+
+// closeWords is up to wordCandidates words within maxEdits(w) of w (optimal
+// string alignment: a transposition of neighbours is one edit), other than
+// w itself: fewest edits, then most stations, then by word.
+func (d *dictionary) closeWords(w string) []closeWord {
+	out := d.within(w)
+	slices.SortFunc(out, func(a, b closeWord) int {
+		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
+	})
+	return out[:min(len(out), wordCandidates)]
+}
+
+// within is every word within maxEdits(w) of w other than w, in word order.
+func (d *dictionary) within(w string) []closeWord {
+	if utf8.RuneCountInString(w) > maxCorrectedRunes {
+		return nil
+	}
+	wk := trieWalk{d: d, t: newEditTable(w), w: w}
+	wk.walk(&d.nodes[0])
+	return wk.out
+}
+
+// trieWalk finds the close words of w under a node.
+type trieWalk struct {
+	d   *dictionary
+	t   *editTable
+	w   string
+	out []closeWord
+}
+
+func (wk *trieWalk) walk(node *trieNode) {
+	for c := node.first; c < node.first+node.kids; c++ {
+		child := &wk.d.nodes[c]
+		if wk.t.push(child.r) {
+			if e := wk.t.distance(); child.word >= 0 && e <= wk.t.max {
+				if word := wk.d.word(wk.d.text, int(child.word)); word != wk.w {
+					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word])})
+				}
+			}
+			if child.kids > 0 {
+				wk.walk(child)
+			}
+		}
+		wk.t.pop()
+	}
+}
+
+// editTable is the dynamic-programming table of the optimal string
+// alignment distance between target and a path of runes that grows and
+// shrinks like a walk down a trie: row j holds the distances between the
+// path's first j runes and every prefix of target. Cells are bytes, which
+// hold any distance: target is at most maxCorrectedRunes long and the walk
+// never goes deeper than len(target)+max+1 (the row's minimum is at least
+// depth-len(target)).
+type editTable struct {
+	target []rune
+	max    uint8
+	width  int // len(target)+1
+	path   []rune
+	rows   []uint8 // row j at rows[j*width:]
+}
+
+// maxCorrectedRunes bounds the words the dictionary suggests corrections
+// for: a longer word is left as it is.
+const maxCorrectedRunes = 64
+
+func newEditTable(w string) *editTable {
+	t := &editTable{target: []rune(w), max: maxEdits(w)}
+	t.width = len(t.target) + 1
+	for i := range t.width {
+		t.rows = append(t.rows, uint8(i))
+	}
+	return t
+}
+
+// pop takes the path's last rune off.
+func (t *editTable) pop() {
+	t.path = t.path[:len(t.path)-1]
+	t.rows = t.rows[:(len(t.path)+1)*t.width]
+}
+
+// push extends the path by r and reports whether some extension of the
+// path can still be within max edits (the new row's minimum is within it;
+// a transposition later never gets below that minimum). It is the walk's
+// inner loop: a two-word typo pushes some 30,000 runes.
+func (t *editTable) push(r rune) bool {
+	j := len(t.path) + 1
+	t.path = append(t.path, r)
+	w := t.width
+	t.rows = slices.Grow(t.rows, w)[:(j+1)*w]
+	prev := t.rows[(j-1)*w : j*w : j*w]
+	cur := t.rows[j*w : (j+1)*w : (j+1)*w]
+	target := t.target[:w-1]
+	cur[0] = uint8(j)
+	best := cur[0]
+	var before []uint8 // row j-2, for transpositions
+	var last rune      // the path's rune before r
+	if j > 1 {
+		before = t.rows[(j-2)*w : (j-1)*w : (j-1)*w]
+		last = t.path[j-2]
+	}
+	for i := 1; i < w; i++ {
+		v := prev[i-1]
+		if target[i-1] != r {
+			v++
+		}
+		v = min(v, prev[i]+1, cur[i-1]+1)
+		if i > 1 && before != nil && r == target[i-2] && last == target[i-1] {
+			v = min(v, before[i-2]+1)
+		}
+		cur[i] = v
+		best = min(best, v)
+	}
+	return best <= t.max
+}
+
+// distance is the distance between the whole path and the whole target.
+func (t *editTable) distance() uint8 { return t.rows[len(t.rows)-1] }
