@@ -34,9 +34,16 @@ func NewHolder(ix *Index) *Holder {
 	h := &Holder{}
 	if ix != nil {
 		h.cur = &lease{ix: ix}
+		go warm(ix)
 	}
 	return h
 }
+
+// warm builds, in the background, what an index otherwise builds on its
+// first faceted or misspelt search (Index.Warm). Its error is not lost:
+// the structure keeps it and the first search that needs it returns it.
+// Closing the index meanwhile waits for the warm-up's read transaction.
+func warm(ix *Index) { _ = ix.Warm() }
 
 // Acquire returns the current index and the function that releases it,
 // which must be called exactly once when the caller no longer uses the
@@ -83,6 +90,9 @@ func (h *Holder) Swap(ix *Index) {
 	if old != nil && old.ix == ix {
 		h.mu.Unlock()
 		return
+	}
+	if ix != nil {
+		go warm(ix)
 	}
 	h.cur = next
 	closeNow := false

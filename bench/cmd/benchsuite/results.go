@@ -53,11 +53,11 @@ type Size struct {
 	FirstAnswerMs float64   `json:"first_answer_ms"`
 	StartRuns     []float64 `json:"first_answer_runs_ms"`
 	StartRSSMB    float64   `json:"rss_after_first_answer_mb"`
-	// The same with `serve -check-on-start=false` (plain memory-mapped
-	// open, the file having been checked by a pre-flight step); 0 when the
-	// binary has no such flag.
-	FirstAnswerMappedMs float64   `json:"first_answer_mapped_open_ms"`
-	StartRunsMapped     []float64 `json:"first_answer_mapped_open_runs_ms"`
+	// The same with `serve -check-on-start` (the whole file decoded and
+	// cross-checked before serving; the default verifies its checksums
+	// only); 0 when the binary has no such flag.
+	FirstAnswerFullCheckMs float64   `json:"first_answer_full_check_ms"`
+	StartRunsFullCheck     []float64 `json:"first_answer_full_check_runs_ms"`
 	Engine              Stats     `json:"engine"`
 	BitmapMedUs         float64   `json:"timing_bitmap_median_us"`
 	DecodeMedUs         float64   `json:"timing_decode_median_us"`

@@ -320,7 +320,7 @@ func (s *suite) startup(idx string, sz *Size, runs int) error {
 	if !s.hasServeFlag("check-on-start") {
 		return nil
 	}
-	sz.FirstAnswerMappedMs, sz.StartRunsMapped, err = s.startRuns(idx, nil, runs, "-check-on-start=false")
+	sz.FirstAnswerFullCheckMs, sz.StartRunsFullCheck, err = s.startRuns(idx, nil, runs, "-check-on-start")
 	return err
 }
 
