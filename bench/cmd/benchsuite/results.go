@@ -58,9 +58,9 @@ type Size struct {
 	// only); 0 when the binary has no such flag.
 	FirstAnswerFullCheckMs float64   `json:"first_answer_full_check_ms"`
 	StartRunsFullCheck     []float64 `json:"first_answer_full_check_runs_ms"`
-	Engine              Stats     `json:"engine"`
-	BitmapMedUs         float64   `json:"timing_bitmap_median_us"`
-	DecodeMedUs         float64   `json:"timing_decode_median_us"`
+	Engine                 Stats     `json:"engine"`
+	BitmapMedUs            float64   `json:"timing_bitmap_median_us"`
+	DecodeMedUs            float64   `json:"timing_decode_median_us"`
 	// Broadest: no words, no filter, all three facets (issue #11).
 	Broadest Summary `json:"broadest_all_facets"`
 	// Shape compares the generated stations with the real snapshot.
