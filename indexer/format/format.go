@@ -51,8 +51,9 @@
 //	            cell of one degree, as packed points (see geo.go)
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
-//	            "did you mean" suggestions search with Levenshtein
-//	            automata (see dictionary.go)
+//	            "did you mean" suggestions draw from (query loads it once
+//	            into a trie of runes and walks it with edit-distance rows;
+//	            see discovery.go here and query/dictionary.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
 //	            work per request. A file is the concatenation of its chunks
