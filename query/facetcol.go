@@ -298,12 +298,23 @@ type facetTask struct {
 	top []topCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
+	// memo: the memoised facets of m, when it has them
+	memo *Facets
 }
 
 // facets counts the facets q asks for. matches is the search's match set.
 // Facets whose match set is the same and small are counted in one pass
 // over its records.
 func (s *search) facets(q Query, matches set) (Facets, error) {
+	return s.countFacetsOrMemo(q, matches, true)
+}
+
+// countedFacets counts, never reading the memo (which it builds).
+func (s *search) countedFacets(q Query, matches set) (Facets, error) {
+	return s.countFacetsOrMemo(q, matches, false)
+}
+
+func (s *search) countFacetsOrMemo(q Query, matches set, useMemo bool) (Facets, error) {
 	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
 	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
 	var tasks [len(facetDims)]facetTask
@@ -327,6 +338,11 @@ func (s *search) facets(q Query, matches set) (Facets, error) {
 			continue
 		}
 		t.n = t.m.card()
+		if useMemo {
+			if t.memo = s.ix.memoised(t.m, t.n); t.memo != nil {
+				continue
+			}
+		}
 		switch {
 		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
 			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
@@ -358,6 +374,10 @@ func (s *search) facets(q Query, matches set) (Facets, error) {
 			continue
 		}
 		t := &tasks[d]
+		if t.memo != nil {
+			*lists[d] = memoList(t.memo, d, q.FacetLimit)
+			continue
+		}
 		list := make([]FacetCount, len(t.top))
 		for i, c := range t.top {
 			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
@@ -559,8 +579,10 @@ func (ix *Index) Warm() error {
 	if err := ix.WarmFacets(); err != nil {
 		return err
 	}
-	_, err := ix.dictionary()
-	return err
+	if _, err := ix.dictionary(); err != nil {
+		return err
+	}
+	return ix.warmFacetMemo()
 }
 
 // WarmFacets builds the facet columns now, which the first faceted search

@@ -70,6 +70,7 @@ type Index struct {
 	// first use.
 	facetCols [len(facetDims)]lazyColumn
 	dict      lazyDictionary // the words for typo correction, loaded on first use
+	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -17,6 +18,9 @@ import (
 type set struct {
 	bm    *roaring.Bitmap
 	owned bool
+	// src is the first byte of the stored posting list the set is, as
+	// read (nil for a set computed from others): the facet memo's key.
+	src *byte
 }
 
 func (s set) card() int { return int(s.bm.GetCardinality()) }
@@ -96,9 +100,11 @@ func (w *workspace) view(v []byte) (set, error) {
 		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
 	if b.HasRunCompression() && manyShortRuns(b) {
-		return w.flatten(b), nil
+		flat := w.flatten(b)
+		flat.src = unsafe.SliceData(v)
+		return flat, nil
 	}
-	return set{bm: b}, nil
+	return set{bm: b, src: unsafe.SliceData(v)}, nil
 }
 
 // maxRunContainerBytes is the mean size of a bitmap's run containers above
@@ -155,6 +161,7 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 func (w *workspace) and(a, b set) set {
 	if a.owned {
 		a.bm.And(b.bm)
+		a.src = nil // no longer the stored list it was read from
 		return a
 	}
 	return set{bm: roaring.And(a.bm, b.bm), owned: true}

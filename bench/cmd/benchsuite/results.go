@@ -48,6 +48,9 @@ type Size struct {
 	CheckSec   float64 `json:"check_s"` // `stationdex check FILE`, wall
 	// OpenMs is query.Open plus the first search, in process.
 	OpenMs float64 `json:"open_first_search_ms"`
+	// WarmMs is query.Index.Warm, which the server runs in the background
+	// after every open.
+	WarmMs float64 `json:"warm_ms"`
 	// FirstAnswerMs: from exec of `stationdex serve` to the first 200 of
 	// a search, median of StartRuns.
 	FirstAnswerMs float64   `json:"first_answer_ms"`

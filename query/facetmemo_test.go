@@ -1,0 +1,82 @@
+package query
+
+import (
+	"testing"
+
+	qoracle "stationdex/query/oracle"
+)
+
+// The memoised facets of the broad one-key searches against the oracle,
+// for every facet limit shape and facet subset, with the memo's own
+// filter dimension among them (counted afresh, as the rule says).
+func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	if err := ix.warmFacetMemo(); err != nil {
+		t.Fatal(err)
+	}
+	memo := ix.memo.ready.Load()
+	if len(memo.lists) < 20 {
+		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), memo.min)
+	}
+	queries := []Query{{Q: "radio"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
+		{Country: "US"}, {Country: "de"}, {Country: "FR"}, {Country: "CN", Offset: 3250},
+		{Language: "english"}, {Language: "en"}, {Language: "German"}, {Language: "spanish"},
+		{Genre: "pop"}, {Genre: "news"}, {Genre: "music"}}
+	before := memoHits.Load()
+	for _, q := range queries {
+		for _, shape := range []struct {
+			k   int
+			set FacetSet
+		}{
+			{10, FacetSet{Country: true, Language: true, Genre: true}},
+			{1, FacetSet{Genre: true}},
+			{50, FacetSet{Country: true, Language: true, Genre: true}},
+			{7, FacetSet{Country: true, Language: true}},
+		} {
+			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
+			res, err := ix.Search(q)
+			if err != nil {
+				t.Fatalf("%s: %v", describe(q), err)
+			}
+			got := [...][]FacetCount{res.Facets.Country, res.Facets.Language, res.Facets.Genre}
+			asked := [...]bool{shape.set.Country, shape.set.Language, shape.set.Genre}
+			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
+				if !asked[d] {
+					if got[d] != nil {
+						t.Fatalf("%s: facet %s not asked for, got %v", describe(q), name, got[d])
+					}
+					continue
+				}
+				if want := oracleTop(o.Facets(request(q), name), name, shape.k); !sameCounts(got[d], want) {
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, shape.k, got[d], want)
+				}
+			}
+		}
+	}
+	if hits := memoHits.Load() - before; hits < int64(len(queries)) {
+		t.Fatalf("%d facets answered from the memo over %d broad searches", hits, len(queries))
+	}
+}
+
+// A facet list handed out is the caller's: changing it leaves the memo
+// (and the next search) alone.
+func TestFacetMemoListsAreCopies(t *testing.T) {
+	ix, _ := realIndex(t)
+	if err := ix.warmFacetMemo(); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Q: "radio", Facets: FacetSet{Country: true}, FacetLimit: 3, Limit: 1}
+	first, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := first.Facets.Country[0]
+	first.Facets.Country[0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
+	again, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Facets.Country[0] != want {
+		t.Fatalf("second search's first country %v, want %v", again.Facets.Country[0], want)
+	}
+}
