@@ -12,6 +12,7 @@ import (
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
 	"stationdex/indexer/realdata"
+	qoracle "stationdex/query/oracle"
 )
 
 var (
@@ -242,32 +243,9 @@ func TestTypos(t *testing.T) {
 	}
 }
 
-// osa is the optimal string alignment distance (Levenshtein plus adjacent
-// swaps), written apart from the generator.
-func osa(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
-}
+// osa is the oracle's optimal string alignment distance (Levenshtein plus
+// adjacent swaps), written apart from both the generator and the engine.
+func osa(a, b string) int { return qoracle.EditDistance(a, b) }
 
 func TestOSA(t *testing.T) {
 	for _, c := range []struct {
