@@ -36,28 +36,18 @@ func (s *Server) facetsJSON(p searchParams, f query.Facets) *facetsJSON {
 		return nil
 	}
 	out := &facetsJSON{}
-	lists := [...]struct {
-		asked  bool
-		counts []query.FacetCount
-		dst    **[]facetEntry
-		set    func(*searchParams, string)
-	}{
-		{p.Facets.Country, f.Country, &out.Country, func(q *searchParams, v string) { q.Country = v }},
-		{p.Facets.Language, f.Language, &out.Language, func(q *searchParams, v string) { q.Language = v }},
-		{p.Facets.Genre, f.Genre, &out.Genre, func(q *searchParams, v string) { q.Genre = v }},
-	}
-	for _, l := range lists {
-		if !l.asked {
+	asked := [...]bool{p.Facets.Country, p.Facets.Language, p.Facets.Genre}
+	dsts := [...]**[]facetEntry{&out.Country, &out.Language, &out.Genre}
+	for i, counts := range facetCounts(f) {
+		if !asked[i] {
 			continue
 		}
-		entries := make([]facetEntry, len(l.counts))
-		for i, c := range l.counts {
-			link := p
-			link.Offset = 0
-			l.set(&link, c.Value)
-			entries[i] = facetEntry{Value: c.Value, Label: c.Label, Count: c.Count, URL: s.base + pathStations + "?" + link.canonicalQuery()}
+		entries := make([]facetEntry, len(counts))
+		for j, c := range counts {
+			entries[j] = facetEntry{Value: c.Value, Label: c.Label, Count: c.Count,
+				URL: s.base + pathStations + "?" + p.refined(i, c.Value).canonicalQuery()}
 		}
-		*l.dst = &entries
+		*dsts[i] = &entries
 	}
 	return out
 }

@@ -49,27 +49,17 @@ func (s *Server) didYouMean(p searchParams, sg []query.Suggestion) []block {
 // that filter set.
 func (s *Server) refinements(p searchParams, f query.Facets) []block {
 	var out []block
-	for _, d := range [...]struct {
-		heading string
-		counts  []query.FacetCount
-		set     func(*searchParams, string)
-	}{
-		{"Narrow by country", f.Country, func(q *searchParams, v string) { q.Country = v }},
-		{"Narrow by language", f.Language, func(q *searchParams, v string) { q.Language = v }},
-		{"Narrow by genre", f.Genre, func(q *searchParams, v string) { q.Genre = v }},
-	} {
-		if len(d.counts) == 0 {
+	headings := [...]string{"Narrow by country", "Narrow by language", "Narrow by genre"}
+	for i, counts := range facetCounts(f) {
+		if len(counts) == 0 {
 			continue
 		}
-		links := make([]link, len(d.counts))
-		for i, c := range d.counts {
-			alt := p
-			alt.Offset = 0
-			d.set(&alt, c.Value)
-			links[i] = internalLink(c.Label, s.searchPageURL(alt))
-			links[i].Note = stationCount(c.Count)
+		links := make([]link, len(counts))
+		for j, c := range counts {
+			links[j] = internalLink(c.Label, s.searchPageURL(p.refined(i, c.Value)))
+			links[j].Note = stationCount(c.Count)
 		}
-		out = append(out, block{Heading: d.heading, Links: links})
+		out = append(out, block{Heading: headings[i], Links: links})
 	}
 	return out
 }

@@ -228,6 +228,26 @@ func (d *discovery) canonical(add func(name, value string)) {
 	}
 }
 
+// facetCounts is f's lists in facetNames order.
+func facetCounts(f query.Facets) [len(facetNames)][]query.FacetCount {
+	return [...][]query.FacetCount{f.Country, f.Language, f.Genre}
+}
+
+// refined is the search a facet entry links to: this one, from its first
+// page, with facet i (in facetNames order) set to v.
+func (p searchParams) refined(i int, v string) searchParams {
+	p.Offset = 0
+	switch facetNames[i] {
+	case "country":
+		p.Country = v
+	case "language":
+		p.Language = v
+	default:
+		p.Genre = v
+	}
+	return p
+}
+
 // formatDecimal writes a parsed decimal back in its shortest form, which
 // decimal reads as the same number.
 func formatDecimal(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
