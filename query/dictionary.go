@@ -121,7 +121,7 @@ func (d *dictionary) addChildren(node int, lo, hi, at int) {
 	}
 	var groups []group
 	for i := lo; i < hi; {
-		w := d.word(d.text, i)
+		w := d.word(i)
 		if len(w) == at {
 			d.nodes[node].word = int32(i) // the prefix itself, first in order
 			i++
@@ -129,7 +129,7 @@ func (d *dictionary) addChildren(node int, lo, hi, at int) {
 		}
 		r, size := utf8.DecodeRuneInString(w[at:])
 		j := i + 1
-		for j < hi && strings.HasPrefix(d.word(d.text, j)[at:], w[at:at+size]) {
+		for j < hi && strings.HasPrefix(d.word(j)[at:], w[at:at+size]) {
 			j++
 		}
 		groups = append(groups, group{r, i, j, at + size})
@@ -155,9 +155,9 @@ func wordStart(ends []uint32) int {
 
 func (d *dictionary) len() int { return len(d.ends) }
 
-// word is word i of text (d.text, or the text being loaded).
-func (d *dictionary) word(text string, i int) string {
-	return text[wordStart(d.ends[:i]):d.ends[i]]
+// word is word i.
+func (d *dictionary) word(i int) string {
+	return d.text[wordStart(d.ends[:i]):d.ends[i]]
 }
 
 // closeWords is up to wordCandidates words within maxEdits(w) of w (optimal
@@ -194,7 +194,7 @@ func (wk *trieWalk) walk(node *trieNode) {
 		child := &wk.d.nodes[c]
 		if wk.t.push(child.r) {
 			if e := wk.t.distance(); child.word >= 0 && e <= wk.t.max {
-				if word := wk.d.word(wk.d.text, int(child.word)); word != wk.w {
+				if word := wk.d.word(int(child.word)); word != wk.w {
 					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word])})
 				}
 			}

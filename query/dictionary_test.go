@@ -21,7 +21,7 @@ func TestCloseWordsMatchBruteForceOnRealSnapshot(t *testing.T) {
 	words := o.Words()
 	got := make([]string, dict.len())
 	for i := range got {
-		got[i] = dict.word(dict.text, i)
+		got[i] = dict.word(i)
 	}
 	if !slices.Equal(got, words) {
 		t.Fatalf("dictionary has %d words, the oracle's snapshot %d (or they differ)", len(got), len(words))

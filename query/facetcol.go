@@ -96,17 +96,9 @@ func buildColumn(b *bolt.Bucket, stations int, genre bool) (*facetColumn, error)
 	var entries []entry
 	var cs []rawContainer
 	err := b.ForEach(func(k, v []byte) error {
-		var err error
-		if cs, err = parseRaw(v, cs); err != nil {
+		n, err := rawCardinality(v, &cs)
+		if err != nil {
 			return fmt.Errorf("facet %q: %w", k, err)
-		}
-		n := 0
-		for _, c := range cs {
-			if c.kind == rawRun {
-				n += runCard(c.data)
-			} else {
-				n += c.card
-			}
 		}
 		entries = append(entries, entry{string(k), uint32(n), v})
 		return nil
@@ -306,15 +298,6 @@ type facetTask struct {
 // Facets whose match set is the same and small are counted in one pass
 // over its records.
 func (s *search) facets(q Query, matches set) (Facets, error) {
-	return s.countFacetsOrMemo(q, matches, true)
-}
-
-// countedFacets counts, never reading the memo (which it builds).
-func (s *search) countedFacets(q Query, matches set) (Facets, error) {
-	return s.countFacetsOrMemo(q, matches, false)
-}
-
-func (s *search) countFacetsOrMemo(q Query, matches set, useMemo bool) (Facets, error) {
 	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
 	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
 	var tasks [len(facetDims)]facetTask
@@ -338,10 +321,8 @@ func (s *search) countFacetsOrMemo(q Query, matches set, useMemo bool) (Facets, 
 			continue
 		}
 		t.n = t.m.card()
-		if useMemo {
-			if t.memo = s.ix.memoised(t.m, t.n); t.memo != nil {
-				continue
-			}
+		if t.memo = s.ix.memoised(t.m, t.n); t.memo != nil {
+			continue
 		}
 		switch {
 		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:

@@ -122,26 +122,9 @@ func (ix *Index) countFacets(tx *bolt.Tx, v []byte, q Query) (*Facets, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.countedFacets(q, m)
+	// The memo is published once built, so this counts afresh.
+	f, err := s.facets(q, m)
 	return &f, err
-}
-
-// rawCardinality is the number of stations of a posting list, read from
-// its container headers without decoding it.
-func rawCardinality(v []byte, cs *[]rawContainer) (int, error) {
-	var err error
-	if *cs, err = parseRaw(v, *cs); err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, c := range *cs {
-		if c.kind == rawRun {
-			n += runCard(c.data)
-		} else {
-			n += c.card
-		}
-	}
-	return n, nil
 }
 
 // memoList is the first k values of a memoised facet, as a list the

@@ -245,3 +245,21 @@ func andPopcount(a, b []uint64) int {
 	}
 	return n
 }
+
+// rawCardinality is the number of stations of a posting list, read from
+// its container headers without decoding it.
+func rawCardinality(v []byte, cs *[]rawContainer) (int, error) {
+	var err error
+	if *cs, err = parseRaw(v, *cs); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range *cs {
+		if c.kind == rawRun {
+			n += runCard(c.data)
+		} else {
+			n += c.card
+		}
+	}
+	return n, nil
+}
