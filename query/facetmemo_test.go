@@ -15,6 +15,7 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	memo := ix.memo.ready.Load()
+	t.Logf("facet memo: %d posting lists of at least %d stations", len(memo.lists), memo.min)
 	if len(memo.lists) < 20 {
 		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), memo.min)
 	}
