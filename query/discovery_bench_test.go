@@ -7,6 +7,9 @@ import "testing"
 // them, and the suggestions of a zero-result query.
 func BenchmarkDiscoveryReal(b *testing.B) {
 	ix, _ := realIndex(b)
+	if err := ix.Warm(); err != nil { // as query.Holder does for the server
+		b.Fatal(err)
+	}
 	all := FacetSet{Country: true, Language: true, Genre: true}
 	cases := []struct {
 		name string
@@ -19,6 +22,12 @@ func BenchmarkDiscoveryReal(b *testing.B) {
 		{"country_de", Query{Country: "DE"}},
 		{"country_de_facets", Query{Country: "DE", Facets: all}},
 		{"broadest_facets", Query{Facets: all}},
+		// Two keys: match sets of a few thousand stations, counted by
+		// visiting their records (the memo holds one-key sets only).
+		{"radio_us", Query{Q: "radio", Country: "US"}},
+		{"radio_us_facets", Query{Q: "radio", Country: "US", Facets: all}},
+		{"pop_de", Query{Genre: "pop", Country: "DE"}},
+		{"pop_de_facets", Query{Genre: "pop", Country: "DE", Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
 	}

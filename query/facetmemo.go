@@ -27,10 +27,16 @@ import (
 // as before. A posting list is known by the address of its bytes in the
 // read-only mapping, which stays put as long as the Index is open.
 
-// memoShare sets the smallest memoised list: stations/memoShare stations,
-// and never below columnMin (smaller sets are counted by visiting their
-// records, about as fast as copying a list).
-const memoShare = 64
+// The smallest memoised list: stations/memoShare stations, and never
+// below memoFloor. On the real snapshot that is 791 stations, 344 lists:
+// visiting the records of a set that size already costs about as much as
+// the search (q=jazz, some 1,000 stations, took 4x the plain search before
+// it was memoised), while a smaller set costs well under it. The share
+// keeps the memo's size (a few kilobytes per list) the same at any scale.
+const (
+	memoShare = 64
+	memoFloor = 256
+)
 
 // memoBuckets are the buckets whose lists a search uses as they are.
 var memoBuckets = [...][]byte{
@@ -79,7 +85,7 @@ func (ix *Index) warmFacetMemo() error {
 }
 
 func (ix *Index) buildFacetMemo() (*facetMemo, error) {
-	memo := &facetMemo{min: max(columnMin, ix.meta.Stations/memoShare), lists: map[*byte]*Facets{}}
+	memo := &facetMemo{min: max(memoFloor, ix.meta.Stations/memoShare), lists: map[*byte]*Facets{}}
 	all := Query{Facets: FacetSet{Country: true, Language: true, Genre: true}, FacetLimit: MaxFacetLimit}
 	err := ix.view(func(tx *bolt.Tx) error {
 		var cs []rawContainer

@@ -19,7 +19,7 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	if len(memo.lists) < 20 {
 		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), memo.min)
 	}
-	queries := []Query{{Q: "radio"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
+	queries := []Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
 		{Country: "US"}, {Country: "de"}, {Country: "FR"}, {Country: "CN", Offset: 3250},
 		{Language: "english"}, {Language: "en"}, {Language: "German"}, {Language: "spanish"},
 		{Genre: "pop"}, {Genre: "news"}, {Genre: "music"}}
