@@ -8,8 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/indexer/format"
 	"stationdex/indexer/iso"
@@ -414,67 +415,170 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // countByRecords counts the values of m's records (at most columnMax) in
 // the columns of the group's facets, in pooled 16-bit counters, in one
 // pass, then ranks the values met.
+//
+// The pass is the cost of a faceted search over a mid-size set (a word and
+// a country: a few thousand records, several genres each), so its inner
+// loops only increment: a single-value column counts "none" in slot 0, and
+// no list of touched values is kept unless the set is small beside the
+// number of values (see sparseFor).
 func (s *search) countByRecords(m set, group []*facetTask, k int) {
 	w := s.w
+	n := m.card()
 	var counts [len(facetDims)][]uint16
-	var touched [len(facetDims)][]uint32
+	var sparse [len(facetDims)]bool
 	for j, t := range group {
-		if len(w.counts[t.d]) < len(t.col.keys) {
-			w.counts[t.d] = make([]uint16, len(t.col.keys))
+		size := len(t.col.keys) + 1
+		if len(w.counts[t.d]) < size {
+			w.counts[t.d] = make([]uint16, size)
 		}
-		counts[j], touched[j] = w.counts[t.d], w.touched[t.d][:0]
+		counts[j] = w.counts[t.d][:size]
+		sparse[j] = t.col.sparseFor(n)
 	}
 	it := &w.many
-	it.Initialize(m.bm)
 	if len(w.recBuf) == 0 {
 		w.recBuf = make([]uint32, 256)
 	}
 	buf := w.recBuf
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		recs := buf[:n]
+	it.Initialize(m.bm)
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		recs := buf[:got]
 		for j, t := range group {
-			col, cnt, tch := t.col, counts[j], touched[j]
-			limit := uint32(col.stations)
-			if col.single != nil {
-				for _, r := range recs {
-					if r >= limit {
-						continue
-					}
-					if v := col.single[r]; v != 0 {
-						if cnt[v-1] == 0 {
-							tch = append(tch, uint32(v-1))
-						}
-						cnt[v-1]++
-					}
-				}
-			} else {
-				for _, r := range recs {
-					if r >= limit {
-						continue
-					}
-					for _, v := range col.values(r) {
-						if cnt[v] == 0 {
-							tch = append(tch, uint32(v))
-						}
-						cnt[v]++
-					}
-				}
-			}
-			touched[j] = tch
+			t.col.countRecords(recs, counts[j])
 		}
-	}
-	for j, t := range group {
-		top := w.tops[t.d][:0]
-		for _, id := range touched[j] {
-			if !t.col.skip[id] {
-				top = t.col.insertCount(top, topCount{id, int(counts[j][id])}, k)
-			}
-			counts[j][id] = 0
-		}
-		t.top = top
-		w.touched[t.d] = touched[j][:0]
 	}
 	*it = roaring.ManyIntIterator{}
+	for j, t := range group {
+		top := w.tops[t.d][:0]
+		if sparse[j] {
+			it.Initialize(m.bm)
+			top = t.col.rankSparse(it, buf, counts[j], top, k)
+			*it = roaring.ManyIntIterator{}
+		} else {
+			top = t.col.rankDense(counts[j], top, k)
+		}
+		t.top = top
+	}
+}
+
+// rankSparse ranks the values of the records it yields, visiting them
+// again, and clears only their counters.
+func (col *facetColumn) rankSparse(it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
+	visit := func(id int) {
+		slot := id
+		if col.single != nil {
+			slot++
+		}
+		if c := int(cnt[slot]); c > 0 {
+			if !col.skip[id] {
+				top = col.offer(top, topCount{uint32(id), c}, k)
+			}
+			cnt[slot] = 0
+		}
+	}
+	limit := uint32(col.stations)
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		for _, r := range buf[:got] {
+			switch {
+			case r >= limit:
+			case col.single != nil:
+				if v := col.single[r]; v != 0 {
+					visit(int(v) - 1)
+				}
+			default:
+				for _, v := range col.values(r) {
+					visit(int(v))
+				}
+			}
+		}
+	}
+	cnt[0] = 0 // the "none" slot of a single-value column
+	return top
+}
+
+// denseOf writes m out as a bitset of the index's stations, in a pooled
+// buffer. Records past the stations (only a damaged index has them) are
+// left out, so that the buffer's size is bounded by the index's own count.
+func (s *search) denseOf(m set) []uint64 {
+	words := (s.stations + 63) / 64
+	dense := s.w.denseBuffer(words)
+	if !m.empty() && int(m.bm.Maximum()) >= s.stations {
+		in := s.w.scratch()
+		in.bm.AddRange(0, uint64(s.stations))
+		m = s.w.and(in, m)
+	}
+	m.bm.WriteDenseTo(dense)
+	return dense
+}
+
+// countRecords adds the values of recs (ascending) to cnt, where the
+// count of value id is cnt[id+1] for a single-value column and cnt[id] for
+// a multi-value one. A record the column does not cover (a damaged index)
+// is left out rather than read out of bounds.
+func (col *facetColumn) countRecords(recs []uint32, cnt []uint16) {
+	limit := uint32(col.stations)
+	if len(recs) > 0 && recs[len(recs)-1] >= limit {
+		i, _ := slices.BinarySearch(recs, limit)
+		recs = recs[:i]
+	}
+	if col.single != nil {
+		single := col.single[:limit]
+		for _, r := range recs {
+			cnt[single[r]]++
+		}
+		return
+	}
+	blk, rel, ids := col.blk, col.rel, col.ids
+	for _, r := range recs {
+		start := blk[r/facetBlock] + uint32(rel[r])
+		end := blk[(r+1)/facetBlock] + uint32(rel[r+1])
+		for _, v := range ids[start:end] {
+			cnt[v]++
+		}
+	}
+}
+
+// counter is the count of value id in cnt (see countRecords).
+func (col *facetColumn) counter(cnt []uint16, id int) int {
+	if col.single != nil {
+		return int(cnt[id+1])
+	}
+	return int(cnt[id])
+}
+
+// sparseFor tells whether a set of n records meets so few values that
+// ranking them by visiting the records again beats scanning the counters
+// (about an eighth of a record-value pair per counter).
+func (col *facetColumn) sparseFor(n int) bool {
+	perRecord := 1
+	if col.single == nil {
+		perRecord += len(col.ids) / max(col.stations, 1)
+	}
+	return n*perRecord*8 < len(col.keys)
+}
+
+// rankDense ranks the counters in value order, which is most stations in
+// the snapshot first: once a value's snapshot count is below the k-th
+// count found, no later value can enter. It clears the counters.
+func (col *facetColumn) rankDense(cnt []uint16, top []topCount, k int) []topCount {
+	for id := range col.keys {
+		if len(top) == k && int(col.count[id]) < top[k-1].n {
+			break
+		}
+		if c := col.counter(cnt, id); c > 0 && !col.skip[id] {
+			top = col.offer(top, topCount{uint32(id), c}, k)
+		}
+	}
+	clear(cnt)
+	return top
+}
+
+// offer is insertCount behind the common rejection: most values met count
+// fewer than the k-th so far.
+func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
+	if len(top) == k && c.n < top[k-1].n {
+		return top
+	}
+	return col.insertCount(top, c, k)
 }
 
 // countByPostings counts the values by intersecting m, written out as a
@@ -482,8 +586,7 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 // stations first: once a value has fewer stations in the whole snapshot
 // than the k-th best count so far, no later one can enter.
 func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
-	dense := s.w.denseBuffer(int(m.bm.Maximum()>>6) + 1)
-	m.bm.WriteDenseTo(dense)
+	dense := s.denseOf(m)
 	cs := s.w.raw2[:0]
 	defer func() { s.w.raw2 = cs[:0] }()
 	for id, key := range col.keys {

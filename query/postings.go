@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
@@ -19,6 +18,10 @@ type search struct {
 	tx       *bolt.Tx
 	w        *workspace
 	stations int
+	// words is the words' match set before the filters, kept (read-only)
+	// for the facets, which combine it with other filters; nil bm when
+	// not kept.
+	words set
 }
 
 // namespace is a pair of token and prefix buckets: the name fields only, or
@@ -92,12 +95,14 @@ func (s *search) allWords(ns namespace, words []string) (set, error) {
 		sets = append(sets, sizedSet{ws, ws.card()})
 	}
 	slices.SortStableFunc(sets, func(a, b sizedSet) int { return cmp.Compare(a.n, b.n) })
-	acc := set{bm: roaring.And(sets[0].bm, sets[1].bm), owned: true}
+	first := sets[0].set
+	first.owned = false // the word sets stay as they are: intersect into a fresh bitmap
+	acc := s.w.and(first, sets[1].set)
 	for _, ws := range sets[2:] {
 		if acc.empty() {
 			break
 		}
-		acc.bm.And(ws.bm)
+		acc = s.w.and(acc, ws.set)
 	}
 	return acc, nil
 }

@@ -59,7 +59,7 @@ func (s *search) rank(q Query, stations int) error {
 	if len(s.w.words) == 0 {
 		return s.rankWithoutWords(f, filtered, stations)
 	}
-	return s.rankWords(f, filtered)
+	return s.rankWords(f, filtered, q.Facets.Any())
 }
 
 // rankWithoutWords is a single alphabetical tier. Every station is the
@@ -86,13 +86,19 @@ func (s *search) rankWithoutWords(f set, filtered bool, stations int) error {
 // tier0 ⊆ name matches ⊆ matches: the tiers' sizes follow from three
 // cardinalities, and a difference is computed only for a tier the page
 // reaches into.
-func (s *search) rankWords(f set, filtered bool) error {
+func (s *search) rankWords(f set, filtered, keepWords bool) error {
 	words := s.w.words
 	matches, err := s.allWords(allSpace, words)
 	if err != nil || matches.empty() {
 		return err
 	}
 	if filtered {
+		if keepWords {
+			// facets leave a filter out of this search: keep the words'
+			// set for them, intersecting into a fresh bitmap.
+			matches.owned = false
+			s.words = matches
+		}
 		matches = s.w.and(matches, f)
 	}
 	byName, err := s.allWords(nameSpace, words)
@@ -218,7 +224,8 @@ func (s *search) matches() set {
 }
 
 // matchSet is the match set of q with the filter of dimension except left
-// out, computed afresh.
+// out: the words' set kept by rankWords (or computed again) and the other
+// filters.
 func (s *search) matchSet(q Query, except dimension) (set, error) {
 	f, filtered, err := s.filters(q, except)
 	if err != nil || filtered && f.empty() {
@@ -232,9 +239,15 @@ func (s *search) matchSet(q Query, except dimension) (set, error) {
 		all.bm.AddRange(0, uint64(s.stations))
 		return all, nil
 	}
-	m, err := s.allWords(allSpace, s.w.words)
-	if err != nil || m.empty() || !filtered {
-		return m, err
+	m := s.words
+	if m.bm == nil {
+		var err error
+		if m, err = s.allWords(allSpace, s.w.words); err != nil {
+			return set{}, err
+		}
+	}
+	if m.empty() || !filtered {
+		return m, nil
 	}
 	return s.w.and(m, f), nil
 }

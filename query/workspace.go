@@ -44,12 +44,11 @@ type workspace struct {
 	tiers     []tier
 	it        roaring.IntIterator
 	// facet counting (see facetcol.go)
-	tops    [len(facetDims)][]topCount
-	counts  [len(facetDims)][]uint16 // by value id, zero between uses
-	touched [len(facetDims)][]uint32
-	many    roaring.ManyIntIterator
-	recBuf  []uint32
-	raw2    []rawContainer
+	tops   [len(facetDims)][]topCount
+	counts [len(facetDims)][]uint16 // by value id, zero between uses
+	recBuf []uint32
+	many   roaring.ManyIntIterator
+	raw2   []rawContainer
 }
 
 var workspaces = sync.Pool{New: func() any {
@@ -159,12 +158,40 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 // fresh bitmap: copying it and intersecting in place would clone each of
 // its containers.
 func (w *workspace) and(a, b set) set {
+	na, nb := a.srcCard(), b.srcCard()
+	out := set{owned: true}
 	if a.owned {
 		a.bm.And(b.bm)
-		a.src = nil // no longer the stored list it was read from
-		return a
+		out.bm = a.bm
+	} else {
+		out.bm = roaring.And(a.bm, b.bm)
 	}
-	return set{bm: roaring.And(a.bm, b.bm), owned: true}
+	out.src = sameAs(out, a, na, b, nb)
+	return out
+}
+
+// srcCard is the cardinality of a set read from a stored list, -1 for
+// others.
+func (s set) srcCard() int {
+	if s.src == nil {
+		return -1
+	}
+	return s.card()
+}
+
+// sameAs is the stored list an intersection is, when it is one: as many
+// stations as an operand read from a stored list means exactly that list
+// (a word every station of a country matches, say), whose facets the memo
+// may hold. nil otherwise.
+func sameAs(out, a set, na int, b set, nb int) *byte {
+	n := out.card()
+	switch {
+	case nb >= 0 && n == nb:
+		return b.src
+	case na >= 0 && n == na:
+		return a.src
+	}
+	return nil
 }
 
 // union is the union of the bitmaps, computed in one lazy pass (roaring's
