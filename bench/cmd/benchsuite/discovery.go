@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -24,8 +25,8 @@ type Discovery struct {
 	Plain   Summary                `json:"plain"`
 	Faceted Summary                `json:"faceted"`
 	Classes map[string]FacetsClass `json:"classes"`
-	// PerSearch is the ratio faceted / plain of every search of the mix,
-	// the worst ones re-timed (see retimeWorst).
+	// PerSearch is the ratio faceted / plain of every search of the mix
+	// (see perSearchRatios).
 	PerSearch RatioSpread `json:"per_search"`
 	// Suggest: the typo searches with suggestions asked for (as the API
 	// always asks), in process.
@@ -132,7 +133,7 @@ func (s *suite) discoveryStage(b *base, src *traffic.Source) error {
 		ps, fs := summarize(p), summarize(f)
 		d.Classes[c] = FacetsClass{N: len(idx), PlainMedianUs: ps.MedianUs, FacetMedianUs: fs.MedianUs, FacetP99Us: fs.P99Us, RatioMedian: fs.MedianUs / ps.MedianUs}
 	}
-	if d.PerSearch, err = retimeWorst(b.e.Ix, qs, plain, faceted, pt, ft, ptot); err != nil {
+	if d.PerSearch, err = perSearchRatios(b.e.Ix, qs, plain, faceted, ptot); err != nil {
 		return err
 	}
 	if err := s.typoStage(b, src, d); err != nil {
@@ -195,49 +196,70 @@ func broadest(ix *query.Index, runs int) (Summary, error) {
 	return summarize(times), nil
 }
 
-// retimeN searches of the worst ratio in the first pass are timed again,
-// retimeRounds times each.
-const retimeN, retimeRounds = 300, 3
+// Per-search ratios: every search of the mix is timed plain and faceted
+// alternately, pairRounds windows of pairBudget each, keeping the fastest
+// window of each side; then the retimeN searches of the worst ratio are
+// timed again, retimeRounds windows of retimeBudget per side, each after
+// a collection, as testing.B's runs start.
+const (
+	pairRounds   = 3
+	pairBudget   = 300 * time.Microsecond
+	retimeN      = 100
+	retimeRounds = 7
+	retimeBudget = 3 * time.Millisecond
+)
 
-// retimeWorst spreads the per-search ratios of one timing pass, then times
-// the retimeN worst searches again, plain and faceted alternately, and keeps
-// the median of each: one pass times a search only for a couple of
-// milliseconds, long enough for a class median, not to judge a single
-// search on a shared machine. Each window starts after a collection, as
-// testing.B's runs do: the suite's own heap (tens of MB) makes a
-// collection every few tens of ms, and a window caught in one measures
-// the collector, not the search.
-func retimeWorst(ix *query.Index, qs []mix.Query, plain, faceted []query.Query, pt, ft []float64, totals []int) (RatioSpread, error) {
+// perSearchRatios is the faceted / plain cost of each search of the mix.
+// The class medians above come from one window per search, enough for a
+// median over hundreds of searches but not to judge one search on a shared
+// machine: the suite's own heap (tens of MB) makes a collection every few
+// tens of milliseconds, and a window caught in one measures the collector.
+// Alternating the two sides and keeping each side's fastest window is the
+// usual answer to that noise.
+func perSearchRatios(ix *query.Index, qs []mix.Query, plain, faceted []query.Query, totals []int) (RatioSpread, error) {
+	pair := func(i, rounds int, budget time.Duration, collect bool) (p, f float64, err error) {
+		p, f = math.Inf(1), math.Inf(1)
+		t := timing{Budget: budget, MaxReps: 1000}
+		for range rounds {
+			for side, q := range [2][]query.Query{plain[i : i+1], faceted[i : i+1]} {
+				if collect {
+					runtime.GC()
+				}
+				us, _, _, err := timeQueries(ix, q, t)
+				if err != nil {
+					return 0, 0, err
+				}
+				if side == 0 {
+					p = min(p, us[0])
+				} else {
+					f = min(f, us[0])
+				}
+			}
+		}
+		return p, f, nil
+	}
 	ratio := make([]float64, len(qs))
 	for i := range qs {
-		ratio[i] = ft[i] / max(pt[i], 1e-3)
+		p, f, err := pair(i, pairRounds, pairBudget, false)
+		if err != nil {
+			return RatioSpread{}, err
+		}
+		ratio[i] = f / max(p, 1e-3)
 	}
 	order := make([]int, len(qs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ratio[b], ratio[a]) })
-	t := timing{Budget: 5 * time.Millisecond, MaxReps: 200}
 	var worst []WorstSearch
 	for _, i := range order[:min(retimeN, len(order))] {
-		var p, f []float64
-		for range retimeRounds {
-			runtime.GC()
-			pp, _, _, err := timeQueries(ix, plain[i:i+1], t)
-			if err != nil {
-				return RatioSpread{}, err
-			}
-			runtime.GC()
-			ff, _, _, err := timeQueries(ix, faceted[i:i+1], t)
-			if err != nil {
-				return RatioSpread{}, err
-			}
-			p, f = append(p, pp[0]), append(f, ff[0])
+		p, f, err := pair(i, retimeRounds, retimeBudget, true)
+		if err != nil {
+			return RatioSpread{}, err
 		}
-		ps, fs := summarize(p), summarize(f)
-		ratio[i] = fs.MedianUs / max(ps.MedianUs, 1e-3)
+		ratio[i] = f / max(p, 1e-3)
 		worst = append(worst, WorstSearch{Path: qs[i].Path(), Class: qs[i].Class, Total: totals[i],
-			PlainUs: ps.MedianUs, FacetedUs: fs.MedianUs, Ratio: ratio[i]})
+			PlainUs: p, FacetedUs: f, Ratio: ratio[i]})
 	}
 	slices.SortFunc(worst, func(a, b WorstSearch) int { return cmp.Compare(b.Ratio, a.Ratio) })
 	sorted := slices.Clone(ratio)

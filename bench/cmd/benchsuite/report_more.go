@@ -229,9 +229,10 @@ func (s *suite) discoverySection(w *strings.Builder) {
 			verdict(fc.RatioMedian <= facetsRatioGoal), fc.FacetP99Us)
 	}
 	if ps := d.PerSearch; len(ps.Worst) > 0 {
-		fmt.Fprintf(w, "\nPer search, faceted / plain over the %d searches of the mix: median %.2fx, p90 %.2fx, p99 %.2fx, worst %.2fx; "+
-			"%d above 3x. The %d searches of the worst ratio in the first pass were timed again, plain and faceted alternately, "+
-			"%d times each (median kept); the worst after that:\n\n", d.Plain.N, ps.Median, ps.P90, ps.P99, ps.Max, ps.Over, retimeN, retimeRounds)
+		fmt.Fprintf(w, "\nPer search, faceted / plain over the %d searches of the mix, each timed plain and faceted alternately "+
+			"(%d windows of %s per side, fastest kept; the %d worst again with %d windows of %s after a collection each): "+
+			"median %.2fx, p90 %.2fx, p99 %.2fx, worst %.2fx; %d above 3x. The worst:\n\n",
+			d.Plain.N, pairRounds, pairBudget, retimeN, retimeRounds, retimeBudget, ps.Median, ps.P90, ps.P99, ps.Max, ps.Over)
 		w.WriteString("| search | class | total | us, no facets | us, three facets | ratio |\n|---|---|---:|---:|---:|---:|\n")
 		for _, x := range ps.Worst[:min(8, len(ps.Worst))] {
 			fmt.Fprintf(w, "| `%s` | %s | %d | %.1f | %.1f | %.2fx %s |\n", x.Path, x.Class, x.Total, x.PlainUs, x.FacetedUs, x.Ratio, verdict(x.Ratio <= facetsRatioGoal))
