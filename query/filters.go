@@ -48,7 +48,7 @@ func (s *search) codecs(names []string) (set, error) {
 	views := s.w.views[:0]
 	defer func() { clear(views); s.w.views = views[:0] }()
 	for _, c := range names {
-		v := s.tx.Bucket(format.BucketCodecs).Get(s.keyOf(c))
+		v := s.lookup(format.BucketCodecs, s.keyOf(c))
 		if v == nil {
 			continue
 		}
@@ -72,7 +72,7 @@ func (s *search) bitrates(lo, hi int) (set, error) {
 	views := s.w.views[:0]
 	defer func() { clear(views); s.w.views = views[:0] }()
 	end := format.BitrateKey(to)
-	c := s.tx.Bucket(format.BucketBitrates).Cursor()
+	c := s.bucket(format.BucketBitrates).cursor()
 	for k, v := c.Seek(format.BitrateKey(from)); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
 		one, err := s.w.view(v)
 		if err != nil {

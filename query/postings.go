@@ -22,6 +22,9 @@ type search struct {
 	// for the facets, which combine it with other filters; nil bm when
 	// not kept.
 	words set
+	// the buckets opened so far, with their cursors (see lookup.go)
+	open  [maxOpenBuckets]openBucket
+	nopen int
 }
 
 // namespace is a pair of token and prefix buckets: the name fields only, or
@@ -38,7 +41,7 @@ var (
 // get maps the bitmap stored under key in bucket, or an empty set when the
 // key is absent.
 func (s *search) get(bucket []byte, key []byte) (set, error) {
-	v := s.tx.Bucket(bucket).Get(key)
+	v := s.lookup(bucket, key)
 	if v == nil {
 		return s.w.scratch(), nil
 	}
@@ -55,12 +58,12 @@ func (s *search) keyOf(str string) []byte {
 // union of the few tokens a cursor finds (see format: PrefixFanout).
 func (s *search) wordSet(ns namespace, word string) (set, error) {
 	key := s.keyOf(word)
-	if v := s.tx.Bucket(ns.prefix).Get(key); v != nil {
+	if v := s.lookup(ns.prefix, key); v != nil {
 		return s.w.view(v)
 	}
 	views := s.w.views[:0]
 	defer func() { clear(views); s.w.views = views[:0] }()
-	c := s.tx.Bucket(ns.tokens).Cursor()
+	c := s.bucket(ns.tokens).cursor()
 	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
 		if len(views) == format.PrefixFanout {
 			return set{}, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
