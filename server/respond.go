@@ -34,7 +34,41 @@ type entity struct {
 	csp         string // Content-Security-Policy of a page; "" for none
 	body        []byte // identity: the bytes before any content coding
 	variants    [numCodings]atomic.Pointer[[]byte]
+	fields      atomic.Pointer[entityFields]
 }
+
+// entityFields are e's header values as net/http keeps them, made once
+// per entity: a cached entity is sent thousands of times, and Header.Set
+// canonicalises its key and allocates a slice for every value it sets.
+type entityFields struct {
+	contentType, csp []string
+	tags             [numCodings][]string
+}
+
+func (e *entity) headerFields() *entityFields {
+	if f := e.fields.Load(); f != nil {
+		return f
+	}
+	f := &entityFields{contentType: []string{e.contentType}}
+	if e.csp != "" {
+		f.csp = []string{e.csp}
+	}
+	if e.tag != "" {
+		for c := range numCodings {
+			f.tags[c] = []string{c.tag(e.tag)}
+		}
+	}
+	e.fields.Store(f) // a race builds equal values twice: harmless
+	return f
+}
+
+// Header values shared by every response: net/http only reads them, and a
+// handler appending to one gets a copy (each has no spare capacity).
+var (
+	fieldNosniff        = []string{"nosniff"}
+	fieldAcceptEncoding = []string{"Accept-Encoding"}
+	fieldNoStore        = []string{"no-store"}
+)
 
 // compressible reports whether e is worth a content coding: text of at
 // least minCompressBytes (smaller bodies fit one packet either way).
@@ -65,31 +99,37 @@ type reply struct {
 // request (the response cache).
 func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp reply, store func(*entity, coding, []byte)) {
 	h := w.Header()
-	h.Set("Content-Type", e.contentType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if e.csp != "" {
-		h.Set("Content-Security-Policy", e.csp)
+	f := e.headerFields()
+	// Keys in canonical form, values made once (see entityFields).
+	h["Content-Type"] = f.contentType
+	h["X-Content-Type-Options"] = fieldNosniff
+	if f.csp != nil {
+		h["Content-Security-Policy"] = f.csp
 	}
 	c := identity
 	if e.compressible() {
-		h.Add("Vary", "Accept-Encoding")
-		c = negotiate(r.Header.Values("Accept-Encoding"))
+		if _, ok := h["Vary"]; ok {
+			h.Add("Vary", "Accept-Encoding")
+		} else {
+			h["Vary"] = fieldAcceptEncoding
+		}
+		c = negotiate(r.Header["Accept-Encoding"])
 	}
 	status := rp.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if e.tag != "" && status == http.StatusOK {
-		tag := c.tag(e.tag)
-		h.Set("ETag", tag)
+		tag := f.tags[c]
+		h["Etag"] = tag
 		h.Set("Cache-Control", rp.cacheControl)
-		if etagMatches(r.Header.Values("If-None-Match"), tag) {
+		if etagMatches(r.Header["If-None-Match"], tag[0]) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 	} else {
-		h.Del("ETag")
-		h.Set("Cache-Control", "no-store")
+		delete(h, "Etag")
+		h["Cache-Control"] = fieldNoStore
 	}
 	body := s.encoded(e, c, store)
 	if c != identity {
