@@ -3,6 +3,7 @@ package indexer
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,14 +29,25 @@ const DefaultBaseURL = "http://127.0.0.1:8080"
 // records and encoding them as JSON runs on a goroutine of its own (and
 // compressing on one per document, inside stationjson.Dump), off the path
 // of the stations bucket's writer.
+//
+// Each station is encoded once, in its stored form (stationjson.
+// AppendStored, the base URL left as a mark): the dumps get it with the
+// base URL spliced in, and the station_json bucket (format.
+// BucketStationJSON) gets it as it is. Those are spilled to a third
+// temporary file, station by station, until the stations bucket is written
+// (bbolt writes one bucket at a time, and holding them in memory would
+// break the build's memory bound), and read back into blocks matching the
+// record blocks.
 type dumpWriter struct {
-	base   string
-	files  [2]*os.File // stations.json.gz, stations.ndjson.gz
-	bufs   [2]*bufio.Writer
-	d      *stationjson.Dump
-	r      format.Record // scratch of the encoding goroutine
-	blocks chan []byte   // record blocks to encode; nil once closed (wait)
-	done   chan error    // the encoding goroutine's result
+	base    string
+	escBase string      // base as escaped in JSON (stationjson.EscapeBase)
+	files   [3]*os.File // stations.json.gz, stations.ndjson.gz, JSON blocks
+	bufs    [3]*bufio.Writer
+	d       *stationjson.Dump
+	r       format.Record // scratch of the encoding goroutine
+	stored  []byte        // scratch: a station's length and stored form
+	blocks  chan []byte   // record blocks to encode; nil once closed (wait)
+	done    chan error    // the encoding goroutine's result
 }
 
 // dumpBlocksQueued is how many record blocks (about a megabyte each at most)
@@ -43,8 +55,8 @@ type dumpWriter struct {
 const dumpBlocksQueued = 2
 
 func newDumpWriter(dir, base string) (*dumpWriter, error) {
-	w := &dumpWriter{base: base}
-	for i, name := range []string{format.FileStationsJSON, format.FileStationsNDJSON} {
+	w := &dumpWriter{base: base, escBase: stationjson.EscapeBase(base)}
+	for i, name := range []string{format.FileStationsJSON, format.FileStationsNDJSON, jsonBlocksFile} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			w.abort()
@@ -91,8 +103,12 @@ func (w *dumpWriter) addRecords(block []byte) error {
 		if err := format.DecodeRecord(rec, &w.r); err != nil {
 			return err
 		}
-		st := stationjson.New(w.base, &w.r)
-		if err := w.d.Add(&st); err != nil {
+		w.stored = stationjson.AppendStored(append(w.stored[:0], 0, 0, 0, 0), &w.r)
+		binary.LittleEndian.PutUint32(w.stored, uint32(len(w.stored)-4))
+		if err := w.d.AddStored(w.stored[4:], w.escBase); err != nil {
+			return err
+		}
+		if _, err := w.bufs[2].Write(w.stored); err != nil {
 			return err
 		}
 	}
@@ -106,33 +122,77 @@ func (w *dumpWriter) wait() error {
 	return <-w.done
 }
 
-// finish ends both dumps and returns the files bucket's contents.
-func (w *dumpWriter) finish() (*filesSource, error) {
+// jsonBlocksFile is the temporary file of the stored stations, in record
+// order, each as a uint32 little-endian length and the JSON.
+const jsonBlocksFile = "station_json.blocks"
+
+// finish ends both dumps and returns the contents of the files bucket and
+// of the station_json bucket.
+func (w *dumpWriter) finish() (*filesSource, kvSource, error) {
 	if err := w.wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	infos, err := w.d.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, b := range w.bufs {
 		if err := b.Flush(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := w.files[i].Seek(0, io.SeekStart); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	manifest, err := json.Marshal(format.FilesManifest{BaseURL: w.base, Stations: w.d.Stations(), Files: infos})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Ascending: manifest.json < stations.json.gz < stations.ndjson.gz.
 	return &filesSource{files: []storedFile{
 		{format.FileManifest, bytes.NewReader(manifest)},
 		{format.FileStationsJSON, w.files[0]},
 		{format.FileStationsNDJSON, w.files[1]},
-	}}, nil
+	}}, jsonBlocksSource(bufio.NewReaderSize(w.files[2], 64<<10)), nil
+}
+
+// jsonBlocksSource yields the station_json bucket from the spilled
+// stations: blocks of format.RecordsPerBlock, as the record blocks (every
+// block but the last full), each in a fresh buffer (bbolt refers to a value
+// until commit).
+func jsonBlocksSource(r io.Reader) kvSource {
+	var b uint32
+	var data []byte                          // the block's stations
+	var offs [format.RecordsPerBlock + 1]int // where each starts in data
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		data = data[:0]
+		n := 0
+		for ; n < format.RecordsPerBlock; n++ {
+			var size [4]byte
+			if _, err := io.ReadFull(r, size[:]); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", jsonBlocksFile, err)
+			}
+			start := len(data)
+			data = append(data, make([]byte, binary.LittleEndian.Uint32(size[:]))...)
+			if _, err := io.ReadFull(r, data[start:]); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", jsonBlocksFile, err)
+			}
+			offs[n], offs[n+1] = start, len(data)
+		}
+		if n == 0 {
+			return nil, nil, nil
+		}
+		stations := make([][]byte, n)
+		for i := range stations {
+			stations[i] = data[offs[i]:offs[i+1]]
+		}
+		v := format.AppendBlock(make([]byte, 0, 4*(n+2)+len(data)), stations)
+		k := format.BlockKey(b)
+		b++
+		return k, v, nil
+	}
 }
 
 // abort closes the temporary files; the build's temporary directory, where

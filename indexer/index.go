@@ -208,9 +208,12 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens)); err != nil {
 		return f.fail(err)
 	}
-	files, err := dump.finish()
+	files, stored, err := dump.finish()
 	if err != nil {
 		return f.fail(fmt.Errorf("data dumps: %w", err))
+	}
+	if err := f.putSorted(ctx, format.BucketStationJSON, stored); err != nil {
+		return f.fail(err)
 	}
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
 		return f.fail(err)

@@ -33,7 +33,8 @@ type BucketCount struct {
 
 // Check verifies a whole index file, beyond what Open verifies (the page
 // tree and the checksums, which prove the file is as written): every record decodes, record numbers are dense
-// and in name order, ids and stations agree, every bitmap deserialises,
+// and in name order, ids and stations agree, every station's stored JSON
+// is its record's (checkStationJSON), every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, and the stored files are whole and match their manifest.
@@ -66,7 +67,7 @@ type checker struct {
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkFiles,
 	} {
 		if err := step(); err != nil {

@@ -65,6 +65,30 @@ func TestCheckFindsDamage(t *testing.T) {
 				return b.Put(format.RecordKey(1), first)
 			}
 		}},
+		{"undecodable station JSON block", func(t *testing.T) func(tx *bolt.Tx) error {
+			return put("station_json", string(format.BlockKey(0)), "short")
+		}},
+		{"station JSON of other stations", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error { // slots 0 and 1 swapped
+				b := tx.Bucket(format.BucketStationJSON)
+				block := b.Get(format.BlockKey(0))
+				n, err := format.BlockLen(block)
+				if err != nil {
+					return err
+				}
+				slots := make([][]byte, n)
+				for i := range slots {
+					if slots[i], err = format.BlockRecord(block, i); err != nil {
+						return err
+					}
+				}
+				slots[0], slots[1] = slots[1], slots[0]
+				return b.Put(format.BlockKey(0), format.AppendBlock(nil, slots))
+			}
+		}},
+		{"station JSON block missing", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketStationJSON).Delete(format.BlockKey(0)) }
+		}},
 		{"meta counts wrong", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error {
 				return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1)))
@@ -84,6 +108,31 @@ func TestCheckFindsDamage(t *testing.T) {
 				t.Errorf("Check of the resealed file: %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// TestStationJSONOnDamagedBlockFails: stored JSON that a faulty build
+// wrote (checksums to match) is met by SearchJSON and StationJSON, which
+// must say so rather than panic or send a piece of it.
+func TestStationJSONOnDamagedBlockFails(t *testing.T) {
+	for _, value := range []string{"", "short", "\x02\x00\x00\x00\x00\x00\x00\x00\xff\x00\x00\x00\x10\x00\x00\x00"} {
+		ix := openIndex(t, resealed(t, put("station_json", string(format.BlockKey(0)), value)))
+		if _, _, err := ix.SearchJSON(Query{Limit: 10}, nil); !errors.Is(err, format.ErrCorrupt) {
+			t.Errorf("value %q: SearchJSON: err %v, want ErrCorrupt", value, err)
+		}
+		if _, err := ix.StationJSON(station{n: 1}.uuid(), nil); !errors.Is(err, format.ErrCorrupt) {
+			t.Errorf("value %q: StationJSON: err %v, want ErrCorrupt", value, err)
+		}
+	}
+	// Another station's JSON in the slot the ids bucket points at.
+	ix := openIndex(t, resealed(t, func(tx *bolt.Tx) error {
+		b := tx.Bucket(format.BucketIDs)
+		one, two := station{n: 1}.uuid(), station{n: 2}.uuid()
+		n := bytes.Clone(b.Get(two[:]))
+		return b.Put(one[:], n)
+	}))
+	if _, err := ix.StationJSON(station{n: 1}.uuid(), nil); !errors.Is(err, format.ErrCorrupt) {
+		t.Errorf("ids entry of another station: StationJSON: err %v, want ErrCorrupt", err)
 	}
 }
 

@@ -85,6 +85,12 @@ func useAll(t *testing.T, ix *Index) {
 			if _, err := ix.Station(st.ID); err != nil {
 				t.Fatalf("Open passed, Station(%s): %v", st.ID, err)
 			}
+			if _, err := ix.StationJSON(st.ID, nil); err != nil {
+				t.Fatalf("Open passed, StationJSON(%s): %v", st.ID, err)
+			}
+		}
+		if _, _, err := ix.SearchJSON(q, nil); err != nil {
+			t.Fatalf("Open passed, SearchJSON(%+v): %v", q, err)
 		}
 	}
 	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {

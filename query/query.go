@@ -146,13 +146,9 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 }
 
 func readStation(tx *bolt.Tx, id format.UUID, r *format.Record) error {
-	rec := tx.Bucket(format.BucketIDs).Get(id[:])
-	if rec == nil {
-		return ErrNotFound
-	}
-	n, err := format.ParseRecordKey(rec)
+	n, err := recordOf(tx, id)
 	if err != nil {
-		return fmt.Errorf("station %s: %w", id, err)
+		return err
 	}
 	if err := decodeRecord(tx.Bucket(format.BucketStations), n, r); err != nil {
 		return fmt.Errorf("station %s: %w", id, err)
@@ -161,4 +157,17 @@ func readStation(tx *bolt.Tx, id format.UUID, r *format.Record) error {
 		return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
 	}
 	return nil
+}
+
+// recordOf is the record number of station id; ErrNotFound when absent.
+func recordOf(tx *bolt.Tx, id format.UUID) (uint32, error) {
+	rec := tx.Bucket(format.BucketIDs).Get(id[:])
+	if rec == nil {
+		return 0, ErrNotFound
+	}
+	n, err := format.ParseRecordKey(rec)
+	if err != nil {
+		return 0, fmt.Errorf("station %s: %w", id, err)
+	}
+	return n, nil
 }

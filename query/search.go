@@ -15,23 +15,33 @@ import (
 // three tiers (see the package comment), and only the page's records
 // decoded.
 func (ix *Index) Search(q Query) (Result, error) {
+	res, _, err := ix.search(q, nil)
+	return res, err
+}
+
+// search runs q, decoding the page's records, or with stored not nil
+// appending the page's stored JSON to *stored instead (SearchJSON).
+func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	if err := checkPage(q.Limit, q.Offset); err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	w := getWorkspace()
 	defer w.release()
 	var res Result
 	err := ix.view(func(tx *bolt.Tx) error {
 		s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
-		return s.run(q, ix.meta.Stations, &res)
+		return s.run(q, ix.meta.Stations, &res, stored)
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("search %q: %w", q.Q, err)
+		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
-	return res, nil
+	if stored == nil {
+		return res, nil, nil
+	}
+	return res, *stored, nil
 }
 
-func (s *search) run(q Query, stations int, res *Result) error {
+func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	start := time.Now()
 	if err := s.rank(q, stations); err != nil {
 		return err
@@ -44,7 +54,11 @@ func (s *search) run(q Query, stations int, res *Result) error {
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
 	var err error
-	res.Stations, err = s.decodePage()
+	if stored != nil {
+		*stored, err = s.copyPageJSON(*stored)
+	} else {
+		res.Stations, err = s.decodePage()
+	}
 	res.Timing.Decode = time.Since(decode)
 	return err
 }

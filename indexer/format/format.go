@@ -25,11 +25,16 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("6")
+//	            "version"  -> Version, decimal ASCII ("7")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
 //	                             onward, each encoded with AppendRecord
+//	station_json BlockKey(b) -> JSON block b: the same stations as record
+//	                             block b, each as the API's Station JSON
+//	                             with the base URL left out (see
+//	                             stationjson.go): the JSON API copies a
+//	                             page out of it instead of decoding records
 //	ids         16-byte UUID  -> RecordKey(n)
 //	names       name key      -> bitmap: stations whose name key equals it
 //	                             (the exact-name relevance tier)
@@ -91,6 +96,11 @@
 //	   codecs, bitrates, geo and dictionary for the discovery features.
 //	6  meta "checksums": a CRC-32C of every bucket, verified at open, so
 //	   that a server refuses a damaged file without decoding all of it.
+//	7  station_json: every station's API JSON, encoded at index time with
+//	   BaseURLMark where the base URL goes, in blocks like the records, so
+//	   that an API answer copies its stations instead of decoding records
+//	   and encoding them per request. Made from the encoding the data
+//	   dumps already did; the dumps are unchanged.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -110,7 +120,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 6
+const Version = 7
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -123,30 +133,31 @@ const PrefixFanout = 8
 
 // Bucket names. Both sides use these and nothing else.
 var (
-	BucketMeta       = []byte("meta")
-	BucketStations   = []byte("stations")
-	BucketIDs        = []byte("ids")
-	BucketNames      = []byte("names")
-	BucketNameTokens = []byte("name_tokens")
-	BucketNamePrefix = []byte("name_prefix")
-	BucketAllTokens  = []byte("all_tokens")
-	BucketAllPrefix  = []byte("all_prefix")
-	BucketCountries  = []byte("countries")
-	BucketLangLabels = []byte("lang_labels")
-	BucketLangCodes  = []byte("lang_codes")
-	BucketGenres     = []byte("genres")
-	BucketLocations  = []byte("locations")
-	BucketFiles      = []byte("files")
-	BucketCodecs     = []byte("codecs")
-	BucketBitrates   = []byte("bitrates")
-	BucketGeo        = []byte("geo")
-	BucketDictionary = []byte("dictionary")
+	BucketMeta        = []byte("meta")
+	BucketStations    = []byte("stations")
+	BucketStationJSON = []byte("station_json")
+	BucketIDs         = []byte("ids")
+	BucketNames       = []byte("names")
+	BucketNameTokens  = []byte("name_tokens")
+	BucketNamePrefix  = []byte("name_prefix")
+	BucketAllTokens   = []byte("all_tokens")
+	BucketAllPrefix   = []byte("all_prefix")
+	BucketCountries   = []byte("countries")
+	BucketLangLabels  = []byte("lang_labels")
+	BucketLangCodes   = []byte("lang_codes")
+	BucketGenres      = []byte("genres")
+	BucketLocations   = []byte("locations")
+	BucketFiles       = []byte("files")
+	BucketCodecs      = []byte("codecs")
+	BucketBitrates    = []byte("bitrates")
+	BucketGeo         = []byte("geo")
+	BucketDictionary  = []byte("dictionary")
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
 // `stationdex check` reports them.
 var AllBuckets = [][]byte{
-	BucketMeta, BucketStations, BucketIDs, BucketNames,
+	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 	BucketCodecs, BucketBitrates, BucketGeo, BucketDictionary,

@@ -50,7 +50,21 @@ func NewDump(jsonOut, ndjsonOut io.Writer) *Dump {
 
 // Add appends one station to both dumps.
 func (d *Dump) Add(s *Station) error {
-	d.line = append(s.AppendJSON(d.line[:0]), '\n')
+	d.line = s.AppendJSON(d.line[:0])
+	return d.add()
+}
+
+// AddStored appends one station given in its stored form (AppendStored),
+// with base, escaped as EscapeBase escapes it, spliced in: the same bytes
+// Add writes for the station, without encoding it again.
+func (d *Dump) AddStored(stored []byte, base string) error {
+	d.line = Splice(d.line[:0], stored, base)
+	return d.add()
+}
+
+// add appends d.line, one station's JSON, to both dumps.
+func (d *Dump) add() error {
+	d.line = append(d.line, '\n')
 	sep := ",\n"
 	if d.n == 0 {
 		sep = "[\n"

@@ -1,9 +1,12 @@
 package stationjson
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"stationdex/indexer/format"
 )
 
 // AppendJSON appends st as a JSON object: byte for byte what encoding/json
@@ -11,19 +14,57 @@ import (
 // and FuzzAppendJSON hold the two equal), without reflection. A search page
 // encodes tens of stations per request, and reflection was a fifth of the
 // server's CPU.
-func (st *Station) AppendJSON(dst []byte) []byte {
+func (st *Station) AppendJSON(dst []byte) []byte { return st.appendJSON(dst, false) }
+
+// AppendStored appends the stored form of r's JSON (format.BucketStationJSON):
+// AppendJSON of the station with every service URL's base URL replaced by
+// format.BaseURLMark. Splice turns it into AppendJSON of New(base, r) for
+// any base.
+func AppendStored(dst []byte, r *format.Record) []byte {
+	st := New("", r) // every service URL is then its path, starting with '/'
+	return st.appendJSON(dst, true)
+}
+
+// Splice appends stored JSON (AppendStored, one station or several) with
+// every format.BaseURLMark replaced by base, the base URL as escaped in a
+// JSON string (EscapeBase): a copy, no decoding.
+func Splice(dst, stored []byte, base string) []byte {
+	for {
+		i := bytes.IndexByte(stored, format.BaseURLMark)
+		if i < 0 {
+			return append(dst, stored...)
+		}
+		dst = append(dst, stored[:i]...)
+		dst = append(dst, base...)
+		stored = stored[i+1:]
+	}
+}
+
+// EscapeBase is base as AppendString writes it inside the quotes, for
+// Splice: a base URL may hold '&' (or anything else a JSON string escapes),
+// and the escaping of a URL is that of its base followed by that of its
+// path, which starts with an ASCII '/'.
+func EscapeBase(base string) string {
+	q := AppendString(nil, base)
+	return string(q[1 : len(q)-1])
+}
+
+// appendJSON is AppendJSON, or with mark the stored form: each service
+// URL (page, listen, country, language, genre and location URLs) opens
+// with format.BaseURLMark, written raw, before its escaped text.
+func (st *Station) appendJSON(dst []byte, mark bool) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = AppendString(dst, st.ID)
 	dst = appendField(dst, "name", st.Name)
-	dst = appendField(dst, "page_url", st.PageURL)
-	dst = appendField(dst, "listen_url", st.ListenURL)
+	dst = appendURLField(dst, "page_url", st.PageURL, mark)
+	dst = appendURLField(dst, "listen_url", st.ListenURL, mark)
 	dst = appendField(dst, "country", st.Country)
 	dst = appendField(dst, "country_code", st.CountryCode)
 	if st.Location != "" {
 		dst = appendField(dst, "location", st.Location)
 	}
-	dst = appendListField(dst, "languages", st.Languages)
-	dst = appendListField(dst, "genres", st.Genres)
+	dst = appendListField(dst, "languages", st.Languages, false)
+	dst = appendListField(dst, "genres", st.Genres, false)
 	dst = append(dst, `,"bitrate_kbps":`...)
 	if st.BitrateKbps == nil {
 		dst = append(dst, "null"...)
@@ -39,12 +80,16 @@ func (st *Station) AppendJSON(dst []byte) []byte {
 	}
 	dst = appendNullableField(dst, "official_url", st.OfficialURL)
 	if st.CountryURL != "" {
-		dst = appendField(dst, "country_url", st.CountryURL)
+		dst = appendURLField(dst, "country_url", st.CountryURL, mark)
 	}
-	dst = appendListField(dst, "language_codes", st.LanguageCodes)
-	dst = appendListField(dst, "language_urls", st.LanguageURLs)
-	dst = appendListField(dst, "genre_urls", st.GenreURLs)
-	dst = appendNullableField(dst, "location_url", st.LocationURL)
+	dst = appendListField(dst, "language_codes", st.LanguageCodes, false)
+	dst = appendListField(dst, "language_urls", st.LanguageURLs, mark)
+	dst = appendListField(dst, "genre_urls", st.GenreURLs, mark)
+	if mark && st.LocationURL != nil {
+		dst = appendURLField(dst, "location_url", *st.LocationURL, mark)
+	} else {
+		dst = appendNullableField(dst, "location_url", st.LocationURL)
+	}
 	dst = appendField(dst, "page_title", st.PageTitle)
 	return append(dst, '}')
 }
@@ -55,6 +100,21 @@ func appendField(dst []byte, name, value string) []byte {
 	return AppendString(dst, value)
 }
 
+// appendURLField is appendField for a service URL, marked when mark.
+func appendURLField(dst []byte, name, value string, mark bool) []byte {
+	if !mark {
+		return appendField(dst, name, value)
+	}
+	return appendURL(appendName(dst, name), value)
+}
+
+// appendURL appends a service URL's path as a JSON string opening with
+// format.BaseURLMark.
+func appendURL(dst []byte, path string) []byte {
+	dst = append(dst, '"', format.BaseURLMark)
+	return append(appendStringBody(dst, path), '"')
+}
+
 func appendNullableField(dst []byte, name string, value *string) []byte {
 	dst = appendName(dst, name)
 	if value == nil {
@@ -63,7 +123,9 @@ func appendNullableField(dst []byte, name string, value *string) []byte {
 	return AppendString(dst, *value)
 }
 
-func appendListField(dst []byte, name string, values []string) []byte {
+// appendListField appends a list of strings, or with mark a list of
+// service URLs, marked.
+func appendListField(dst []byte, name string, values []string, mark bool) []byte {
 	dst = appendName(dst, name)
 	if values == nil {
 		return append(dst, "null"...)
@@ -73,7 +135,11 @@ func appendListField(dst []byte, name string, values []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendString(dst, v)
+		if mark {
+			dst = appendURL(dst, v)
+		} else {
+			dst = AppendString(dst, v)
+		}
 	}
 	return append(dst, ']')
 }
@@ -101,6 +167,11 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // HTML), U+2028 and U+2029 escaped, and invalid UTF-8 replaced by U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	return append(appendStringBody(dst, s), '"')
+}
+
+// appendStringBody is AppendString without the quotes.
+func appendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -130,8 +201,7 @@ func AppendString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 func appendEscapedByte(dst []byte, b byte) []byte {

@@ -27,6 +27,41 @@ func TestAppendJSON(t *testing.T) {
 	}
 }
 
+// TestStoredJSON: every demo station's stored form, with any of several
+// base URLs spliced in (characters JSON escapes, a path, non-ASCII),
+// gives the bytes AppendJSON gives for the station under that base URL.
+func TestStoredJSON(t *testing.T) {
+	n := 0
+	_, err := indexer.ReadRecords(t.Context(), func(r *format.Record) error {
+		for _, base := range testBases {
+			requireSplicedJSON(t, r, base)
+		}
+		n++
+		return nil
+	}, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)})
+	if err != nil || n < 40 {
+		t.Fatalf("%d demo stations checked, err %v", n, err)
+	}
+}
+
+var testBases = []string{
+	"http://127.0.0.1:8080", "https://radio.example/dex", "https://a.example/x&y<z>/\"q\"",
+	"https://b.example/ü/\u2028", "",
+}
+
+func requireSplicedJSON(t *testing.T, r *format.Record, base string) {
+	t.Helper()
+	st := stationjson.New(base, r)
+	want := st.AppendJSON(nil)
+	stored := stationjson.AppendStored(nil, r)
+	if got := stationjson.Splice(nil, stored, stationjson.EscapeBase(base)); !bytes.Equal(got, want) {
+		t.Fatalf("base %q: stored and spliced:\n%s\nAppendJSON:\n%s", base, got, want)
+	}
+	if !json.Valid(bytes.ReplaceAll(stored, []byte{format.BaseURLMark}, nil)) {
+		t.Fatalf("stored form without its marks is not JSON: %q", stored)
+	}
+}
+
 func requireSameJSON(t *testing.T, st *stationjson.Station) {
 	t.Helper()
 	want, err := json.Marshal(st)
@@ -57,5 +92,9 @@ func FuzzAppendJSON(f *testing.F) {
 			st = stationjson.New("https://radio.example", &r)
 			requireSameJSON(t, &st)
 		}
+		// The stored form with s as the base URL spliced in: every URL
+		// field present, s anywhere in the text, the mark byte included.
+		r := format.Record{Name: s, CountryCode: "DE", Location: s + "x", Languages: []string{s, "de"}, Genres: []string{"jazz", s}}
+		requireSplicedJSON(t, &r, s)
 	})
 }
