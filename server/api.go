@@ -52,7 +52,23 @@ type searchEnvelope struct {
 	Next          *string               `json:"next"`
 	Facets        *facetsJSON           `json:"facets,omitempty"`
 	Suggestions   []suggestionJSON      `json:"suggestions"`
+
+	// stored, when set, stands for Results: the page's stations as the
+	// index stores them (query.SearchJSON), written with the base URL
+	// spliced in instead of encoding Results.
+	stored storedJSON
 }
+
+// storedJSON is stations in the index's stored form (comma-separated
+// when several) and the escaped base URL to splice into them.
+type storedJSON struct {
+	json []byte
+	base string
+	ok   bool
+}
+
+// append appends the stations with the base spliced in.
+func (j *storedJSON) append(dst []byte) []byte { return stationjson.Splice(dst, j.json, j.base) }
 
 // stationEnvelope is the spec's single-station response.
 type stationEnvelope struct {
@@ -60,6 +76,8 @@ type stationEnvelope struct {
 	SnapshotAt    string              `json:"snapshot_at"`
 	Source        string              `json:"source"`
 	Station       stationjson.Station `json:"station"`
+
+	stored storedJSON // when set, stands for Station (query.StationJSON)
 }
 
 // searchStations is GET /api/stations (searchStations in the spec).
@@ -69,12 +87,21 @@ func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, b
 		return "", nil, err
 	}
 	return pathStations + "?" + p.canonicalQuery(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
-		res, err := ix.Search(p.query())
+		// The page's stations come as the index stores them, copied into
+		// a pooled buffer, and are spliced into dst with the base URL: no
+		// record is decoded or encoded (see query.SearchJSON).
+		page := getBuffer()
+		defer putBuffer(page)
+		res, stored, err := ix.SearchJSON(p.query(), (*page)[:0])
+		if stored != nil {
+			*page = stored[:0] // keep the grown buffer
+		}
 		if err != nil {
 			return entityHead{}, dst, fmt.Errorf("search %s: %w", p.canonicalQuery(), err)
 		}
 		s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 		env := s.searchEnvelope(ix.Meta(), p, res)
+		env.stored = storedJSON{json: stored, base: s.baseJSON, ok: true}
 		return jsonHead, append(env.AppendJSON(dst), '\n'), nil
 	}, nil
 }
@@ -144,7 +171,10 @@ func (s *Server) getStation(_ *http.Request, ps httprouter.Params) (string, buil
 		return "", nil, errNoStation
 	}
 	return pathStation + id.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
-		rec, err := ix.Station(id)
+		page := getBuffer()
+		defer putBuffer(page)
+		stored, err := ix.StationJSON(id, (*page)[:0])
+		*page = stored[:0]
 		if err != nil {
 			return entityHead{}, dst, fmt.Errorf("station %s: %w", id, err)
 		}
@@ -153,7 +183,7 @@ func (s *Server) getStation(_ *http.Request, ps httprouter.Params) (string, buil
 			SchemaVersion: schemaVersion(meta),
 			SnapshotAt:    snapshotAt(meta),
 			Source:        meta.Source,
-			Station:       stationjson.New(s.base, &rec),
+			stored:        storedJSON{json: stored, base: s.baseJSON, ok: true},
 		}
 		return jsonHead, append(env.AppendJSON(dst), '\n'), nil
 	}, nil

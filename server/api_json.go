@@ -26,6 +26,9 @@ func (e *searchEnvelope) AppendJSON(dst []byte) []byte {
 	dst = strconv.AppendInt(append(dst, `,"limit":`...), int64(e.Limit), 10)
 	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(e.Offset), 10)
 	dst = append(dst, `,"results":[`...)
+	if e.stored.ok {
+		dst = e.stored.append(dst)
+	}
 	for i := range e.Results {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -45,7 +48,11 @@ func (e *searchEnvelope) appendHead(dst []byte) []byte {
 func (e *stationEnvelope) AppendJSON(dst []byte) []byte {
 	dst = appendHead(dst, e.SchemaVersion, e.SnapshotAt, e.Source, "")
 	dst = append(dst, `,"station":`...)
-	dst = e.Station.AppendJSON(dst)
+	if e.stored.ok {
+		dst = e.stored.append(dst)
+	} else {
+		dst = e.Station.AppendJSON(dst)
+	}
 	return append(dst, '}')
 }
 

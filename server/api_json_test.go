@@ -3,7 +3,13 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
+
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
 )
 
 // TestEnvelopesAppendAsEncodingJSON: the envelopes' appenders write exactly
@@ -14,20 +20,28 @@ func TestEnvelopesAppendAsEncodingJSON(t *testing.T) {
 	ix, _ := demoIndex()
 	meta := ix.Meta()
 	for _, raw := range []string{"", "q=radio&limit=3", "q=%3Cscript%3E", "country=us&limit=50", "genre=jazz&language=en", "q=zzzz"} {
-		p, err := parseSearchParams(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := ix.Search(p.query())
-		if err != nil {
-			t.Fatal(err)
-		}
-		env := s.searchEnvelope(meta, p, res)
+		env := encodedSearch(t, s, ix, raw)
 		requireAppendsAsJSON(t, &env)
 		for _, st := range env.Results {
 			requireAppendsAsJSON(t, &stationEnvelope{SchemaVersion: "1.0", SnapshotAt: env.SnapshotAt, Source: meta.Source, Station: st})
 		}
 	}
+}
+
+// encodedSearch is the envelope of the search raw with its stations
+// decoded from their records, as the server built it before the index
+// stored their JSON.
+func encodedSearch(t *testing.T, s *Server, ix *query.Index, raw string) searchEnvelope {
+	t.Helper()
+	p, err := parseSearchParams(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(p.query())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.searchEnvelope(ix.Meta(), p, res)
 }
 
 func requireAppendsAsJSON(t *testing.T, v jsonAppender) {
@@ -38,5 +52,49 @@ func requireAppendsAsJSON(t *testing.T, v jsonAppender) {
 	}
 	if got := v.AppendJSON(nil); !bytes.Equal(got, want) {
 		t.Fatalf("AppendJSON:\n%s\nencoding/json:\n%s", got, want)
+	}
+}
+
+// TestAPISendsStoredStationsAsEncoded: the API copies stations as the
+// index stores them, with the base URL spliced in; for several base URLs
+// (a path prefix, characters JSON escapes) every search below and every
+// demo station answers byte for byte what encoding the decoded records
+// gives.
+func TestAPISendsStoredStationsAsEncoded(t *testing.T) {
+	ix, _ := demoIndex()
+	meta := ix.Meta()
+	for _, rawBase := range []string{testBase, "https://radio.example.org/dex", "https://a.example/x&y<z>"} {
+		base, err := url.Parse(rawBase + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(Config{BaseURL: base}, fixedSource{ix})
+		get := func(target string) []byte {
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: status %d", target, rec.Code)
+			}
+			return rec.Body.Bytes()
+		}
+		for _, raw := range []string{"", "q=radio&limit=3", "q=%3Cscript%3E", "country=us&limit=50", "genre=jazz&language=en",
+			"q=zzzz", "limit=50&offset=40", "facets=country,genre&codec=MP3"} {
+			env := encodedSearch(t, s, ix, raw)
+			if want, got := append(env.AppendJSON(nil), '\n'), get(pathStations+"?"+raw); !bytes.Equal(got, want) {
+				t.Fatalf("base %s, search %q:\nsent:\n%s\nencoded:\n%s", rawBase, raw, got, want)
+			}
+		}
+		all, err := ix.Search(query.Query{Limit: query.MaxLimit})
+		if err != nil || len(all.Stations) < 40 {
+			t.Fatalf("%d demo stations, err %v", len(all.Stations), err)
+		}
+		for i := range all.Stations {
+			r := &all.Stations[i]
+			env := stationEnvelope{SchemaVersion: schemaVersion(meta), SnapshotAt: snapshotAt(meta), Source: meta.Source,
+				Station: stationjson.New(s.base, r)}
+			if want, got := append(env.AppendJSON(nil), '\n'), get(pathStation+r.ID.String()); !bytes.Equal(got, want) {
+				t.Fatalf("base %s, station %s:\nsent:\n%s\nencoded:\n%s", rawBase, r.ID, got, want)
+			}
+		}
 	}
 }

@@ -49,6 +49,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
 
@@ -104,6 +105,7 @@ const retryAfterSeconds = "5"
 type Server struct {
 	src          query.Source
 	base         string // BaseURL without a trailing slash
+	baseJSON     string // base as escaped in a JSON string, spliced into stored stations
 	obs          Observer
 	cacheControl string
 	log          *slog.Logger
@@ -127,6 +129,7 @@ func New(cfg Config, src query.Source) *Server {
 		log:          cfg.Logger,
 		cache:        newResponseCache(cacheBytes(cfg.CacheBytes)),
 	}
+	s.baseJSON = stationjson.EscapeBase(s.base)
 	s.openapi = openAPIEntity(s.base)
 	if s.obs == nil {
 		s.obs = nopObserver{}
