@@ -26,7 +26,7 @@ const namespace = "stationdex"
 // Search stages, the values of the stage label.
 const (
 	StageBitmap = "bitmap" // posting-list lookups, intersections, rank/select
-	StageDecode = "decode" // decoding the records of the requested page
+	StageDecode = "decode" // reading the requested page: its records decoded, or (the JSON API) its stored JSON copied
 )
 
 // Swap outcomes, the values of the outcome label.

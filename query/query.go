@@ -117,7 +117,8 @@ type Near struct {
 }
 
 // Result is one page: Total matching stations and the records of the page,
-// in rank order; the facets and suggestions asked for.
+// in rank order (none from SearchJSON, which gives their JSON instead); the
+// facets and suggestions asked for.
 type Result struct {
 	Total       int
 	Stations    []format.Record
@@ -128,7 +129,7 @@ type Result struct {
 
 // Timing splits the time Search spent, for the metrics: Bitmap is looking up
 // and combining posting lists and locating the page, Decode is reading and
-// decoding the page's records.
+// decoding the page's records (SearchJSON: copying their stored JSON).
 type Timing struct {
 	Bitmap, Decode time.Duration
 }

@@ -98,3 +98,46 @@ func TestAPISendsStoredStationsAsEncoded(t *testing.T) {
 		}
 	}
 }
+
+// apiAllocCeilings are the allocations of one whole API response on the
+// demo snapshot (routing, parameters, the engine, the envelope, headers,
+// the test's request and recorder), response cache off, as measured + 10%.
+// Before the index stored the stations' JSON (format 6), a response built
+// a Station per result, its URLs and lists included.
+var apiAllocCeilings = map[string]float64{
+	"/api/stations?q=radio&limit=20":             92,  // 83; 543 in format 6
+	"/api/stations?q=radio&country=de&genre=pop": 119, // 108; 151 in format 6
+	"station": 57, // 51; 70 in format 6
+}
+
+func TestAllocsPerAPIResponse(t *testing.T) {
+	if pagesRace {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
+	ix, _ := demoIndex()
+	s := newServerWithCache(t, fixedSource{ix}, -1)
+	h := s.Handler()
+	for target, ceiling := range apiAllocCeilings {
+		path := target
+		if target == "station" {
+			res, err := ix.Search(query.Query{Q: "radio", Limit: 1})
+			if err != nil || len(res.Stations) == 0 {
+				t.Fatalf("no station: %v", err)
+			}
+			path = pathStation + res.Stations[0].ID.String()
+		}
+		serveOnce := func() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: status %d", path, rec.Code)
+			}
+		}
+		serveOnce() // warm the pools
+		n := testing.AllocsPerRun(100, serveOnce)
+		t.Logf("%-45s %4.0f allocs per response (ceiling %.0f)", target, n, ceiling)
+		if n > ceiling {
+			t.Errorf("%s: %.0f allocations per response, ceiling %.0f", target, n, ceiling)
+		}
+	}
+}
