@@ -38,6 +38,22 @@ var benchQueries = []struct {
 // BenchmarkSearch measures one Search per operation on the real snapshot,
 // per query class.
 func BenchmarkSearch(b *testing.B) {
+	benchSearch(b, func(ix *Index, q Query) (Result, error) { return ix.Search(q) })
+}
+
+// BenchmarkSearchJSON is BenchmarkSearch for SearchJSON, the JSON API's
+// search, into a reused buffer: decode-ns/op is the copy of the page's
+// stored JSON.
+func BenchmarkSearchJSON(b *testing.B) {
+	buf := make([]byte, 0, 64<<10)
+	benchSearch(b, func(ix *Index, q Query) (Result, error) {
+		res, out, err := ix.SearchJSON(q, buf[:0])
+		buf = out
+		return res, err
+	})
+}
+
+func benchSearch(b *testing.B, search func(*Index, Query) (Result, error)) {
 	ix, _ := realIndex(b)
 	for _, bq := range benchQueries {
 		b.Run(bq.name, func(b *testing.B) {
@@ -45,7 +61,7 @@ func BenchmarkSearch(b *testing.B) {
 			var bitmap, decode int64
 			cpu := processCPU()
 			for b.Loop() {
-				res, err := ix.Search(bq.q)
+				res, err := search(ix, bq.q)
 				if err != nil {
 					b.Fatal(err)
 				}

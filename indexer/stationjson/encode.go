@@ -14,6 +14,12 @@ import (
 // and FuzzAppendJSON hold the two equal), without reflection. A search page
 // encodes tens of stations per request, and reflection was a fifth of the
 // server's CPU.
+//
+// The index stores what this writes (AppendStored), and the API sends the
+// stored bytes: a change to the output here, or to the URLs New builds,
+// must come with a new format.Version, or servers would keep sending the
+// old shape from old files (`stationdex check` reports such a file, as its
+// stored JSON no longer matches its records).
 func (st *Station) AppendJSON(dst []byte) []byte { return st.appendJSON(dst, false) }
 
 // AppendStored appends the stored form of r's JSON (format.BucketStationJSON):

@@ -2,6 +2,8 @@ package stationjson_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
@@ -97,4 +99,32 @@ func FuzzAppendJSON(f *testing.F) {
 		r := format.Record{Name: s, CountryCode: "DE", Location: s + "x", Languages: []string{s, "de"}, Genres: []string{"jazz", s}}
 		requireSplicedJSON(t, &r, s)
 	})
+}
+
+// storedDigest pins what AppendStored writes for the demo snapshot to the
+// format version: indexes store these bytes and servers send them as they
+// are, so a change to them needs a new format.Version (else a server would
+// send the old shape from an older file of the same version). When this
+// fails on purpose, bump format.Version and set both values here.
+const (
+	storedDigestVersion = 7
+	storedDigest        = "514e82b245cdacb825f5b68237fcd158dfa3a2c792540d84028bbd42a2b487da"
+)
+
+func TestStoredJSONPinnedToFormatVersion(t *testing.T) {
+	h := sha256.New()
+	var buf []byte
+	_, err := indexer.ReadRecords(t.Context(), func(r *format.Record) error {
+		buf = stationjson.AppendStored(buf[:0], r)
+		h.Write(buf)
+		return nil
+	}, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if got != storedDigest || format.Version != storedDigestVersion {
+		t.Fatalf("stored JSON of the demo stations: digest %s under format %d, pinned %q under format %d: "+
+			"if the JSON changed, bump format.Version and pin the new digest with it", got, format.Version, storedDigest, storedDigestVersion)
+	}
 }

@@ -1,8 +1,10 @@
 // Package stationjson is the JSON shape of a station (the spec's Station)
 // and the service's own URLs. It is pure: no HTTP, no index access. The
 // JSON API (package server) and the data dumps written at index time
-// (package indexer) both encode stations with New, so a station in
-// /data/stations.ndjson is byte for byte the station of /api/stations/{id}.
+// (package indexer) both come from one encoding, AppendStored, made at
+// index time with the base URL left as a mark and spliced in (Splice), so a
+// station in /data/stations.ndjson is byte for byte the station of
+// /api/stations/{id}.
 package stationjson
 
 import (
