@@ -19,9 +19,15 @@ const (
 
 // setCORS adds the headers every API response carries, errors included, so
 // that a browser client can read the error body too.
+// The CORS values as net/http keeps them, shared (see entityFields).
+var (
+	fieldAnyOrigin     = []string{"*"}
+	fieldExposeHeaders = []string{corsExposeHeaders}
+)
+
 func setCORS(h http.Header) {
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	h["Access-Control-Allow-Origin"] = fieldAnyOrigin
+	h["Access-Control-Expose-Headers"] = fieldExposeHeaders
 }
 
 // preflight answers OPTIONS on an API route: 204 with Allow and the CORS

@@ -118,7 +118,7 @@ func (s *Server) revalidatedEarly(w http.ResponseWriter, r *http.Request, ix *qu
 	h := w.Header()
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("ETag", tag)
-	h.Set("Cache-Control", s.cacheControl)
+	h["Cache-Control"] = s.cacheControl
 	w.WriteHeader(http.StatusNotModified)
 	return true
 }

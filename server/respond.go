@@ -87,9 +87,9 @@ func isTextType(ct string) bool {
 // reply is how an entity is answered: its status and, for a 200 with a
 // tag, its Cache-Control.
 type reply struct {
-	status       int    // 0: 200
-	cacheControl string // "" with no tag: no-store
-	ranged       bool   // Range requests are answered (static files)
+	status       int      // 0: 200
+	cacheControl []string // the Cache-Control header value, for a tagged 200
+	ranged       bool     // Range requests are answered (static files)
 }
 
 // send writes e with status and cacheControl, negotiating the content
@@ -122,7 +122,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 	if e.tag != "" && status == http.StatusOK {
 		tag := f.tags[c]
 		h["Etag"] = tag
-		h.Set("Cache-Control", rp.cacheControl)
+		h["Cache-Control"] = rp.cacheControl
 		if etagMatches(r.Header["If-None-Match"], tag[0]) {
 			w.WriteHeader(http.StatusNotModified)
 			return
@@ -142,7 +142,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 		http.ServeContent(w, r, "", zeroTime, bytes.NewReader(body))
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(body) // a write error means the client left; nothing to do

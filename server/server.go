@@ -107,7 +107,7 @@ type Server struct {
 	base         string // BaseURL without a trailing slash
 	baseJSON     string // base as escaped in a JSON string, spliced into stored stations
 	obs          Observer
-	cacheControl string
+	cacheControl []string // the header value, shared by every response (see entityFields)
 	log          *slog.Logger
 	handler      http.Handler
 	cache        *responseCache
@@ -125,7 +125,7 @@ func New(cfg Config, src query.Source) *Server {
 		src:          src,
 		base:         baseURL(cfg.BaseURL),
 		obs:          cfg.Observer,
-		cacheControl: cacheControl(cfg.CacheMaxAge),
+		cacheControl: []string{cacheControl(cfg.CacheMaxAge)},
 		log:          cfg.Logger,
 		cache:        newResponseCache(cacheBytes(cfg.CacheBytes)),
 	}

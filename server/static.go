@@ -61,8 +61,9 @@ func (s *Server) staticFile(w http.ResponseWriter, r *http.Request, ps httproute
 }
 
 func (s *Server) serveAsset(a *entity, cacheControl string) httprouter.Handle {
+	field := []string{cacheControl}
 	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-		s.send(w, r, a, reply{cacheControl: cacheControl, ranged: true}, keepVariant)
+		s.send(w, r, a, reply{cacheControl: field, ranged: true}, keepVariant)
 	}
 }
 
