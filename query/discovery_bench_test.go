@@ -28,6 +28,17 @@ func BenchmarkDiscoveryReal(b *testing.B) {
 		{"radio_us_facets", Query{Q: "radio", Country: "US", Facets: all}},
 		{"pop_de", Query{Genre: "pop", Country: "DE"}},
 		{"pop_de_facets", Query{Genre: "pop", Country: "DE", Facets: all}},
+		// An intersection that is a whole stored list (every US station
+		// matches "am") takes that list's memo.
+		{"am_us_conservative", Query{Q: "am", Country: "US", Genre: "conservative"}},
+		{"am_us_conservative_facets", Query{Q: "am", Country: "US", Genre: "conservative", Facets: all}},
+		// A country just above the memo floor, its records scattered.
+		{"country_ph", Query{Country: "PH"}},
+		{"country_ph_facets", Query{Country: "PH", Facets: all}},
+		// Two filters: the country facet counts the 4,927 stations of
+		// language=english&q=radio for a search that finds 3.
+		{"radio_fi_english", Query{Q: "radio", Country: "FI", Language: "english"}},
+		{"radio_fi_english_facets", Query{Q: "radio", Country: "FI", Language: "english", Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
 	}
