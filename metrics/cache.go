@@ -13,6 +13,7 @@ type CacheStats struct {
 	Hits, Misses, Evictions uint64
 	Bytes, MaxBytes         int64 // current size, bound
 	Entries                 int
+	Declined                uint64 // bodies not stored: first request for their key
 }
 
 var (
@@ -28,6 +29,8 @@ var (
 		"The response cache's bound (-cache-bytes); 0 when disabled.", nil, nil)
 	cacheEntriesDesc = prometheus.NewDesc(namespace+"_response_cache_entries",
 		"Bodies held by the response cache.", nil, nil)
+	cacheDeclinedDesc = prometheus.NewDesc(namespace+"_response_cache_declined_total",
+		"Bodies built and not stored because their key had not been asked for recently (-cache-min-uses 2): one-off requests.", nil, nil)
 )
 
 // cacheCollector reads the cache's counters at scrape time: the cache keeps
@@ -39,7 +42,7 @@ type cacheCollector struct {
 }
 
 func (c *cacheCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{cacheHitsDesc, cacheMissesDesc, cacheEvictionsDesc, cacheBytesDesc, cacheMaxBytesDesc, cacheEntriesDesc} {
+	for _, d := range []*prometheus.Desc{cacheHitsDesc, cacheMissesDesc, cacheEvictionsDesc, cacheBytesDesc, cacheMaxBytesDesc, cacheEntriesDesc, cacheDeclinedDesc} {
 		ch <- d
 	}
 }
@@ -58,6 +61,7 @@ func (c *cacheCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(cacheBytesDesc, prometheus.GaugeValue, float64(st.Bytes))
 	ch <- prometheus.MustNewConstMetric(cacheMaxBytesDesc, prometheus.GaugeValue, float64(st.MaxBytes))
 	ch <- prometheus.MustNewConstMetric(cacheEntriesDesc, prometheus.GaugeValue, float64(st.Entries))
+	ch <- prometheus.MustNewConstMetric(cacheDeclinedDesc, prometheus.CounterValue, float64(st.Declined))
 }
 
 // SetResponseCache names the function that reports the response cache's

@@ -240,12 +240,15 @@ stationdex_response_cache_hits_total 0
 		t.Fatalf("before a source is set: %v", err)
 	}
 	m.SetResponseCache(func() CacheStats {
-		return CacheStats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 4096, MaxBytes: 1 << 20, Entries: 5}
+		return CacheStats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 4096, MaxBytes: 1 << 20, Entries: 5, Declined: 11}
 	})
 	want := `
 # HELP stationdex_response_cache_bytes Bytes held by the response cache: bodies, compressed variants, keys and per-entry overhead.
 # TYPE stationdex_response_cache_bytes gauge
 stationdex_response_cache_bytes 4096
+# HELP stationdex_response_cache_declined_total Bodies built and not stored because their key had not been asked for recently (-cache-min-uses 2): one-off requests.
+# TYPE stationdex_response_cache_declined_total counter
+stationdex_response_cache_declined_total 11
 # HELP stationdex_response_cache_entries Bodies held by the response cache.
 # TYPE stationdex_response_cache_entries gauge
 stationdex_response_cache_entries 5
@@ -263,7 +266,7 @@ stationdex_response_cache_max_bytes 1.048576e+06
 stationdex_response_cache_misses_total 3
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
-		"stationdex_response_cache_bytes", "stationdex_response_cache_entries", "stationdex_response_cache_evictions_total",
+		"stationdex_response_cache_bytes", "stationdex_response_cache_declined_total", "stationdex_response_cache_entries", "stationdex_response_cache_evictions_total",
 		"stationdex_response_cache_hits_total", "stationdex_response_cache_max_bytes", "stationdex_response_cache_misses_total"); err != nil {
 		t.Fatal(err)
 	}

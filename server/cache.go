@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 
@@ -26,6 +27,22 @@ import (
 // DefaultCacheBytes is the default bound of the response cache.
 const DefaultCacheBytes = 64 << 20
 
+// Admission. With minUses 2 (the default) a body is stored only when its
+// key was asked for once already, recently: a stream of one-off searches
+// (a crawler, cold traffic) then neither evicts the bodies that repeat nor
+// pays for copying its own into the cache, while a key asked for twice is
+// stored on its second request. "Recently" is a direct-mapped table of
+// key hashes, one slot per seenSlotBytes of the bound (at least
+// minSeenSlots): a key is forgotten once another lands in its slot, so the
+// table remembers about as many keys as the cache could hold several times
+// over, in 8 bytes each. With minUses 1 every 200 is stored.
+const (
+	DefaultCacheMinUses = 2
+	seenSlotBytes       = 2 << 10
+	minSeenSlots        = 1 << 10
+	maxSeenSlots        = 1 << 20
+)
+
 // entryOverhead is what an entry costs beyond its key and bodies: the list
 // element, the map slot, the entity's header fields. An estimate, on the
 // high side, so that many tiny entries cannot exceed the bound.
@@ -36,10 +53,15 @@ type CacheStats struct {
 	Hits, Misses, Evictions uint64
 	Bytes, MaxBytes         int64 // current size, bound
 	Entries                 int
+	// Declined counts bodies not stored because their key had not been
+	// asked for recently (see DefaultCacheMinUses).
+	Declined uint64
 }
 
 type responseCache struct {
-	max int64
+	max     int64
+	minUses int
+	seed    maphash.Seed
 
 	mu       sync.Mutex
 	current  *query.Index // the snapshot whose entities are held
@@ -47,8 +69,9 @@ type responseCache struct {
 	entries  map[string]*list.Element
 	lru      list.List // of *cacheEntry, most recently used first
 	size     int64
+	seen     []uint64 // admission: hashes of keys asked for once (see DefaultCacheMinUses)
 
-	hits, misses, evictions atomic.Uint64
+	hits, misses, evictions, declined atomic.Uint64
 }
 
 type cacheEntry struct {
@@ -57,10 +80,45 @@ type cacheEntry struct {
 	size int64
 }
 
-// newResponseCache returns a cache bounded to max bytes; max <= 0 gives a
-// disabled cache (every lookup a miss, nothing stored).
-func newResponseCache(max int64) *responseCache {
-	return &responseCache{max: max, entries: map[string]*list.Element{}}
+// newResponseCache returns a cache bounded to max bytes that stores a body
+// on the minUses-th request for it (1 or 2); max <= 0 gives a disabled
+// cache (every lookup a miss, nothing stored).
+func newResponseCache(max int64, minUses int) *responseCache {
+	c := &responseCache{max: max, minUses: minUses, seed: maphash.MakeSeed(), entries: map[string]*list.Element{}}
+	if max > 0 && minUses > 1 {
+		slots := minSeenSlots
+		for int64(slots)*seenSlotBytes < max && slots < maxSeenSlots {
+			slots <<= 1
+		}
+		c.seen = make([]uint64, slots)
+	}
+	return c
+}
+
+// admit tells whether the body of key, just built for ix after a miss,
+// is to be stored: always with minUses 1, else when key was asked for
+// recently (and then it is forgotten, being stored).
+func (c *responseCache) admit(ix *query.Index, key string) bool {
+	if !c.enabled() {
+		return false
+	}
+	if c.seen == nil {
+		return true
+	}
+	h := maphash.String(c.seed, key) | 1 // 0 marks an empty slot
+	slot := &c.seen[h&uint64(len(c.seen)-1)]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ix != c.current {
+		return true // put decides (a new snapshot, or a replaced one)
+	}
+	if *slot == h {
+		*slot = 0
+		return true
+	}
+	*slot = h
+	c.declined.Add(1)
+	return false
 }
 
 func (c *responseCache) enabled() bool { return c.max > 0 }
@@ -133,6 +191,7 @@ func (c *responseCache) adopt(ix *query.Index) bool {
 	}
 	c.previous, c.current = c.current, ix
 	c.clear()
+	clear(c.seen)
 	return true
 }
 
@@ -180,6 +239,6 @@ func (c *responseCache) stats() CacheStats {
 	c.mu.Unlock()
 	return CacheStats{
 		Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(),
-		Bytes: size, MaxBytes: max(c.max, 0), Entries: n,
+		Bytes: size, MaxBytes: max(c.max, 0), Entries: n, Declined: c.declined.Load(),
 	}
 }

@@ -86,7 +86,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 		return nil
 	}
 	e.tag = etag(ix.Meta(), s.base, key)
-	if s.cache.enabled() {
+	if s.cache.admit(ix, key) {
 		e.body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
 		s.cache.put(ix, key, e)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -210,13 +211,59 @@ func TestCacheOnOffIdentical(t *testing.T) {
 	}
 }
 
+// newServerWithCache stores every 200 on its first request (CacheMinUses
+// 1): the tests using it are about what is stored, evicted and answered;
+// TestCacheAdmitsOnSecondRequest is about the default admission.
 func newServerWithCache(t testing.TB, src query.Source, bytes int64) *Server {
 	t.Helper()
+	return newServerWithAdmission(t, src, bytes, 1)
+}
+
+func newServerWithAdmission(t testing.TB, src query.Source, bytes int64, minUses int) *Server {
+	t.Helper()
 	cfg := testConfig(nil)
-	cfg.CacheBytes = bytes
+	cfg.CacheBytes, cfg.CacheMinUses = bytes, minUses
 	s := New(cfg, src)
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestCacheAdmitsOnSecondRequest: by default a body is stored on the
+// second request for it, so one-off requests neither fill the cache nor
+// evict what repeats; answers are the same whether stored or not.
+func TestCacheAdmitsOnSecondRequest(t *testing.T) {
+	ix := demoIx(t)
+	s := newServerWithAdmission(t, fixedSource{ix}, 8<<20, 0) // 0: the default
+	hot := "/api/stations?q=radio"
+	first := serve(s, http.MethodGet, hot)
+	if st := s.CacheStats(); st.Entries != 0 || st.Declined != 1 {
+		t.Fatalf("after one request: %+v, want nothing stored and one declined", st)
+	}
+	second := serve(s, http.MethodGet, hot)
+	if st := s.CacheStats(); st.Entries != 1 || st.Hits != 0 {
+		t.Fatalf("after the second request: %+v, want it stored", st)
+	}
+	third := serve(s, http.MethodGet, hot)
+	if st := s.CacheStats(); st.Hits != 1 {
+		t.Fatalf("after the third request: %+v, want a hit", st)
+	}
+	for i, rec := range []*httptest.ResponseRecorder{first, second, third} {
+		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), first.Body.Bytes()) || rec.Header().Get("ETag") != first.Header().Get("ETag") {
+			t.Errorf("request %d: %d, a different answer from the first", i+1, rec.Code)
+		}
+	}
+	// A scan of one-off searches stores none of them and keeps the one
+	// that repeats.
+	for i := range 200 {
+		serve(s, http.MethodGet, "/api/stations?limit="+strconv.Itoa(1+i%50)+"&offset="+strconv.Itoa(i/50))
+	}
+	if st := s.CacheStats(); st.Entries != 1 || st.Evictions != 0 || st.Declined != 201 {
+		t.Errorf("after 200 one-off searches: %+v, want only the repeated one stored", st)
+	}
+	serve(s, http.MethodGet, hot)
+	if st := s.CacheStats(); st.Hits != 2 {
+		t.Errorf("the repeated search was evicted by the scan: %+v", st)
+	}
 }
 
 // TestHeadAndConditionalPerEncoding: HEAD has GET's headers without the
@@ -309,7 +356,7 @@ func TestCacheLRUAndVariantAccounting(t *testing.T) {
 	ix := demoIx(t)
 	body := bytes.Repeat([]byte("x"), 1000)
 	one := entrySize("k0", &entity{body: body}) // every key below has 2 bytes
-	c := newResponseCache(3 * one)
+	c := newResponseCache(3*one, 1)
 	for i := range 3 {
 		c.put(ix, "k"+strconv.Itoa(i), &entity{body: body})
 	}

@@ -92,6 +92,9 @@ type Config struct {
 	// compressed bodies kept for the requests that repeat them. Zero means
 	// DefaultCacheBytes; negative disables the cache.
 	CacheBytes int64
+	// CacheMinUses is the request for a body on which it is stored: 2
+	// (the default, for zero) skips one-off requests, 1 stores every 200.
+	CacheMinUses int
 }
 
 // DefaultCacheMaxAge is the max-age used when Config.CacheMaxAge is zero. The
@@ -127,7 +130,7 @@ func New(cfg Config, src query.Source) *Server {
 		obs:          cfg.Observer,
 		cacheControl: []string{cacheControl(cfg.CacheMaxAge)},
 		log:          cfg.Logger,
-		cache:        newResponseCache(cacheBytes(cfg.CacheBytes)),
+		cache:        newResponseCache(cacheBytes(cfg.CacheBytes), cacheMinUses(cfg.CacheMinUses)),
 	}
 	s.baseJSON = stationjson.EscapeBase(s.base)
 	s.openapi = openAPIEntity(s.base)
@@ -139,6 +142,13 @@ func New(cfg Config, src query.Source) *Server {
 	}
 	s.handler = s.guard(s.routes()) // limits.go: refusals decided before routing
 	return s
+}
+
+func cacheMinUses(n int) int {
+	if n == 0 {
+		return DefaultCacheMinUses
+	}
+	return min(max(n, 1), 2)
 }
 
 func cacheBytes(n int64) int64 {

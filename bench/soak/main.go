@@ -6,8 +6,10 @@
 //	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE] [-minutes 3] [-traffic cold|mix] [-cache-bytes N]
 //
 // The default traffic is cold: a stream of distinct searches, each a miss
-// of the node's response cache that is stored and evicts an older one. The
-// node runs with a small cache (-cache-bytes, 2 MiB) that the warm-up
+// of the node's response cache that is stored and evicts an older one (the
+// node runs with -cache-min-uses 1, so that every answer is stored: the
+// worst case for memory). The node runs with a small cache (-cache-bytes,
+// 2 MiB) that the warm-up
 // fills, so the load runs against a full cache: heap and RSS must stay flat
 // within its bound (growth by what the cache still had room for at the
 // first sample is allowed), the cache itself must stay within its bound,

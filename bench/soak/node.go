@@ -23,7 +23,11 @@ type node struct {
 // for its "serving" log line, which names them.
 func startNode(bin, index string, cacheBytes int64) (*node, error) {
 	args := []string{"serve", "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json",
-		"-cache-bytes", strconv.FormatInt(cacheBytes, 10)}
+		"-cache-bytes", strconv.FormatInt(cacheBytes, 10),
+		// Store every answer: the soak is about the bound under the
+		// worst case, each distinct search stored and evicting another
+		// (the default, 2, would store none of a cold stream).
+		"-cache-min-uses", "1"}
 	if index != "" {
 		args = append(args, "-index", index)
 	}

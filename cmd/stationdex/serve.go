@@ -32,6 +32,7 @@ type serveFlags struct {
 	accessLog, allowUnready      bool
 	checkOnStart                 bool
 	cacheBytes                   int64
+	cacheMinUses                 int
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -49,6 +50,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&f.accessLog, "access-log", false, "log every public request")
 	fs.Int64Var(&f.cacheBytes, "cache-bytes", server.DefaultCacheBytes, "bound of the response cache (encoded and compressed answers, emptied on a snapshot swap), in bytes; 0 disables it")
+	fs.IntVar(&f.cacheMinUses, "cache-min-uses", server.DefaultCacheMinUses, "store an answer in the response cache on its Nth request: 2 keeps one-off requests (crawlers, cold traffic) from evicting what repeats, 1 stores every answer")
 	fs.BoolVar(&f.checkOnStart, "check-on-start", false, "also decode and cross-check the whole index (as stationdex check does) before serving it; "+
 		"without it the file is still verified against its checksums, which refuses a damaged, truncated or foreign file, in one linear read")
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
@@ -66,6 +68,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	}
 	if f.cacheBytes < 0 {
 		return f, errors.New("-cache-bytes must not be negative (0 disables the cache)")
+	}
+	if f.cacheMinUses != 1 && f.cacheMinUses != 2 {
+		return f, fmt.Errorf("-cache-min-uses must be 1 or 2; got %d", f.cacheMinUses)
 	}
 	return f, nil
 }
@@ -148,7 +153,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		m.SetIndex(meta)
 	}
 	m.SetInFlightLimit(f.maxInFlight)
-	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes)}, holder)
+	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes), CacheMinUses: f.cacheMinUses}, holder)
 	m.SetResponseCache(func() metrics.CacheStats { return metrics.CacheStats(api.CacheStats()) })
 	defer func() {
 		if err := api.Close(); err != nil {
@@ -236,7 +241,7 @@ func logStartup(log *slog.Logger, f serveFlags, n *node.Node, base *url.URL, pat
 		"index", index, "snapshot_at", meta.SnapshotAt.UTC().Format(time.RFC3339),
 		"source", meta.Source, "stations", meta.Stations, "format_version", format.Version,
 		"max_inflight", f.maxInFlight, "drain_timeout", f.drainTimeout,
-		"watch", f.watch, "access_log", f.accessLog, "cache_bytes", f.cacheBytes)
+		"watch", f.watch, "access_log", f.accessLog, "cache_bytes", f.cacheBytes, "cache_min_uses", f.cacheMinUses)
 }
 
 // indexFile returns the index to serve: the given file, or a freshly built
