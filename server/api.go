@@ -219,16 +219,26 @@ func snapshotAt(m format.Meta) string { return m.SnapshotAt.UTC().Format(time.RF
 // That is the snapshot (its time, source, size, schema and the build that
 // indexed it), the base URL the links are built on, and the resource with
 // its canonical query. It is strong, because equal tags mean equal bytes.
+//
+// It is computed for every answer built, so the parts are appended into
+// one buffer (each followed by a 0 byte, so that parts cannot run into
+// each other) and hashed at once: the same bytes as hashing them one by
+// one, without a conversion per part.
 func etag(m format.Meta, base, resource string) string {
-	h := sha256.New()
-	for _, part := range [...]string{
-		etagVersion, schemaVersion(m), m.SnapshotAt.UTC().Format(time.RFC3339Nano), m.Source,
-		strconv.Itoa(m.Stations), m.BuiltBy, base, resource,
-	} {
-		h.Write([]byte(part))
-		h.Write([]byte{0}) // so that parts cannot run into each other
-	}
-	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
+	var space [512]byte
+	b := append(space[:0], etagVersion...)
+	b = append(append(b, 0), schemaVersion(m)...)
+	b = m.SnapshotAt.UTC().AppendFormat(append(b, 0), time.RFC3339Nano)
+	b = append(append(b, 0), m.Source...)
+	b = strconv.AppendInt(append(b, 0), int64(m.Stations), 10)
+	b = append(append(b, 0), m.BuiltBy...)
+	b = append(append(b, 0), base...)
+	b = append(append(b, 0), resource...)
+	sum := sha256.Sum256(append(b, 0))
+	var tag [2 + 2*16]byte
+	tag[0], tag[len(tag)-1] = '"', '"'
+	hex.Encode(tag[1:len(tag)-1], sum[:16])
+	return string(tag[:])
 }
 
 // writeJSON writes v, an answer that is not cached (an error), as the JSON

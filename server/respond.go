@@ -35,6 +35,7 @@ type entity struct {
 	body        []byte // identity: the bytes before any content coding
 	variants    [numCodings]atomic.Pointer[[]byte]
 	fields      atomic.Pointer[entityFields]
+	tags        [numCodings]atomic.Pointer[[]string] // ETag field per coding, made when first sent
 }
 
 // entityFields are e's header values as net/http keeps them, made once
@@ -42,7 +43,6 @@ type entity struct {
 // canonicalises its key and allocates a slice for every value it sets.
 type entityFields struct {
 	contentType, csp []string
-	tags             [numCodings][]string
 }
 
 func (e *entity) headerFields() *entityFields {
@@ -53,12 +53,18 @@ func (e *entity) headerFields() *entityFields {
 	if e.csp != "" {
 		f.csp = []string{e.csp}
 	}
-	if e.tag != "" {
-		for c := range numCodings {
-			f.tags[c] = []string{c.tag(e.tag)}
-		}
-	}
 	e.fields.Store(f) // a race builds equal values twice: harmless
+	return f
+}
+
+// tagField is e's ETag field in coding c, made once per coding actually
+// sent: an answer built for one request is sent in one coding.
+func (e *entity) tagField(c coding) []string {
+	if f := e.tags[c].Load(); f != nil {
+		return *f
+	}
+	f := []string{c.tag(e.tag)}
+	e.tags[c].Store(&f)
 	return f
 }
 
@@ -120,7 +126,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 		status = http.StatusOK
 	}
 	if e.tag != "" && status == http.StatusOK {
-		tag := f.tags[c]
+		tag := e.tagField(c)
 		h["Etag"] = tag
 		h["Cache-Control"] = rp.cacheControl
 		if etagMatches(r.Header["If-None-Match"], tag[0]) {
