@@ -77,6 +77,32 @@ func benchSearch(b *testing.B, search func(*Index, Query) (Result, error)) {
 	}
 }
 
+// namedQuery is one search of a benchmark.
+type namedQuery struct {
+	name string
+	q    Query
+}
+
+// benchNamed runs each query as a sub-benchmark of one Search per
+// operation, page of 20, reporting process CPU time per search.
+func benchNamed(b *testing.B, ix *Index, cases []namedQuery) {
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			c.q.Limit = 20
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if _, err := ix.Search(c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Wall time is inflated on a shared machine; process CPU time
+			// (GC included) is what a search costs.
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
 // BenchmarkStation measures a read by id.
 func BenchmarkStation(b *testing.B) {
 	ix, _ := realIndex(b)

@@ -11,10 +11,7 @@ func BenchmarkDiscoveryReal(b *testing.B) {
 		b.Fatal(err)
 	}
 	all := FacetSet{Country: true, Language: true, Genre: true}
-	cases := []struct {
-		name string
-		q    Query
-	}{
+	cases := []namedQuery{
 		{"radio", Query{Q: "radio"}},
 		{"radio_facets", Query{Q: "radio", Facets: all}},
 		{"jazz", Query{Q: "jazz"}},
@@ -42,19 +39,5 @@ func BenchmarkDiscoveryReal(b *testing.B) {
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
 	}
-	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
-			c.q.Limit = 20
-			b.ReportAllocs()
-			cpu := processCPU()
-			for b.Loop() {
-				if _, err := ix.Search(c.q); err != nil {
-					b.Fatal(err)
-				}
-			}
-			// Wall time is inflated on a shared machine; process CPU time
-			// (GC included) is what a search costs.
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
-		})
-	}
+	benchNamed(b, ix, cases)
 }

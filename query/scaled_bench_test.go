@@ -34,10 +34,7 @@ func BenchmarkScaled(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.Logf("%d stations: first faceted search (builds the columns) %v, heap +%.1f MB",
 		ix.Meta().Stations, first, float64(after.HeapAlloc-before.HeapAlloc)/(1<<20))
-	cases := []struct {
-		name string
-		q    Query
-	}{
+	cases := []namedQuery{
 		{"broadest_facets", Query{Facets: all}},
 		{"radio", Query{Q: "radio"}},
 		{"radio_facets", Query{Q: "radio", Facets: all}},
@@ -47,17 +44,5 @@ func BenchmarkScaled(b *testing.B) {
 		{"country_de_facets", Query{Country: "DE", Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 	}
-	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
-			c.q.Limit = 20
-			b.ReportAllocs()
-			cpu := processCPU()
-			for b.Loop() {
-				if _, err := ix.Search(c.q); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
-		})
-	}
+	benchNamed(b, ix, cases)
 }
