@@ -464,10 +464,7 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 // again, and clears only their counters.
 func (col *facetColumn) rankSparse(it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
 	visit := func(id int) {
-		slot := id
-		if col.single != nil {
-			slot++
-		}
+		slot := col.slot(id)
 		if c := int(cnt[slot]); c > 0 {
 			if !col.skip[id] {
 				top = col.offer(top, topCount{uint32(id), c}, k)
@@ -537,12 +534,13 @@ func (col *facetColumn) countRecords(recs []uint32, cnt []uint16) {
 	}
 }
 
-// counter is the count of value id in cnt (see countRecords).
-func (col *facetColumn) counter(cnt []uint16, id int) int {
+// slot is the counter of value id (see countRecords): a single-value
+// column keeps slot 0 for "none".
+func (col *facetColumn) slot(id int) int {
 	if col.single != nil {
-		return int(cnt[id+1])
+		return id + 1
 	}
-	return int(cnt[id])
+	return id
 }
 
 // sparseFor tells whether a set of n records meets so few values that
@@ -564,7 +562,7 @@ func (col *facetColumn) rankDense(cnt []uint16, top []topCount, k int) []topCoun
 		if len(top) == k && int(col.count[id]) < top[k-1].n {
 			break
 		}
-		if c := col.counter(cnt, id); c > 0 && !col.skip[id] {
+		if c := int(cnt[col.slot(id)]); c > 0 && !col.skip[id] {
 			top = col.offer(top, topCount{uint32(id), c}, k)
 		}
 	}

@@ -81,3 +81,32 @@ func TestFacetMemoListsAreCopies(t *testing.T) {
 		t.Fatalf("second search's first country %v, want %v", again.Facets.Country[0], want)
 	}
 }
+
+// An intersection with as many stations as one of its stored operands is
+// that list (every US station matches the prefix "am"), so its facets come
+// from the memo, and agree with the oracle.
+func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
+	ix, o := realIndex(t)
+	if err := ix.warmFacetMemo(); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Q: "am", Country: "US", Facets: FacetSet{Language: true, Genre: true}, FacetLimit: 10, Limit: 10}
+	us := len(o.search(Query{Country: "US"}))
+	if n := len(o.search(q)); n != us || n < 256 {
+		t.Fatalf("q=am&country=US finds %d stations, country=US %d: the case this test needs is gone", n, us)
+	}
+	before := memoHits.Load()
+	res, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := memoHits.Load() - before; hits != 2 {
+		t.Errorf("%d of 2 facets answered from the memo", hits)
+	}
+	for d, name := range []string{qoracle.FacetLanguage, qoracle.FacetGenre} {
+		got := [...][]FacetCount{res.Facets.Language, res.Facets.Genre}[d]
+		if want := oracleTop(o.Facets(request(q), name), name, 10); !sameCounts(got, want) {
+			t.Errorf("facet %s\n got %v\nwant %v", name, got, want)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 
 // rank fills w.tiers with the result tiers, best first.
 func (s *search) rank(q Query, stations int) error {
+	s.w.keepLists = q.Facets.Any()
 	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
 	f, filtered, err := s.filters(q, dimNone)
 	if err != nil || (filtered && f.empty()) {

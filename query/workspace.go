@@ -47,8 +47,11 @@ type workspace struct {
 	tops   [len(facetDims)][]topCount
 	counts [len(facetDims)][]uint16 // by value id, zero between uses
 	recBuf []uint32
-	many   roaring.ManyIntIterator
-	raw2   []rawContainer
+	// keepLists: and tells when an intersection is a whole stored list
+	// (see sameAs), for the facet memo; set by searches asking facets.
+	keepLists bool
+	many      roaring.ManyIntIterator
+	raw2      []rawContainer
 }
 
 var workspaces = sync.Pool{New: func() any {
@@ -65,6 +68,7 @@ func (w *workspace) release() {
 		b.Clear()
 	}
 	w.used = 0
+	w.keepLists = false
 	w.usedDense = 0
 	clear(w.words)
 	w.words = w.words[:0]
@@ -158,7 +162,10 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 // fresh bitmap: copying it and intersecting in place would clone each of
 // its containers.
 func (w *workspace) and(a, b set) set {
-	na, nb := a.srcCard(), b.srcCard()
+	na, nb := -1, -1
+	if w.keepLists {
+		na, nb = a.srcCard(), b.srcCard()
+	}
 	out := set{owned: true}
 	if a.owned {
 		a.bm.And(b.bm)
@@ -184,6 +191,9 @@ func (s set) srcCard() int {
 // (a word every station of a country matches, say), whose facets the memo
 // may hold. nil otherwise.
 func sameAs(out, a set, na int, b set, nb int) *byte {
+	if na < 0 && nb < 0 {
+		return nil // no stored operand: no cardinality to compute
+	}
 	n := out.card()
 	switch {
 	case nb >= 0 && n == nb:
