@@ -186,7 +186,7 @@ func builtBy() string {
 // buckets are written in one pass over each sorter; meta goes last because
 // its counts are only known once the posting buckets are written.
 func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta, baseURL string, progress io.Writer) error {
-	f, err := createIndexFile(path)
+	f, err := createIndexFile(path, batchBytesFor(b.budget))
 	if err != nil {
 		return err
 	}

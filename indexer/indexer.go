@@ -2,7 +2,7 @@
 //
 // A build runs in passes. Its memory is Options.MemoryBudget, plus 4 bytes
 // per record, plus a fixed few megabytes (one bbolt transaction of at most
-// batchBytes, the compressors, the read-ahead of records), however large the
+// batchBytesFor, the compressors, the read-ahead of records), however large the
 // input:
 //
 //   - Read: every input is streamed (JSON array or NDJSON, plain or gzip)

@@ -23,11 +23,21 @@ import (
 // values included (a leaf holds at least two keys): with record blocks and
 // file chunks of about a megabyte, a 2 MiB batch re-read half of what it
 // wrote through the memory map, and the pages it touched count as resident
-// memory until bbolt next remaps the file.
+// memory until bbolt next remaps the file. A transaction costs about three
+// times its batch in heap (the values, bbolt's node copies when it remaps,
+// the page buffers of the commit), so a small memory budget gets a smaller
+// batch: the build is slower then, but it stays within what was asked.
 const (
-	batchKeys  = 16384
-	batchBytes = 4 << 20
+	batchKeys     = 16384
+	maxBatchBytes = 4 << 20
+	minBatchBytes = 1 << 20
 )
+
+// batchBytesFor is the transaction size for a build with the given memory
+// budget: a quarter of the budget, within [minBatchBytes, maxBatchBytes].
+func batchBytesFor(budget int) int {
+	return min(max(budget/4, minBatchBytes), maxBatchBytes)
+}
 
 // kvSource yields the pairs of a bucket, keys in ascending bytewise order,
 // and a nil key after the last. The slices must stay untouched until the
@@ -46,13 +56,14 @@ type indexFile struct {
 	tmp      string
 	path     string
 	progress io.Writer // nil: silent
+	batch    int       // bytes of keys and values per write transaction
 	// sums holds the checksum of every bucket written so far (see
 	// format.KeyChecksums): putSorted takes them, so that every bucket,
 	// whichever step writes it, is covered.
 	sums []format.BucketSum
 }
 
-func createIndexFile(path string) (*indexFile, error) {
+func createIndexFile(path string, batchBytes int) (*indexFile, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -73,7 +84,7 @@ func createIndexFile(path string) (*indexFile, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("create index: %w", err)
 	}
-	return &indexFile{db: db, tmp: tmp, path: path}, nil
+	return &indexFile{db: db, tmp: tmp, path: path, batch: batchBytes}, nil
 }
 
 // putSorted writes every pair of next into a new bucket, checking that keys
@@ -99,7 +110,7 @@ func (f *indexFile) putSorted(ctx context.Context, bucket []byte, next kvSource)
 		err := f.db.Update(func(tx *bolt.Tx) error {
 			b := tx.Bucket(bucket)
 			b.FillPercent = 1.0 // sequential inserts: fill pages completely
-			for keys, size := 0, 0; keys < batchKeys && size < batchBytes; keys++ {
+			for keys, size := 0, 0; keys < batchKeys && size < f.batch; keys++ {
 				k, v, err := next(tx)
 				if err != nil {
 					return err
