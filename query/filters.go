@@ -43,6 +43,16 @@ func (s *search) filters(q Query, except dimension) (f set, ok bool, err error) 
 	return f, ok, err
 }
 
+// bitrateRange is the first and last key of format.BucketBitrates in
+// [lo, hi] kbps; 0 leaves that end open.
+func bitrateRange(lo, hi int) (from, end []byte) {
+	to := uint32(math.MaxUint32)
+	if hi > 0 {
+		to = uint32(hi)
+	}
+	return format.BitrateKey(uint32(max(lo, 1))), format.BitrateKey(to)
+}
+
 // codecs is the union of the stations of each codec.
 func (s *search) codecs(names []string) (set, error) {
 	views := s.w.views[:0]
@@ -64,16 +74,11 @@ func (s *search) codecs(names []string) (set, error) {
 // bitrates is the union of the stations of every bitrate in [lo, hi]; 0
 // leaves that end open. Real data has a few hundred distinct bitrates.
 func (s *search) bitrates(lo, hi int) (set, error) {
-	from := uint32(max(lo, 1))
-	to := uint32(math.MaxUint32)
-	if hi > 0 {
-		to = uint32(hi)
-	}
 	views := s.w.views[:0]
 	defer func() { clear(views); s.w.views = views[:0] }()
-	end := format.BitrateKey(to)
+	from, end := bitrateRange(lo, hi)
 	c := s.bucket(format.BucketBitrates).cursor()
-	for k, v := c.Seek(format.BitrateKey(from)); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
+	for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
 		one, err := s.w.view(v)
 		if err != nil {
 			return set{}, err

@@ -5,8 +5,12 @@
 // onto the heap: posting lists are roaring bitmaps read in place with
 // FromBuffer inside one bbolt read transaction per call, the work is done in
 // pooled scratch bitmaps, and only the records of the requested page are
-// decoded. Values returned to callers (Result, format.Record) own their
-// memory and stay valid after the call and after Close.
+// decoded. A plain search (no facets, no distance filter) builds no bitmap
+// at all: it intersects the stored lists 65,536 records at a time, in
+// place, counting each range and collecting only the ranges its page
+// reads (plain.go, conjunction.go). Values returned to callers (Result,
+// format.Record) own their memory and stay valid after the call and after
+// Close.
 //
 // # Ranking: name_match_then_alphabetical
 //

@@ -43,14 +43,26 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 
 func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	start := time.Now()
-	if err := s.rank(q, stations); err != nil {
-		return err
+	if plainQuery(q) {
+		total, err := s.planPlain(q)
+		if err != nil {
+			return err
+		}
+		res.Total = total
+		if err := s.discover(q, res); err != nil {
+			return err
+		}
+		s.collectPlain(q.Offset, q.Limit)
+	} else {
+		if err := s.rank(q, stations); err != nil {
+			return err
+		}
+		res.Total = s.total()
+		if err := s.discover(q, res); err != nil {
+			return err
+		}
+		s.locate(q.Offset, q.Limit)
 	}
-	res.Total = s.total()
-	if err := s.discover(q, res); err != nil {
-		return err
-	}
-	s.locate(q.Offset, q.Limit)
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
 	var err error

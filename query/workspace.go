@@ -52,6 +52,27 @@ type workspace struct {
 	keepLists bool
 	many      roaring.ManyIntIterator
 	raw2      []rawContainer
+	// plain searches (see plain.go): the lists read, the conjuncts over
+	// them, and two evaluation scratches (a tier and what it excludes)
+	plain      plain
+	lists      [][]rawContainer // the first nlists in use
+	nlists     int
+	parts      []conjunct
+	keyA, keyB *keyScratch
+}
+
+func (w *workspace) scratchA() *keyScratch {
+	if w.keyA == nil {
+		w.keyA = new(keyScratch)
+	}
+	return w.keyA
+}
+
+func (w *workspace) scratchB() *keyScratch {
+	if w.keyB == nil {
+		w.keyB = new(keyScratch)
+	}
+	return w.keyB
 }
 
 var workspaces = sync.Pool{New: func() any {
@@ -77,6 +98,12 @@ func (w *workspace) release() {
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
 	clear(w.raw2[:cap(w.raw2)])
+	for i := range w.lists[:w.nlists] {
+		clear(w.lists[i])
+	}
+	w.nlists = 0
+	w.parts = w.parts[:0]
+	w.plain.sets = [setCount]conjunction{}
 	workspaces.Put(w)
 }
 

@@ -1,0 +1,465 @@
+package query
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// A conjunction is the intersection of stored posting lists evaluated one
+// container key (a range of 65,536 records) at a time, in place in the
+// file's mapping: a plain search counts its tiers and collects its page
+// this way without building a bitmap of its matches, so it costs no
+// allocation whatever the number of stations (roaring's FromBuffer and
+// And allocate one container object per 65,536 records).
+//
+// Each operand (a conjunct) is the union of one or more lists: one list
+// for a stored prefix or a filter value, several for a word whose tokens
+// have no stored union, or a filter with several values.
+type conjunction struct {
+	parts []conjunct
+}
+
+// conjunct is the union of w.lists[first : first+n].
+type conjunct struct{ first, n int }
+
+// keySet is the members of a conjunction under one key, as sorted values
+// (at most arrayMaxCard) or as a bitmap block.
+type keySet struct {
+	vals  []uint16
+	blk   *[blockWords]uint64
+	inBlk bool
+}
+
+const blockWords = 1 << 16 / 64
+
+func (k *keySet) card() int {
+	if !k.inBlk {
+		return len(k.vals)
+	}
+	n := 0
+	for _, w := range k.blk {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// has reports whether v is a member; vals are searched by bisection.
+func (k *keySet) has(v uint16) bool {
+	if k.inBlk {
+		return k.blk[v>>6]>>(v&63)&1 != 0
+	}
+	lo, hi := 0, len(k.vals)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if k.vals[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(k.vals) && k.vals[lo] == v
+}
+
+// containerAt is the container of cs with the key, or nil. Keys ascend
+// (parseRaw checks it).
+func containerAt(cs []rawContainer, key uint16) *rawContainer {
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cs[m].key < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(cs) && cs[lo].key == key {
+		return &cs[lo]
+	}
+	return nil
+}
+
+// rawCard is the number of values of a container.
+func rawCard(c *rawContainer) int {
+	if c.kind == rawRun {
+		return runCard(c.data)
+	}
+	return c.card
+}
+
+// keyScratch is the memory a conjunction's evaluation under one key uses:
+// the result, and blocks for a union operand and a run mask.
+type keyScratch struct {
+	out       keySet
+	union     [blockWords]uint64
+	mask      [blockWords]uint64
+	main      [blockWords]uint64
+	vals      [arrayMaxCard]uint16
+	order     []int
+	estimates []int
+}
+
+// eval computes the conjunction's members under key into sc.out and
+// returns their number. lists holds the parsed lists the conjuncts name.
+func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) int {
+	sc.out = keySet{}
+	if len(cj.parts) == 0 {
+		return 0
+	}
+	sc.order, sc.estimates = sc.order[:0], sc.estimates[:0]
+	for i, p := range cj.parts {
+		n := 0
+		for _, cs := range lists[p.first : p.first+p.n] {
+			if c := containerAt(cs, key); c != nil {
+				n += rawCard(c)
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		sc.order = append(sc.order, i)
+		sc.estimates = append(sc.estimates, n)
+	}
+	// smallest operand first: it seeds the result, which the others
+	// only shrink
+	for i := 1; i < len(sc.order); i++ {
+		for j := i; j > 0 && sc.estimates[sc.order[j]] < sc.estimates[sc.order[j-1]]; j-- {
+			sc.order[j], sc.order[j-1] = sc.order[j-1], sc.order[j]
+		}
+	}
+	seed := cj.parts[sc.order[0]]
+	sc.seed(lists[seed.first:seed.first+seed.n], key)
+	for _, i := range sc.order[1:] {
+		p := cj.parts[i]
+		if n := sc.and(lists[p.first:p.first+p.n], key); n == 0 {
+			sc.out = keySet{}
+			return 0
+		}
+	}
+	return sc.out.card()
+}
+
+// narrow intersects the result with more conjuncts and returns the number
+// of members left.
+func (sc *keyScratch) narrow(lists [][]rawContainer, parts []conjunct, key uint16) int {
+	for _, p := range parts {
+		if n := sc.and(lists[p.first:p.first+p.n], key); n == 0 {
+			sc.out = keySet{}
+			return 0
+		}
+	}
+	return sc.out.card()
+}
+
+// copyOf makes the result a copy of k, in sc's own memory.
+func (sc *keyScratch) copyOf(k *keySet) {
+	if k.inBlk {
+		sc.main = *k.blk
+		sc.out = keySet{blk: &sc.main, inBlk: true}
+		return
+	}
+	sc.out = keySet{vals: append(sc.vals[:0], k.vals...)}
+}
+
+// seed sets the result to the union of the lists' containers under key.
+func (sc *keyScratch) seed(lists [][]rawContainer, key uint16) {
+	if c := single(lists, key); c != nil && (c.kind == rawArray || c.kind == rawRun && runCard(c.data) <= arrayMaxCard) {
+		sc.out = keySet{vals: appendValues(sc.vals[:0], c)}
+		return
+	}
+	clear(sc.main[:])
+	for _, cs := range lists {
+		if c := containerAt(cs, key); c != nil {
+			orInto(&sc.main, c)
+		}
+	}
+	sc.out = keySet{blk: &sc.main, inBlk: true}
+}
+
+// single is the only container of the lists under key, or nil when there
+// are several.
+func single(lists [][]rawContainer, key uint16) *rawContainer {
+	var one *rawContainer
+	for _, cs := range lists {
+		if c := containerAt(cs, key); c != nil {
+			if one != nil {
+				return nil
+			}
+			one = c
+		}
+	}
+	return one
+}
+
+// and intersects the result with the union of the lists' containers under
+// key, returning the number of members left when it is known cheaply (-1
+// when not yet counted, 0 when empty).
+func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
+	c := single(lists, key)
+	if c == nil && !sc.out.inBlk && len(sc.out.vals) <= smallUnionTest {
+		sc.out.vals = filterUnion(sc.out.vals, lists, key)
+		return len(sc.out.vals)
+	}
+	if c == nil {
+		// several containers: their union as a block
+		clear(sc.union[:])
+		for _, cs := range lists {
+			if c := containerAt(cs, key); c != nil {
+				orInto(&sc.union, c)
+			}
+		}
+		return sc.andBlock(&sc.union)
+	}
+	switch c.kind {
+	case rawBitmap:
+		if sc.out.inBlk {
+			return andWords(sc.out.blk, c.data)
+		}
+		sc.out.vals = filterBitmap(sc.out.vals, c.data)
+	case rawArray:
+		if sc.out.inBlk {
+			sc.out = keySet{vals: arrayInBlock(sc.vals[:0], c.data, sc.out.blk)}
+		} else {
+			sc.out.vals = intersectArray(sc.out.vals, c.data)
+		}
+	case rawRun:
+		if sc.out.inBlk {
+			clear(sc.mask[:])
+			orInto(&sc.mask, c)
+			return sc.andBlock(&sc.mask)
+		}
+		sc.out.vals = filterRuns(sc.out.vals, c.data)
+	}
+	return len(sc.out.vals)
+}
+
+func (sc *keyScratch) andBlock(b *[blockWords]uint64) int {
+	if !sc.out.inBlk {
+		sc.out.vals = filterBlock(sc.out.vals, b)
+		return len(sc.out.vals)
+	}
+	any := uint64(0)
+	for i := range sc.out.blk {
+		sc.out.blk[i] &= b[i]
+		any |= sc.out.blk[i]
+	}
+	if any == 0 {
+		return 0
+	}
+	return -1
+}
+
+// appendValues appends the values of an array or run container.
+func appendValues(dst []uint16, c *rawContainer) []uint16 {
+	switch c.kind {
+	case rawArray:
+		for i := 0; i+1 < len(c.data); i += 2 {
+			dst = append(dst, binary.LittleEndian.Uint16(c.data[i:]))
+		}
+	case rawRun:
+		for i := 0; i+3 < len(c.data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
+			hi := min(lo+int(binary.LittleEndian.Uint16(c.data[i+2:])), 1<<16-1)
+			for v := lo; v <= hi && len(dst) < cap(dst); v++ {
+				dst = append(dst, uint16(v))
+			}
+		}
+	}
+	return dst
+}
+
+// orInto adds a container's values to a block.
+func orInto(b *[blockWords]uint64, c *rawContainer) {
+	switch c.kind {
+	case rawArray:
+		for i := 0; i+1 < len(c.data); i += 2 {
+			v := binary.LittleEndian.Uint16(c.data[i:])
+			b[v>>6] |= 1 << (v & 63)
+		}
+	case rawBitmap:
+		for i := range b {
+			b[i] |= binary.LittleEndian.Uint64(c.data[8*i:])
+		}
+	case rawRun:
+		for i := 0; i+3 < len(c.data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
+			hi := min(lo+int(binary.LittleEndian.Uint16(c.data[i+2:])), 1<<16-1)
+			setRange(b, lo, hi)
+		}
+	}
+}
+
+// setRange sets the bits [lo, hi] of a block.
+func setRange(b *[blockWords]uint64, lo, hi int) {
+	lw, hw := lo>>6, hi>>6
+	loMask := ^uint64(0) << (lo & 63)
+	hiMask := ^uint64(0) >> (63 - hi&63)
+	if lw == hw {
+		b[lw] |= loMask & hiMask
+		return
+	}
+	b[lw] |= loMask
+	for i := lw + 1; i < hw; i++ {
+		b[i] = ^uint64(0)
+	}
+	b[hw] |= hiMask
+}
+
+// andWords intersects a block with a serialized bitmap container.
+func andWords(b *[blockWords]uint64, data []byte) int {
+	_ = data[bitmapBytes-1]
+	any := uint64(0)
+	for i := range b {
+		b[i] &= binary.LittleEndian.Uint64(data[8*i:])
+		any |= b[i]
+	}
+	if any == 0 {
+		return 0
+	}
+	return -1
+}
+
+// filterBitmap keeps the values set in a serialized bitmap container.
+func filterBitmap(vals []uint16, data []byte) []uint16 {
+	out := vals[:0]
+	for _, v := range vals {
+		if data[v>>3]>>(v&7)&1 != 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// filterBlock keeps the values set in a block.
+func filterBlock(vals []uint16, b *[blockWords]uint64) []uint16 {
+	out := vals[:0]
+	for _, v := range vals {
+		if b[v>>6]>>(v&63)&1 != 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// arrayInBlock appends the values of a serialized array container set in
+// a block.
+func arrayInBlock(dst []uint16, data []byte, b *[blockWords]uint64) []uint16 {
+	for i := 0; i+1 < len(data); i += 2 {
+		v := binary.LittleEndian.Uint16(data[i:])
+		if b[v>>6]>>(v&63)&1 != 0 {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
+// intersectArray keeps the values also in a serialized array container;
+// both are sorted. When one side is much shorter, the other is searched
+// by galloping instead of walked.
+func intersectArray(vals []uint16, data []byte) []uint16 {
+	n := len(data) / 2
+	at := func(i int) uint16 { return binary.LittleEndian.Uint16(data[2*i:]) }
+	out := vals[:0]
+	j := 0
+	for _, v := range vals {
+		if j < n && at(j) < v {
+			// gallop: find a bound, then bisect
+			step := 1
+			for j+step < n && at(j+step) < v {
+				j += step
+				step <<= 1
+			}
+			lo, hi := j+1, min(j+step, n)
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if at(m) < v {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			j = lo
+		}
+		if j == n {
+			break
+		}
+		if at(j) == v {
+			out = append(out, v)
+			j++
+		}
+	}
+	return out
+}
+
+// filterRuns keeps the values inside the runs of a serialized run
+// container; both are sorted.
+func filterRuns(vals []uint16, data []byte) []uint16 {
+	out := vals[:0]
+	i := 0
+	for _, v := range vals {
+		for ; i+3 < len(data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(data[i:]))
+			hi := lo + int(binary.LittleEndian.Uint16(data[i+2:]))
+			if int(v) < lo {
+				break
+			}
+			if int(v) <= hi {
+				out = append(out, v)
+				break
+			}
+		}
+		if i+3 >= len(data) {
+			break
+		}
+	}
+	return out
+}
+
+// smallUnionTest is the number of members up to which a result is
+// intersected with a union by testing each member against each container,
+// rather than by building the union's block (1,024 words per container).
+const smallUnionTest = 64
+
+// filterUnion keeps the values in any of the lists' containers under key.
+func filterUnion(vals []uint16, lists [][]rawContainer, key uint16) []uint16 {
+	out := vals[:0]
+	for _, v := range vals {
+		for _, cs := range lists {
+			if c := containerAt(cs, key); c != nil && rawHas(c, v) {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// rawHas reports whether a container holds v.
+func rawHas(c *rawContainer, v uint16) bool {
+	switch c.kind {
+	case rawBitmap:
+		return c.data[v>>3]>>(v&7)&1 != 0
+	case rawArray:
+		n := len(c.data) / 2
+		lo, hi := 0, n
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if binary.LittleEndian.Uint16(c.data[2*m:]) < v {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo < n && binary.LittleEndian.Uint16(c.data[2*lo:]) == v
+	case rawRun:
+		for i := 0; i+3 < len(c.data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
+			if int(v) < lo {
+				return false
+			}
+			if int(v) <= lo+int(binary.LittleEndian.Uint16(c.data[i+2:])) {
+				return true
+			}
+		}
+	}
+	return false
+}

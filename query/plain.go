@@ -1,0 +1,429 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
+)
+
+// A plain search (no facets, no distance filter) is answered from
+// conjunctions evaluated key by key (see conjunction.go), with the same
+// tiers and order as the bitmap path of rank and locate:
+//
+//	all    = words in any field ∩ filters
+//	byName = words in the name ∩ filters      (byName ⊆ all)
+//	exact  = exact name ∩ all                 (exact ⊆ byName)
+//
+// tier 0 is exact, tier 1 byName − exact, tier 2 all − byName, so their
+// sizes follow from the three sets' counts under each key, and a page
+// evaluates only the keys it reads. Faceted searches keep the bitmap path:
+// the facets count the match set record by record, and combine it with
+// other filters.
+func plainQuery(q Query) bool { return !q.Facets.Any() && q.Near == nil }
+
+// plainSets names the sets of a plain search's tiers.
+type plainSets int
+
+const (
+	setExact plainSets = iota
+	setByName
+	setAll
+	setCount
+)
+
+// plain is the state of a plain search: its conjunctions, their counts
+// per key, and whether it has words or filters at all.
+type plain struct {
+	sets      [setCount]conjunction
+	nameParts []conjunct        // the name words' conjuncts of sets[setByName]
+	counts    [setCount][]int32 // by key
+	words     bool              // three tiers; else one (setAll)
+	filtered  bool
+	empty     bool // some operand has no station: nothing matches
+	keys      int  // container keys of the record range
+}
+
+// planPlain reads the operands of q and counts its sets. It returns the
+// total number of matches.
+func (s *search) planPlain(q Query) (int, error) {
+	w := s.w
+	p := &w.plain
+	*p = plain{counts: p.counts, keys: (s.stations + 1<<16 - 1) >> 16}
+	w.nlists = 0
+	w.parts = w.parts[:0]
+	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
+	p.words = len(s.w.words) > 0
+	filters, err := s.plainFilters(q)
+	if err != nil || p.empty {
+		return 0, err
+	}
+	p.filtered = len(filters) > 0
+	if !p.words {
+		if !p.filtered {
+			return s.stations, nil
+		}
+		p.sets[setAll] = conjunction{parts: filters}
+		return s.countSet(setAll), nil
+	}
+	if err := s.plainWords(filters); err != nil || p.empty {
+		return 0, err
+	}
+	return s.countWords(), nil
+}
+
+func sum32(xs []int32) int64 {
+	n := int64(0)
+	for _, x := range xs {
+		n += int64(x)
+	}
+	return n
+}
+
+// countSet evaluates a set under every key, keeping the counts.
+func (s *search) countSet(which plainSets) int {
+	p := &s.w.plain
+	c := p.counts[which][:0]
+	total := 0
+	for k := range p.keys {
+		n := s.countKey(&p.sets[which], uint16(k), s.w.scratchA())
+		c = append(c, int32(n))
+		total += n
+	}
+	p.counts[which] = c
+	return total
+}
+
+// countKey is the number of members of cj under key: read from the
+// container headers when cj is one list, else evaluated into sc.
+func (s *search) countKey(cj *conjunction, key uint16, sc *keyScratch) int {
+	switch {
+	case len(cj.parts) == 0:
+		return 0
+	case oneList(cj):
+		if c := containerAt(s.w.lists[cj.parts[0].first], key); c != nil {
+			return rawCard(c)
+		}
+		return 0
+	}
+	return cj.eval(s.w.lists, key, sc)
+}
+
+// oneList reports whether cj is a single stored list.
+func oneList(cj *conjunction) bool { return len(cj.parts) == 1 && cj.parts[0].n == 1 }
+
+// countWords counts the three sets under every key and returns the size
+// of all. byName is all narrowed by the name words (byName ⊆ all), which
+// spares evaluating the filters again, unless it is one list whose
+// headers give its counts; exact is evaluated on its own, seeded by the
+// exact name's few stations.
+func (s *search) countWords() int {
+	p := &s.w.plain
+	for i := range p.counts {
+		p.counts[i] = p.counts[i][:0]
+	}
+	a, b := s.w.scratchA(), s.w.scratchB()
+	// byName is counted on its own when it is one list (headers), or when
+	// all is one list and so was counted from headers, not evaluated.
+	byNameAlone := oneList(&p.sets[setByName]) || oneList(&p.sets[setAll])
+	total := 0
+	for k := range p.keys {
+		key := uint16(k)
+		nAll := s.countKey(&p.sets[setAll], key, a)
+		nName, nExact := 0, 0
+		if nAll > 0 {
+			switch {
+			case len(p.sets[setByName].parts) == 0:
+			case byNameAlone:
+				nName = s.countKey(&p.sets[setByName], key, b)
+			default:
+				b.copyOf(&a.out)
+				nName = b.narrow(s.w.lists, p.nameParts, key)
+			}
+			if nName > 0 {
+				nExact = s.countKey(&p.sets[setExact], key, b)
+			}
+		}
+		p.counts[setAll] = append(p.counts[setAll], int32(nAll))
+		p.counts[setByName] = append(p.counts[setByName], int32(nName))
+		p.counts[setExact] = append(p.counts[setExact], int32(nExact))
+		total += nAll
+	}
+	return total
+}
+
+// plainFilters adds one conjunct per filter of q, returning them.
+func (s *search) plainFilters(q Query) ([]conjunct, error) {
+	w := s.w
+	p := &w.plain
+	start := len(w.parts)
+	add := func(bucket, key []byte) error {
+		return s.addConjunct(func(yield func(v []byte) error) error {
+			if v := s.lookup(bucket, key); v != nil {
+				return yield(v)
+			}
+			return nil
+		})
+	}
+	var err error
+	if q.Country != "" && err == nil {
+		key := s.keyOf(q.Country)
+		for i, c := range key {
+			if 'a' <= c && c <= 'z' {
+				key[i] = c - 'a' + 'A'
+			}
+		}
+		err = add(format.BucketCountries, key)
+	}
+	if q.Language != "" && err == nil && !p.empty {
+		if code, ok := iso.LanguageCode(q.Language); ok {
+			err = add(format.BucketLangCodes, s.keyOf(code))
+		} else {
+			err = add(format.BucketLangLabels, s.keyOf(format.FacetKey(q.Language)))
+		}
+	}
+	if q.Genre != "" && err == nil && !p.empty {
+		err = add(format.BucketGenres, s.keyOf(format.FacetKey(q.Genre)))
+	}
+	if len(q.Codecs) > 0 && err == nil && !p.empty {
+		err = s.addConjunct(func(yield func(v []byte) error) error {
+			for _, c := range q.Codecs {
+				if v := s.lookup(format.BucketCodecs, s.keyOf(c)); v != nil {
+					if err := yield(v); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if (q.BitrateMin > 0 || q.BitrateMax > 0) && err == nil && !p.empty {
+		err = s.addConjunct(func(yield func(v []byte) error) error {
+			from, end := bitrateRange(q.BitrateMin, q.BitrateMax)
+			c := s.bucket(format.BucketBitrates).cursor()
+			for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
+				if err := yield(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return w.parts[start:len(w.parts):len(w.parts)], err
+}
+
+// plainWords adds the word conjuncts of the all and byName sets, and the
+// exact name's, and sets up the three conjunctions.
+func (s *search) plainWords(filters []conjunct) error {
+	w := s.w
+	p := &w.plain
+	all := len(w.parts)
+	for _, word := range w.words {
+		if err := s.addWord(allSpace, word); err != nil || p.empty {
+			return err
+		}
+	}
+	w.parts = append(w.parts, filters...)
+	p.sets[setAll] = conjunction{parts: w.parts[all:len(w.parts):len(w.parts)]}
+	byName := len(w.parts)
+	p.nameParts = nil
+	for _, word := range w.words {
+		if err := s.addWord(nameSpace, word); err != nil {
+			return err
+		}
+		if p.empty {
+			// no name matches: tiers 0 and 1 are empty, tier 2 is all
+			p.empty = false
+			return nil
+		}
+	}
+	p.nameParts = w.parts[byName:len(w.parts):len(w.parts)]
+	w.parts = append(w.parts, filters...)
+	p.sets[setByName] = conjunction{parts: w.parts[byName:len(w.parts):len(w.parts)]}
+	exact := len(w.parts)
+	key := exactKey(w.key[:0], w.words)
+	w.key = key
+	if err := s.addConjunct(func(yield func(v []byte) error) error {
+		if v := s.lookup(format.BucketNames, key); v != nil {
+			return yield(v)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if p.empty {
+		p.empty = false // an absent exact name empties only its tier
+		p.sets[setExact] = conjunction{}
+		return nil
+	}
+	w.parts = append(w.parts, p.sets[setAll].parts...)
+	p.sets[setExact] = conjunction{parts: w.parts[exact:len(w.parts):len(w.parts)]}
+	return nil
+}
+
+// addWord adds the conjunct of one word in ns: the stored union of its
+// prefix, or the few tokens starting with it (see format: PrefixFanout).
+func (s *search) addWord(ns namespace, word string) error {
+	key := s.keyOf(word)
+	if v := s.lookup(ns.prefix, key); v != nil {
+		return s.addConjunct(func(yield func([]byte) error) error { return yield(v) })
+	}
+	return s.addConjunct(func(yield func([]byte) error) error {
+		c := s.bucket(ns.tokens).cursor()
+		n := 0
+		for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+			if n == format.PrefixFanout {
+				return fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
+					format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
+			}
+			n++
+			if err := yield(v); err != nil {
+				return fmt.Errorf("token %q: %w", k, err)
+			}
+		}
+		return nil
+	})
+}
+
+// addConjunct parses the lists lists yields into one conjunct. No list
+// (or only empty ones) means no station matches: plain.empty.
+func (s *search) addConjunct(lists func(yield func(v []byte) error) error) error {
+	w := s.w
+	first := w.nlists
+	err := lists(func(v []byte) error {
+		if w.nlists == len(w.lists) {
+			w.lists = append(w.lists, nil)
+		}
+		cs, err := parseRaw(v, w.lists[w.nlists])
+		w.lists[w.nlists] = cs
+		if err != nil {
+			return err
+		}
+		if len(cs) > 0 {
+			w.nlists++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if w.nlists == first {
+		w.plain.empty = true
+		return nil
+	}
+	w.parts = append(w.parts, conjunct{first: first, n: w.nlists - first})
+	return nil
+}
+
+// exactKey is the name key of the words: the key of format.BucketNames.
+func exactKey(dst []byte, words []string) []byte {
+	for i, word := range words {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, word...)
+	}
+	return dst
+}
+
+// plainTier is one tier of a plain search: the members of of not in minus
+// (setCount: none).
+type plainTier struct{ of, minus plainSets }
+
+var (
+	wordTiers   = []plainTier{{setExact, setCount}, {setByName, setExact}, {setAll, setByName}}
+	filterTiers = []plainTier{{setAll, setCount}}
+)
+
+// collectPlain collects the record numbers of the page into w.recs.
+func (s *search) collectPlain(offset, limit int) {
+	p := &s.w.plain
+	if p.empty {
+		return
+	}
+	if !p.words && !p.filtered {
+		// every station, in record order
+		for r := offset; r < s.stations && len(s.w.recs) < limit; r++ {
+			s.w.recs = append(s.w.recs, uint32(r))
+		}
+		return
+	}
+	tiers := filterTiers
+	if p.words {
+		tiers = wordTiers
+	}
+	skip := offset
+	for _, t := range tiers {
+		for k := 0; k < p.keys && len(s.w.recs) < limit; k++ {
+			n := s.tierCount(t, k)
+			if skip >= n {
+				skip -= n
+				continue
+			}
+			skip = s.collectKey(t, uint16(k), skip, limit)
+		}
+	}
+}
+
+// tierCount is the number of members of the tier under key k.
+func (s *search) tierCount(t plainTier, k int) int {
+	p := &s.w.plain
+	c := p.counts[t.of]
+	if k >= len(c) {
+		return 0
+	}
+	n := int(c[k])
+	if t.minus != setCount && k < len(p.counts[t.minus]) {
+		n -= int(p.counts[t.minus][k])
+	}
+	return max(n, 0)
+}
+
+// collectKey appends the tier's members under key, after skipping skip
+// of them, until the page is full; it returns what is left to skip.
+func (s *search) collectKey(t plainTier, key uint16, skip, limit int) int {
+	p := &s.w.plain
+	a := s.w.scratchA()
+	if p.sets[t.of].eval(s.w.lists, key, a) == 0 {
+		return skip
+	}
+	var minus *keySet
+	if t.minus != setCount && len(p.sets[t.minus].parts) > 0 {
+		b := s.w.scratchB()
+		if p.sets[t.minus].eval(s.w.lists, key, b) > 0 {
+			minus = &b.out
+		}
+	}
+	base := uint32(key) << 16
+	emit := func(v uint16) bool {
+		if minus != nil && minus.has(v) {
+			return true
+		}
+		if skip > 0 {
+			skip--
+			return true
+		}
+		s.w.recs = append(s.w.recs, base|uint32(v))
+		return len(s.w.recs) < limit
+	}
+	if !a.out.inBlk {
+		for _, v := range a.out.vals {
+			if !emit(v) {
+				break
+			}
+		}
+		return skip
+	}
+	for i, word := range a.out.blk {
+		for word != 0 {
+			if !emit(uint16(i<<6 | bits.TrailingZeros64(word))) {
+				return skip
+			}
+			word &= word - 1
+		}
+	}
+	return skip
+}
