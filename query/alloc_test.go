@@ -83,32 +83,33 @@ func rareWord(o *oracle, recs []format.Record) string {
 }
 
 // allocCeilings are the allocations per search of each query class on the
-// real snapshot, as measured, plus a tenth for the pool refills a garbage
+// real snapshot, as measured, plus two for the pool refills a garbage
 // collection during the measurement causes. Allocation counts do not
 // depend on timing, so this guards against regressions in `make test`.
-// bbolt 1.5 no longer allocates in its page assertions and a search opens
-// each bucket and its cursor once (lookup.go): that halved them. The goal
-// of issue #10 is 16 at every size; what remains is roaring (a container
-// value per container read with FromBuffer, new containers on And/AndNot),
-// a cursor's stack per bucket, and the page's records.
+// A plain search reads the page tree in place and intersects the lists
+// key by key in its pooled workspace (plain.go, tree.go): what it
+// allocates is the page's records (the buffer they share, the Record
+// slice, their lists) and the query's words. Faceted searches still
+// combine roaring bitmaps, which allocate a container value per container
+// read and per container of a result.
 var allocCeilings = map[string]float64{
-	"name_word":           58,
-	"two_words":           80,
-	"one_letter":          42,
-	"two_letter_prefix":   42,
-	"three_letter_prefix": 41,
-	"non_latin":           69,
-	"genre_filter":        24,
-	"country_language":    39,
-	"word_and_filters":    96,
-	"all_stations":        17,
-	"deep_offset":         44,
-	"zero_result":         25,
-	"unknown_filter":      15,
-	"facets_radio":        63,
-	"facets_jazz":         62,
-	"facets_country":      30,
-	"facets_broadest":     21,
+	"name_word":           9,
+	"two_words":           11,
+	"one_letter":          10,
+	"two_letter_prefix":   10,
+	"three_letter_prefix": 9,
+	"non_latin":           10,
+	"genre_filter":        8,
+	"country_language":    10,
+	"word_and_filters":    11,
+	"all_stations":        7,
+	"deep_offset":         12,
+	"zero_result":         3,
+	"unknown_filter":      3,
+	"facets_radio":        30,
+	"facets_jazz":         29,
+	"facets_country":      17,
+	"facets_broadest":     16,
 }
 
 func TestAllocsPerSearchClass(t *testing.T) {
@@ -119,30 +120,28 @@ func TestAllocsPerSearchClass(t *testing.T) {
 }
 
 // allocCeilingsJSON are allocCeilings for SearchJSON, the JSON API's
-// search, measured in format 7 + 10%: the page's stored JSON copied into a
-// buffer the caller reuses (as the server's pool does) instead of its
-// records decoded, which saves the records' allocations (4 or 5 fewer
-// than Search per class). The larger saving is in the server, which no
-// longer builds a Station (its URLs and lists) per result: see
-// TestAllocsPerAPIResponse.
+// search, measured + 2: the page's stored JSON copied into a buffer the
+// caller reuses (as the server's pool does) instead of its records
+// decoded, so a plain search allocates only for its words, and a search
+// of no words none at all.
 var allocCeilingsJSON = map[string]float64{
-	"name_word":           53,
-	"two_words":           75,
-	"one_letter":          37,
-	"two_letter_prefix":   37,
-	"three_letter_prefix": 37,
-	"non_latin":           64,
-	"genre_filter":        18,
-	"country_language":    33,
-	"word_and_filters":    92,
-	"all_stations":        11,
-	"deep_offset":         37,
-	"zero_result":         25,
-	"unknown_filter":      15,
-	"facets_radio":        58,
-	"facets_jazz":         58,
-	"facets_country":      25,
-	"facets_broadest":     16,
+	"name_word":           5,
+	"two_words":           7,
+	"one_letter":          5,
+	"two_letter_prefix":   5,
+	"three_letter_prefix": 5,
+	"non_latin":           6,
+	"genre_filter":        3,
+	"country_language":    5,
+	"word_and_filters":    7,
+	"all_stations":        2,
+	"deep_offset":         5,
+	"zero_result":         3,
+	"unknown_filter":      3,
+	"facets_radio":        25,
+	"facets_jazz":         25,
+	"facets_country":      12,
+	"facets_broadest":     11,
 }
 
 func TestAllocsPerSearchJSONClass(t *testing.T) {

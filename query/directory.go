@@ -156,7 +156,8 @@ func (ix *Index) FacetStations(f Facet, key string, offset, limit int) (Result, 
 	defer w.release()
 	var res Result
 	err = ix.view(func(tx *bolt.Tx) error {
-		s := &search{tx: tx, w: w}
+		s := w.newSearch(ix)
+		s.tx = tx
 		one, err := s.get(bucket, s.keyOf(key))
 		if err != nil {
 			return err

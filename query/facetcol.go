@@ -643,7 +643,7 @@ func (s *search) genreLabel(key string) (string, error) {
 		return key, err
 	}
 	var r format.Record
-	if err := decodeRecord(s.bucket(format.BucketStations).b, one.bm.Minimum(), &r); err != nil {
+	if err := decodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
 		return "", err
 	}
 	for _, g := range r.Genres {

@@ -92,27 +92,26 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 	err := ix.view(func(tx *bolt.Tx) error {
 		var cs []rawContainer
 		for _, name := range memoBuckets {
-			b := tx.Bucket(name)
-			if b == nil {
+			// through the page tree: searches key the memo by the
+			// addresses of the lists they read through it
+			root, ok := ix.tree.roots[string(name)]
+			if !ok {
 				return fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
 			}
-			err := b.ForEach(func(k, v []byte) error {
+			c := treeCursor{t: ix.tree, root: root}
+			for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
 				n, err := rawCardinality(v, &cs)
 				if err != nil {
 					return fmt.Errorf("%s %q: %w", name, k, err)
 				}
 				if n < memo.min || n >= ix.meta.Stations {
-					return nil // small, or every station: counted fast as it is
+					continue // small, or every station: counted fast as it is
 				}
 				f, err := ix.countFacets(tx, v, all)
 				if err != nil {
 					return fmt.Errorf("%s %q: %w", name, k, err)
 				}
 				memo.lists[unsafe.SliceData(v)] = f
-				return nil
-			})
-			if err != nil {
-				return err
 			}
 		}
 		return nil
@@ -125,7 +124,8 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 func (ix *Index) countFacets(tx *bolt.Tx, v []byte, q Query) (*Facets, error) {
 	w := getWorkspace()
 	defer w.release()
-	s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
+	s := w.newSearch(ix)
+	s.tx = tx
 	m, err := w.view(v)
 	if err != nil {
 		return nil, err

@@ -3,23 +3,22 @@ package query
 import (
 	"bytes"
 	"unsafe"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-// openBucket is a bucket a search has opened, with one cursor it reuses.
+// openBucket is a bucket a search has opened, read through the index's
+// page tree (tree.go), with one cursor it reuses.
 type openBucket struct {
 	name *byte // the format.Bucket* variable's bytes: buckets are named by those
-	b    *bolt.Bucket
-	c    *bolt.Cursor
+	ok   bool  // the bucket exists
+	c    treeCursor
 }
 
 // maxOpenBuckets is more than the buckets one search reads: words (two
 // namespaces, tokens and prefixes), names, filters, records.
 const maxOpenBuckets = 12
 
-// bucket opens name once per search. tx.Bucket allocates a Bucket on every
-// call, and a search used to open the same few buckets dozens of times.
+// bucket opens name once per search: the root is looked up in the tree's
+// table of buckets, and the cursor's stack lives in the search.
 func (s *search) bucket(name []byte) *openBucket {
 	p := unsafe.SliceData(name)
 	for i := range s.open[:s.nopen] {
@@ -27,35 +26,33 @@ func (s *search) bucket(name []byte) *openBucket {
 			return &s.open[i]
 		}
 	}
-	ob := openBucket{name: p, b: s.tx.Bucket(name)}
-	if ob.b == nil || s.nopen == len(s.open) {
-		return &ob // Open checked every bucket; a full cache only costs allocations
+	i := s.nopen
+	if i == len(s.open) {
+		i-- // full: reuse the last slot (only costs lookups, never happens with our buckets)
+	} else {
+		s.nopen++
 	}
-	s.open[s.nopen] = ob
-	s.nopen++
-	return &s.open[s.nopen-1]
+	root, ok := s.ix.tree.roots[string(name)]
+	s.open[i] = openBucket{name: p, ok: ok, c: treeCursor{t: s.ix.tree, root: root}}
+	return &s.open[i]
 }
 
-// cursor is the bucket's reusable cursor: Seek starts from an empty stack
-// and keeps its capacity, where Bucket.Get makes a new cursor whose stack
-// grows from nothing on every lookup.
-func (ob *openBucket) cursor() *bolt.Cursor {
-	if ob.c == nil {
-		ob.c = ob.b.Cursor()
-	}
-	return ob.c
-}
+// cursor is the bucket's reusable cursor.
+func (ob *openBucket) cursor() *treeCursor { return &ob.c }
 
-// lookup is Bucket.Get through the reused cursor: the value stored under
-// key, or nil (also for a nested bucket, as Get).
-func (s *search) lookup(name, key []byte) []byte {
-	ob := s.bucket(name)
-	if ob.b == nil {
+// Get is the value stored under key, or nil.
+func (ob *openBucket) Get(key []byte) []byte {
+	if !ob.ok {
 		return nil
 	}
-	k, v := ob.cursor().Seek(key)
+	k, v := ob.c.Seek(key)
 	if k == nil || !bytes.Equal(k, key) {
 		return nil
 	}
 	return v
+}
+
+// lookup is the value stored under key in the bucket name, or nil.
+func (s *search) lookup(name, key []byte) []byte {
+	return s.bucket(name).Get(key)
 }

@@ -134,7 +134,7 @@ func (ix *Index) Nearby(id format.UUID, k int) ([]NearStation, error) {
 			}
 			recs, kms = append(recs, h.rec), append(kms, h.km)
 		}
-		stations, _, err := decodeRecords(tx, recs, nil)
+		stations, _, err := decodeRecords(newRecordReader(tx), recs, nil)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,8 @@ func open(path string) (*Index, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only; bbolt holds its own descriptor
-	if err := verifyFile(f, size); err != nil {
+	layout, err := verifyFile(f, size)
+	if err != nil {
 		return nil, err
 	}
 	// bbolt opens the very file verified, not whatever the path names by
@@ -61,9 +62,15 @@ func open(path string) (*Index, error) {
 	if err != nil {
 		return nil, classifyBoltError(err)
 	}
-	ix := &Index{db: db, path: path}
+	tree, err := mapTree(f.Fd(), size, layout)
+	if err != nil {
+		_ = db.Close() // the mapping error is the one worth reporting
+		return nil, err
+	}
+	ix := &Index{db: db, path: path, tree: tree}
 	if err := ix.view(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
 		_ = db.Close() // the verification error is the one worth reporting
+		_ = tree.unmap()
 		return nil, err
 	}
 	return ix, nil
@@ -214,6 +221,21 @@ func verifyRecordRange(tx *bolt.Tx, stations int) error {
 // roaring cannot make sense of) surfaces as a fault or panic inside fn; it
 // is turned into an error wrapping format.ErrCorrupt instead of killing the
 // server.
+// read runs fn, which reads the file through the page tree only, with
+// the same protection as view and without a bbolt transaction: Close
+// waits for it through ix.readers instead.
+func (ix *Index) read(fn func() error) (err error) {
+	ix.readers.RLock()
+	defer ix.readers.RUnlock()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: reading %s: %v", format.ErrCorrupt, ix.path, p)
+		}
+	}()
+	return fn()
+}
+
 func (ix *Index) view(fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {

@@ -50,7 +50,7 @@ import (
 //
 // The root of the tree holds only buckets (the index's top-level buckets)
 // and those hold only pairs: the format nests no buckets.
-func verifyFile(f *os.File, size int64) (err error) {
+func verifyFile(f *os.File, size int64) (layout treeLayout, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil { // a fault, or a bug here: neither may take the server down
@@ -58,46 +58,61 @@ func verifyFile(f *os.File, size int64) (err error) {
 		}
 	}()
 	if size <= 0 || int64(int(size)) != size {
-		return fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
+		return treeLayout{}, fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
 	}
 	// MAP_POPULATE: the kernel maps every page of the file up front, in
 	// one pass, instead of one fault per few pages during the walk.
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return fmt.Errorf("map %s: %w", f.Name(), err)
+		return treeLayout{}, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	defer func() { _ = syscall.Munmap(data) }() // read-only: nothing to lose
 	return walkFile(data)
+}
+
+// treeLayout is what the search path needs of a verified file to read it
+// (see pageTree): the page size and the top-level buckets' values, copied
+// out of the verification's mapping.
+type treeLayout struct {
+	pageSize uint64
+	buckets  []rootEntry
 }
 
 // walkFile verifies the page tree of data, a whole index file, and every
 // bucket against its stored checksum. The meta bucket is walked first, so
 // that a file of another kind or version is told as such (format.ErrNotIndex,
 // a *format.VersionError) rather than as damage, and without reading it all.
-func walkFile(data []byte) error {
+func walkFile(data []byte) (treeLayout, error) {
 	w := &pageWalker{data: data, size: uint64(len(data))}
 	root, err := w.readMetas()
 	if err != nil {
-		return err
+		return treeLayout{}, err
 	}
 	if _, err := w.walkPage(root, nil); err != nil { // collects w.buckets
-		return err
+		return treeLayout{}, err
 	}
 	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return bytes.Equal(b.name, format.BucketMeta) })
 	if meta < 0 {
-		return fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
+		return treeLayout{}, fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
 	}
 	if err := w.walkBucket(w.buckets[meta]); err != nil {
-		return err
+		return treeLayout{}, err
 	}
 	if err := checkIdentity(w.magic, w.version); err != nil {
-		return err
+		return treeLayout{}, err
 	}
 	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
 	if err := w.walkParallel(largestFirst(rest)); err != nil {
-		return err
+		return treeLayout{}, err
 	}
-	return format.VerifyChecksums(w.stored, w.sums)
+	if err := format.VerifyChecksums(w.stored, w.sums); err != nil {
+		return treeLayout{}, err
+	}
+	layout := treeLayout{pageSize: w.pageSize}
+	for _, b := range w.buckets {
+		layout.buckets = append(layout.buckets, rootEntry{name: bytes.Clone(b.name), value: bytes.Clone(b.value)})
+	}
+	return layout, nil
 }
 
 // maxWalkers bounds the goroutines that sum buckets at once.

@@ -34,6 +34,7 @@ package query
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,10 +67,14 @@ func checkPage(limit, offset int) error {
 
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
-	db     *bolt.DB
-	path   string
-	meta   format.Meta
-	orders [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
+	db   *bolt.DB
+	tree *pageTree // the same file, read in place by searches (see tree.go)
+	// readers is held (read) by searches reading the tree without a bbolt
+	// transaction, so that Close does not unmap under them.
+	readers sync.RWMutex
+	path    string
+	meta    format.Meta
+	orders  [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
 	// facetCols are the search facets: values by station count and per-record value ids, built on
 	// first use.
 	facetCols [len(facetDims)]lazyColumn
@@ -80,7 +85,14 @@ type Index struct {
 // Close releases the file. No call may be in flight: bitmaps read during a
 // call point into the mapping that Close unmaps (Holder arranges this).
 func (ix *Index) Close() error {
+	// bbolt's Close waits for the read transactions in flight, and every
+	// search reads the tree inside one: unmapping after it is safe.
 	if err := ix.db.Close(); err != nil {
+		return fmt.Errorf("close index %s: %w", ix.path, err)
+	}
+	ix.readers.Lock()
+	defer ix.readers.Unlock()
+	if err := ix.tree.unmap(); err != nil {
 		return fmt.Errorf("close index %s: %w", ix.path, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,9 +14,16 @@ import (
 // one bbolt lookup. What it returns points into the memory map and is valid
 // only inside the read transaction.
 type recordReader struct {
-	stations *bolt.Bucket
+	stations valueGetter
 	block    uint32
 	data     []byte // value of block; nil before the first lookup
+	key      []byte // scratch for the block's key: a search lends its own
+}
+
+// valueGetter is a bucket read by key: a bbolt Bucket, or a search's
+// openBucket.
+type valueGetter interface {
+	Get(key []byte) []byte
 }
 
 func newRecordReader(tx *bolt.Tx) recordReader {
@@ -25,7 +33,8 @@ func newRecordReader(tx *bolt.Tx) recordReader {
 func (rr *recordReader) get(n uint32) ([]byte, error) {
 	b, slot := format.BlockOf(n)
 	if rr.data == nil || b != rr.block {
-		rr.data = rr.stations.Get(format.BlockKey(b))
+		rr.key = binary.BigEndian.AppendUint32(rr.key[:0], b) // format.BlockKey, in place
+		rr.data = rr.stations.Get(rr.key)
 		rr.block = b
 		if rr.data == nil {
 			return nil, fmt.Errorf("%w: record %d: block %d missing", format.ErrCorrupt, n, b)
@@ -39,7 +48,7 @@ func (rr *recordReader) get(n uint32) ([]byte, error) {
 }
 
 // decodeRecord decodes record n into r, which owns its memory afterwards.
-func decodeRecord(stations *bolt.Bucket, n uint32, r *format.Record) error {
+func decodeRecord(stations valueGetter, n uint32, r *format.Record) error {
 	rr := recordReader{stations: stations}
 	v, err := rr.get(n)
 	if err != nil {
@@ -54,8 +63,7 @@ func decodeRecord(stations *bolt.Bucket, n uint32, r *format.Record) error {
 // decodeRecords decodes the records numbered in recs. All their bytes are
 // copied into one buffer and their lists share one backing, so a page
 // costs a handful of allocations whatever its stations hold.
-func decodeRecords(tx *bolt.Tx, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
-	rr := newRecordReader(tx)
+func decodeRecords(rr recordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
 	raw := scratch[:0]
 	size := 0
 	for _, n := range recs {

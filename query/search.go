@@ -28,10 +28,17 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	w := getWorkspace()
 	defer w.release()
 	var res Result
-	err := ix.view(func(tx *bolt.Tx) error {
-		s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
-		return s.run(q, ix.meta.Stations, &res, stored)
-	})
+	s := w.newSearch(ix)
+	var err error
+	if plainQuery(q) {
+		// the page tree is all a plain search reads: no bbolt transaction
+		err = ix.read(func() error { return s.run(q, ix.meta.Stations, &res, stored) })
+	} else {
+		err = ix.view(func(tx *bolt.Tx) error {
+			s.tx = tx
+			return s.run(q, ix.meta.Stations, &res, stored)
+		})
+	}
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
@@ -208,9 +215,15 @@ func (s *search) collect(t set, skip, limit int) {
 	}
 }
 
+// records reads the blocks of bucket (stations or their JSON) through the
+// search's open bucket, with its key buffer.
+func (s *search) records(bucket []byte) recordReader {
+	return recordReader{stations: s.bucket(bucket), key: s.w.key[:0]}
+}
+
 // decodePage decodes the collected records; they own their memory.
 func (s *search) decodePage() ([]format.Record, error) {
-	out, raw, err := decodeRecords(s.tx, s.w.recs, s.w.raw)
+	out, raw, err := decodeRecords(s.records(format.BucketStations), s.w.recs, s.w.raw)
 	s.w.raw = raw
 	return out, err
 }

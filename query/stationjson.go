@@ -30,7 +30,7 @@ func (ix *Index) SearchJSON(q Query, dst []byte) (Result, []byte, error) {
 // Consecutive records share a block, so a page costs a lookup per block
 // and a copy per station.
 func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
-	rr := recordReader{stations: s.bucket(format.BucketStationJSON).b} // the search's open bucket
+	rr := s.records(format.BucketStationJSON)
 	for i, n := range s.w.recs {
 		js, err := rr.get(n)
 		if err != nil {

@@ -59,6 +59,17 @@ type workspace struct {
 	nlists     int
 	parts      []conjunct
 	keyA, keyB *keyScratch
+	search     search // the search using the workspace (newSearch)
+}
+
+// newSearch is the workspace's search, reset for one on ix: it lives in
+// the pooled workspace so that a search allocates no state of its own.
+func (w *workspace) newSearch(ix *Index) *search {
+	s := &w.search
+	s.ix, s.tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
+	s.words = set{}
+	s.nopen = 0
+	return s
 }
 
 func (w *workspace) scratchA() *keyScratch {
@@ -104,6 +115,10 @@ func (w *workspace) release() {
 	w.nlists = 0
 	w.parts = w.parts[:0]
 	w.plain.sets = [setCount]conjunction{}
+	for i := range w.search.open[:w.search.nopen] {
+		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
+	}
+	w.search.ix, w.search.tx, w.search.words = nil, nil, set{}
 	workspaces.Put(w)
 }
 

@@ -1,0 +1,197 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"syscall"
+
+	"stationdex/indexer/format"
+)
+
+// pageTree reads the index's buckets from a mapping of the file, in the
+// layout verifyFile checked (see pagecheck.go). A search reads its posting
+// lists and records through it rather than through bbolt's Bucket and
+// Cursor, which allocate a bucket, a cursor and its stack on every open and
+// Get: a dozen lookups per search made those most of a search's
+// allocations. It reads with Go's bounds-checked slicing only, so a file
+// changed underneath after verification panics (recovered by Index.view)
+// instead of reading outside the mapping.
+type pageTree struct {
+	data     []byte // the whole file, mapped read-only
+	pageSize int
+	roots    map[string]treeRoot // the top-level buckets
+}
+
+// treeRoot is where a bucket's pairs are: a root page, or a page stored
+// inline in the bucket's value.
+type treeRoot struct {
+	pgid   uint64
+	inline []byte
+}
+
+// bbolt's page layout (see pagecheck.go).
+const (
+	pageFlagBranch = 0x01
+	pageFlagLeaf   = 0x02
+	treeElemSize   = 16
+	maxTreeDepth   = 16 // bbolt trees of a few GB are 4 or 5 deep
+)
+
+// mapTree maps the verified file for the search path.
+func mapTree(fd uintptr, size int64, layout treeLayout) (*pageTree, error) {
+	data, err := syscall.Mmap(int(fd), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map index: %w", err)
+	}
+	t := &pageTree{data: data, pageSize: int(layout.pageSize), roots: make(map[string]treeRoot, len(layout.buckets))}
+	for _, b := range layout.buckets {
+		if len(b.value) < boltBucketHeader {
+			_ = t.unmap()
+			return nil, fmt.Errorf("%w: bucket %q header", format.ErrCorrupt, b.name)
+		}
+		r := treeRoot{pgid: boltOrder.Uint64(b.value)}
+		if r.pgid == 0 {
+			r.inline = b.value[boltBucketHeader:]
+		}
+		t.roots[string(b.name)] = r
+	}
+	return t, nil
+}
+
+func (t *pageTree) unmap() error {
+	if t == nil || t.data == nil {
+		return nil
+	}
+	err := syscall.Munmap(t.data)
+	t.data = nil
+	return err
+}
+
+// page is the page with the id, overflow pages included.
+func (t *pageTree) page(r treeRoot, id uint64) []byte {
+	if id == 0 && r.inline != nil {
+		return r.inline
+	}
+	at := int(id) * t.pageSize
+	p := t.data[at : at+boltPageHeader]
+	n := 1 + int(boltOrder.Uint32(p[12:]))
+	return t.data[at : at+n*t.pageSize]
+}
+
+func pageCount(p []byte) int { return int(boltOrder.Uint16(p[10:])) }
+
+func pageIsLeaf(p []byte) bool { return boltOrder.Uint16(p[8:])&pageFlagLeaf != 0 }
+
+// elemKey is the key of element i of a branch or leaf page.
+func elemKey(p []byte, i int) []byte {
+	e := boltPageHeader + i*treeElemSize
+	if pageIsLeaf(p) { // flags u32, pos u32, ksize u32, vsize u32
+		pos := e + int(boltOrder.Uint32(p[e+4:]))
+		return p[pos : pos+int(boltOrder.Uint32(p[e+8:]))]
+	}
+	// pos u32, ksize u32, pgid u64
+	pos := e + int(boltOrder.Uint32(p[e:]))
+	return p[pos : pos+int(boltOrder.Uint32(p[e+4:]))]
+}
+
+// leafValue is the value of element i of a leaf page.
+func leafValue(p []byte, i int) []byte {
+	e := boltPageHeader + i*treeElemSize
+	pos := e + int(boltOrder.Uint32(p[e+4:]))
+	ksize := int(boltOrder.Uint32(p[e+8:]))
+	vsize := int(boltOrder.Uint32(p[e+12:]))
+	return p[pos+ksize : pos+ksize+vsize]
+}
+
+// branchChild is the page id of element i of a branch page.
+func branchChild(p []byte, i int) uint64 {
+	return boltOrder.Uint64(p[boltPageHeader+i*treeElemSize+8:])
+}
+
+// treeCursor walks one bucket's leaves in key order. It keeps its stack in
+// place: seeking and stepping allocate nothing.
+type treeCursor struct {
+	t     *pageTree
+	root  treeRoot
+	stack [maxTreeDepth]cursorFrame
+	depth int
+}
+
+type cursorFrame struct {
+	page  []byte
+	index int
+}
+
+// Seek moves to the first pair whose key is at or after key and returns
+// it, or nil when there is none.
+func (c *treeCursor) Seek(key []byte) (k, v []byte) {
+	c.depth = 0
+	id := c.root.pgid
+	for {
+		p := c.t.page(c.root, id)
+		n := pageCount(p)
+		// the first element at or after key
+		i := searchElems(p, n, key)
+		if pageIsLeaf(p) {
+			c.push(p, i)
+			return c.current()
+		}
+		// a branch's element i covers keys from its own on: descend into
+		// the last one starting at or before key
+		if i == n || !bytes.Equal(elemKey(p, i), key) {
+			i = max(i-1, 0)
+		}
+		c.push(p, i)
+		id = branchChild(p, i)
+	}
+}
+
+// Next moves to the next pair and returns it, or nil after the last.
+func (c *treeCursor) Next() (k, v []byte) {
+	if c.depth == 0 {
+		return nil, nil
+	}
+	c.stack[c.depth-1].index++
+	return c.current()
+}
+
+// current settles the cursor on a leaf element, climbing past exhausted
+// pages and descending to the next leaf, and returns its pair.
+func (c *treeCursor) current() (k, v []byte) {
+	for {
+		top := &c.stack[c.depth-1]
+		if top.index < pageCount(top.page) {
+			if pageIsLeaf(top.page) {
+				return elemKey(top.page, top.index), leafValue(top.page, top.index)
+			}
+			c.push(c.t.page(c.root, branchChild(top.page, top.index)), 0)
+			continue
+		}
+		// this page is done: the next element of its parent
+		c.depth--
+		if c.depth == 0 {
+			return nil, nil
+		}
+		c.stack[c.depth-1].index++
+	}
+}
+
+func (c *treeCursor) push(p []byte, i int) {
+	c.stack[c.depth] = cursorFrame{page: p, index: i}
+	c.depth++
+}
+
+// searchElems is the first element of the page whose key is at or after
+// key (n when none is).
+func searchElems(p []byte, n int, key []byte) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(elemKey(p, m), key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
