@@ -353,9 +353,36 @@ func arrayInBlock(dst []uint16, data []byte, b *[blockWords]uint64) []uint16 {
 }
 
 // intersectArray keeps the values also in a serialized array container;
-// both are sorted. When one side is much shorter, the other is searched
-// by galloping instead of walked.
+// both are sorted. Sets of comparable sizes are merged; when the container
+// is much the larger, it is searched by galloping instead of walked.
 func intersectArray(vals []uint16, data []byte) []uint16 {
+	n := len(data) / 2
+	if n > gallopRatio*len(vals) {
+		return gallopArray(vals, data)
+	}
+	out := vals[:0]
+	i, j := 0, 0
+	for i < len(vals) && j < n {
+		a, b := vals[i], binary.LittleEndian.Uint16(data[2*j:])
+		switch {
+		case a < b:
+			i++
+		case a > b:
+			j++
+		default:
+			out = append(out, a) // at or before i: in place is safe
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// gallopRatio is how much larger an array container must be than the
+// values intersected with it for galloping to beat a merge.
+const gallopRatio = 16
+
+func gallopArray(vals []uint16, data []byte) []uint16 {
 	n := len(data) / 2
 	at := func(i int) uint16 { return binary.LittleEndian.Uint16(data[2*i:]) }
 	out := vals[:0]
