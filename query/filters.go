@@ -55,37 +55,27 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 
 // codecs is the union of the stations of each codec.
 func (s *search) codecs(names []string) (set, error) {
-	views := s.w.views[:0]
-	defer func() { clear(views); s.w.views = views[:0] }()
+	lists := s.w.rawLists[:0]
+	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
 	for _, c := range names {
-		v := s.lookup(format.BucketCodecs, s.keyOf(c))
-		if v == nil {
-			continue
+		if v := s.lookup(format.BucketCodecs, s.keyOf(c)); v != nil {
+			lists = append(lists, v)
 		}
-		one, err := s.w.view(v)
-		if err != nil {
-			return set{}, err
-		}
-		views = append(views, one.bm)
 	}
-	return s.w.union(views), nil
+	return s.w.unionRaw(lists)
 }
 
 // bitrates is the union of the stations of every bitrate in [lo, hi]; 0
 // leaves that end open. Real data has a few hundred distinct bitrates.
 func (s *search) bitrates(lo, hi int) (set, error) {
-	views := s.w.views[:0]
-	defer func() { clear(views); s.w.views = views[:0] }()
+	lists := s.w.rawLists[:0]
+	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
 	from, end := bitrateRange(lo, hi)
 	c := s.bucket(format.BucketBitrates).cursor()
 	for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
-		one, err := s.w.view(v)
-		if err != nil {
-			return set{}, err
-		}
-		views = append(views, one.bm)
+		lists = append(lists, v)
 	}
-	return s.w.union(views), nil
+	return s.w.unionRaw(lists)
 }
 
 // near is the stations within n's radius: the points of every cell that

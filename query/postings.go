@@ -61,21 +61,27 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 	if v := s.lookup(ns.prefix, key); v != nil {
 		return s.w.view(v)
 	}
-	views := s.w.views[:0]
-	defer func() { clear(views); s.w.views = views[:0] }()
+	lists := s.w.rawLists[:0]
+	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
 	c := s.bucket(ns.tokens).cursor()
 	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-		if len(views) == format.PrefixFanout {
+		if len(lists) == format.PrefixFanout {
 			return set{}, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
 				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
 		}
-		tok, err := s.w.view(v)
-		if err != nil {
-			return set{}, fmt.Errorf("token %q: %w", k, err)
-		}
-		views = append(views, tok.bm)
+		lists = append(lists, v)
 	}
-	return s.w.union(views), nil
+	return s.w.unionRaw(lists)
+}
+
+// hasWord reports whether a token in ns starts with word.
+func (s *search) hasWord(ns namespace, word string) bool {
+	key := s.keyOf(word)
+	if s.lookup(ns.prefix, key) != nil {
+		return true
+	}
+	k, _ := s.bucket(ns.tokens).cursor().Seek(key)
+	return k != nil && bytes.HasPrefix(k, key)
 }
 
 // allWords is the intersection of the word sets of every word in ns,
@@ -87,6 +93,13 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 func (s *search) allWords(ns namespace, words []string) (set, error) {
 	if len(words) == 1 {
 		return s.wordSet(ns, words[0])
+	}
+	for _, word := range words {
+		// a word nothing has makes the search empty: found by a lookup,
+		// before any other word's set is built
+		if !s.hasWord(ns, word) {
+			return s.w.scratch(), nil
+		}
 	}
 	sets := s.w.wordSets[:0]
 	defer func() { clear(sets); s.w.wordSets = sets[:0] }()

@@ -167,11 +167,12 @@ func diffTier(of, minus set) tier {
 
 // members is the tier as a set, computing the difference now. roaring's
 // AndNot leaves both operands alone: minus is another tier's of.
-func (t tier) members() set {
+func (s *search) members(t tier) set {
 	if t.minus.bm == nil || t.minus.empty() {
 		return t.of
 	}
-	return set{bm: roaring.AndNot(t.of.bm, t.minus.bm), owned: true}
+	of, minus := s.w.settle(t.of), s.w.settle(t.minus)
+	return set{bm: roaring.AndNot(of.bm, minus.bm), owned: true}
 }
 
 func (s *search) total() int {
@@ -195,7 +196,7 @@ func (s *search) locate(offset, limit int) {
 			skip -= t.n
 			continue
 		}
-		s.collect(t.members(), skip, limit)
+		s.collect(s.members(t), skip, limit)
 		skip = 0
 	}
 }

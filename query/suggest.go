@@ -65,7 +65,7 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 	}
 	c := combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}}
 	if filtered {
-		c.filter = f.bm
+		c.filter = s.w.settle(f).bm
 	}
 	if len(options) > 0 {
 		c.walk(0, nil, 0)
@@ -89,7 +89,7 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 			return nil, err
 		}
 		if !own.empty() {
-			options[i] = append(options[i], wordOption{word: w, set: own.bm})
+			options[i] = append(options[i], wordOption{word: w, set: s.w.settle(own).bm})
 		}
 		if i >= suggestWords {
 			continue
@@ -99,7 +99,7 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 			if err != nil {
 				return nil, err
 			}
-			options[i] = append(options[i], wordOption{word: cw.word, edits: cw.edits, set: set.bm})
+			options[i] = append(options[i], wordOption{word: cw.word, edits: cw.edits, set: s.w.settle(set).bm})
 		}
 	}
 	return options, nil
