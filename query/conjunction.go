@@ -28,6 +28,7 @@ type keySet struct {
 	vals  []uint16
 	blk   *[blockWords]uint64
 	inBlk bool
+	n     int // members of blk when known, else -1
 }
 
 const blockWords = 1 << 16 / 64
@@ -35,6 +36,9 @@ const blockWords = 1 << 16 / 64
 func (k *keySet) card() int {
 	if !k.inBlk {
 		return len(k.vals)
+	}
+	if k.n >= 0 {
+		return k.n
 	}
 	n := 0
 	for _, w := range k.blk {
@@ -150,11 +154,30 @@ func (sc *keyScratch) narrow(lists [][]rawContainer, parts []conjunct, key uint1
 	return sc.out.card()
 }
 
+// narrowFrom sets the result to k narrowed by more conjuncts, as copyOf
+// then narrow, but a block meeting a bitmap container first is
+// intersected while copied.
+func (sc *keyScratch) narrowFrom(k *keySet, lists [][]rawContainer, parts []conjunct, key uint16) int {
+	if k.inBlk && len(parts) > 0 {
+		p := parts[0]
+		if c := single(lists[p.first:p.first+p.n], key); c != nil && c.kind == rawBitmap {
+			n := andWords(&sc.main, k.blk, c.data)
+			sc.out = keySet{blk: &sc.main, inBlk: true, n: n}
+			if n == 0 {
+				return 0
+			}
+			return sc.narrow(lists, parts[1:], key)
+		}
+	}
+	sc.copyOf(k)
+	return sc.narrow(lists, parts, key)
+}
+
 // copyOf makes the result a copy of k, in sc's own memory.
 func (sc *keyScratch) copyOf(k *keySet) {
 	if k.inBlk {
 		sc.main = *k.blk
-		sc.out = keySet{blk: &sc.main, inBlk: true}
+		sc.out = keySet{blk: &sc.main, inBlk: true, n: k.n}
 		return
 	}
 	sc.out = keySet{vals: append(sc.vals[:0], k.vals...)}
@@ -166,13 +189,26 @@ func (sc *keyScratch) seed(lists [][]rawContainer, key uint16) {
 		sc.out = keySet{vals: appendValues(sc.vals[:0], c)}
 		return
 	}
+	if c := single(lists, key); c != nil && c.kind == rawBitmap {
+		copyWords(&sc.main, c.data)
+		sc.out = keySet{blk: &sc.main, inBlk: true, n: c.card}
+		return
+	}
 	clear(sc.main[:])
 	for _, cs := range lists {
 		if c := containerAt(cs, key); c != nil {
 			orInto(&sc.main, c)
 		}
 	}
-	sc.out = keySet{blk: &sc.main, inBlk: true}
+	sc.out = keySet{blk: &sc.main, inBlk: true, n: -1}
+}
+
+// copyWords sets a block to a serialized bitmap container.
+func copyWords(b *[blockWords]uint64, data []byte) {
+	_ = data[bitmapBytes-1]
+	for i := range b {
+		b[i] = binary.LittleEndian.Uint64(data[8*i:])
+	}
 }
 
 // single is the only container of the lists under key, or nil when there
@@ -212,7 +248,8 @@ func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
 	switch c.kind {
 	case rawBitmap:
 		if sc.out.inBlk {
-			return andWords(sc.out.blk, c.data)
+			sc.out.n = andWords(sc.out.blk, sc.out.blk, c.data)
+			return sc.out.n
 		}
 		sc.out.vals = filterBitmap(sc.out.vals, c.data)
 	case rawArray:
@@ -237,15 +274,13 @@ func (sc *keyScratch) andBlock(b *[blockWords]uint64) int {
 		sc.out.vals = filterBlock(sc.out.vals, b)
 		return len(sc.out.vals)
 	}
-	any := uint64(0)
+	n := 0
 	for i := range sc.out.blk {
 		sc.out.blk[i] &= b[i]
-		any |= sc.out.blk[i]
+		n += bits.OnesCount64(sc.out.blk[i])
 	}
-	if any == 0 {
-		return 0
-	}
-	return -1
+	sc.out.n = n
+	return n
 }
 
 // appendValues appends the values of an array or run container.
@@ -304,18 +339,17 @@ func setRange(b *[blockWords]uint64, lo, hi int) {
 	b[hw] |= hiMask
 }
 
-// andWords intersects a block with a serialized bitmap container.
-func andWords(b *[blockWords]uint64, data []byte) int {
+// andWords sets dst to src ∩ a serialized bitmap container (dst may be
+// src) and returns its number of members: the count comes with the
+// pass, not from a second one.
+func andWords(dst, src *[blockWords]uint64, data []byte) int {
 	_ = data[bitmapBytes-1]
-	any := uint64(0)
-	for i := range b {
-		b[i] &= binary.LittleEndian.Uint64(data[8*i:])
-		any |= b[i]
+	n := 0
+	for i := range dst {
+		dst[i] = src[i] & binary.LittleEndian.Uint64(data[8*i:])
+		n += bits.OnesCount64(dst[i])
 	}
-	if any == 0 {
-		return 0
-	}
-	return -1
+	return n
 }
 
 // filterBitmap keeps the values set in a serialized bitmap container.

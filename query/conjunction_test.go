@@ -90,10 +90,15 @@ func TestConjunctionMatchesRoaring(t *testing.T) {
 					t.Fatalf("round %d key %d: has(%d) false for a member", round, key, v)
 				}
 			}
-			// narrowing a copy by the first conjunct again changes nothing
-			other.copyOf(&sc.out)
-			if m := other.narrow(lists, cj.parts[:1], key); m != n {
-				t.Fatalf("round %d key %d: narrowed copy has %d members, want %d", round, key, m, n)
+			// narrowing a copy by a conjunct again changes nothing
+			for _, p := range cj.parts {
+				other.copyOf(&sc.out)
+				if m := other.narrow(lists, []conjunct{p}, key); m != n {
+					t.Fatalf("round %d key %d: narrowed copy has %d members, want %d", round, key, m, n)
+				}
+				if m := other.narrowFrom(&sc.out, lists, []conjunct{p}, key); m != n || !slices.Equal(members(&other.out, key), exp) {
+					t.Fatalf("round %d key %d: narrowFrom has %d members, want %d", round, key, m, n)
+				}
 			}
 		}
 	}

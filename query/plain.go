@@ -140,8 +140,7 @@ func (s *search) countWords() int {
 			case byNameAlone:
 				nName = s.countKey(&p.sets[setByName], key, b)
 			default:
-				b.copyOf(&a.out)
-				nName = b.narrow(s.w.lists, p.nameParts, key)
+				nName = b.narrowFrom(&a.out, s.w.lists, p.nameParts, key)
 			}
 			if nName > 0 {
 				nExact = s.countKey(&p.sets[setExact], key, b)
