@@ -48,7 +48,6 @@ func TestConjunctionMatchesRoaring(t *testing.T) {
 	other := new(keyScratch)
 	for round := range 400 {
 		var lists [][]rawContainer
-		var bms []*roaring.Bitmap
 		var cj conjunction
 		want := (*roaring.Bitmap)(nil)
 		for range 1 + rng.IntN(4) {
@@ -65,7 +64,6 @@ func TestConjunctionMatchesRoaring(t *testing.T) {
 					t.Fatal(err)
 				}
 				lists = append(lists, cs)
-				bms = append(bms, bm)
 				union.Or(bm)
 			}
 			cj.parts = append(cj.parts, p)

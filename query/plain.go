@@ -75,14 +75,6 @@ func (s *search) planPlain(q Query) (int, error) {
 	return s.countWords(), nil
 }
 
-func sum32(xs []int32) int64 {
-	n := int64(0)
-	for _, x := range xs {
-		n += int64(x)
-	}
-	return n
-}
-
 // countSet evaluates a set under every key, keeping the counts.
 func (s *search) countSet(which plainSets) int {
 	p := &s.w.plain
