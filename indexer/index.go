@@ -98,18 +98,16 @@ func (b *builder) close() {
 }
 
 // add files one cleaned record, with its check/change time, under the next
-// temporary number.
-func (b *builder) add(rec *format.Record, at time.Time) error {
+// temporary number; f is the record's filing (fileBatch).
+func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 	if b.temps == maxTemporaryCount {
 		return fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
 	}
 	t := b.temps
 	b.temps++
-	o := format.NameOrderOf(rec.Name, rec.ID)
-	b.key = o.AppendKey(b.key[:0])
 	b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
-	b.val = format.AppendRecord(b.val, rec)
-	if err := b.order.Add(b.key, b.val); err != nil {
+	b.val = append(b.val, f.record...)
+	if err := b.order.Add(f.order, b.val); err != nil {
 		return err
 	}
 	b.key = binary.BigEndian.AppendUint32(append(b.key[:0], rec.ID[:]...), t)
@@ -120,7 +118,7 @@ func (b *builder) add(rec *format.Record, at time.Time) error {
 	if rec.Geo.Known {
 		b.geo = append(b.geo, geoPoint{t: t, lat: rec.Geo.Lat, lon: rec.Geo.Lon})
 	}
-	return b.ps.addStation(t, rec, o.Key)
+	return b.ps.addStation(t, f.postings)
 }
 
 // appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
