@@ -210,7 +210,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err != nil {
 		return f.fail(fmt.Errorf("data dumps: %w", err))
 	}
-	if err := f.putSorted(ctx, format.BucketStationJSON, stored); err != nil {
+	if err := f.putSortedAhead(ctx, format.BucketStationJSON, stored); err != nil {
 		return f.fail(err)
 	}
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
@@ -247,7 +247,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 		return err
 	}
 	defer it.Close()
-	return f.putSorted(ctx, format.BucketIDs, idsSource(it, b.final))
+	return f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
 }
 
 // stationsSource yields the stations bucket: the order sorter's records,
@@ -347,7 +347,7 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if err := f.putSorted(ctx, name, s.source(bk)); err != nil {
+		if err := f.putSortedAhead(ctx, name, s.source(bk)); err != nil {
 			return err
 		}
 		var prefixes []byte
