@@ -13,9 +13,9 @@ import (
 // anything else in a build (about half of its CPU time on the real
 // snapshot) and do not depend on other records, so they run on several
 // goroutines; reading the input (inflating it, cutting records) runs on
-// one, and filing records in the sorters and posting maps on the caller's. Records
-// reach add, and skips are counted and warned about, in input order, so
-// the result is the same whatever the scheduling.
+// one, and filing records in the sorters and posting maps on the
+// caller's. Records reach add, and skips are counted and warned about, in
+// input order, so the result is the same whatever the scheduling.
 //
 //	reader --batches--> decoders (decodeWorkers) --\
 //	      \--same batches, in order--------------- consumer: account, add
