@@ -98,18 +98,16 @@ func (b *builder) close() {
 }
 
 // add files one cleaned record, with its check/change time, under the next
-// temporary number.
-func (b *builder) add(rec *format.Record, at time.Time) error {
+// temporary number; f is the record's filing (fileBatch).
+func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 	if b.temps == maxTemporaryCount {
 		return fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
 	}
 	t := b.temps
 	b.temps++
-	o := format.NameOrderOf(rec.Name, rec.ID)
-	b.key = o.AppendKey(b.key[:0])
 	b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
-	b.val = format.AppendRecord(b.val, rec)
-	if err := b.order.Add(b.key, b.val); err != nil {
+	b.val = append(b.val, f.record...)
+	if err := b.order.Add(f.order, b.val); err != nil {
 		return err
 	}
 	b.key = binary.BigEndian.AppendUint32(append(b.key[:0], rec.ID[:]...), t)
@@ -120,7 +118,7 @@ func (b *builder) add(rec *format.Record, at time.Time) error {
 	if rec.Geo.Known {
 		b.geo = append(b.geo, geoPoint{t: t, lat: rec.Geo.Lat, lon: rec.Geo.Lon})
 	}
-	return b.ps.addStation(t, rec, o.Key)
+	return b.ps.addStation(t, f.postings)
 }
 
 // appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
@@ -212,7 +210,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err != nil {
 		return f.fail(fmt.Errorf("data dumps: %w", err))
 	}
-	if err := f.putSorted(ctx, format.BucketStationJSON, stored); err != nil {
+	if err := f.putSortedAhead(ctx, format.BucketStationJSON, stored); err != nil {
 		return f.fail(err)
 	}
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
@@ -249,7 +247,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 		return err
 	}
 	defer it.Close()
-	return f.putSorted(ctx, format.BucketIDs, idsSource(it, b.final))
+	return f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
 }
 
 // stationsSource yields the stations bucket: the order sorter's records,
@@ -349,7 +347,7 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if err := f.putSorted(ctx, name, s.source(bk)); err != nil {
+		if err := f.putSortedAhead(ctx, name, s.source(bk)); err != nil {
 			return err
 		}
 		var prefixes []byte

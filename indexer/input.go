@@ -265,8 +265,9 @@ func decodeStation(raw []byte, st *rawStation) error {
 		return errors.New("not a JSON object")
 	}
 	*st = rawStation{}
-	if err := json.Unmarshal(raw, st); err != nil {
-		return err
+	if decodeStationFast(raw, st) {
+		return nil
 	}
-	return nil
+	*st = rawStation{} // the fast path may have filled some fields
+	return json.Unmarshal(raw, st)
 }

@@ -8,13 +8,14 @@ import (
 	"stationdex/indexer/format"
 )
 
-// The read pipeline of Build. Decoding the JSON of a record and cleaning it
-// cost more than anything else in a build (about half of its CPU time on
-// the real snapshot) and do not depend on other records, so they run on
-// several goroutines; reading the input (inflating it, cutting records)
-// runs on one, and filing records in the sorters on the caller's. Records
-// reach add, and skips are counted and warned about, in input order, so
-// the result is the same whatever the scheduling.
+// The read pipeline of Build. Decoding the JSON of a record, cleaning it
+// and working out its keys (folding, tokenising, encoding) cost more than
+// anything else in a build (about half of its CPU time on the real
+// snapshot) and do not depend on other records, so they run on several
+// goroutines; reading the input (inflating it, cutting records) runs on
+// one, and filing records in the sorters and posting maps on the
+// caller's. Records reach add, and skips are counted and warned about, in
+// input order, so the result is the same whatever the scheduling.
 //
 //	reader --batches--> decoders (decodeWorkers) --\
 //	      \--same batches, in order--------------- consumer: account, add
@@ -35,14 +36,29 @@ type rawBatch struct {
 	done  chan struct{}
 }
 
-// decoded is one record after decoding and cleaning: kept (rec, at) or
+// decoded is one record after decoding and cleaning: kept (rec, at, f) or
 // skipped for reason.
 type decoded struct {
 	rec    format.Record
 	at     time.Time
+	f      filing
 	reason skipReason
 	detail string
 }
+
+// filing is what builder.add needs of a record besides the record: its
+// name-order key (format.NameOrder.AppendKey), its encoding (format.
+// AppendRecord) and its posting keys. They depend on the record alone, so
+// they are made here, on the decoding goroutines, leaving the builder's
+// goroutine, which the whole read waits on, only the filing itself.
+type filing struct {
+	order    []byte
+	record   []byte
+	postings []postingKey
+}
+
+// filingsAdder is how readParallel hands on a kept record.
+type filingsAdder func(rec *format.Record, f *filing, at time.Time) error
 
 func newRawBatch(input string) *rawBatch {
 	return &rawBatch{input: input, done: make(chan struct{})}
@@ -59,9 +75,9 @@ func (b *rawBatch) add(pos position, raw []byte) {
 	b.raw = append(b.raw, b.data[start:len(b.data):len(b.data)])
 }
 
-// decode decodes and cleans every record of b. Slices of data are re-cut
-// here because data may have moved while it grew.
-func (b *rawBatch) decode() {
+// decode decodes, cleans and files every record of b. Slices of data are
+// re-cut here because data may have moved while it grew.
+func (b *rawBatch) decode(k *postingKeyer) {
 	defer close(b.done)
 	b.recut()
 	b.out = make([]decoded, len(b.raw))
@@ -76,6 +92,43 @@ func (b *rawBatch) decode() {
 		if d.reason == kept {
 			d.at = newestTime(&st)
 		}
+	}
+	b.file(k)
+}
+
+// file makes the filings of the kept records of b, in two buffers for the
+// whole batch rather than three allocations a record. The slices are cut
+// once both buffers are complete, since they may move while they grow.
+func (b *rawBatch) file(k *postingKeyer) {
+	type ends struct{ order, record, postings int }
+	end := make([]ends, len(b.out))
+	var data []byte
+	var postings []postingKey
+	for i := range b.out {
+		d := &b.out[i]
+		if d.reason != kept {
+			continue
+		}
+		o := format.NameOrderOf(d.rec.Name, d.rec.ID)
+		data = o.AppendKey(data)
+		end[i].order = len(data)
+		data = format.AppendRecord(data, &d.rec)
+		end[i].record = len(data)
+		postings = k.postingKeys(postings, &d.rec, o.Key)
+		end[i].postings = len(postings)
+	}
+	start := ends{}
+	for i := range b.out {
+		if b.out[i].reason != kept {
+			continue
+		}
+		e := end[i]
+		b.out[i].f = filing{
+			order:    data[start.record:e.order:e.order],
+			record:   data[e.order:e.record:e.record],
+			postings: postings[start.postings:e.postings:e.postings],
+		}
+		start = e
 	}
 }
 
@@ -93,15 +146,16 @@ func (b *rawBatch) recut() {
 
 // readParallel reads inputs through the pipeline and hands every kept
 // record to add, in input order; rr counts and warns about the skipped.
-func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add recordFunc) error {
+func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add filingsAdder) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan *rawBatch, pipeQueued)
 	ordered := make(chan *rawBatch, pipeQueued)
 	for range min(max(runtime.GOMAXPROCS(0), 1), maxDecoders) {
 		go func() {
+			k := newPostingKeyer()
 			for b := range work {
-				b.decode()
+				b.decode(k)
 			}
 		}()
 	}
@@ -163,7 +217,7 @@ func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool)
 
 // consume takes the batches in input order, waits for each to be decoded,
 // and accounts for and adds its records.
-func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, add recordFunc, cancel func()) error {
+func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, add filingsAdder, cancel func()) error {
 	for b := range ordered {
 		select {
 		case <-b.done:
@@ -180,8 +234,7 @@ func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, ad
 				rr.skip(d.reason, b.input, b.pos[i], d.detail)
 				continue
 			}
-			rec := d.rec
-			if err := add(&rec, d.at); err != nil {
+			if err := add(&d.rec, &d.f, d.at); err != nil {
 				cancel()
 				return err
 			}

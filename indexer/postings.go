@@ -54,9 +54,7 @@ type postingBuffer struct {
 	budget int
 	runs   *extsort.Sorter
 
-	countryNames map[string]string // ISO code -> English name, memoised
-	tokens       []string          // scratch
-	key, val     []byte            // scratch
+	key, val []byte // scratch
 }
 
 // mapEntryCost estimates what a new key costs in a map beyond its bytes:
@@ -64,7 +62,7 @@ type postingBuffer struct {
 const mapEntryCost = 64
 
 func newPostingBuffer(budget int, runs *extsort.Sorter) *postingBuffer {
-	pb := &postingBuffer{budget: budget, runs: runs, countryNames: map[string]string{}}
+	pb := &postingBuffer{budget: budget, runs: runs}
 	for i := range pb.lists {
 		pb.lists[i] = map[string][]uint32{}
 	}
@@ -89,49 +87,81 @@ func (pb *postingBuffer) add(b int, key string, t uint32) {
 	pb.lists[b][key] = l
 }
 
-// addStation files temporary number t under every key of every bucket.
-// nameKey is fold.Key(rec.Name), already computed for the name order.
-// Numbers must be added in increasing order.
-func (pb *postingBuffer) addStation(t uint32, rec *format.Record, nameKey string) error {
-	pb.add(bNames, nameKey, t)
-	pb.tokens = fold.AppendTokens(pb.tokens[:0], rec.Name)
-	for _, tok := range pb.tokens {
-		pb.add(bNameTokens, tok, t)
+// addStation files temporary number t under keys, the station's keys
+// (postingKeys). Numbers must be added in increasing order.
+func (pb *postingBuffer) addStation(t uint32, keys []postingKey) error {
+	for _, k := range keys {
+		pb.add(int(k.bucket), k.key, t)
 	}
-	pb.addFacets(t, rec)
-	pb.addSearchable(t, rec)
 	if pb.mem > pb.budget {
 		return pb.flush()
 	}
 	return nil
 }
 
-func (pb *postingBuffer) addFacets(t uint32, rec *format.Record) {
-	pb.add(bCountries, rec.CountryCode, t)
-	pb.add(bLocations, format.FacetKey(rec.Location), t)
-	for _, l := range rec.Languages {
-		pb.add(bLangLabels, format.FacetKey(l), t)
-	}
-	for _, c := range rec.LanguageCodes {
-		pb.add(bLangCodes, c, t)
-	}
-	for _, g := range rec.Genres {
-		pb.add(bGenres, format.FacetKey(g), t)
-	}
-	pb.add(bCodecs, rec.Codec, t)
-	if rec.BitrateKbps > 0 {
-		pb.add(bBitrates, string(format.BitrateKey(rec.BitrateKbps)), t)
-	}
+// postingKey is one key a station is filed under.
+type postingKey struct {
+	bucket uint8
+	key    string
 }
 
-// addSearchable files t under the tokens of every field a query word may
-// match: name, country label, ISO code and English country name, location,
-// language labels and genres.
-func (pb *postingBuffer) addSearchable(t uint32, rec *format.Record) {
-	toks := pb.tokens // already holds the name tokens
+// postingKeyer lists the posting keys of stations. Folding and tokenising
+// depend on the station alone, so they run on the decoding goroutines (see
+// pipeline.go), one postingKeyer each, and only the map updates stay on
+// the builder's goroutine.
+type postingKeyer struct {
+	countryNames map[string]string // ISO code -> English name, memoised
+	tokens       []string          // scratch
+}
+
+func newPostingKeyer() *postingKeyer {
+	return &postingKeyer{countryNames: map[string]string{}}
+}
+
+// postingKeys appends every key of every bucket that rec is filed under,
+// in the order postingBuffer.add is to get them. nameKey is
+// fold.Key(rec.Name), already computed for the name order.
+func (k *postingKeyer) postingKeys(dst []postingKey, rec *format.Record, nameKey string) []postingKey {
+	dst = append(dst, postingKey{bNames, nameKey})
+	k.tokens = fold.AppendTokens(k.tokens[:0], rec.Name)
+	dst = appendKeys(dst, bNameTokens, k.tokens)
+	dst = appendFacets(dst, rec)
+	return appendKeys(dst, bAllTokens, k.searchable(rec))
+}
+
+// appendKeys appends keys to dst, all in bucket b.
+func appendKeys(dst []postingKey, b uint8, keys []string) []postingKey {
+	for _, key := range keys {
+		dst = append(dst, postingKey{b, key})
+	}
+	return dst
+}
+
+func appendFacets(dst []postingKey, rec *format.Record) []postingKey {
+	dst = append(dst, postingKey{bCountries, rec.CountryCode})
+	dst = append(dst, postingKey{bLocations, format.FacetKey(rec.Location)})
+	for _, l := range rec.Languages {
+		dst = append(dst, postingKey{bLangLabels, format.FacetKey(l)})
+	}
+	dst = appendKeys(dst, bLangCodes, rec.LanguageCodes)
+	for _, g := range rec.Genres {
+		dst = append(dst, postingKey{bGenres, format.FacetKey(g)})
+	}
+	dst = append(dst, postingKey{bCodecs, rec.Codec})
+	if rec.BitrateKbps > 0 {
+		dst = append(dst, postingKey{bBitrates, string(format.BitrateKey(rec.BitrateKbps))})
+	}
+	return dst
+}
+
+// searchable lists the tokens of every field a query word may match:
+// name (k.tokens already holds its tokens), country label, ISO code and
+// English country name, location, language labels and genres.
+func (k *postingKeyer) searchable(rec *format.Record) []string {
+	toks := k.tokens
 	toks = fold.AppendTokens(toks, rec.Country)
 	toks = fold.AppendTokens(toks, strings.ToLower(rec.CountryCode))
-	toks = fold.AppendTokens(toks, pb.countryName(rec.CountryCode))
+	toks = fold.AppendTokens(toks, k.countryName(rec.CountryCode))
 	toks = fold.AppendTokens(toks, rec.Location)
 	for _, l := range rec.Languages {
 		toks = fold.AppendTokens(toks, l)
@@ -139,20 +169,18 @@ func (pb *postingBuffer) addSearchable(t uint32, rec *format.Record) {
 	for _, g := range rec.Genres {
 		toks = fold.AppendTokens(toks, g)
 	}
-	for _, tok := range toks {
-		pb.add(bAllTokens, tok, t)
-	}
-	pb.tokens = toks
+	k.tokens = toks
+	return toks
 }
 
-func (pb *postingBuffer) countryName(code string) string {
+func (k *postingKeyer) countryName(code string) string {
 	if code == "" {
 		return ""
 	}
-	name, ok := pb.countryNames[code]
+	name, ok := k.countryNames[code]
 	if !ok {
 		name = iso.CountryName(code)
-		pb.countryNames[code] = name
+		k.countryNames[code] = name
 	}
 	return name
 }

@@ -181,3 +181,83 @@ func syncDir(dir string) {
 	d.Sync()
 	d.Close()
 }
+
+// Reading ahead: a bucket's pairs are made (merged from a sorter, encoded)
+// on the writer's goroutine between bbolt's puts and commits, which leaves
+// the other core idle for most of the write phase. putSortedAhead moves the
+// making to a goroutine of its own, at most aheadBatches batches of about
+// aheadBytes ahead of the writer, so that memory stays bounded.
+const (
+	aheadBytes   = 256 << 10
+	aheadPairs   = 4096
+	aheadBatches = 1 // queued, besides the one being made and the one being written
+)
+
+// putSortedAhead is putSorted with next run ahead on a goroutine. Only for
+// sources that do not read the index: next is called with a nil tx. When
+// it returns, next is no longer running, so a source sharing state with
+// the next bucket's (the posting buckets') can be handed on.
+func (f *indexFile) putSortedAhead(ctx context.Context, bucket []byte, next kvSource) error {
+	src, stop := readAhead(next)
+	defer stop()
+	return f.putSorted(ctx, bucket, src)
+}
+
+// kvBatch is a run of pairs made ahead; last marks the source's end (nil
+// key) or error, after its pairs.
+type kvBatch struct {
+	pairs [][2][]byte
+	last  bool
+	err   error
+}
+
+// readAhead calls next on a goroutine and yields its pairs; stop ends the
+// goroutine (after the batch it is making) and waits for it.
+func readAhead(next kvSource) (src kvSource, stop func()) {
+	batches := make(chan kvBatch, aheadBatches)
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for last := false; !last; {
+			b := makeBatch(next)
+			select {
+			case batches <- b:
+			case <-quit:
+				return
+			}
+			last = b.last
+		}
+	}()
+	var cur kvBatch
+	src = func(*bolt.Tx) ([]byte, []byte, error) {
+		for len(cur.pairs) == 0 {
+			if cur.last {
+				return nil, nil, cur.err
+			}
+			cur = <-batches
+		}
+		kv := cur.pairs[0]
+		cur.pairs = cur.pairs[1:]
+		return kv[0], kv[1], nil
+	}
+	return src, func() {
+		close(quit)
+		<-finished
+	}
+}
+
+// makeBatch takes pairs from next until it has aheadBytes or aheadPairs of
+// them, or next ends.
+func makeBatch(next kvSource) kvBatch {
+	var b kvBatch
+	for size := 0; size < aheadBytes && len(b.pairs) < aheadPairs; {
+		k, v, err := next(nil)
+		if k == nil || err != nil {
+			b.last, b.err = true, err
+			return b
+		}
+		b.pairs = append(b.pairs, [2][]byte{k, v})
+		size += len(k) + len(v)
+	}
+	return b
+}
