@@ -109,3 +109,38 @@ func TestFastDecodeRealSnapshot(t *testing.T) {
 		checkFastDecode(t, sc.Bytes())
 	}
 }
+
+// BenchmarkDecodeStation decodes the first 20,000 records of the real
+// snapshot with the fast path and with json.Unmarshal: the reason the fast
+// path exists (see decode.go).
+func BenchmarkDecodeStation(b *testing.B) {
+	in := openRealSnapshot(b)
+	var records [][]byte
+	err := readInput(context.Background(), in, func(_ position, raw []byte) error {
+		if len(records) < 20000 {
+			records = append(records, append([]byte(nil), raw...))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			for _, raw := range records {
+				var st rawStation
+				if !decodeStationFast(raw, &st) {
+					_ = json.Unmarshal(raw, &st) // as decodeStation does
+				}
+			}
+		}
+	})
+	b.Run("unmarshal", func(b *testing.B) {
+		for b.Loop() {
+			for _, raw := range records {
+				var st rawStation
+				_ = json.Unmarshal(raw, &st)
+			}
+		}
+	})
+}
