@@ -36,6 +36,27 @@ type entity struct {
 	variants    [numCodings]atomic.Pointer[[]byte]
 	fields      atomic.Pointer[entityFields]
 	tags        [numCodings]atomic.Pointer[[]string] // ETag field per coding, made when first sent
+	lengths     [numCodings]atomic.Pointer[lengthField]
+}
+
+// lengthField is a Content-Length value as net/http keeps it, with the
+// length it says.
+type lengthField struct {
+	n     int
+	field []string
+}
+
+// lengthField is the Content-Length field of body, e's body in coding c:
+// made once per entity and coding, like its ETag, since a cached entity
+// is sent again and again (and made again should a variant's length
+// differ, which deterministic compression never makes it).
+func (e *entity) lengthField(c coding, body []byte) []string {
+	if l := e.lengths[c].Load(); l != nil && l.n == len(body) {
+		return l.field
+	}
+	l := &lengthField{n: len(body), field: []string{strconv.Itoa(len(body))}}
+	e.lengths[c].Store(l)
+	return l.field
 }
 
 // entityFields are e's header values as net/http keeps them, made once
@@ -148,7 +169,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 		http.ServeContent(w, r, "", zeroTime, bytes.NewReader(body))
 		return
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = e.lengthField(c, body)
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(body) // a write error means the client left; nothing to do
