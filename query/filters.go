@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
 )
 
 // dimension names a faceted filter, so that a facet can count its own
@@ -23,24 +24,98 @@ const (
 // "no filter" is not a set of every station. It stops at the first empty
 // filter.
 func (s *search) filters(q Query, except dimension) (f set, ok bool, err error) {
-	add := func(one set, err2 error) bool {
-		if err2 != nil {
-			err = err2
-			return false
-		}
+	add := func(one set) bool {
 		f = s.intersect(f, ok, one)
 		ok = true
 		return !f.empty()
 	}
-	switch {
-	case q.Country != "" && except != dimCountry && !add(s.country(q.Country)):
-	case q.Language != "" && except != dimLanguage && !add(s.language(q.Language)):
-	case q.Genre != "" && except != dimGenre && !add(s.genre(q.Genre)):
-	case len(q.Codecs) > 0 && !add(s.codecs(q.Codecs)):
-	case (q.BitrateMin > 0 || q.BitrateMax > 0) && !add(s.bitrates(q.BitrateMin, q.BitrateMax)):
-	case q.Near != nil && !add(s.near(*q.Near)):
+	err = s.eachFilter(q, except, func(lists [][]byte) (bool, error) {
+		one, err := s.w.unionRaw(lists)
+		if err != nil {
+			return false, err
+		}
+		return add(one), nil
+	})
+	if err != nil || (ok && f.empty()) || q.Near == nil {
+		return f, ok, err
+	}
+	near, err := s.near(*q.Near)
+	if err == nil {
+		add(near)
 	}
 	return f, ok, err
+}
+
+// eachFilter calls fn with the stored lists of each filter of q but the
+// one of dimension except, in a fixed order, until fn says to stop: the
+// list of a country, language or genre (none for a value nothing has),
+// those of every value for codecs and bitrates. Both search paths build
+// on it (filters; plainFilters). The distance filter has no stored list
+// (see near). lists is scratch, valid during the call.
+func (s *search) eachFilter(q Query, except dimension, fn func(lists [][]byte) (more bool, err error)) error {
+	lists := s.w.rawLists[:0]
+	defer func() { clear(lists[:cap(lists)]); s.w.rawLists = lists[:0] }()
+	one := func(bucket, key []byte) (bool, error) {
+		lists = lists[:0]
+		if v := s.lookup(bucket, key); v != nil {
+			lists = append(lists, v)
+		}
+		return fn(lists)
+	}
+	more, err := true, error(nil)
+	if q.Country != "" && except != dimCountry {
+		more, err = one(format.BucketCountries, s.countryKey(q.Country))
+	}
+	if q.Language != "" && except != dimLanguage && more && err == nil {
+		more, err = one(s.languageKey(q.Language))
+	}
+	if q.Genre != "" && except != dimGenre && more && err == nil {
+		more, err = one(format.BucketGenres, s.keyOf(format.FacetKey(q.Genre)))
+	}
+	if len(q.Codecs) > 0 && more && err == nil {
+		lists = lists[:0]
+		for _, c := range q.Codecs {
+			if v := s.lookup(format.BucketCodecs, s.keyOf(c)); v != nil {
+				lists = append(lists, v)
+			}
+		}
+		more, err = fn(lists)
+	}
+	if (q.BitrateMin > 0 || q.BitrateMax > 0) && more && err == nil {
+		// every bitrate in the range: real data has a few hundred
+		lists = lists[:0]
+		from, end := bitrateRange(q.BitrateMin, q.BitrateMax)
+		c := s.bucket(format.BucketBitrates).cursor()
+		for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
+			lists = append(lists, v)
+		}
+		_, err = fn(lists)
+	}
+	return err
+}
+
+// countryKey is the code in upper case, as countries are filed; only
+// ASCII letters can match.
+func (s *search) countryKey(code string) []byte {
+	key := s.keyOf(code)
+	for i, c := range key {
+		if 'a' <= c && c <= 'z' {
+			key[i] = c - 'a' + 'A'
+		}
+	}
+	return key
+}
+
+// languageKey accepts an exact source label or anything iso.LanguageCode
+// resolves (codes of every ISO 639 part, English and native names). When
+// v resolves to a code, its label's stations are already filed under that
+// code (the indexer files every label under the code it resolves to), so
+// the code's list alone is the union of both.
+func (s *search) languageKey(v string) (bucket, key []byte) {
+	if code, ok := iso.LanguageCode(v); ok {
+		return format.BucketLangCodes, s.keyOf(code)
+	}
+	return format.BucketLangLabels, s.keyOf(format.FacetKey(v))
 }
 
 // bitrateRange is the first and last key of format.BucketBitrates in
@@ -51,31 +126,6 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 		to = uint32(hi)
 	}
 	return format.BitrateKey(uint32(max(lo, 1))), format.BitrateKey(to)
-}
-
-// codecs is the union of the stations of each codec.
-func (s *search) codecs(names []string) (set, error) {
-	lists := s.w.rawLists[:0]
-	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
-	for _, c := range names {
-		if v := s.lookup(format.BucketCodecs, s.keyOf(c)); v != nil {
-			lists = append(lists, v)
-		}
-	}
-	return s.w.unionRaw(lists)
-}
-
-// bitrates is the union of the stations of every bitrate in [lo, hi]; 0
-// leaves that end open. Real data has a few hundred distinct bitrates.
-func (s *search) bitrates(lo, hi int) (set, error) {
-	lists := s.w.rawLists[:0]
-	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
-	from, end := bitrateRange(lo, hi)
-	c := s.bucket(format.BucketBitrates).cursor()
-	for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
-		lists = append(lists, v)
-	}
-	return s.w.unionRaw(lists)
 }
 
 // near is the stations within n's radius: the points of every cell that

@@ -224,9 +224,19 @@ func verifyRecordRange(tx *bolt.Tx, stations int) error {
 // read runs fn, which reads the file through the page tree only, with
 // the same protection as view and without a bbolt transaction: Close
 // waits for it through ix.readers instead.
-func (ix *Index) read(fn func() error) (err error) {
+func (ix *Index) read(fn func() error) error {
 	ix.readers.RLock()
 	defer ix.readers.RUnlock()
+	return ix.guard(fn)
+}
+
+func (ix *Index) view(fn func(*bolt.Tx) error) error {
+	return ix.guard(func() error { return ix.db.View(fn) })
+}
+
+// guard turns a fault reading the mapping, or a panic on a damaged value,
+// into ErrCorrupt instead of a crash.
+func (ix *Index) guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
@@ -234,14 +244,4 @@ func (ix *Index) read(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-func (ix *Index) view(fn func(*bolt.Tx) error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: reading %s: %v", format.ErrCorrupt, ix.path, p)
-		}
-	}()
-	return ix.db.View(fn)
 }

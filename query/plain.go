@@ -1,13 +1,11 @@
 package query
 
 import (
-	"bytes"
 	"fmt"
 	"math/bits"
 
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
 )
 
 // A plain search (no facets, no distance filter) is answered from
@@ -149,60 +147,11 @@ func (s *search) countWords() int {
 // plainFilters adds one conjunct per filter of q, returning them.
 func (s *search) plainFilters(q Query) ([]conjunct, error) {
 	w := s.w
-	p := &w.plain
 	start := len(w.parts)
-	add := func(bucket, key []byte) error {
-		return s.addConjunct(func(yield func(v []byte) error) error {
-			if v := s.lookup(bucket, key); v != nil {
-				return yield(v)
-			}
-			return nil
-		})
-	}
-	var err error
-	if q.Country != "" && err == nil {
-		key := s.keyOf(q.Country)
-		for i, c := range key {
-			if 'a' <= c && c <= 'z' {
-				key[i] = c - 'a' + 'A'
-			}
-		}
-		err = add(format.BucketCountries, key)
-	}
-	if q.Language != "" && err == nil && !p.empty {
-		if code, ok := iso.LanguageCode(q.Language); ok {
-			err = add(format.BucketLangCodes, s.keyOf(code))
-		} else {
-			err = add(format.BucketLangLabels, s.keyOf(format.FacetKey(q.Language)))
-		}
-	}
-	if q.Genre != "" && err == nil && !p.empty {
-		err = add(format.BucketGenres, s.keyOf(format.FacetKey(q.Genre)))
-	}
-	if len(q.Codecs) > 0 && err == nil && !p.empty {
-		err = s.addConjunct(func(yield func(v []byte) error) error {
-			for _, c := range q.Codecs {
-				if v := s.lookup(format.BucketCodecs, s.keyOf(c)); v != nil {
-					if err := yield(v); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
-	}
-	if (q.BitrateMin > 0 || q.BitrateMax > 0) && err == nil && !p.empty {
-		err = s.addConjunct(func(yield func(v []byte) error) error {
-			from, end := bitrateRange(q.BitrateMin, q.BitrateMax)
-			c := s.bucket(format.BucketBitrates).cursor()
-			for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
-				if err := yield(v); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	err := s.eachFilter(q, dimNone, func(lists [][]byte) (bool, error) {
+		err := s.addConjunct(lists)
+		return err == nil && !w.plain.empty, err
+	})
 	return w.parts[start:len(w.parts):len(w.parts)], err
 }
 
@@ -235,14 +184,13 @@ func (s *search) plainWords(filters []conjunct) error {
 	w.parts = append(w.parts, filters...)
 	p.sets[setByName] = conjunction{parts: w.parts[byName:len(w.parts):len(w.parts)]}
 	exact := len(w.parts)
-	key := exactKey(w.key[:0], w.words)
-	w.key = key
-	if err := s.addConjunct(func(yield func(v []byte) error) error {
-		if v := s.lookup(format.BucketNames, key); v != nil {
-			return yield(v)
-		}
-		return nil
-	}); err != nil {
+	w.key = exactKey(w.key[:0], w.words)
+	var exactList [1][]byte
+	lists := exactList[:0]
+	if v := s.lookup(format.BucketNames, w.key); v != nil {
+		lists = append(lists, v)
+	}
+	if err := s.addConjunct(lists); err != nil {
 		return err
 	}
 	if p.empty {
@@ -256,35 +204,24 @@ func (s *search) plainWords(filters []conjunct) error {
 }
 
 // addWord adds the conjunct of one word in ns: the stored union of its
-// prefix, or the few tokens starting with it (see format: PrefixFanout).
+// prefix, or the few tokens starting with it (see wordLists).
 func (s *search) addWord(ns namespace, word string) error {
-	key := s.keyOf(word)
-	if v := s.lookup(ns.prefix, key); v != nil {
-		return s.addConjunct(func(yield func([]byte) error) error { return yield(v) })
+	lists, err := s.wordLists(ns, word)
+	if err != nil {
+		return err
 	}
-	return s.addConjunct(func(yield func([]byte) error) error {
-		c := s.bucket(ns.tokens).cursor()
-		n := 0
-		for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-			if n == format.PrefixFanout {
-				return fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
-					format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
-			}
-			n++
-			if err := yield(v); err != nil {
-				return fmt.Errorf("token %q: %w", k, err)
-			}
-		}
-		return nil
-	})
+	if err := s.addConjunct(lists); err != nil {
+		return fmt.Errorf("word %q: %w", word, err)
+	}
+	return nil
 }
 
-// addConjunct parses the lists lists yields into one conjunct. No list
-// (or only empty ones) means no station matches: plain.empty.
-func (s *search) addConjunct(lists func(yield func(v []byte) error) error) error {
+// addConjunct parses lists into one conjunct. No list (or only empty ones)
+// means no station matches: plain.empty.
+func (s *search) addConjunct(lists [][]byte) error {
 	w := s.w
 	first := w.nlists
-	err := lists(func(v []byte) error {
+	for _, v := range lists {
 		if w.nlists == len(w.lists) {
 			w.lists = append(w.lists, nil)
 		}
@@ -296,10 +233,6 @@ func (s *search) addConjunct(lists func(yield func(v []byte) error) error) error
 		if len(cs) > 0 {
 			w.nlists++
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if w.nlists == first {
 		w.plain.empty = true

@@ -9,7 +9,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
 )
 
 // search is one Search call inside its read transaction.
@@ -57,31 +56,34 @@ func (s *search) keyOf(str string) []byte {
 // ready union in the prefix bucket when the writer stored one, else the
 // union of the few tokens a cursor finds (see format: PrefixFanout).
 func (s *search) wordSet(ns namespace, word string) (set, error) {
-	key := s.keyOf(word)
-	if v := s.lookup(ns.prefix, key); v != nil {
-		return s.w.view(v)
-	}
-	lists := s.w.rawLists[:0]
-	defer func() { clear(lists); s.w.rawLists = lists[:0] }()
-	c := s.bucket(ns.tokens).cursor()
-	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-		if len(lists) == format.PrefixFanout {
-			return set{}, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
-				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
-		}
-		lists = append(lists, v)
+	lists, err := s.wordLists(ns, word)
+	if err != nil {
+		return set{}, err
 	}
 	return s.w.unionRaw(lists)
 }
 
-// hasWord reports whether a token in ns starts with word.
-func (s *search) hasWord(ns namespace, word string) bool {
+// wordLists is where the lists of the stations with a token in ns that
+// starts with word are: the ready union in the prefix bucket when the
+// writer stored one, else the few tokens a cursor finds (see format:
+// PrefixFanout). Both search paths build on it (wordSet; addWord). The
+// slice is the workspace's scratch, valid until the next call.
+func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
+	lists := s.w.rawLists[:0]
+	defer func() { s.w.rawLists = lists[:0] }()
 	key := s.keyOf(word)
-	if s.lookup(ns.prefix, key) != nil {
-		return true
+	if v := s.lookup(ns.prefix, key); v != nil {
+		return append(lists, v), nil
 	}
-	k, _ := s.bucket(ns.tokens).cursor().Seek(key)
-	return k != nil && bytes.HasPrefix(k, key)
+	c := s.bucket(ns.tokens).cursor()
+	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+		if len(lists) == format.PrefixFanout {
+			return nil, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
+				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
+		}
+		lists = append(lists, v)
+	}
+	return lists, nil
 }
 
 // allWords is the intersection of the word sets of every word in ns,
@@ -94,21 +96,31 @@ func (s *search) allWords(ns namespace, words []string) (set, error) {
 	if len(words) == 1 {
 		return s.wordSet(ns, words[0])
 	}
+	// Every word's lists are found first: a word nothing has makes the
+	// search empty before any other word's set is built.
+	refs, ends := s.w.wordRefs[:0], s.w.wordEnds[:0]
+	defer func() {
+		clear(refs[:cap(refs)])
+		s.w.wordRefs, s.w.wordEnds = refs[:0], ends[:0]
+	}()
 	for _, word := range words {
-		// a word nothing has makes the search empty: found by a lookup,
-		// before any other word's set is built
-		if !s.hasWord(ns, word) {
-			return s.w.scratch(), nil
+		lists, err := s.wordLists(ns, word)
+		if err != nil || len(lists) == 0 {
+			return s.w.scratch(), err
 		}
+		refs = append(refs, lists...)
+		ends = append(ends, len(refs))
 	}
 	sets := s.w.wordSets[:0]
 	defer func() { clear(sets); s.w.wordSets = sets[:0] }()
-	for _, word := range words {
-		ws, err := s.wordSet(ns, word)
+	start := 0
+	for _, end := range ends {
+		ws, err := s.w.unionRaw(refs[start:end])
 		if err != nil || ws.empty() {
 			return ws, err
 		}
 		sets = append(sets, sizedSet{ws, ws.card()})
+		start = end
 	}
 	slices.SortStableFunc(sets, func(a, b sizedSet) int { return cmp.Compare(a.n, b.n) })
 	first := sets[0].set
@@ -129,43 +141,8 @@ type sizedSet struct {
 	n int
 }
 
-// country looks the code up in upper case; only ASCII letters can match.
-func (s *search) country(code string) (set, error) {
-	key := s.keyOf(code)
-	for i, c := range key {
-		if 'a' <= c && c <= 'z' {
-			key[i] = c - 'a' + 'A'
-		}
-	}
-	return s.get(format.BucketCountries, key)
-}
-
-// language accepts an exact source label or anything iso.LanguageCode
-// resolves (codes of every ISO 639 part, English and native names): the
-// stations with that label, united with those filed under its code. When v
-// resolves to a code, its label's stations are already filed under that
-// code (the indexer files every label under the code it resolves to), so
-// the code's list alone is the union.
-func (s *search) language(v string) (set, error) {
-	if code, ok := iso.LanguageCode(v); ok {
-		return s.get(format.BucketLangCodes, s.keyOf(code))
-	}
-	return s.get(format.BucketLangLabels, s.keyOf(format.FacetKey(v)))
-}
-
-func (s *search) genre(v string) (set, error) {
-	return s.get(format.BucketGenres, s.keyOf(format.FacetKey(v)))
-}
-
 // exactName is the stations whose name key equals the query's.
 func (s *search) exactName(words []string) (set, error) {
-	key := s.w.key[:0]
-	for i, word := range words {
-		if i > 0 {
-			key = append(key, ' ')
-		}
-		key = append(key, word...)
-	}
-	s.w.key = key
-	return s.get(format.BucketNames, key)
+	s.w.key = exactKey(s.w.key[:0], words)
+	return s.get(format.BucketNames, s.w.key)
 }

@@ -50,29 +50,26 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 
 func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	start := time.Now()
-	if plainQuery(q) {
-		total, err := s.planPlain(q)
-		if err != nil {
-			return err
-		}
-		res.Total = total
-		if err := s.discover(q, res); err != nil {
-			return err
-		}
+	plain := plainQuery(q)
+	var err error
+	if plain {
+		res.Total, err = s.planPlain(q)
+	} else if err = s.rank(q, stations); err == nil {
+		res.Total = s.total()
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.discover(q, res); err != nil {
+		return err
+	}
+	if plain {
 		s.collectPlain(q.Offset, q.Limit)
 	} else {
-		if err := s.rank(q, stations); err != nil {
-			return err
-		}
-		res.Total = s.total()
-		if err := s.discover(q, res); err != nil {
-			return err
-		}
 		s.locate(q.Offset, q.Limit)
 	}
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
-	var err error
 	if stored != nil {
 		*stored, err = s.copyPageJSON(*stored)
 	} else {

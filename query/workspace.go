@@ -44,6 +44,8 @@ type workspace struct {
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
 	rawLists  [][]byte // stored lists to unite (unionRaw)
+	wordRefs  [][]byte // every word's lists, word after word (allWords)
+	wordEnds  []int
 	views     []*roaring.Bitmap
 	rawTmp    []rawContainer
 	wordSets  []sizedSet
@@ -115,6 +117,7 @@ func (w *workspace) release() {
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
 	clear(w.raw2[:cap(w.raw2)])
+	clear(w.rawLists[:cap(w.rawLists)])
 	for i := range w.lists[:w.nlists] {
 		clear(w.lists[i])
 	}
