@@ -374,3 +374,45 @@ func answers(t *testing.T, path string) string {
 	}
 	return out.String()
 }
+
+// TestOpenRefusesAFlippedByteOfALargeValue damages a value large enough to
+// be summed from the file rather than through the mapping (sumFromFile),
+// in the real snapshot's index, and checks that Open refuses the copy.
+func TestOpenRefusesAFlippedByteOfALargeValue(t *testing.T) {
+	ix, _ := realIndex(t)
+	sound, err := os.ReadFile(ix.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var value []byte
+	if err := ix.view(func(tx *bolt.Tx) error {
+		_, v := tx.Bucket(format.BucketStationJSON).Cursor().First()
+		value = bytes.Clone(v)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(value) < 2*fileSummed {
+		t.Fatalf("first station block of %d bytes: too small to be summed from the file (from %d)", len(value), fileSummed)
+	}
+	at := bytes.Index(sound, value)
+	if at < 0 || bytes.LastIndex(sound, value) != at {
+		t.Fatal("the block is not in the file exactly once")
+	}
+	for _, into := range []int{0, fileChunk + 3, len(value) - 1} { // first chunk, a later one, the last byte
+		d := bytes.Clone(sound)
+		d[at+into] ^= 0x04
+		path := filepath.Join(t.TempDir(), "flipped.idx")
+		if err := os.WriteFile(path, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(path)
+		if err == nil {
+			ix.Close()
+			t.Fatalf("byte %d of the block flipped: Open succeeded", into)
+		}
+		if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(format.BucketStationJSON)) {
+			t.Errorf("byte %d of the block flipped: err %v, want ErrCorrupt naming bucket %s", into, err, format.BucketStationJSON)
+		}
+	}
+}

@@ -38,36 +38,64 @@ type BucketSum struct {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Summer computes a BucketSum from a bucket's pairs, fed in key order.
+//
+// CRC-32C is streamed, so one call over many pairs gives the same sum as a
+// call per pair. Framing and small values are gathered in buf and summed a
+// few KiB at a time: a start-up check sums millions of tiny pairs (the ids,
+// the names), and a call per pair cost more than the bytes themselves.
 type Summer struct {
 	keys int
 	crc  uint32
-	buf  []byte // the pair's framing, and small values, summed in one call
+	buf  []byte // framing and small values not yet summed
 }
 
-// smallValue is the size up to which a value is copied into Summer.buf:
-// CRC-32C is streamed, so one call over framing and value gives the same
-// sum as several, and costs less for the millions of tiny pairs (the ids).
-const smallValue = 64
+// smallValue is the size up to which a value is copied into Summer.buf
+// rather than summed where it lies; flushAt is how much buf gathers before
+// it is summed.
+const (
+	smallValue = 64
+	flushAt    = 4 << 10
+)
 
 // Add feeds one pair.
 func (s *Summer) Add(key, value []byte) {
-	s.keys++
-	b := binary.AppendUvarint(s.buf[:0], uint64(len(key)))
-	b = append(b, key...)
-	b = binary.AppendUvarint(b, uint64(len(value)))
+	s.Begin(key, len(value))
 	if len(value) <= smallValue {
-		b = append(b, value...)
-		value = nil
+		s.buf = append(s.buf, value...)
+		if len(s.buf) >= flushAt {
+			s.flush()
+		}
+		return
 	}
-	s.crc = crc32.Update(s.crc, castagnoli, b)
-	if value != nil {
-		s.crc = crc32.Update(s.crc, castagnoli, value)
+	s.Write(value)
+}
+
+// Begin feeds the framing of a pair whose value of n bytes follows through
+// Write, in as many parts as the caller likes: a reader can then sum a
+// large value from a buffer it reads the file into, without mapping it.
+func (s *Summer) Begin(key []byte, n int) {
+	s.keys++
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(key)))
+	s.buf = append(s.buf, key...)
+	s.buf = binary.AppendUvarint(s.buf, uint64(n))
+}
+
+// Write feeds part of the value of the pair begun last.
+func (s *Summer) Write(p []byte) {
+	s.flush()
+	s.crc = crc32.Update(s.crc, castagnoli, p)
+}
+
+func (s *Summer) flush() {
+	if len(s.buf) > 0 {
+		s.crc = crc32.Update(s.crc, castagnoli, s.buf)
+		s.buf = s.buf[:0]
 	}
-	s.buf = b
 }
 
 // Sum returns the sum of the pairs added so far, under the bucket's name.
 func (s *Summer) Sum(bucket []byte) BucketSum {
+	s.flush()
 	return BucketSum{Bucket: string(bucket), Keys: s.keys, CRC32C: s.crc}
 }
 
