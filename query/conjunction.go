@@ -97,7 +97,8 @@ type keyScratch struct {
 	union     [blockWords]uint64
 	mask      [blockWords]uint64
 	main      [blockWords]uint64
-	vals      [arrayMaxCard]uint16
+	vals      [kernelOut]uint16 // values of the result, or of the next one
+	kern      [kernelOut]uint16 // the same, the two taking turns
 	order     []int
 	estimates []int
 }
@@ -130,9 +131,20 @@ func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) 
 			sc.order[j], sc.order[j-1] = sc.order[j-1], sc.order[j]
 		}
 	}
-	seed := cj.parts[sc.order[0]]
-	sc.seed(lists[seed.first:seed.first+seed.n], key)
-	for _, i := range sc.order[1:] {
+	rest := sc.order[1:]
+	if a, b := sc.arrayPair(cj, lists, key); a != nil {
+		// the commonest cases, a word and a filter: no seed to copy
+		if b.kind == rawArray {
+			sc.out = keySet{vals: intersectArrays(&sc.kern, a.data, b.data)}
+		} else {
+			sc.out = keySet{vals: arrayInBitmap(&sc.kern, a.data, b.data)}
+		}
+		rest = sc.order[2:]
+	} else {
+		seed := cj.parts[sc.order[0]]
+		sc.seed(lists[seed.first:seed.first+seed.n], key)
+	}
+	for _, i := range rest {
 		p := cj.parts[i]
 		if n := sc.and(lists[p.first:p.first+p.n], key); n == 0 {
 			sc.out = keySet{}
@@ -140,6 +152,93 @@ func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) 
 		}
 	}
 	return sc.out.card()
+}
+
+// pairCount is the number of members under key of a conjunction of two
+// conjuncts, each one array or bitmap container there, counted without
+// storing them; -1 when the conjunction is not of that shape. A search of
+// a word and a filter counts every key this way, and stores members only
+// under the keys its page reads.
+func (cj *conjunction) pairCount(lists [][]rawContainer, key uint16) int {
+	if len(cj.parts) != 2 {
+		return -1
+	}
+	p, q := cj.parts[0], cj.parts[1]
+	a, na := only(lists[p.first:p.first+p.n], key)
+	b, nb := only(lists[q.first:q.first+q.n], key)
+	switch {
+	case na == 0 || nb == 0:
+		return 0
+	case na > 1 || nb > 1 || a.kind == rawRun || b.kind == rawRun:
+		return -1
+	case a.kind == rawBitmap && b.kind == rawBitmap:
+		return countBitmaps(a.data, b.data)
+	case a.kind == rawBitmap:
+		return countInBitmap(b.data, a.data)
+	case b.kind == rawBitmap:
+		return countInBitmap(a.data, b.data)
+	case !blockKernels || len(a.data) > gallopRatio*len(b.data) || len(b.data) > gallopRatio*len(a.data):
+		return -1 // eval gallops
+	}
+	return countArrays(a.data, b.data)
+}
+
+// only is the container of the lists under key when there is one, and the
+// number of lists that have one.
+func only(lists [][]rawContainer, key uint16) (*rawContainer, int) {
+	var one *rawContainer
+	n := 0
+	for _, cs := range lists {
+		if c := containerAt(cs, key); c != nil {
+			one = c
+			n++
+		}
+	}
+	return one, n
+}
+
+// countBitmaps is the number of values set in both serialized bitmap
+// containers.
+func countBitmaps(a, b []byte) int {
+	x, y := (*[bitmapBytes]byte)(a), (*[bitmapBytes]byte)(b)
+	n := 0
+	for i := 0; i < bitmapBytes; i += 8 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(x[i:]) & binary.LittleEndian.Uint64(y[i:]))
+	}
+	return n
+}
+
+// countInBitmap is the number of values of a serialized array container
+// set in a serialized bitmap container.
+func countInBitmap(data, bitmap []byte) int {
+	set := (*[bitmapBytes]byte)(bitmap)
+	n := 0
+	for i := 0; i+1 < len(data); i += 2 {
+		v := binary.LittleEndian.Uint16(data[i:])
+		n += int(set[v>>3] >> (v & 7) & 1)
+	}
+	return n
+}
+
+// arrayPair returns the containers of the two smallest conjuncts under key
+// when each is a single container, the first an array and the second an
+// array (the array kernels running here, and the second not so much larger
+// that galloping wins) or a bitmap, for eval to start from their
+// intersection.
+func (sc *keyScratch) arrayPair(cj *conjunction, lists [][]rawContainer, key uint16) (a, b *rawContainer) {
+	if len(sc.order) < 2 {
+		return nil, nil
+	}
+	p, q := cj.parts[sc.order[0]], cj.parts[sc.order[1]]
+	a, b = single(lists[p.first:p.first+p.n], key), single(lists[q.first:q.first+q.n], key)
+	switch {
+	case a == nil || b == nil || a.kind != rawArray:
+	case b.kind == rawBitmap:
+		return a, b
+	case b.kind == rawArray && blockKernels && len(b.data) <= gallopRatio*len(a.data):
+		return a, b
+	}
+	return nil, nil
 }
 
 // narrow intersects the result with more conjuncts and returns the number
@@ -186,7 +285,7 @@ func (sc *keyScratch) copyOf(k *keySet) {
 // seed sets the result to the union of the lists' containers under key.
 func (sc *keyScratch) seed(lists [][]rawContainer, key uint16) {
 	if c := single(lists, key); c != nil && (c.kind == rawArray || c.kind == rawRun && runCard(c.data) <= arrayMaxCard) {
-		sc.out = keySet{vals: appendValues(sc.vals[:0], c)}
+		sc.out = keySet{vals: appendValues(sc.vals[:0:arrayMaxCard], c)}
 		return
 	}
 	if c := single(lists, key); c != nil && c.kind == rawBitmap {
@@ -253,9 +352,12 @@ func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
 		}
 		sc.out.vals = filterBitmap(sc.out.vals, c.data)
 	case rawArray:
-		if sc.out.inBlk {
-			sc.out = keySet{vals: arrayInBlock(sc.vals[:0], c.data, sc.out.blk)}
-		} else {
+		switch {
+		case sc.out.inBlk:
+			sc.out = keySet{vals: arrayInBlock(&sc.vals, c.data, sc.out.blk)}
+		case blockKernels && len(c.data) <= 2*gallopRatio*len(sc.out.vals):
+			sc.out.vals = intersectArrays(sc.other(sc.out.vals), valueBytes(sc.out.vals), c.data)
+		default:
 			sc.out.vals = intersectArray(sc.out.vals, c.data)
 		}
 	case rawRun:
@@ -267,6 +369,15 @@ func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
 		sc.out.vals = filterRuns(sc.out.vals, c.data)
 	}
 	return len(sc.out.vals)
+}
+
+// other is the value buffer of sc that vals is not in, for a result
+// computed from vals.
+func (sc *keyScratch) other(vals []uint16) *[kernelOut]uint16 {
+	if cap(vals) > 0 && &vals[:1][0] == &sc.kern[0] {
+		return &sc.vals
+	}
+	return &sc.kern
 }
 
 func (sc *keyScratch) andBlock(b *[blockWords]uint64) int {
@@ -352,38 +463,56 @@ func andWords(dst, src *[blockWords]uint64, data []byte) int {
 	return n
 }
 
+// The filters below keep values without a branch on the test: every value
+// is written and the count advances by the tested bit. Whether a value of
+// a word's list is also in a filter's is close to a coin toss, and a
+// mispredicted branch per value cost more than the test (a search with a
+// word and a language at 5M stations spent most of its time in them).
+
 // filterBitmap keeps the values set in a serialized bitmap container.
 func filterBitmap(vals []uint16, data []byte) []uint16 {
-	out := vals[:0]
+	bits := (*[bitmapBytes]byte)(data)
+	n := 0
 	for _, v := range vals {
-		if data[v>>3]>>(v&7)&1 != 0 {
-			out = append(out, v)
-		}
+		vals[n] = v // n <= index of v: in place is safe
+		n += int(bits[v>>3] >> (v & 7) & 1)
 	}
-	return out
+	return vals[:n]
 }
 
 // filterBlock keeps the values set in a block.
 func filterBlock(vals []uint16, b *[blockWords]uint64) []uint16 {
-	out := vals[:0]
+	n := 0
 	for _, v := range vals {
-		if b[v>>6]>>(v&63)&1 != 0 {
-			out = append(out, v)
-		}
+		vals[n] = v
+		n += int(b[v>>6] >> (v & 63) & 1)
 	}
-	return out
+	return vals[:n]
 }
 
-// arrayInBlock appends the values of a serialized array container set in
-// a block.
-func arrayInBlock(dst []uint16, data []byte, b *[blockWords]uint64) []uint16 {
-	for i := 0; i+1 < len(data); i += 2 {
+// arrayInBlock stores in dst the values of a serialized array container
+// set in a block.
+func arrayInBlock(dst *[kernelOut]uint16, data []byte, b *[blockWords]uint64) []uint16 {
+	n := 0
+	for i := 0; i+1 < len(data) && n < arrayMaxCard; i += 2 {
 		v := binary.LittleEndian.Uint16(data[i:])
-		if b[v>>6]>>(v&63)&1 != 0 {
-			dst = append(dst, v)
-		}
+		dst[n] = v
+		n += int(b[v>>6] >> (v & 63) & 1)
 	}
-	return dst
+	return dst[:n]
+}
+
+// arrayInBitmap stores in dst the values of a serialized array container
+// set in a serialized bitmap container.
+func arrayInBitmap(dst *[kernelOut]uint16, data, bitmap []byte) []uint16 {
+	bits := (*[bitmapBytes]byte)(bitmap)
+	n := 0
+	for i := 0; i+1 < len(data) && n < arrayMaxCard; i += 2 {
+		v := binary.LittleEndian.Uint16(data[i:])
+		dst[n] = v
+		n += int(bits[v>>3] >> (v & 7) & 1)
+	}
+	return dst[:n]
 }
 
 // intersectArray keeps the values also in a serialized array container;

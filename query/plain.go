@@ -79,7 +79,7 @@ func (s *search) countSet(which plainSets) int {
 	c := p.counts[which][:0]
 	total := 0
 	for k := range p.keys {
-		n := s.countKey(&p.sets[which], uint16(k), s.w.scratchA())
+		n, _ := s.countKey(&p.sets[which], uint16(k), s.w.scratchA())
 		c = append(c, int32(n))
 		total += n
 	}
@@ -88,52 +88,57 @@ func (s *search) countSet(which plainSets) int {
 }
 
 // countKey is the number of members of cj under key: read from the
-// container headers when cj is one list, else evaluated into sc.
-func (s *search) countKey(cj *conjunction, key uint16, sc *keyScratch) int {
+// container headers when cj is one list, counted by pairCount when it is
+// a pair of containers, else evaluated into sc. It reports whether sc
+// holds the members (only when evaluated).
+func (s *search) countKey(cj *conjunction, key uint16, sc *keyScratch) (int, bool) {
 	switch {
 	case len(cj.parts) == 0:
-		return 0
+		return 0, false
 	case oneList(cj):
 		if c := containerAt(s.w.lists[cj.parts[0].first], key); c != nil {
-			return rawCard(c)
+			return rawCard(c), false
 		}
-		return 0
+		return 0, false
 	}
-	return cj.eval(s.w.lists, key, sc)
+	if n := cj.pairCount(s.w.lists, key); n >= 0 {
+		return n, false
+	}
+	return cj.eval(s.w.lists, key, sc), true
 }
 
 // oneList reports whether cj is a single stored list.
 func oneList(cj *conjunction) bool { return len(cj.parts) == 1 && cj.parts[0].n == 1 }
 
-// countWords counts the three sets under every key and returns the size
-// of all. byName is all narrowed by the name words (byName ⊆ all), which
-// spares evaluating the filters again, unless it is one list whose
-// headers give its counts; exact is evaluated on its own, seeded by the
-// exact name's few stations.
+// countWords counts all under every key and returns its size. Where all's
+// members were evaluated, byName is all narrowed by the name words (byName
+// ⊆ all), which spares evaluating the filters again, and exact is
+// evaluated on its own, seeded by the exact name's few stations. Elsewhere
+// (all counted from headers or as a pair) byName and exact are left
+// unknown until a page needs them (nameCounts): a page filled from the
+// first keys of byName never counts it under the others.
 func (s *search) countWords() int {
 	p := &s.w.plain
 	for i := range p.counts {
 		p.counts[i] = p.counts[i][:0]
 	}
 	a, b := s.w.scratchA(), s.w.scratchB()
-	// byName is counted on its own when it is one list (headers), or when
-	// all is one list and so was counted from headers, not evaluated.
-	byNameAlone := oneList(&p.sets[setByName]) || oneList(&p.sets[setAll])
+	byNameAlone := oneList(&p.sets[setByName])
 	total := 0
 	for k := range p.keys {
 		key := uint16(k)
-		nAll := s.countKey(&p.sets[setAll], key, a)
+		nAll, evaluated := s.countKey(&p.sets[setAll], key, a)
 		nName, nExact := 0, 0
 		if nAll > 0 {
 			switch {
 			case len(p.sets[setByName].parts) == 0:
-			case byNameAlone:
-				nName = s.countKey(&p.sets[setByName], key, b)
+			case byNameAlone || !evaluated:
+				nName, nExact = unknownCount, unknownCount
 			default:
 				nName = b.narrowFrom(&a.out, s.w.lists, p.nameParts, key)
 			}
 			if nName > 0 {
-				nExact = s.countKey(&p.sets[setExact], key, b)
+				nExact, _ = s.countKey(&p.sets[setExact], key, b)
 			}
 		}
 		p.counts[setAll] = append(p.counts[setAll], int32(nAll))
@@ -292,9 +297,30 @@ func (s *search) collectPlain(offset, limit int) {
 	}
 }
 
+// unknownCount marks the count of byName or exact under a key that
+// countWords left to nameCounts.
+const unknownCount = -1
+
+// nameCounts counts byName and exact under key k if countWords left them
+// unknown.
+func (s *search) nameCounts(k int) {
+	p := &s.w.plain
+	if k >= len(p.counts[setByName]) || p.counts[setByName][k] != unknownCount {
+		return
+	}
+	b := s.w.scratchB()
+	nName, _ := s.countKey(&p.sets[setByName], uint16(k), b)
+	nExact := 0
+	if nName > 0 {
+		nExact, _ = s.countKey(&p.sets[setExact], uint16(k), b)
+	}
+	p.counts[setByName][k], p.counts[setExact][k] = int32(nName), int32(nExact)
+}
+
 // tierCount is the number of members of the tier under key k.
 func (s *search) tierCount(t plainTier, k int) int {
 	p := &s.w.plain
+	s.nameCounts(k)
 	c := p.counts[t.of]
 	if k >= len(c) {
 		return 0
