@@ -30,8 +30,11 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	var res Result
 	s := w.newSearch(ix)
 	var err error
-	if plainQuery(q) {
-		// the page tree is all a plain search reads: no bbolt transaction
+	if q.Near == nil {
+		// the page tree is all a search reads but the distance filter's
+		// walk (and a facet column's one-off build, in its own
+		// transaction): no bbolt transaction, whose Begin checks the meta
+		// page's FNV sum every time
 		err = ix.read(func() error { return s.run(q, ix.meta.Stations, &res, stored) })
 	} else {
 		err = ix.view(func(tx *bolt.Tx) error {
