@@ -124,7 +124,7 @@ func FuzzIntersectArrays(f *testing.F) {
 // comparable size and of very different sizes, as a search combining a
 // word and a filter does under each key at millions of stations.
 func BenchmarkCountArrays(b *testing.B) {
-	for _, sizes := range [][2]int{{800, 920}, {50, 2000}, {3000, 3500}} {
+	for _, sizes := range [][2]int{{800, 920}, {300, 2400}, {50, 2000}, {3000, 3500}} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		x, y := arrayBytes(randomSet(rng, sizes[0], 1<<16)), arrayBytes(randomSet(rng, sizes[1], 1<<16))
 		b.Run(fmt.Sprintf("kernel/%dx%d", sizes[0], sizes[1]), func(b *testing.B) {
