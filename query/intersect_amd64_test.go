@@ -1,0 +1,19 @@
+//go:build !purego
+
+package query
+
+import "testing"
+
+// TestConjunctionWithoutKernels runs the conjunction and plain-path checks
+// with the array kernels switched off, as on a CPU without SSE4.2: the
+// fallback (merge, galloping, seeding) must give the same answers.
+func TestConjunctionWithoutKernels(t *testing.T) {
+	if !blockKernels {
+		t.Log("this CPU has no SSE4.2: every other test already runs the fallback")
+	}
+	defer func(was bool) { blockKernels = was }(blockKernels)
+	blockKernels = false
+	t.Run("conjunction", TestConjunctionMatchesRoaring)
+	t.Run("arrays", TestIntersectArraysAgreesWithAMerge)
+	t.Run("plain", TestPlainMatchesBitmapPathAcrossKeys)
+}
