@@ -2,10 +2,15 @@ package query
 
 import "encoding/binary"
 
-// kernelOut is the size of a buffer the array intersection writes into:
-// an array container's values at most, and the block the kernel stores
-// whole past the last value found.
-const kernelOut = arrayMaxCard + 8
+// kernelOut is the size of a buffer the array intersection writes into.
+// Two array containers share at most arrayMaxCard values, and the kernel
+// stores a whole block past the last one found. But a file can be
+// damaged, or made, with valid checksums and arrays that repeat values
+// (roaring never writes them): then every step of the kernel may find
+// eight, up to na+nb values in all. The kernel is only given arrays of up
+// to arrayMaxCard values (intersectArrays), so twice that bounds what it
+// stores, whatever the bytes.
+const kernelOut = 2*arrayMaxCard + 8
 
 // merge finds the values common to two serialized array containers by
 // merging them: the portable path, and the kernel's tail. It appends them

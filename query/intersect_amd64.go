@@ -53,7 +53,7 @@ func countArrays(a, b []byte) int {
 // has the room the kernel's whole-block stores need.
 func intersectArrays(out *[kernelOut]uint16, a, b []byte) []uint16 {
 	na, nb := len(a)/2, len(b)/2
-	if !blockKernels || na < 8 || nb < 8 {
+	if !blockKernels || na < 8 || nb < 8 || na > arrayMaxCard || nb > arrayMaxCard {
 		vals, _ := merge(out[:0], a, b)
 		return vals
 	}
