@@ -18,6 +18,7 @@ func intersectBlocks(a, b *byte, na, nb int, out *uint16) (n, i, j int)
 
 // packWords[m] is the PSHUFB control that moves the words of a block whose
 // bits are set in m to the front, in order.
+//
 //lint:ignore U1000 read by intersectBlocks (intersect_amd64.s)
 var packWords = func() (t [256][16]byte) {
 	for m := range t {
