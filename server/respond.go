@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"stationdex/server/wire"
 )
 
 // The one response path. Every answer other than a data dump is an entity:
@@ -172,9 +174,36 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 	h["Content-Length"] = e.lengthField(c, body)
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(body) // a write error means the client left; nothing to do
+		writeBody(w, r, body)
 	}
 }
+
+// writeBody writes body, the whole of the response after its head. A body
+// larger than net/http's per-response buffer goes past it to the
+// connection's 4 KiB buffer, which then holds the head: net/http writes
+// that buffer full, then the rest of the body, two write(2)s that the
+// connection (package wire) sends as one. A smaller body is buffered whole
+// and written once by net/http anyway. A write error means the client
+// left; nothing to do.
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
+	if len(body) <= minHeldBody {
+		w.Write(body)
+		return
+	}
+	c := wire.From(r.Context())
+	if c == nil {
+		w.Write(body)
+		return
+	}
+	c.Hold()
+	defer c.Release() // even through a panic: a held connection would stall
+	w.Write(body)
+}
+
+// minHeldBody is net/http's bufferBeforeChunkingSize: a body up to this
+// size is copied into the response's buffer and reaches the connection only
+// when the handler returns.
+const minHeldBody = 2048
 
 // encoded is e's body in coding c: the identity body, a variant already
 // compressed, or one compressed now (and offered to store).
