@@ -86,7 +86,9 @@ func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, b
 	if err != nil {
 		return "", nil, err
 	}
-	return pathStations + "?" + p.canonicalQuery(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+	var kb [192]byte // the key is one allocation: the string made from it
+	key := string(p.appendCanonicalQuery(append(kb[:0], pathStations+"?"...)))
+	return key, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		// The page's stations come as the index stores them, copied into
 		// a pooled buffer, and are spliced into dst with the base URL: no
 		// record is decoded or encoded (see query.SearchJSON).

@@ -97,6 +97,9 @@ var (
 	fieldNosniff        = []string{"nosniff"}
 	fieldAcceptEncoding = []string{"Accept-Encoding"}
 	fieldNoStore        = []string{"no-store"}
+	// fieldContentEncoding is the Content-Encoding field of each coding
+	// but identity, which is sent without one.
+	fieldContentEncoding = [numCodings][]string{gzipCoding: {gzipCoding.name()}, zstdCoding: {zstdCoding.name()}}
 )
 
 // compressible reports whether e is worth a content coding: text of at
@@ -162,7 +165,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 	}
 	body := s.encoded(e, c, store)
 	if c != identity {
-		h.Set("Content-Encoding", c.name())
+		h["Content-Encoding"] = fieldContentEncoding[c]
 	}
 	if rp.ranged && status == http.StatusOK {
 		// net/http parses the Range, answers 206 or 416, and HEAD; the
