@@ -185,9 +185,12 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 // larger than net/http's per-response buffer goes past it to the
 // connection's 4 KiB buffer, which then holds the head: net/http writes
 // that buffer full, then the rest of the body, two write(2)s that the
-// connection (package wire) sends as one. A smaller body is buffered whole
-// and written once by net/http anyway. A write error means the client
-// left; nothing to do.
+// connection (package wire) sends as one. When the rest is shorter than
+// the buffer, net/http copies it there and would write it only once the
+// handler returns: it is flushed at once instead, to go with the held
+// part. A head and body that fit the buffer together are written once by
+// net/http anyway, and so is a body up to the per-response buffer. A write
+// error means the client left; nothing to do.
 func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	if len(body) <= minHeldBody {
 		w.Write(body)
@@ -201,6 +204,9 @@ func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	c.Hold()
 	defer c.Release() // even through a panic: a held connection would stall
 	w.Write(body)
+	if c.Held() {
+		_ = http.NewResponseController(w).Flush() // the head is written: flushing changes no byte
+	}
 }
 
 // minHeldBody is net/http's bufferBeforeChunkingSize: a body up to this

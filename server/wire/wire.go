@@ -78,6 +78,10 @@ const maxHeld = 8 << 10
 // Hold starts holding writes.
 func (c *Conn) Hold() { c.holding = true }
 
+// Held reports whether a write is being held: then the next write goes out
+// with it in one writev, where Release would write it alone.
+func (c *Conn) Held() bool { return len(c.held) > 0 }
+
 // Release stops holding and writes what is still held. Its error is also
 // returned by every later Write, so net/http sees a failed connection as
 // failed.

@@ -129,6 +129,9 @@ func TestThroughNetHTTP(t *testing.T) {
 		c.Hold()
 		defer c.Release()
 		w.Write(body)
+		if c.Held() {
+			http.NewResponseController(w).Flush()
+		}
 	})}
 	go srv.Serve(Listener(ln))
 	defer srv.Close()
