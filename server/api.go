@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -86,7 +87,9 @@ func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, b
 	if err != nil {
 		return "", nil, err
 	}
-	return pathStations + "?" + p.canonicalQuery(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+	var kb [192]byte // the key is one allocation: the string made from it
+	key := string(p.appendCanonicalQuery(append(kb[:0], pathStations+"?"...)))
+	return key, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		// The page's stations come as the index stores them, copied into
 		// a pooled buffer, and are spliced into dst with the base URL: no
 		// record is decoded or encoded (see query.SearchJSON).
@@ -118,9 +121,9 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		Source:        meta.Source,
 		Ranking:       Ranking,
 		Q:             p.Q,
-		Country:       stationjson.Nullable(p.Country),
-		Language:      stationjson.Nullable(p.Language),
-		Genre:         stationjson.Nullable(p.Genre),
+		Country:       nullable(p.Country),
+		Language:      nullable(p.Language),
+		Genre:         nullable(p.Genre),
 		Codec:         p.Codecs,
 		BitrateMin:    positive(p.BitrateMin),
 		BitrateMax:    positive(p.BitrateMax),
@@ -135,18 +138,32 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 	}
 	if p.Near != nil {
 		env.Near = &stationjson.Point{Lat: p.Near.Lat, Lon: p.Near.Lon}
-		env.RadiusKm = &p.RadiusKm
+		radius := p.RadiusKm // not &p.RadiusKm, which would move all of p to the heap on every search
+		env.RadiusKm = &radius
 	}
 	env.Facets = s.facetsJSON(p, res.Facets)
 	env.Suggestions = s.suggestionsJSON(p, res.Suggestions)
 	return env
 }
 
+// positive and nullable allocate only what they return: a parameter whose
+// address is returned is moved to the heap on entry, before the test, so
+// "return &n" cost an allocation per call even for the nil answer, five per
+// search.
 func positive(n int) *int {
 	if n <= 0 {
 		return nil
 	}
-	return &n
+	v := n
+	return &v
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	v := s
+	return &v
 }
 
 // nextPage is the absolute URL of the page after p, or nil when p is the
@@ -157,7 +174,8 @@ func (s *Server) nextPage(p searchParams, total int) *string {
 	if next.Offset >= total || next.Offset > maxOffset {
 		return nil
 	}
-	u := s.base + pathStations + "?" + next.canonicalQuery()
+	var ub [256]byte // one allocation for the URL, as for the search key
+	u := string(next.appendCanonicalQuery(append(append(ub[:0], s.base...), pathStations+"?"...)))
 	return &u
 }
 
@@ -213,7 +231,26 @@ func schemaVersion(m format.Meta) string {
 	return m.SchemaVersion
 }
 
-func snapshotAt(m format.Meta) string { return m.SnapshotAt.UTC().Format(time.RFC3339) }
+func snapshotAt(m format.Meta) string {
+	// Every search envelope carries it, and a snapshot's time never
+	// changes: formatted once per snapshot time, not per response.
+	if f := lastSnapshotAt.Load(); f != nil && f.t.Equal(m.SnapshotAt) {
+		return f.s
+	}
+	f := &formattedTime{t: m.SnapshotAt, s: m.SnapshotAt.UTC().Format(time.RFC3339)}
+	lastSnapshotAt.Store(f)
+	return f.s
+}
+
+// lastSnapshotAt is the last snapshot time snapshotAt formatted. Equal
+// instants format alike (in UTC), so one value serves every server in the
+// process, and two snapshots at once only format again.
+var lastSnapshotAt atomic.Pointer[formattedTime]
+
+type formattedTime struct {
+	t time.Time
+	s string
+}
 
 // etag identifies one response body: everything the body is a function of.
 // That is the snapshot (its time, source, size, schema and the build that

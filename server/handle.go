@@ -65,7 +65,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, key strin
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, build builder) error {
 	store := func(e *entity, c coding, z []byte) { s.cache.addVariant(ix, key, e, c, z) }
 	if e := s.cache.get(ix, key); e != nil {
-		s.send(w, r, e, reply{cacheControl: s.cacheControl}, store)
+		s.send(w, r, e, reply{cacheControl: s.cacheControl, hold: true}, store)
 		return nil
 	}
 	if s.revalidatedEarly(w, r, ix, key) {

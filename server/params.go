@@ -49,7 +49,7 @@ func (p searchParams) query() query.Query {
 // refused with 400 here. Errors are *Error with a 400 code.
 func parseSearchParams(rawQuery string) (searchParams, error) {
 	p := searchParams{Limit: defaultLimit}
-	seen := map[string]bool{}
+	var seen paramSet
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		if pair == "" {
 			continue // "?" alone, or "a=1&&b=2": nothing was asked
@@ -58,13 +58,14 @@ func parseSearchParams(rawQuery string) (searchParams, error) {
 		if err != nil {
 			return searchParams{}, err
 		}
-		if !isSearchParam(name) {
+		bit := paramBit(name)
+		if bit == 0 {
 			return searchParams{}, errorf(CodeUnknownParameter, "unknown parameter %s; the allowed parameters are %s", quoteClip(name), allowedParams)
 		}
-		if seen[name] {
+		if seen&bit != 0 {
 			return searchParams{}, errorf(CodeRepeatedParameter, "parameter %s is given more than once; give it at most once", name)
 		}
-		seen[name] = true
+		seen |= bit
 		if err := p.set(name, value); err != nil {
 			return searchParams{}, err
 		}
@@ -94,13 +95,27 @@ func decodePair(pair string) (name, value string, err error) {
 	return name, value, nil
 }
 
-func isSearchParam(name string) bool {
-	switch name {
-	case "q", "country", "language", "genre", "limit", "offset":
-		return true
+// paramSet is a set of search parameters, one bit each: the parameters
+// already seen in a query string. (A map was two allocations per search,
+// cache hits included.)
+type paramSet uint16
+
+// paramBit is the bit of a search parameter, 0 for any other name.
+func paramBit(name string) paramSet {
+	for i, n := range searchParamNames {
+		if n == name {
+			return 1 << i
+		}
 	}
-	return isDiscoveryParam(name)
+	return 0
 }
+
+// searchParamNames are the search parameters, in paramSet's bit order.
+var searchParamNames = [...]string{"q", "country", "language", "genre", "limit", "offset",
+	"codec", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit"}
+
+// has reports whether name is in ps.
+func (ps paramSet) has(name string) bool { return ps&paramBit(name) != 0 }
 
 // set validates value as parameter name (one of the search parameters).
 func (p *searchParams) set(name, value string) (err error) {
@@ -184,16 +199,21 @@ func quoteClip(s string) string {
 // canonicalQuery is the query string that denotes p and only p: parameters in
 // a fixed order, limit and offset always present. It keys the ETag and forms
 // the next link, so one request spelt two ways shares a cache entry.
-func (p searchParams) canonicalQuery() string {
-	var b strings.Builder
+func (p searchParams) canonicalQuery() string { return string(p.appendCanonicalQuery(nil)) }
+
+// appendCanonicalQuery appends canonicalQuery to b. The search key is made
+// on every request, cache hits included: appending it to one buffer costs
+// one allocation (the key) where a strings.Builder and an escaped string per
+// parameter cost several.
+func (p searchParams) appendCanonicalQuery(b []byte) []byte {
+	start := len(b)
 	add := func(name, value string) {
-		if b.Len() > 0 {
-			b.WriteByte('&')
+		if len(b) > start {
+			b = append(b, '&')
 		}
-		b.WriteString(name)
-		b.WriteByte('=')
-		// Commas separate list items; left unescaped they stay readable.
-		b.WriteString(strings.ReplaceAll(url.QueryEscape(value), "%2C", ","))
+		b = append(b, name...)
+		b = append(b, '=')
+		b = appendQueryEscape(b, value)
 	}
 	if p.Q != "" {
 		add("q", p.Q)
@@ -204,7 +224,29 @@ func (p searchParams) canonicalQuery() string {
 		}
 	}
 	p.discovery.canonical(add)
-	add("limit", strconv.Itoa(p.Limit))
-	add("offset", strconv.Itoa(p.Offset))
-	return b.String()
+	var num [20]byte
+	add("limit", string(strconv.AppendInt(num[:0], int64(p.Limit), 10)))
+	add("offset", string(strconv.AppendInt(num[:0], int64(p.Offset), 10)))
+	return b
+}
+
+// appendQueryEscape appends url.QueryEscape(s) to b with commas left
+// unescaped: commas separate list items, and left as they are they stay
+// readable. Unreserved characters stay, a space becomes '+', every other
+// byte %XX (upper-case hex), exactly as url.QueryEscape
+// (TestAppendQueryEscape).
+func appendQueryEscape(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '-', c == '_', c == '.', c == '~', c == ',':
+			b = append(b, c)
+		case c == ' ':
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return b
 }

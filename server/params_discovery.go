@@ -34,14 +34,6 @@ type discovery struct {
 // point is a position in degrees.
 type point struct{ Lat, Lon float64 }
 
-func isDiscoveryParam(name string) bool {
-	switch name {
-	case "codec", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit":
-		return true
-	}
-	return false
-}
-
 func (d *discovery) set(name, value string) (err error) {
 	switch name {
 	case "codec":
@@ -64,11 +56,11 @@ func (d *discovery) set(name, value string) (err error) {
 
 // check applies the rules between parameters, once all are read, and the
 // defaults that depend on them.
-func (d *discovery) check(seen map[string]bool) error {
+func (d *discovery) check(seen paramSet) error {
 	switch {
-	case seen["radius_km"] && d.Near == nil:
+	case seen.has("radius_km") && d.Near == nil:
 		return errorf(CodeInvalidParameter, "radius_km needs near=LAT,LON; give both or neither")
-	case seen["facet_limit"] && !d.Facets.Any():
+	case seen.has("facet_limit") && !d.Facets.Any():
 		return errorf(CodeInvalidParameter, "facet_limit needs facets, such as facets=country,genre")
 	case d.BitrateMin > 0 && d.BitrateMax > 0 && d.BitrateMin > d.BitrateMax:
 		return errorf(CodeInvalidParameter, "bitrate_min %d is above bitrate_max %d; swap them", d.BitrateMin, d.BitrateMax)

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -223,6 +224,43 @@ func TestCanonicalQuery(t *testing.T) {
 		back, err := parseSearchParams(got)
 		if err != nil || !reflect.DeepEqual(back, tc.p) {
 			t.Errorf("canonical query %q parses to %+v, %v", got, back, err)
+		}
+	}
+}
+
+// TestAppendQueryEscape holds the search key's escaper to url.QueryEscape
+// with commas kept, on every byte and on mixed text.
+func TestAppendQueryEscape(t *testing.T) {
+	want := func(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "%2C", ",") }
+	var all []string
+	for c := range 256 {
+		all = append(all, string([]byte{byte(c)}))
+	}
+	all = append(all, "", "istanbul fm", "a,b c", "%2C", "ü,é~x-y_z.w", "rock & roll+jazz=1?/#", "\x00\xff日本")
+	for _, s := range all {
+		if got := string(appendQueryEscape([]byte("k="), s)); got != "k="+want(s) {
+			t.Errorf("appendQueryEscape(%q) = %q, want %q", s, got, "k="+want(s))
+		}
+	}
+}
+
+// TestParamBits: every allowed parameter has a bit of its own in paramSet,
+// and nothing else has one.
+func TestParamBits(t *testing.T) {
+	var all paramSet
+	for name := range strings.SplitSeq(allowedParams, ", ") {
+		bit := paramBit(name)
+		if bit == 0 || all&bit != 0 {
+			t.Errorf("parameter %s: bit %b (set so far %b)", name, bit, all)
+		}
+		all |= bit
+	}
+	if len(searchParamNames) != strings.Count(allowedParams, ",")+1 {
+		t.Errorf("%d names with bits, %d allowed parameters", len(searchParamNames), strings.Count(allowedParams, ",")+1)
+	}
+	for _, name := range []string{"", "Q", "limit ", "sort", "page"} {
+		if paramBit(name) != 0 {
+			t.Errorf("%q has a bit", name)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"stationdex/query"
+	"stationdex/server/wire"
 )
 
 // A Node is one running stationdex process seen from the network. It owns
@@ -180,6 +181,9 @@ func newPublicServer(t Timeouts, h http.Handler, log *slog.Logger) *http.Server 
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    t.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// With Serve's wire.Listener: lets the server send a response in
+		// one write (package wire).
+		ConnContext: wire.ConnContext,
 	}
 }
 
@@ -263,7 +267,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return errors.New("serve: Listen was not called")
 	}
 	failed := make(chan error, 2)
-	go n.serveOne(n.public, n.ln, "public", failed)
+	go n.serveOne(n.public, wire.Listener(n.ln), "public", failed)
 	if n.admin != nil {
 		go n.serveOne(n.admin, n.adminLn, "admin", failed)
 	}

@@ -1,0 +1,126 @@
+// Package wire lets the one writer of responses (package server's send)
+// ask the connection under net/http to put one response on the wire in one
+// system call.
+//
+// Why: net/http buffers a response's head and body in a 4 KiB bufio.Writer
+// per connection. A body larger than what is left of it after the head
+// (every search page of 20 stations) then costs two write(2)s: the full
+// buffer, then the rest of the body directly. On loopback under load the
+// writes are the largest cost of a cached answer, and each one also sends a
+// segment and wakes the client. Holding the first write and sending both
+// with one writev(2) halves them, and changes no byte.
+//
+// Package node wraps the public listener's connections (Listener) and puts
+// each one in its context (ConnContext); package server brackets the write
+// of a body with Hold and Release (From). A connection not wrapped here (a
+// test's recorder, an httptest server) has no Conn in its context, and
+// writes go as before.
+package wire
+
+import (
+	"context"
+	"net"
+)
+
+// Conn is an accepted TCP connection whose writes can be held: between Hold
+// and Release, the first write is copied and held, and the next one goes out
+// with it in one writev; Release writes what is still held. Outside that
+// window writes go straight through. Only the goroutine serving the
+// connection's requests writes to it (HTTP/1: one response at a time), so
+// the window needs no lock.
+type Conn struct {
+	*net.TCPConn // ReadFrom, CloseWrite and deadlines are the TCPConn's own
+	holding      bool
+	held         []byte
+	bufs         net.Buffers
+	err          error // a write that failed after its caller was told it succeeded
+}
+
+// Write writes p, or holds it (see Conn).
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if len(c.held) == 0 {
+		if !c.holding {
+			return c.TCPConn.Write(p)
+		}
+		// The caller's buffer (net/http's bufio) is reused once this
+		// returns: keep a copy.
+		c.held = append(c.held[:0], p...)
+		return len(p), nil
+	}
+	held := len(c.held)
+	n, err := c.flush(p)
+	return max(n-held, 0), err
+}
+
+// flush writes what is held followed by p, in one writev, and empties the
+// hold.
+func (c *Conn) flush(p []byte) (int, error) {
+	c.bufs = append(c.bufs[:0], c.held, p)
+	n, err := c.bufs.WriteTo(c.TCPConn)
+	c.bufs = c.bufs[:0]
+	c.held = c.held[:0]
+	if cap(c.held) > maxHeld { // a pooled buffer must not pin a large write
+		c.held = nil
+	}
+	if err != nil {
+		c.err = err
+	}
+	return int(n), err
+}
+
+// maxHeld bounds the hold buffer kept between requests: net/http hands the
+// connection at most its 4 KiB buffer at a time.
+const maxHeld = 8 << 10
+
+// Hold starts holding writes.
+func (c *Conn) Hold() { c.holding = true }
+
+// Held reports whether a write is being held: then the next write goes out
+// with it in one writev, where Release would write it alone.
+func (c *Conn) Held() bool { return len(c.held) > 0 }
+
+// Release stops holding and writes what is still held. Its error is also
+// returned by every later Write, so net/http sees a failed connection as
+// failed.
+func (c *Conn) Release() error {
+	c.holding = false
+	if len(c.held) == 0 {
+		return c.err
+	}
+	_, err := c.flush(nil)
+	return err
+}
+
+// Listener wraps ln's TCP connections in Conns; others are returned as
+// they are.
+func Listener(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		return &Conn{TCPConn: tc}, nil
+	}
+	return c, err
+}
+
+type connKey struct{}
+
+// ConnContext is an http.Server's ConnContext: it records c in the context
+// of its requests when it is a Conn.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if wc, ok := c.(*Conn); ok {
+		return context.WithValue(ctx, connKey{}, wc)
+	}
+	return ctx
+}
+
+// From is the Conn a request arrived on, or nil.
+func From(ctx context.Context) *Conn {
+	c, _ := ctx.Value(connKey{}).(*Conn)
+	return c
+}

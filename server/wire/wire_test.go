@@ -1,0 +1,167 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// pair returns a Conn on one end of a loopback TCP connection and the
+// other end.
+func pair(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	wl := Listener(ln)
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := wl.Accept()
+		accepted <- c
+	}()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := (<-accepted).(*Conn)
+	if !ok {
+		t.Fatal("Listener did not wrap a TCP connection in a Conn")
+	}
+	t.Cleanup(func() { c.Close(); peer.Close() })
+	return c, peer
+}
+
+func TestHeldWritesArriveWholeAndInOrder(t *testing.T) {
+	c, peer := pair(t)
+	first := bytes.Repeat([]byte("a"), 4096)
+	second := bytes.Repeat([]byte("b"), 10000)
+	third := []byte("tail")
+
+	c.Hold()
+	if n, err := c.Write(first); n != len(first) || err != nil {
+		t.Fatalf("held write: %d, %v", n, err)
+	}
+	// The caller may reuse its buffer once Write returns: the hold is a copy.
+	first[0] = 'x'
+	if n, err := c.Write(second); n != len(second) || err != nil {
+		t.Fatalf("write after a held one: %d, %v (must count only its own bytes)", n, err)
+	}
+	if n, err := c.Write(third); n != len(third) || err != nil { // held again
+		t.Fatalf("third write: %d, %v", n, err)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("!")); err != nil { // straight through
+		t.Fatal(err)
+	}
+	want := "a" + strings.Repeat("a", 4095) + strings.Repeat("b", 10000) + "tail!"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(peer, got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Fatal("bytes changed or reordered by the hold")
+	}
+}
+
+func TestReleaseWithNothingHeld(t *testing.T) {
+	c, peer := pair(t)
+	c.Hold()
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(peer, b); err != nil || b[0] != 'x' {
+		t.Fatalf("%q, %v", b, err)
+	}
+}
+
+func TestFailedHeldWriteFailsLaterWrites(t *testing.T) {
+	c, peer := pair(t)
+	peer.Close()
+	c.TCPConn.CloseWrite()
+	c.Hold()
+	c.Write([]byte("held"))
+	err := c.Release()
+	for i := 0; err == nil && i < 100; i++ { // the first writes to a closed peer may still succeed
+		c.Hold()
+		c.Write(bytes.Repeat([]byte("y"), 64<<10))
+		err = c.Release()
+	}
+	if err == nil {
+		t.Fatal("writes to a closed connection never failed")
+	}
+	if _, werr := c.Write([]byte("z")); werr == nil {
+		t.Fatal("a Write after a failed flush succeeded")
+	}
+}
+
+// TestThroughNetHTTP serves responses of every size around net/http's
+// buffers through a wrapped listener, holding each body's write as package
+// server does, and checks each arrives whole over one kept-alive connection.
+func TestThroughNetHTTP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{ConnContext: ConnContext, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := len(r.URL.Path)
+		var size int
+		for _, ch := range r.URL.Path[1:n] {
+			size = size*10 + int(ch-'0')
+		}
+		body := bytes.Repeat([]byte("z"), size)
+		c := From(r.Context())
+		if c == nil {
+			t.Error("no Conn in the request's context")
+			return
+		}
+		c.Hold()
+		defer c.Release()
+		w.Write(body)
+		if c.Held() {
+			http.NewResponseController(w).Flush()
+		}
+	})}
+	go srv.Serve(Listener(ln))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	for _, size := range []int{0, 1, 2047, 2048, 2049, 3500, 3700, 4095, 4096, 4097, 8191, 8192, 8193, 14380, 65536, 200000} {
+		res, err := client.Get("http://" + ln.Addr().String() + "/" + itoa(size))
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || len(b) != size || bytes.Count(b, []byte("z")) != size {
+			t.Fatalf("size %d: got %d bytes, %v", size, len(b), err)
+		}
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestFromWithoutConn(t *testing.T) {
+	if From(context.Background()) != nil {
+		t.Fatal("a Conn from nowhere")
+	}
+}
