@@ -210,7 +210,9 @@ func writeBody(w http.ResponseWriter, r *http.Request, body []byte, hold bool) {
 		return
 	}
 	c.Hold()
-	defer c.Release() // even through a panic: a held connection would stall
+	// Released even through a panic: a held connection would stall. Its
+	// error stays with the connection, whose later writes return it.
+	defer func() { _ = c.Release() }()
 	w.Write(body)
 	if c.Held() {
 		_ = http.NewResponseController(w).Flush() // the head is written: flushing changes no byte
