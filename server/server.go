@@ -20,7 +20,8 @@
 //   - handle.go: the one handler shape (resolver: a canonical key and a
 //     builder), answer (cache lookup, build into a pooled buffer, store)
 //   - respond.go: the one writer (send): headers, ETag per coding, 304,
-//     HEAD, Content-Length; coding.go: gzip/zstd negotiation and encoders;
+//     HEAD, Content-Length, a cached answer sent in one writev (package
+//     server/wire); coding.go: gzip/zstd negotiation and encoders;
 //     cache.go: the byte-bounded response cache; etag_match.go:
 //     If-None-Match
 //   - api.go, api_json.go: the two operations, their envelopes, encoders
