@@ -35,3 +35,12 @@ func merge(dst []uint16, a, b []byte) ([]uint16, int) {
 	}
 	return dst, n
 }
+
+// appendArray appends vals as a serialized array container: little-endian
+// uint16s.
+func appendArray(dst []byte, vals []uint16) []byte {
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint16(dst, v)
+	}
+	return dst
+}

@@ -2,8 +2,6 @@
 
 package query
 
-import "encoding/binary"
-
 // Without the amd64 kernels the arrays are merged.
 
 const blockKernels = false
@@ -18,11 +16,5 @@ func intersectArrays(out *[kernelOut]uint16, a, b []byte) []uint16 {
 	return vals
 }
 
-// valueBytes is vals as a serialized array container (little-endian).
-func valueBytes(vals []uint16) []byte {
-	b := make([]byte, 2*len(vals))
-	for i, v := range vals {
-		binary.LittleEndian.PutUint16(b[2*i:], v)
-	}
-	return b
-}
+// valueBytes is vals as a serialized array container.
+func valueBytes(vals []uint16) []byte { return appendArray(nil, vals) }
