@@ -52,9 +52,27 @@ var folders = sync.Pool{New: func() any {
 		runes.Remove(runes.In(diacritics)),
 		runes.Remove(runes.In(unicode.Cf)),
 		cases.Fold(),
+		runes.Map(cherokeeFold),
 		norm.NFC,
 	)
 }}
+
+// cherokeeFold finishes case folding for Cherokee, whose capital letters
+// were encoded first and are the folded form (Unicode's CaseFolding.txt
+// maps the small letters to them). cases.Fold (x/text v0.42.0) maps them
+// the other way round as well, capital to small and small to capital, so
+// folding twice would undo it: "Ꮦ" -> "ꮦ" -> "Ꮦ". Taking every Cherokee
+// letter to its capital after it makes folding idempotent again, which
+// tokens need (FuzzTokens found it).
+func cherokeeFold(r rune) rune {
+	switch {
+	case r >= 0xAB70 && r <= 0xABBF: // small letters A..YA
+		return r - 0xAB70 + 0x13A0
+	case r >= 0x13F8 && r <= 0x13FD: // small letters YE..MV
+		return r - 0x13F8 + 0x13F0
+	}
+	return r
+}
 
 // String folds s for matching and sorting.
 func String(s string) string {

@@ -86,3 +86,43 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
+
+// TestCherokeeFoldsToCapitals: Unicode folds Cherokee to its capital
+// letters, and folding what is folded changes nothing.
+func TestCherokeeFoldsToCapitals(t *testing.T) {
+	for _, s := range []string{"Ꮦ", "ꮦ", "Ᏸ", "ᏸ", "ᏣᎳᎩ", "ꮳꮃꭹ"} {
+		f := String(s)
+		if String(f) != f {
+			t.Errorf("%q -> %q -> %q: not idempotent", s, f, String(f))
+		}
+		for _, r := range f {
+			if r >= 0xAB70 && r <= 0xABBF || r >= 0x13F8 && r <= 0x13FD {
+				t.Errorf("%q folds to %q, which holds the small letter %q", s, f, r)
+			}
+		}
+	}
+	if String("ᏣᎳᎩ") != String("ꮳꮃꭹ") {
+		t.Errorf("capital and small Cherokee fold apart: %q, %q", String("ᏣᎳᎩ"), String("ꮳꮃꭹ"))
+	}
+}
+
+// TestFoldingIsIdempotentForEveryCodePoint folds every code point alone
+// and folds the result again: nothing may change the second time (the
+// fuzz target found one script where it did; this looks at all of them).
+func TestFoldingIsIdempotentForEveryCodePoint(t *testing.T) {
+	bad := 0
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // surrogates: not characters
+		}
+		f := String(string(r))
+		if again := String(f); again != f {
+			if bad++; bad <= 10 {
+				t.Errorf("%U: %q -> %q -> %q", r, string(r), f, again)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("%d code points in all", bad)
+	}
+}
