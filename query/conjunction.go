@@ -311,18 +311,12 @@ func copyWords(b *[blockWords]uint64, data []byte) {
 }
 
 // single is the only container of the lists under key, or nil when there
-// are several.
+// are none or several.
 func single(lists [][]rawContainer, key uint16) *rawContainer {
-	var one *rawContainer
-	for _, cs := range lists {
-		if c := containerAt(cs, key); c != nil {
-			if one != nil {
-				return nil
-			}
-			one = c
-		}
+	if c, n := only(lists, key); n == 1 {
+		return c
 	}
-	return one
+	return nil
 }
 
 // and intersects the result with the union of the lists' containers under

@@ -121,9 +121,9 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		Source:        meta.Source,
 		Ranking:       Ranking,
 		Q:             p.Q,
-		Country:       nullable(p.Country),
-		Language:      nullable(p.Language),
-		Genre:         nullable(p.Genre),
+		Country:       stationjson.Nullable(p.Country),
+		Language:      stationjson.Nullable(p.Language),
+		Genre:         stationjson.Nullable(p.Genre),
 		Codec:         p.Codecs,
 		BitrateMin:    positive(p.BitrateMin),
 		BitrateMax:    positive(p.BitrateMax),
@@ -146,23 +146,15 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 	return env
 }
 
-// positive and nullable allocate only what they return: a parameter whose
-// address is returned is moved to the heap on entry, before the test, so
-// "return &n" cost an allocation per call even for the nil answer, five per
-// search.
+// positive allocates only what it returns: a parameter whose address is
+// returned is moved to the heap on entry, before the test, so "return &n"
+// cost an allocation per call even for the nil answer (stationjson.Nullable
+// is written the same way).
 func positive(n int) *int {
 	if n <= 0 {
 		return nil
 	}
 	v := n
-	return &v
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	v := s
 	return &v
 }
 

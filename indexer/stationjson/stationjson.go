@@ -115,7 +115,8 @@ func bitrate(kbps uint32) *uint32 {
 	if kbps == 0 {
 		return nil
 	}
-	return &kbps
+	v := kbps // as in Nullable
+	return &v
 }
 
 // Nullable is nil for "", for the spec's "string or null" fields.
@@ -123,7 +124,8 @@ func Nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	v := s // not &s: a returned parameter moves to the heap on entry, even for nil
+	return &v
 }
 
 func nonNil(l []string) []string {
