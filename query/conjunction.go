@@ -65,9 +65,25 @@ func (k *keySet) has(v uint16) bool {
 }
 
 // containerAt is the container of cs with the key, or nil. Keys ascend
-// (parseRaw checks it).
+// strictly from 0 up (parseRaw checks it), so the key's container, if
+// any, is at most key places in: a list with a container under every key
+// up to this one (a common word or filter value) has it exactly there,
+// found without a search. Small enough to be inlined; the others are
+// searched below that place.
 func containerAt(cs []rawContainer, key uint16) *rawContainer {
-	lo, hi := 0, len(cs)
+	if int(key) < len(cs) && cs[key].key == key {
+		return &cs[key]
+	}
+	return searchContainer(cs, key)
+}
+
+// searchContainer is containerAt's bisection, over the places before
+// key. It is kept out of line so that containerAt stays cheap enough to
+// be inlined.
+//
+//go:noinline
+func searchContainer(cs []rawContainer, key uint16) *rawContainer {
+	lo, hi := 0, min(len(cs), int(key))
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if cs[m].key < key {

@@ -175,3 +175,40 @@ func sortedSample(rng *rand.Rand, n int) []uint16 {
 	slices.Sort(out)
 	return out
 }
+
+// TestContainerAtFindsEveryKey checks the direct place and the bounded
+// search against a scan, on lists whose keys are contiguous from their
+// first, have gaps, or start late, for every key a search can ask.
+func TestContainerAtFindsEveryKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 300 {
+		var cs []rawContainer
+		key := rng.IntN(40)
+		for key < 1<<16 && len(cs) < 80 {
+			cs = append(cs, rawContainer{key: uint16(key)})
+			if rng.IntN(4) == 0 {
+				key += 1 + rng.IntN(5) // a gap
+			} else {
+				key++
+			}
+		}
+		for k := range 200 {
+			want := -1
+			for i := range cs {
+				if int(cs[i].key) == k {
+					want = i
+				}
+			}
+			got := containerAt(cs, uint16(k))
+			switch {
+			case want < 0 && got != nil:
+				t.Fatalf("trial %d: key %d: found key %d, want none", trial, k, got.key)
+			case want >= 0 && got != &cs[want]:
+				t.Fatalf("trial %d: key %d: want position %d, got %v", trial, k, want, got)
+			}
+		}
+	}
+	if containerAt(nil, 0) != nil {
+		t.Fatal("an empty list has no container")
+	}
+}
