@@ -60,9 +60,22 @@ type filing struct {
 // filingsAdder is how readParallel hands on a kept record.
 type filingsAdder func(rec *format.Record, f *filing, at time.Time) error
 
-func newRawBatch(input string) *rawBatch {
-	return &rawBatch{input: input, done: make(chan struct{})}
+// newRawBatch makes an empty batch with room for pipeBatch records of
+// dataHint bytes in all: the size of the batch before it, so that a batch
+// is copied into its buffer once instead of growing through it.
+func newRawBatch(input string, dataHint int) *rawBatch {
+	return &rawBatch{
+		input: input, done: make(chan struct{}),
+		pos:  make([]position, 0, pipeBatch),
+		raw:  make([][]byte, 0, pipeBatch),
+		data: make([]byte, 0, min(dataHint+dataHint/8, maxBatchHint)),
+	}
 }
+
+// maxBatchHint bounds the room a batch reserves from its predecessor's
+// size, so that one batch of huge records does not make every later one
+// reserve as much.
+const maxBatchHint = 4 << 20
 
 func (b *rawBatch) add(pos position, raw []byte) {
 	b.pos = append(b.pos, pos)
@@ -193,7 +206,7 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 // false when the pipeline stopped.
 func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool) error {
 	for _, in := range inputs {
-		b := newRawBatch(in.Name)
+		b := newRawBatch(in.Name, 0)
 		err := readInput(ctx, in, func(pos position, raw []byte) error {
 			b.add(pos, raw)
 			if len(b.raw) < pipeBatch {
@@ -202,7 +215,7 @@ func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool)
 			if !send(b) {
 				return ctx.Err()
 			}
-			b = newRawBatch(in.Name)
+			b = newRawBatch(in.Name, len(b.data))
 			return nil
 		})
 		if err != nil {
