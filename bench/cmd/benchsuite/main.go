@@ -41,6 +41,9 @@ type config struct {
 	wrkDur     time.Duration
 	rounds     int
 	startRuns  int
+	// buildRuns: builds of a size whose first build takes under
+	// repeatBuildUnder, the median reported (one build of the larger sizes).
+	buildRuns  int
 	profileDur time.Duration
 	ours       timing
 	peer       timing
@@ -63,7 +66,7 @@ func configFor(mode string) (config, error) {
 		return config{
 			sizes:    []dataset{{Label: "50k"}, {Label: "1m", N: 1_000_000}, {Label: "5m", N: 5_000_000}},
 			mixPerCl: 0, mariaPerCl: 12, threads: 2, conns: 16, wrkDur: 15 * time.Second, rounds: 2,
-			startRuns: 5, profileDur: 10 * time.Second,
+			startRuns: 5, buildRuns: 3, profileDur: 10 * time.Second,
 			ours:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
 			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
 			coldPerRound: 60_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
@@ -73,7 +76,7 @@ func configFor(mode string) (config, error) {
 		return config{
 			sizes:    []dataset{{Label: "2k", N: 2000}, {Label: "60k", N: 60_000}},
 			mixPerCl: 3, mariaPerCl: 2, threads: 2, conns: 8, wrkDur: 2 * time.Second, rounds: 1,
-			startRuns: 2, profileDur: time.Second,
+			startRuns: 2, buildRuns: 1, profileDur: time.Second,
 			ours:         timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
 			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
 			coldPerRound: 2000, coldProbes: 100, hotDistinct: 100, hotRequests: 5000,

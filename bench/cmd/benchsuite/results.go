@@ -38,14 +38,16 @@ type Machine struct {
 
 // Size is what was measured for one data size.
 type Size struct {
-	Label      string  `json:"label"`
-	Stations   int     `json:"stations"`
-	DataFile   string  `json:"data_file"`
-	DataBytes  int64   `json:"data_bytes"`
-	GenSec     float64 `json:"generate_s,omitempty"`
-	Build      Process `json:"build"`
-	IndexBytes int64   `json:"index_bytes"`
-	CheckSec   float64 `json:"check_s"` // `stationdex check FILE`, wall
+	Label     string  `json:"label"`
+	Stations  int     `json:"stations"`
+	DataFile  string  `json:"data_file"`
+	DataBytes int64   `json:"data_bytes"`
+	GenSec    float64 `json:"generate_s,omitempty"`
+	// Build is the median build (by wall time) of BuildRuns.
+	Build      Process   `json:"build"`
+	BuildRuns  []float64 `json:"build_runs_s"`
+	IndexBytes int64     `json:"index_bytes"`
+	CheckSec   float64   `json:"check_s"` // `stationdex check FILE`, wall
 	// OpenMs is query.Open plus the first search, in process.
 	OpenMs float64 `json:"open_first_search_ms"`
 	// WarmMs is query.Index.Warm, which the server runs in the background
