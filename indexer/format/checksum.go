@@ -21,7 +21,10 @@ import (
 //
 // The sum of a bucket is CRC-32C (Castagnoli) over its pairs in key order,
 // each as uvarint(len(key)) key uvarint(len(value)) value, together with
-// the number of pairs. The pair BucketMeta/KeyChecksums is left out of the
+// the number of pairs and the length of that byte stream. The length also
+// tells a reader, before it reads a bucket, how large it is, so that it can
+// share the reading out evenly; files written before it was recorded have
+// none (0), and it is then neither used nor checked. The pair BucketMeta/KeyChecksums is left out of the
 // sum of BucketMeta, since it holds the sums.
 
 // KeyChecksums is the key in BucketMeta of the bucket sums, as JSON: a
@@ -33,6 +36,7 @@ type BucketSum struct {
 	Bucket string `json:"bucket"`
 	Keys   int    `json:"keys"`
 	CRC32C uint32 `json:"crc32c"`
+	Bytes  int64  `json:"bytes,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -44,9 +48,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // few KiB at a time: a start-up check sums millions of tiny pairs (the ids,
 // the names), and a call per pair cost more than the bytes themselves.
 type Summer struct {
-	keys int
-	crc  uint32
-	buf  []byte // framing and small values not yet summed
+	keys  int
+	crc   uint32
+	bytes int64  // summed so far
+	buf   []byte // framing and small values not yet summed
 }
 
 // smallValue is the size up to which a value is copied into Summer.buf
@@ -84,19 +89,93 @@ func (s *Summer) Begin(key []byte, n int) {
 func (s *Summer) Write(p []byte) {
 	s.flush()
 	s.crc = crc32.Update(s.crc, castagnoli, p)
+	s.bytes += int64(len(p))
 }
 
 func (s *Summer) flush() {
 	if len(s.buf) > 0 {
 		s.crc = crc32.Update(s.crc, castagnoli, s.buf)
+		s.bytes += int64(len(s.buf))
 		s.buf = s.buf[:0]
 	}
+}
+
+// SumPart is the sum of a run of a bucket's consecutive pairs, taken on
+// its own: a reader can sum the runs of one large bucket in parallel and
+// join them (JoinParts) into the bucket's sum.
+type SumPart struct {
+	Keys  int
+	CRC   uint32
+	Bytes int64
+}
+
+// Part returns the sum of the pairs added so far, as one run.
+func (s *Summer) Part() SumPart {
+	s.flush()
+	return SumPart{Keys: s.keys, CRC: s.crc, Bytes: s.bytes}
+}
+
+// JoinParts is the sum of a bucket whose pairs are the runs of parts, in
+// order: the CRC of a concatenation follows from the CRCs and lengths of
+// its pieces.
+func JoinParts(bucket []byte, parts []SumPart) BucketSum {
+	sum := BucketSum{Bucket: string(bucket)}
+	for _, p := range parts {
+		sum.Keys += p.Keys
+		sum.CRC32C = crcConcat(sum.CRC32C, p.CRC, p.Bytes)
+		sum.Bytes += p.Bytes
+	}
+	return sum
+}
+
+// crcConcat is the CRC-32C of a then b, from the CRC-32C of each and b's
+// length. CRC-32C without its conditioning is the remainder of the message
+// times x^32 modulo the polynomial P, and the conditioning (start from all
+// ones, invert at the end) is itself such a term of fixed length, so
+// appending n bytes to a multiplies a's CRC by x^(8n) mod P and adds
+// (xors) b's: crc(a‖b) = crc(a)·x^(8n) ⊕ crc(b).
+func crcConcat(a, b uint32, n int64) uint32 {
+	return gfMul(a, xPow8(n)) ^ b
+}
+
+// The polynomial arithmetic is in CRC-32C's own bit order: the
+// coefficient of x^k is bit 31-k (x^0 is the top bit), and castagnoliRev is
+// P without its x^32 term in that order.
+const (
+	castagnoliRev = 0x82F63B78
+	gfOne         = 1 << 31
+)
+
+// gfMul is a·b mod P.
+func gfMul(a, b uint32) uint32 {
+	var p uint32
+	for bit := uint32(gfOne); bit != 0; bit >>= 1 {
+		if a&bit != 0 {
+			p ^= b
+		}
+		// b times x, reduced: the x^31 coefficient (bit 0) wraps into P
+		b = b>>1 ^ castagnoliRev&-(b&1)
+	}
+	return p
+}
+
+// xPow8 is x^(8n) mod P, by squaring: x^8, x^16, x^32, ... multiplied in
+// for the bits of n.
+func xPow8(n int64) uint32 {
+	p, sq := uint32(gfOne), uint32(gfOne>>8) // x^0, x^8
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			p = gfMul(p, sq)
+		}
+		sq = gfMul(sq, sq)
+	}
+	return p
 }
 
 // Sum returns the sum of the pairs added so far, under the bucket's name.
 func (s *Summer) Sum(bucket []byte) BucketSum {
 	s.flush()
-	return BucketSum{Bucket: string(bucket), Keys: s.keys, CRC32C: s.crc}
+	return BucketSum{Bucket: string(bucket), Keys: s.keys, CRC32C: s.crc, Bytes: s.bytes}
 }
 
 // Summed reports whether pair key of bucket counts in the bucket's sum:
@@ -113,16 +192,26 @@ func EncodeChecksums(sums []BucketSum) ([]byte, error) {
 	return json.Marshal(sums)
 }
 
+// DecodeChecksums decodes the stored document of KeyChecksums. Errors wrap
+// ErrCorrupt.
+func DecodeChecksums(raw []byte) ([]BucketSum, error) {
+	if raw == nil {
+		return nil, fmt.Errorf("%w: no bucket checksums in the meta bucket", ErrCorrupt)
+	}
+	var sums []BucketSum
+	if err := json.Unmarshal(raw, &sums); err != nil {
+		return nil, fmt.Errorf("%w: bucket checksums: %v", ErrCorrupt, err)
+	}
+	return sums, nil
+}
+
 // VerifyChecksums compares the sums a reader computed (got, any order) with
 // the stored document (raw). Every bucket must be in both, with equal key
 // counts and sums. Errors wrap ErrCorrupt.
 func VerifyChecksums(raw []byte, got []BucketSum) error {
-	if raw == nil {
-		return fmt.Errorf("%w: no bucket checksums in the meta bucket", ErrCorrupt)
-	}
-	var want []BucketSum
-	if err := json.Unmarshal(raw, &want); err != nil {
-		return fmt.Errorf("%w: bucket checksums: %v", ErrCorrupt, err)
+	want, err := DecodeChecksums(raw)
+	if err != nil {
+		return err
 	}
 	stored := make(map[string]BucketSum, len(want))
 	for _, s := range want {
@@ -138,7 +227,7 @@ func VerifyChecksums(raw []byte, got []BucketSum) error {
 			return fmt.Errorf("%w: bucket %.40q has no checksum", ErrCorrupt, g.Bucket)
 		case w.Keys != g.Keys:
 			return fmt.Errorf("%w: bucket %s: %d keys, its checksum was taken over %d", ErrCorrupt, g.Bucket, g.Keys, w.Keys)
-		case w.CRC32C != g.CRC32C:
+		case w.CRC32C != g.CRC32C || w.Bytes != 0 && w.Bytes != g.Bytes:
 			return fmt.Errorf("%w: bucket %s: checksum mismatch (damaged contents)", ErrCorrupt, g.Bucket)
 		}
 		delete(stored, g.Bucket)
