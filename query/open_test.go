@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -384,35 +385,104 @@ func TestOpenRefusesAFlippedByteOfALargeValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var value []byte
+	// The first and the last station block: with two walkers or more the
+	// bucket is summed in runs (TestOpenSumsTheLargestBucketInRuns), and
+	// these are in the first run and the last.
+	var blocks [2][]byte
 	if err := ix.view(func(tx *bolt.Tx) error {
-		_, v := tx.Bucket(format.BucketStationJSON).Cursor().First()
-		value = bytes.Clone(v)
+		c := tx.Bucket(format.BucketStationJSON).Cursor()
+		_, first := c.First()
+		_, last := c.Last()
+		blocks = [2][]byte{bytes.Clone(first), bytes.Clone(last)}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(value) < 2*fileSummed {
-		t.Fatalf("first station block of %d bytes: too small to be summed from the file (from %d)", len(value), fileSummed)
+	for b, value := range blocks {
+		if len(value) < 2*fileSummed {
+			t.Fatalf("station block %d of %d bytes: too small to be summed from the file (from %d)", b, len(value), fileSummed)
+		}
+		at := bytes.Index(sound, value)
+		if at < 0 || bytes.LastIndex(sound, value) != at {
+			t.Fatalf("station block %d is not in the file exactly once", b)
+		}
+		for _, into := range []int{0, fileChunk + 3, len(value) - 1} { // first chunk, a later one, the last byte
+			if into >= len(value) {
+				continue
+			}
+			d := bytes.Clone(sound)
+			d[at+into] ^= 0x04
+			path := filepath.Join(t.TempDir(), "flipped.idx")
+			if err := os.WriteFile(path, d, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := Open(path)
+			if err == nil {
+				ix.Close()
+				t.Fatalf("block %d, byte %d flipped: Open succeeded", b, into)
+			}
+			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(format.BucketStationJSON)) {
+				t.Errorf("block %d, byte %d flipped: err %v, want ErrCorrupt naming bucket %s", b, into, err, format.BucketStationJSON)
+			}
+		}
 	}
-	at := bytes.Index(sound, value)
-	if at < 0 || bytes.LastIndex(sound, value) != at {
-		t.Fatal("the block is not in the file exactly once")
+}
+
+// TestOpenSumsTheLargestBucketInRuns checks that the walk plan cuts the
+// real snapshot's station blocks, half of its file, into runs for two
+// walkers, covering the root's children once and in order, and that the
+// joined runs give the stored sum (Open succeeds on the file).
+func TestOpenSumsTheLargestBucketInRuns(t *testing.T) {
+	ix, _ := realIndex(t)
+	data, err := os.ReadFile(ix.Path())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, into := range []int{0, fileChunk + 3, len(value) - 1} { // first chunk, a later one, the last byte
-		d := bytes.Clone(sound)
-		d[at+into] ^= 0x04
-		path := filepath.Join(t.TempDir(), "flipped.idx")
-		if err := os.WriteFile(path, d, 0o644); err != nil {
-			t.Fatal(err)
+	w := &pageWalker{data: data, size: uint64(len(data))}
+	root, err := w.readMetas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.walkPage(root, nil); err != nil {
+		t.Fatal(err)
+	}
+	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return string(b.name) == string(format.BucketMeta) })
+	if meta < 0 {
+		t.Fatal("no meta bucket")
+	}
+	if err := w.walkBucket(w.buckets[meta]); err != nil { // as walkFile does first: the recorded sizes
+		t.Fatal(err)
+	}
+	tasks, err := w.planWalk(slices.Delete(slices.Clone(w.buckets), meta, meta+1), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []walkTask
+	for _, task := range tasks {
+		if string(task.bucket.name) == string(format.BucketStationJSON) {
+			if task.run < 0 {
+				t.Fatal("the station blocks are walked whole")
+			}
+			runs = append(runs, task)
+		} else if task.run >= 0 {
+			t.Errorf("bucket %s is cut into runs too", task.bucket.name)
 		}
-		ix, err := Open(path)
-		if err == nil {
-			ix.Close()
-			t.Fatalf("byte %d of the block flipped: Open succeeded", into)
+	}
+	if len(runs) < 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	slices.SortFunc(runs, func(a, b walkTask) int { return a.run - b.run })
+	next := uint64(0)
+	for i, r := range runs {
+		if r.run != i || r.lo != next || r.hi <= r.lo {
+			t.Fatalf("run %d covers children [%d, %d), want it to start at %d", r.run, r.lo, r.hi, next)
 		}
-		if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(format.BucketStationJSON)) {
-			t.Errorf("byte %d of the block flipped: err %v, want ErrCorrupt naming bucket %s", into, err, format.BucketStationJSON)
-		}
+		next = r.hi
+	}
+	if n := uint64(boltOrder.Uint16(runs[0].root[10:])); next != n {
+		t.Fatalf("runs end at child %d of %d", next, n)
+	}
+	if _, err := walkFile(data, nil); err != nil {
+		t.Fatalf("the sums joined from runs do not match: %v", err)
 	}
 }

@@ -106,7 +106,7 @@ func walkFile(data []byte, file io.ReaderAt) (treeLayout, error) {
 		return treeLayout{}, err
 	}
 	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
-	if err := w.walkParallel(largestFirst(rest)); err != nil {
+	if err := w.walkParallel(rest); err != nil {
 		return treeLayout{}, err
 	}
 	if err := format.VerifyChecksums(w.stored, w.sums); err != nil {
@@ -123,11 +123,20 @@ func walkFile(data []byte, file io.ReaderAt) (treeLayout, error) {
 const maxWalkers = 4
 
 // walkParallel walks buckets on up to GOMAXPROCS goroutines, each taking
-// the next bucket of the list when done with one, and adds their sums to
+// the next task of the list when done with one, and adds their sums to
 // w.sums. Pages are claimed atomically in w.seen, so a page shared by two
 // buckets is still found, whichever goroutine reaches it second.
+//
+// A task is a whole bucket or, for a bucket large beside the rest (the
+// station blocks are half of a large file), a run of its root's children
+// (splitBucket): one walker would otherwise sum that bucket alone while the
+// others had long finished. The runs' sums are joined in order afterwards.
 func (w *pageWalker) walkParallel(buckets []rootEntry) error {
 	n := min(max(runtime.GOMAXPROCS(0), 1), maxWalkers, len(buckets))
+	tasks, err := w.planWalk(buckets, n)
+	if err != nil {
+		return err
+	}
 	walkers := make([]*pageWalker, n)
 	errs := make([]error, n)
 	var next atomic.Int64
@@ -136,7 +145,7 @@ func (w *pageWalker) walkParallel(buckets []rootEntry) error {
 	for i := range walkers {
 		wk := &pageWalker{data: w.data, size: w.size, file: w.file, pageSize: w.pageSize, highWater: w.highWater, seen: w.seen}
 		walkers[i] = wk
-		wg.Go(func() { errs[i] = wk.walkBuckets(buckets, &next, &failed) })
+		wg.Go(func() { errs[i] = wk.walkTasks(tasks, &next, &failed) })
 	}
 	wg.Wait()
 	for i, wk := range walkers {
@@ -145,12 +154,28 @@ func (w *pageWalker) walkParallel(buckets []rootEntry) error {
 		}
 		w.sums = append(w.sums, wk.sums...)
 	}
+	w.sums = append(w.sums, joinSplit(tasks)...)
 	return nil
 }
 
-// walkBuckets walks buckets[next] until none is left or a walker failed.
+// walkTask is a bucket to walk, or a run of its root branch's children.
+type walkTask struct {
+	bucket rootEntry
+	index  int    // of the bucket in the walk's list: names may repeat in a damaged file
+	size   uint64 // bytes, for the order of the list
+	// A run: the bucket's root branch page (already claimed and checked
+	// by splitBucket), the run's children [lo, hi), which of the runs it
+	// is and, once walked, its sum.
+	rootID uint64
+	root   []byte
+	lo, hi uint64
+	run    int // -1: the whole bucket
+	sum    format.SumPart
+}
+
+// walkTasks walks tasks[next] until none is left or a walker failed.
 // Faults and panics are its own to catch: they belong to its goroutine.
-func (w *pageWalker) walkBuckets(buckets []rootEntry, next *atomic.Int64, failed *atomic.Bool) (err error) {
+func (w *pageWalker) walkTasks(tasks []walkTask, next *atomic.Int64, failed *atomic.Bool) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
@@ -162,45 +187,158 @@ func (w *pageWalker) walkBuckets(buckets []rootEntry, next *atomic.Int64, failed
 	}()
 	for !failed.Load() {
 		i := next.Add(1) - 1
-		if i >= int64(len(buckets)) {
+		if i >= int64(len(tasks)) {
 			return nil
 		}
-		if err := w.walkBucket(buckets[i]); err != nil {
+		t := &tasks[i]
+		if t.run < 0 {
+			err = w.walkBucket(t.bucket)
+		} else {
+			b := &bucketWalk{name: t.bucket.name}
+			_, err = w.walkChildren(t.rootID, t.root, t.lo, t.hi, b)
+			t.sum = b.sum.Part() // tasks[i] is this walker's alone
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// largestFirst orders buckets by their estimated size, largest first, so
-// that parallel walkers end at about the same time. The builder writes one
-// bucket after another and a bucket's root page last, so the distance
-// between the root pages of consecutive buckets is about the size of the
-// later one. A damaged file only makes the estimate wrong, never the walk.
-func largestFirst(buckets []rootEntry) []rootEntry {
-	type sized struct {
-		e          rootEntry
-		root, size uint64
+// splitShare and maxRuns: a bucket estimated at more than 1/splitShare of
+// all the buckets' bytes per walker is walked as up to maxRuns runs per
+// walker, so that the list ends with runs small enough to even out.
+const (
+	splitShare = 2
+	maxRuns    = 4
+)
+
+// planWalk lists the tasks for n walkers, largest first.
+func (w *pageWalker) planWalk(buckets []rootEntry, n int) ([]walkTask, error) {
+	sizes := w.bucketSizes(buckets)
+	var total uint64
+	for _, sz := range sizes {
+		total += sz
 	}
-	all := make([]sized, len(buckets))
+	var tasks []walkTask
 	for i, b := range buckets {
-		all[i].e = b
+		whole := walkTask{bucket: b, index: i, size: sizes[i], run: -1}
+		if n < 2 || sizes[i]*uint64(n)*splitShare <= total {
+			tasks = append(tasks, whole)
+			continue
+		}
+		runs, err := w.splitBucket(whole, n*maxRuns)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, runs...)
+	}
+	slices.SortStableFunc(tasks, func(a, b walkTask) int { return cmp.Compare(b.size, a.size) })
+	return tasks, nil
+}
+
+// splitBucket cuts a bucket whose root is a branch page into runs of its
+// children, at most limit; a bucket of another shape is left whole, for
+// walkBucket to check. The root page is claimed and checked here, as
+// walkPage would.
+func (w *pageWalker) splitBucket(whole walkTask, limit int) ([]walkTask, error) {
+	value := whole.bucket.value
+	if len(value) < boltBucketHeader {
+		return []walkTask{whole}, nil
+	}
+	id := boltOrder.Uint64(value[0:])
+	if id < 2 || id >= w.highWater {
+		return []walkTask{whole}, nil
+	}
+	h, err := w.read(id*w.pageSize, boltPageHeader)
+	if err != nil || boltOrder.Uint16(h[8:]) != boltBranchPage || boltOrder.Uint16(h[10:]) < 2 {
+		return []walkTask{whole}, nil
+	}
+	page, _, count, err := w.claimPage(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := elements(page, count); err != nil {
+		return nil, err
+	}
+	k := uint64(min(limit, int(count)))
+	runs := make([]walkTask, k)
+	for r := range k {
+		lo, hi := r*uint64(count)/k, (r+1)*uint64(count)/k
+		runs[r] = walkTask{bucket: whole.bucket, index: whole.index, size: whole.size * (hi - lo) / uint64(count),
+			rootID: id, root: page, lo: lo, hi: hi, run: int(r)}
+	}
+	return runs, nil
+}
+
+// joinSplit joins the runs of every split bucket into its sum.
+func joinSplit(tasks []walkTask) []format.BucketSum {
+	runs := slices.DeleteFunc(slices.Clone(tasks), func(t walkTask) bool { return t.run < 0 })
+	slices.SortFunc(runs, func(a, b walkTask) int { return cmp.Or(cmp.Compare(a.index, b.index), cmp.Compare(a.run, b.run)) })
+	var sums []format.BucketSum
+	for len(runs) > 0 {
+		n := 1
+		for n < len(runs) && runs[n].index == runs[0].index {
+			n++
+		}
+		parts := make([]format.SumPart, n)
+		for i, r := range runs[:n] {
+			parts[i] = r.sum
+		}
+		sums = append(sums, format.JoinParts(runs[0].bucket.name, parts))
+		runs = runs[n:]
+	}
+	return sums
+}
+
+// bucketSizes is the bytes each bucket sums to, as the meta bucket's
+// checksums record them (w.stored, read first), or estimateSizes' guess for
+// a file written before they were recorded. A damaged record only makes
+// the plan uneven; the sums themselves are checked after the walk.
+func (w *pageWalker) bucketSizes(buckets []rootEntry) []uint64 {
+	sums, err := format.DecodeChecksums(w.stored)
+	if err != nil {
+		return estimateSizes(buckets)
+	}
+	stored := make(map[string]int64, len(sums))
+	recorded := false
+	for _, s := range sums {
+		stored[s.Bucket] = s.Bytes
+		recorded = recorded || s.Bytes > 0
+	}
+	if !recorded {
+		return estimateSizes(buckets)
+	}
+	sizes := make([]uint64, len(buckets))
+	for i, b := range buckets {
+		sizes[i] = uint64(max(stored[string(b.name)], 0))
+	}
+	return sizes
+}
+
+// estimateSizes guesses the size of each bucket in pages from where their
+// root pages lie: a bucket's root page is written after its other pages,
+// so the distance from the root page before it is about its size. It is a
+// rough guess (the builder commits in several transactions, and bbolt
+// moves pages between them), kept for files without recorded sizes.
+func estimateSizes(buckets []rootEntry) []uint64 {
+	roots := make([]uint64, len(buckets))
+	order := make([]int, len(buckets))
+	for i, b := range buckets {
+		order[i] = i
 		if len(b.value) >= 8 {
-			all[i].root = boltOrder.Uint64(b.value) // 0: inline, no pages
+			roots[i] = boltOrder.Uint64(b.value) // 0: inline, no pages
 		}
 	}
-	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(a.root, b.root) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(roots[a], roots[b]) })
+	sizes := make([]uint64, len(buckets))
 	var prev uint64
-	for i := range all {
-		if r := all[i].root; r != 0 {
-			all[i].size, prev = r-min(prev, r), r
+	for _, i := range order {
+		if r := roots[i]; r != 0 {
+			sizes[i], prev = r-min(prev, r), r
 		}
 	}
-	slices.SortStableFunc(all, func(a, b sized) int { return cmp.Compare(b.size, a.size) })
-	for i := range all {
-		buckets[i] = all[i].e
-	}
-	return buckets
+	return sizes
 }
 
 const (
@@ -308,27 +446,7 @@ func (w *pageWalker) meta(off uint64) (boltMeta, error) {
 // bucket b (nil: the root, which holds buckets). It returns the page's first
 // key, which a branch above must repeat.
 func (w *pageWalker) walkPage(id uint64, b *bucketWalk) ([]byte, error) {
-	if id < 2 || id >= w.highWater {
-		return nil, fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
-	}
-	h, err := w.read(id*w.pageSize, boltPageHeader)
-	if err != nil {
-		return nil, err
-	}
-	self, flags, count, overflow := boltOrder.Uint64(h[0:]), boltOrder.Uint16(h[8:]), boltOrder.Uint16(h[10:]), uint64(boltOrder.Uint32(h[12:]))
-	if self != id {
-		return nil, fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
-	}
-	if overflow >= w.highWater-id {
-		return nil, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
-	}
-	for p := id; p <= id+overflow; p++ {
-		if !w.seen[p].CompareAndSwap(false, true) {
-			return nil, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
-		}
-	}
-	span := (overflow + 1) * w.pageSize
-	page, err := w.read(id*w.pageSize, span)
+	page, flags, count, err := w.claimPage(id)
 	if err != nil {
 		return nil, err
 	}
@@ -339,6 +457,33 @@ func (w *pageWalker) walkPage(id uint64, b *bucketWalk) ([]byte, error) {
 		return w.walkLeaf(page, int64(id*w.pageSize), count, b)
 	}
 	return nil, fmt.Errorf("%w: page %d has flags %#x in the tree", format.ErrCorrupt, id, flags)
+}
+
+// claimPage checks page id's header and marks it and its overflow pages
+// reached, and returns the page with its flags and element count.
+func (w *pageWalker) claimPage(id uint64) (page []byte, flags, count uint16, err error) {
+	if id < 2 || id >= w.highWater {
+		return nil, 0, 0, fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
+	}
+	h, err := w.read(id*w.pageSize, boltPageHeader)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	self, overflow := boltOrder.Uint64(h[0:]), uint64(boltOrder.Uint32(h[12:]))
+	flags, count = boltOrder.Uint16(h[8:]), boltOrder.Uint16(h[10:])
+	if self != id {
+		return nil, 0, 0, fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
+	}
+	if overflow >= w.highWater-id {
+		return nil, 0, 0, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
+	}
+	for p := id; p <= id+overflow; p++ {
+		if !w.seen[p].CompareAndSwap(false, true) {
+			return nil, 0, 0, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
+		}
+	}
+	page, err = w.read(id*w.pageSize, (overflow+1)*w.pageSize)
+	return page, flags, count, err
 }
 
 // elements checks that count elements fit page.
@@ -356,8 +501,14 @@ func (w *pageWalker) walkBranch(id uint64, page []byte, count uint16, b *bucketW
 	if err := elements(page, count); err != nil {
 		return nil, err
 	}
+	return w.walkChildren(id, page, 0, uint64(count), b)
+}
+
+// walkChildren walks the children [lo, hi) of branch page id, whose
+// elements fit it, and returns the first one's key.
+func (w *pageWalker) walkChildren(id uint64, page []byte, lo, hi uint64, b *bucketWalk) ([]byte, error) {
 	var first []byte
-	for i := range uint64(count) {
+	for i := lo; i < hi; i++ {
 		at := boltPageHeader + i*boltElement
 		e := page[at:]
 		pos, ksize := uint64(boltOrder.Uint32(e[0:])), uint64(boltOrder.Uint32(e[4:]))
@@ -372,7 +523,7 @@ func (w *pageWalker) walkBranch(id uint64, page []byte, count uint16, b *bucketW
 		if !bytes.Equal(key, childFirst) {
 			return nil, fmt.Errorf("%w: branch page %d: key %.40q, its child starts with %.40q", format.ErrCorrupt, id, key, childFirst)
 		}
-		if i == 0 {
+		if i == lo {
 			first = key
 		}
 	}
