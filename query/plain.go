@@ -115,7 +115,7 @@ func oneList(cj *conjunction) bool { return len(cj.parts) == 1 && cj.parts[0].n 
 // ⊆ all), which spares evaluating the filters again, and exact is
 // evaluated on its own, seeded by the exact name's few stations. Elsewhere
 // (all counted from headers or as a pair) byName and exact are left
-// unknown until a page needs them (nameCounts): a page filled from the
+// unknown until a page needs them (known): a page filled from the
 // first keys of byName never counts it under the others.
 func (s *search) countWords() int {
 	p := &s.w.plain
@@ -298,36 +298,37 @@ func (s *search) collectPlain(offset, limit int) {
 }
 
 // unknownCount marks the count of byName or exact under a key that
-// countWords left to nameCounts.
+// countWords left to be counted when a page needs it (known).
 const unknownCount = -1
 
-// nameCounts counts byName and exact under key k if countWords left them
-// unknown.
-func (s *search) nameCounts(k int) {
+// known returns the count of set (byName or exact) under key k, counting
+// it if countWords left it unknown. Each is counted on its own: the exact
+// tier, read first, needs only exact, which costs next to nothing under
+// the keys where the exact name has no station, so a page filled early in
+// the byName tier never counts byName under the later keys. Exact counts
+// only where byName is not empty, as countWords has it.
+func (s *search) known(set plainSets, k int) int {
 	p := &s.w.plain
-	if k >= len(p.counts[setByName]) || p.counts[setByName][k] != unknownCount {
-		return
+	c := p.counts[set]
+	if k >= len(c) {
+		return 0
 	}
-	b := s.w.scratchB()
-	nName, _ := s.countKey(&p.sets[setByName], uint16(k), b)
-	nExact := 0
-	if nName > 0 {
-		nExact, _ = s.countKey(&p.sets[setExact], uint16(k), b)
+	if c[k] != unknownCount {
+		return int(c[k])
 	}
-	p.counts[setByName][k], p.counts[setExact][k] = int32(nName), int32(nExact)
+	n, _ := s.countKey(&p.sets[set], uint16(k), s.w.scratchB())
+	if set == setExact && n > 0 && s.known(setByName, k) == 0 {
+		n = 0
+	}
+	c[k] = int32(n)
+	return n
 }
 
 // tierCount is the number of members of the tier under key k.
 func (s *search) tierCount(t plainTier, k int) int {
-	p := &s.w.plain
-	s.nameCounts(k)
-	c := p.counts[t.of]
-	if k >= len(c) {
-		return 0
-	}
-	n := int(c[k])
-	if t.minus != setCount && k < len(p.counts[t.minus]) {
-		n -= int(p.counts[t.minus][k])
+	n := s.known(t.of, k)
+	if t.minus != setCount {
+		n -= s.known(t.minus, k)
 	}
 	return max(n, 0)
 }
