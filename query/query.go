@@ -82,6 +82,9 @@ type Index struct {
 	facetCols [len(facetDims)]lazyColumn
 	dict      lazyDictionary // the words for typo correction, loaded on first use
 	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
+	// blocks locate the record blocks of the stations and station_json
+	// buckets by number, built on first use (see blockLocator).
+	blocks [2]blockLocator
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

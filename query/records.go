@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -15,6 +16,7 @@ import (
 // only inside the read transaction.
 type recordReader struct {
 	stations valueGetter
+	blocks   [][]byte // the bucket's blocks by number, when located (see blockLocator)
 	block    uint32
 	data     []byte // value of block; nil before the first lookup
 	key      []byte // scratch for the block's key: a search lends its own
@@ -30,11 +32,76 @@ func newRecordReader(tx *bolt.Tx) recordReader {
 	return recordReader{stations: tx.Bucket(format.BucketStations)}
 }
 
+// blockLocator is where the blocks of a record bucket (stations,
+// station_json) lie in the mapping, by block number: a page of a filtered
+// search touches a different block per station, and each cost a descent of
+// the bucket's tree, through pages that are rarely in cache. It is read
+// once, in key order, and used only when the keys are exactly the block
+// numbers 0, 1, 2, ...; otherwise searches keep descending the tree.
+type blockLocator struct {
+	once   sync.Once
+	blocks [][]byte
+}
+
+// blockBuckets are the buckets located, in Index.blocks' order.
+var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON}
+
+// blocksOf returns the blocks of bucket by number, or nil (not a record
+// bucket, or keys not as expected). The values point into the mapping,
+// which lives as long as the index.
+func (s *search) blocksOf(bucket []byte) [][]byte {
+	for i, name := range blockBuckets {
+		if string(name) == string(bucket) {
+			l := &s.ix.blocks[i]
+			l.once.Do(func() { l.blocks = readBlocks(pairs(s.bucket(bucket))) })
+			return l.blocks
+		}
+	}
+	return nil
+}
+
+// readBlocks reads a record bucket's pairs, first to last, from next
+// (nil key: no more); nil unless its keys are the block numbers from 0
+// without a gap. A damaged mapping panics, which the search's guard turns
+// into an error; the locator then stays empty and lookups descend the tree.
+func readBlocks(next func() (k, v []byte)) [][]byte {
+	var blocks [][]byte
+	for k, v := next(); k != nil; k, v = next() {
+		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(blocks)) {
+			return nil
+		}
+		blocks = append(blocks, v)
+	}
+	return blocks
+}
+
+// pairs steps through an open bucket from its first pair.
+func pairs(b *openBucket) func() (k, v []byte) {
+	first := true
+	return func() (k, v []byte) {
+		switch {
+		case !b.ok:
+			return nil, nil
+		case first:
+			first = false
+			return b.c.Seek(nil)
+		}
+		return b.c.Next()
+	}
+}
+
 func (rr *recordReader) get(n uint32) ([]byte, error) {
 	b, slot := format.BlockOf(n)
 	if rr.data == nil || b != rr.block {
-		rr.key = binary.BigEndian.AppendUint32(rr.key[:0], b) // format.BlockKey, in place
-		rr.data = rr.stations.Get(rr.key)
+		if rr.blocks != nil {
+			rr.data = nil
+			if int64(b) < int64(len(rr.blocks)) {
+				rr.data = rr.blocks[b]
+			}
+		} else {
+			rr.key = binary.BigEndian.AppendUint32(rr.key[:0], b) // format.BlockKey, in place
+			rr.data = rr.stations.Get(rr.key)
+		}
 		rr.block = b
 		if rr.data == nil {
 			return nil, fmt.Errorf("%w: record %d: block %d missing", format.ErrCorrupt, n, b)

@@ -219,7 +219,7 @@ func (s *search) collect(t set, skip, limit int) {
 // records reads the blocks of bucket (stations or their JSON) through the
 // search's open bucket, with its key buffer.
 func (s *search) records(bucket []byte) recordReader {
-	return recordReader{stations: s.bucket(bucket), key: s.w.key[:0]}
+	return recordReader{stations: s.bucket(bucket), blocks: s.blocksOf(bucket), key: s.w.key[:0]}
 }
 
 // decodePage decodes the collected records; they own their memory.
