@@ -12,7 +12,6 @@ package metrics
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,6 +81,7 @@ type Metrics struct {
 	swaps    *prometheus.CounterVec
 	index    *indexCollector
 	cache    *cacheCollector
+	resolved resolvedSeries // of requests and duration, per request key
 }
 
 // New creates the node's collectors and registers them, together with the Go
@@ -169,8 +169,9 @@ func (m *Metrics) collectors() []prometheus.Collector {
 // request matched ("" or unmatched requests should be passed as a fixed
 // placeholder by the caller, never the raw path).
 func (m *Metrics) Request(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(d.Seconds())
+	s := m.series(route, method, status)
+	s.count.Inc()
+	s.duration.Observe(d.Seconds())
 }
 
 // Search records the stage timings and the number of matches of one search.

@@ -271,3 +271,20 @@ stationdex_response_cache_misses_total 3
 		t.Fatal(err)
 	}
 }
+
+// TestResolvedSeriesBounded: request keys past the bound of resolved
+// series are still counted, through the vectors.
+func TestResolvedSeriesBounded(t *testing.T) {
+	m := newMetrics(time.Now)
+	for i := range maxResolvedSeries + 10 {
+		m.Request("/api/stations", "M"+strconv.Itoa(i), 200, time.Millisecond)
+		m.Request("/api/stations", "M"+strconv.Itoa(i), 200, time.Millisecond)
+	}
+	if n := len(*m.resolved.m.Load()); n != maxResolvedSeries {
+		t.Errorf("%d keys resolved, want the bound %d", n, maxResolvedSeries)
+	}
+	last := "M" + strconv.Itoa(maxResolvedSeries+9)
+	if got := testutil.ToFloat64(m.requests.WithLabelValues("/api/stations", last, "200")); got != 2 {
+		t.Errorf("requests of a key past the bound: %v, want 2", got)
+	}
+}

@@ -67,7 +67,8 @@ type responseCache struct {
 	current  *query.Index // the snapshot whose entities are held
 	previous *query.Index // the one it replaced: bypasses the cache
 	entries  map[string]*list.Element
-	lru      list.List // of *cacheEntry, most recently used first
+	targets  map[string]*list.Element // request targets known to name an entry (see alias)
+	lru      list.List                // of *cacheEntry, most recently used first
 	size     int64
 	seen     []uint64 // admission: hashes of keys asked for once (see DefaultCacheMinUses)
 
@@ -75,16 +76,18 @@ type responseCache struct {
 }
 
 type cacheEntry struct {
-	key  string
-	e    *entity
-	size int64
+	key     string
+	e       *entity
+	size    int64
+	targets []string // its keys in targets
 }
 
 // newResponseCache returns a cache bounded to max bytes that stores a body
 // on the minUses-th request for it (1 or 2); max <= 0 gives a disabled
 // cache (every lookup a miss, nothing stored).
 func newResponseCache(max int64, minUses int) *responseCache {
-	c := &responseCache{max: max, minUses: minUses, seed: maphash.MakeSeed(), entries: map[string]*list.Element{}}
+	c := &responseCache{max: max, minUses: minUses, seed: maphash.MakeSeed(),
+		entries: map[string]*list.Element{}, targets: map[string]*list.Element{}}
 	if max > 0 && minUses > 1 {
 		slots := minSeenSlots
 		for int64(slots)*seenSlotBytes < max && slots < maxSeenSlots {
@@ -142,6 +145,61 @@ func (c *responseCache) get(ix *query.Index, key string) *entity {
 	c.hits.Add(1)
 	c.lru.MoveToFront(el)
 	return el.Value.(*cacheEntry).e
+}
+
+// Request targets. An API resource is named by its request target alone
+// (the path and query as sent; no header picks it), so a target that was
+// answered with an entry names that entry for the rest of the snapshot.
+// Remembering it lets a request be answered before its parameters are
+// parsed and its key made, which is most of the work of a cache hit that
+// is not writing. An entry keeps at most maxTargets of them, each counted
+// in its size (targetOverhead for the map slot), and they go with it.
+const (
+	maxTargets     = 4
+	targetOverhead = 64
+)
+
+// getTarget returns the entity that target was answered with on ix, and
+// its key, or nil. A miss is not counted: the lookup by key that follows
+// counts it.
+func (c *responseCache) getTarget(ix *query.Index, target string) (*entity, string) {
+	if !c.enabled() || target == "" {
+		return nil, ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.targets[target]
+	if !ok || ix != c.current {
+		return nil, ""
+	}
+	c.hits.Add(1)
+	c.lru.MoveToFront(el)
+	ce := el.Value.(*cacheEntry)
+	return ce.e, ce.key
+}
+
+// alias records that target, a request on ix, was answered with the entry
+// of key, when that entry is held.
+func (c *responseCache) alias(ix *query.Index, target, key string) {
+	if !c.enabled() || target == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok || ix != c.current {
+		return
+	}
+	ce := el.Value.(*cacheEntry)
+	if _, known := c.targets[target]; known || len(ce.targets) >= maxTargets {
+		return
+	}
+	c.targets[target] = el
+	ce.targets = append(ce.targets, target)
+	n := int64(len(target) + targetOverhead)
+	ce.size += n
+	c.size += n
+	c.evict()
 }
 
 // put stores e under key for ix, evicting as needed.
@@ -207,6 +265,7 @@ func (c *responseCache) purge() {
 // clear empties the cache. Called with mu held.
 func (c *responseCache) clear() {
 	clear(c.entries)
+	clear(c.targets)
 	c.lru.Init()
 	c.size = 0
 }
@@ -218,6 +277,9 @@ func (c *responseCache) evict() {
 		el := c.lru.Back()
 		ce := c.lru.Remove(el).(*cacheEntry)
 		delete(c.entries, ce.key)
+		for _, t := range ce.targets {
+			delete(c.targets, t)
+		}
 		c.size -= ce.size
 		c.evictions.Add(1)
 	}

@@ -47,6 +47,35 @@ func (s *Server) resource(resolve resolver, fail failFunc) httprouter.Handle {
 	}
 }
 
+// apiResource is resource for the API routes, whose resource is named by
+// the request target alone: a target answered from the response cache
+// before is answered again without resolving it (see
+// responseCache.getTarget). The answers are those of resource.
+func (s *Server) apiResource(resolve resolver, fail failFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		ix, release := s.acquire()
+		if ix != nil {
+			defer release()
+			if e, key := s.cache.getTarget(ix, r.RequestURI); e != nil {
+				s.sendCached(w, r, ix, key, e)
+				return
+			}
+		}
+		key, build, err := resolve(r, ps)
+		if err == nil && ix == nil {
+			err = errNoIndex
+		}
+		if err == nil {
+			err = s.answer(w, r, ix, key, build)
+		}
+		if err != nil {
+			fail(w, r, err)
+			return
+		}
+		s.cache.alias(ix, r.RequestURI, key)
+	}
+}
+
 // serveResource answers the resource key from the current index.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, key string, build builder, fail failFunc) {
 	ix, release := s.acquire()
@@ -63,9 +92,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, key strin
 // answer sends the resource named key: from the response cache, or built
 // now, tagged, and stored for the next request when it is a 200.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, build builder) error {
-	store := func(e *entity, c coding, z []byte) { s.cache.addVariant(ix, key, e, c, z) }
 	if e := s.cache.get(ix, key); e != nil {
-		s.send(w, r, e, reply{cacheControl: s.cacheControl, hold: true}, store)
+		s.sendCached(w, r, ix, key, e)
 		return nil
 	}
 	if s.revalidatedEarly(w, r, ix, key) {
@@ -90,8 +118,19 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 		e.body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
 		s.cache.put(ix, key, e)
 	}
-	s.send(w, r, e, reply{cacheControl: s.cacheControl}, store)
+	s.send(w, r, e, reply{cacheControl: s.cacheControl}, s.storeVariant(ix, key))
 	return nil
+}
+
+// sendCached sends e, held in the response cache under key for ix.
+func (s *Server) sendCached(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, e *entity) {
+	s.send(w, r, e, reply{cacheControl: s.cacheControl, hold: true}, s.storeVariant(ix, key))
+}
+
+// storeVariant keeps a variant compressed by send in the cache entry of
+// key, for the next request in that coding.
+func (s *Server) storeVariant(ix *query.Index, key string) func(*entity, coding, []byte) {
+	return func(e *entity, c coding, z []byte) { s.cache.addVariant(ix, key, e, c, z) }
 }
 
 // revalidatedEarly answers 304 without building the body when the

@@ -491,3 +491,55 @@ func TestRangeIgnoredOnAnswers(t *testing.T) {
 		t.Errorf("style sheet range: %d, %q", part.Code, part.Body.Bytes())
 	}
 }
+
+// TestCacheByTarget: an API request target answered from the cache names
+// its entry from then on: the next request with it is a hit found by the
+// target, with the same bytes; spellings of one search share the entry up
+// to maxTargets; and the targets go with the entry when it is evicted.
+func TestCacheByTarget(t *testing.T) {
+	ix := demoIx(t)
+	s := newServerWithCache(t, fixedSource{ix}, 0)
+	spellings := []string{"/api/stations?q=radio&limit=20", "/api/stations?limit=20&q=radio",
+		"/api/stations?q=radio", "/api/stations?q=radio&offset=0", "/api/stations?limit=020&q=radio"}
+	first := serve(s, http.MethodGet, spellings[0], "Accept-Encoding", "gzip")
+	for _, target := range spellings {
+		for range 2 {
+			if rec := serve(s, http.MethodGet, target, "Accept-Encoding", "gzip"); !bytes.Equal(rec.Body.Bytes(), first.Body.Bytes()) {
+				t.Fatalf("%s: another body than %s's", target, spellings[0])
+			}
+		}
+	}
+	const key = pathStations + "?q=radio&limit=20&offset=0"
+	for i, target := range spellings {
+		e, k := s.cache.getTarget(ix, target)
+		if known := e != nil && k == key; known != (i < maxTargets) {
+			t.Errorf("%s: known by target %v (key %q); want only the first %d spellings", target, known, k, maxTargets)
+		}
+	}
+	s.cache.purge()
+	if e, _ := s.cache.getTarget(ix, spellings[0]); e != nil {
+		t.Error("a target outlived its entry")
+	}
+}
+
+// TestCacheTargetsEvicted: targets are counted in the bound and dropped
+// with their entry.
+func TestCacheTargetsEvicted(t *testing.T) {
+	ix := demoIx(t)
+	body := bytes.Repeat([]byte("x"), 1000)
+	one := entrySize("k0", &entity{body: body})
+	c := newResponseCache(2*one+targetOverhead+2, 1)
+	c.put(ix, "k0", &entity{body: body})
+	c.alias(ix, "t0", "k0")
+	if e, k := c.getTarget(ix, "t0"); e == nil || k != "k0" {
+		t.Fatalf("t0 not known: %v %q", e, k)
+	}
+	if st := c.stats(); st.Bytes != one+targetOverhead+2 {
+		t.Errorf("with a target: %d bytes, want %d", st.Bytes, one+targetOverhead+2)
+	}
+	c.put(ix, "k1", &entity{body: body})
+	c.put(ix, "k2", &entity{body: body}) // evicts k0, the least recently used
+	if e, _ := c.getTarget(ix, "t0"); e != nil || len(c.targets) != 0 {
+		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.targets))
+	}
+}

@@ -223,7 +223,7 @@ func (s *Server) route(r *httprouter.Router, route string, h httprouter.Handle, 
 // handle registers an API route: the resource h resolves, for GET and HEAD,
 // with CORS headers and JSON errors, and the CORS preflight for OPTIONS.
 func (s *Server) handle(r *httprouter.Router, route string, h resolver) {
-	answer := s.resource(h, s.writeError)
+	answer := s.apiResource(h, s.writeError)
 	api := func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		setCORS(w.Header())
 		answer(w, req, ps)
