@@ -18,11 +18,13 @@
 // File map:
 //   - server.go: wiring, routing, instrumentation, panic recovery
 //   - handle.go: the one handler shape (resolver: a canonical key and a
-//     builder), answer (cache lookup, build into a pooled buffer, store)
+//     builder), answer (cache lookup, build into a pooled buffer, store);
+//     apiResource looks the request target up in the cache first
 //   - respond.go: the one writer (send): headers, ETag per coding, 304,
 //     HEAD, Content-Length, a cached answer sent in one writev (package
 //     server/wire); coding.go: gzip/zstd negotiation and encoders;
-//     cache.go: the byte-bounded response cache; etag_match.go:
+//     cache.go: the byte-bounded response cache, with the request
+//     targets each entry answered; etag_match.go:
 //     If-None-Match
 //   - api.go, api_json.go: the two operations, their envelopes, encoders
 //     and ETags
