@@ -3,12 +3,10 @@ package query
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"stationdex/indexer/format"
 )
@@ -98,22 +96,6 @@ func FuzzOpenInRuns(f *testing.F) {
 	f.Add([]byte{}, uint32(root*pageSize+100))
 	f.Fuzz(func(t *testing.T, edits []byte, cut uint32) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))) // two walkers at least
-		defer time.AfterFunc(openHangLimit, func() {
-			panic(fmt.Sprintf("Open/Check hangs on edits %x, cut %d", edits, cut))
-		}).Stop()
-		path := filepath.Join(t.TempDir(), "damaged.idx")
-		if err := os.WriteFile(path, damage(sound, edits, cut), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix, openErr := Open(path)
-		_, checkErr := Check(path)
-		if (openErr == nil) != (checkErr == nil) {
-			t.Fatalf("Open: %v; Check: %v; want both to refuse or both to pass", openErr, checkErr)
-		}
-		if openErr != nil {
-			return
-		}
-		defer ix.Close()
-		useAll(t, ix)
+		openDamaged(t, sound, edits, cut)
 	})
 }

@@ -34,25 +34,30 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte{0, 0x10, 0x10, 0x01}, uint32(0)) // second meta page
 	f.Add([]byte{0, 0x20, 0x00, 0x80}, uint32(0)) // a page header
 	f.Add([]byte{0, 0x30, 0x40, 0x55, 0, 0x50, 0x80, 0xaa}, uint32(0))
-	f.Fuzz(func(t *testing.T, edits []byte, cut uint32) {
-		defer time.AfterFunc(openHangLimit, func() {
-			panic(fmt.Sprintf("Open/Check hangs on edits %x, cut %d", edits, cut)) // kills the worker: the fuzzer keeps the input
-		}).Stop()
-		path := filepath.Join(t.TempDir(), "damaged.idx")
-		if err := os.WriteFile(path, damage(sound, edits, cut), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix, openErr := Open(path)
-		_, checkErr := Check(path)
-		if (openErr == nil) != (checkErr == nil) {
-			t.Fatalf("Open: %v; Check: %v; want both to refuse or both to pass", openErr, checkErr)
-		}
-		if openErr != nil {
-			return
-		}
-		defer ix.Close()
-		useAll(t, ix)
-	})
+	f.Fuzz(func(t *testing.T, edits []byte, cut uint32) { openDamaged(t, sound, edits, cut) })
+}
+
+// openDamaged damages sound with edits and cut (see damage), and opens and
+// checks the result: both must refuse it or both accept it, without a
+// crash or a hang, and an accepted file must serve every kind of read.
+func openDamaged(t *testing.T, sound, edits []byte, cut uint32) {
+	defer time.AfterFunc(openHangLimit, func() {
+		panic(fmt.Sprintf("Open/Check hangs on edits %x, cut %d", edits, cut)) // kills the worker: the fuzzer keeps the input
+	}).Stop()
+	path := filepath.Join(t.TempDir(), "damaged.idx")
+	if err := os.WriteFile(path, damage(sound, edits, cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, openErr := Open(path)
+	_, checkErr := Check(path)
+	if (openErr == nil) != (checkErr == nil) {
+		t.Fatalf("Open: %v; Check: %v; want both to refuse or both to pass", openErr, checkErr)
+	}
+	if openErr != nil {
+		return
+	}
+	defer ix.Close()
+	useAll(t, ix)
 }
 
 // openHangLimit: opening and checking the small index takes milliseconds;

@@ -438,25 +438,7 @@ func TestOpenSumsTheLargestBucketInRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &pageWalker{data: data, size: uint64(len(data))}
-	root, err := w.readMetas()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.walkPage(root, nil); err != nil {
-		t.Fatal(err)
-	}
-	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return string(b.name) == string(format.BucketMeta) })
-	if meta < 0 {
-		t.Fatal("no meta bucket")
-	}
-	if err := w.walkBucket(w.buckets[meta]); err != nil { // as walkFile does first: the recorded sizes
-		t.Fatal(err)
-	}
-	tasks, err := w.planWalk(slices.Delete(slices.Clone(w.buckets), meta, meta+1), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := rootPlan(t, data)
 	var runs []walkTask
 	for _, task := range tasks {
 		if string(task.bucket.name) == string(format.BucketStationJSON) {
