@@ -56,7 +56,11 @@ func rootPlan(tb testing.TB, data []byte) []walkTask {
 	if err := w.walkBucket(w.buckets[meta]); err != nil {
 		tb.Fatal(err)
 	}
-	tasks, err := w.planWalk(slices.Delete(slices.Clone(w.buckets), meta, meta+1), 2)
+	stored, err := format.DecodeChecksums(w.stored)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tasks, err := w.planWalk(slices.Delete(slices.Clone(w.buckets), meta, meta+1), 2, stored)
 	if err != nil {
 		tb.Fatal(err)
 	}

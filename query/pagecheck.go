@@ -105,11 +105,18 @@ func walkFile(data []byte, file io.ReaderAt) (treeLayout, error) {
 	if err := checkIdentity(w.magic, w.version); err != nil {
 		return treeLayout{}, err
 	}
+	// The stored sums are decoded once: their lengths plan the walk, and
+	// the sums are compared after it. A document that does not decode is
+	// reported there, after the walk, as before the walk planned from it.
+	stored, storedErr := format.DecodeChecksums(w.stored)
 	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
-	if err := w.walkParallel(rest); err != nil {
+	if err := w.walkParallel(rest, stored); err != nil {
 		return treeLayout{}, err
 	}
-	if err := format.VerifyChecksums(w.stored, w.sums); err != nil {
+	if storedErr != nil {
+		return treeLayout{}, storedErr
+	}
+	if err := format.CompareChecksums(stored, w.sums); err != nil {
 		return treeLayout{}, err
 	}
 	layout := treeLayout{pageSize: w.pageSize}
@@ -131,9 +138,9 @@ const maxWalkers = 4
 // station blocks are half of a large file), a run of its root's children
 // (splitBucket): one walker would otherwise sum that bucket alone while the
 // others had long finished. The runs' sums are joined in order afterwards.
-func (w *pageWalker) walkParallel(buckets []rootEntry) error {
+func (w *pageWalker) walkParallel(buckets []rootEntry, stored []format.BucketSum) error {
 	n := min(max(runtime.GOMAXPROCS(0), 1), maxWalkers, len(buckets))
-	tasks, err := w.planWalk(buckets, n)
+	tasks, err := w.planWalk(buckets, n, stored)
 	if err != nil {
 		return err
 	}
@@ -205,7 +212,7 @@ func (w *pageWalker) walkTasks(tasks []walkTask, next *atomic.Int64, failed *ato
 	return nil
 }
 
-// splitShare and maxRuns: a bucket estimated at more than 1/splitShare of
+// splitShare and maxRuns: a bucket recorded at more than 1/splitShare of
 // all the buckets' bytes per walker is walked as up to maxRuns runs per
 // walker, so that the list ends with runs small enough to even out.
 const (
@@ -213,9 +220,11 @@ const (
 	maxRuns    = 4
 )
 
-// planWalk lists the tasks for n walkers, largest first.
-func (w *pageWalker) planWalk(buckets []rootEntry, n int) ([]walkTask, error) {
-	sizes := w.bucketSizes(buckets)
+// planWalk lists the tasks for n walkers, largest first by the lengths
+// the stored sums record. A file written before they were recorded has
+// none: its buckets are walked whole, in the order given.
+func (w *pageWalker) planWalk(buckets []rootEntry, n int, stored []format.BucketSum) ([]walkTask, error) {
+	sizes := bucketSizes(buckets, stored)
 	var total uint64
 	for _, sz := range sizes {
 		total += sz
@@ -291,52 +300,17 @@ func joinSplit(tasks []walkTask) []format.BucketSum {
 	return sums
 }
 
-// bucketSizes is the bytes each bucket sums to, as the meta bucket's
-// checksums record them (w.stored, read first), or estimateSizes' guess for
-// a file written before they were recorded. A damaged record only makes
-// the plan uneven; the sums themselves are checked after the walk.
-func (w *pageWalker) bucketSizes(buckets []rootEntry) []uint64 {
-	sums, err := format.DecodeChecksums(w.stored)
-	if err != nil {
-		return estimateSizes(buckets)
-	}
-	stored := make(map[string]int64, len(sums))
-	recorded := false
-	for _, s := range sums {
-		stored[s.Bucket] = s.Bytes
-		recorded = recorded || s.Bytes > 0
-	}
-	if !recorded {
-		return estimateSizes(buckets)
+// bucketSizes is the bytes each bucket sums to, as the stored sums record
+// them (0 where they do not). A damaged record only makes the plan uneven;
+// the sums themselves are compared after the walk.
+func bucketSizes(buckets []rootEntry, stored []format.BucketSum) []uint64 {
+	recorded := make(map[string]int64, len(stored))
+	for _, s := range stored {
+		recorded[s.Bucket] = s.Bytes
 	}
 	sizes := make([]uint64, len(buckets))
 	for i, b := range buckets {
-		sizes[i] = uint64(max(stored[string(b.name)], 0))
-	}
-	return sizes
-}
-
-// estimateSizes guesses the size of each bucket in pages from where their
-// root pages lie: a bucket's root page is written after its other pages,
-// so the distance from the root page before it is about its size. It is a
-// rough guess (the builder commits in several transactions, and bbolt
-// moves pages between them), kept for files without recorded sizes.
-func estimateSizes(buckets []rootEntry) []uint64 {
-	roots := make([]uint64, len(buckets))
-	order := make([]int, len(buckets))
-	for i, b := range buckets {
-		order[i] = i
-		if len(b.value) >= 8 {
-			roots[i] = boltOrder.Uint64(b.value) // 0: inline, no pages
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(roots[a], roots[b]) })
-	sizes := make([]uint64, len(buckets))
-	var prev uint64
-	for _, i := range order {
-		if r := roots[i]; r != 0 {
-			sizes[i], prev = r-min(prev, r), r
-		}
+		sizes[i] = uint64(max(recorded[string(b.name)], 0))
 	}
 	return sizes
 }

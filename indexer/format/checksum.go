@@ -206,13 +206,20 @@ func DecodeChecksums(raw []byte) ([]BucketSum, error) {
 }
 
 // VerifyChecksums compares the sums a reader computed (got, any order) with
-// the stored document (raw). Every bucket must be in both, with equal key
-// counts and sums. Errors wrap ErrCorrupt.
+// the stored document (raw): DecodeChecksums, then CompareChecksums.
 func VerifyChecksums(raw []byte, got []BucketSum) error {
 	want, err := DecodeChecksums(raw)
 	if err != nil {
 		return err
 	}
+	return CompareChecksums(want, got)
+}
+
+// CompareChecksums compares the sums a reader computed (got, any order)
+// with the decoded stored ones (want). Every bucket must be in both, with
+// equal key counts and sums, and equal lengths where one is stored. Errors
+// wrap ErrCorrupt.
+func CompareChecksums(want, got []BucketSum) error {
 	stored := make(map[string]BucketSum, len(want))
 	for _, s := range want {
 		stored[s.Bucket] = s
