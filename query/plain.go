@@ -18,10 +18,10 @@ import (
 //
 // tier 0 is exact, tier 1 byName − exact, tier 2 all − byName, so their
 // sizes follow from the three sets' counts under each key, and a page
-// evaluates only the keys it reads. Faceted searches keep the bitmap path:
-// the facets count the match set record by record, and combine it with
-// other filters.
-func plainQuery(q Query) bool { return !q.Facets.Any() && q.Near == nil }
+// evaluates only the keys it reads. A faceted search ranks its page the
+// same way, and builds the one bitmap its facets count (matchSet) beside
+// it; only the distance filter keeps the bitmap path of rank.
+func plainQuery(q Query) bool { return q.Near == nil }
 
 // plainSets names the sets of a plain search's tiers.
 type plainSets int
