@@ -19,15 +19,9 @@ import (
 // facetColumn is one search facet read once from its bucket: the values
 // most stations first (ties by key), the order in which a top-k count can
 // stop early since no search has more stations of a value than the
-// snapshot; and, per record, the ids (ranks) of its values, so that a
-// small match set is counted by visiting its records instead of probing
-// thousands of posting lists.
-//
-// The per-record column takes 2 bytes per station when every station has
-// at most one value (country), else 2 bytes per station, 4 per 16 stations
-// and 2 per (station, value) pair; it is left out (nil) when the bucket has
-// 65535 values or more or a station has an implausible number of them, and
-// the count then probes posting lists.
+// snapshot; and, per record, the counters of its values (see slotColumn),
+// so that a small match set is counted by visiting its records instead of
+// probing thousands of posting lists.
 type facetColumn struct {
 	keys  []string
 	count []uint32
@@ -49,10 +43,7 @@ type facetColumn struct {
 	labels []atomic.Pointer[string]
 
 	stations int
-	single   []uint16 // value id+1 per record, 0 for none; when no record has two
-	blk      []uint32 // multi: start in ids of every 16th record, and len(ids) last
-	rel      []uint16 // multi: start of record r is blk[r/16]+rel[r]; len stations+1
-	ids      []uint16
+	slotColumn
 }
 
 type lazyColumn struct {
@@ -60,13 +51,6 @@ type lazyColumn struct {
 	col  *facetColumn
 	err  error
 }
-
-// facetBlock is the number of records per absolute offset of a multi-value column.
-const facetBlock = 16
-
-// maxColumnValues bounds a record's values in a column: the indexer keeps
-// at most MaxGenres genres and MaxLanguages languages.
-const maxColumnValues = 1024
 
 func (ix *Index) column(d int) (*facetColumn, error) {
 	lc := &ix.facetCols[d]
@@ -126,8 +110,8 @@ func buildColumn(b *bolt.Bucket, stations int, genre bool) (*facetColumn, error)
 	for pos, id := range order {
 		col.byKey[id] = uint32(pos)
 	}
-	if len(entries) >= 1<<16-1 {
-		return col, nil // ids do not fit: counts probe posting lists
+	if len(entries)+spareSlots >= 1<<16 {
+		return col, nil // counters do not fit 16 bits: counts probe posting lists
 	}
 	col.buildDense(cs)
 	return col, col.fill(&cs)
@@ -182,92 +166,6 @@ func runCard(data []byte) int {
 		n += int(data[i+2]) | int(data[i+3])<<8 + 1
 	}
 	return n
-}
-
-// fill builds the per-record column.
-func (col *facetColumn) fill(cs *[]rawContainer) error {
-	stations := col.stations
-	per := make([]uint16, stations+1)
-	buf := make([]uint32, 0, 256)
-	var bad error
-	each := func(fn func(id uint16, recs []uint32)) error {
-		for id, key := range col.keys {
-			var err error
-			if *cs, err = parseRaw(col.postings[id], *cs); err != nil {
-				return fmt.Errorf("facet %q: %w", key, err)
-			}
-			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(id), recs) })
-			if bad != nil {
-				return bad
-			}
-		}
-		return nil
-	}
-	most := uint16(0)
-	err := each(func(_ uint16, recs []uint32) {
-		for _, r := range recs {
-			if int(r) >= stations {
-				bad = fmt.Errorf("%w: facet lists record %d of %d", format.ErrCorrupt, r, stations)
-				return
-			}
-			if per[r] < maxColumnValues {
-				per[r]++
-				most = max(most, per[r])
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	switch {
-	case most >= maxColumnValues:
-		return nil // implausible: counts probe posting lists
-	case most <= 1:
-		col.single = per[:stations]
-		clear(col.single)
-		return each(func(id uint16, recs []uint32) {
-			for _, r := range recs {
-				col.single[r] = id + 1
-			}
-		})
-	}
-	// Offsets: blk every facetBlock records, rel within the block; per
-	// becomes each record's write position relative to its block.
-	col.blk = make([]uint32, stations/facetBlock+2)
-	col.rel = make([]uint16, stations+1)
-	total := uint32(0)
-	for r := 0; r <= stations; r++ {
-		if r%facetBlock == 0 {
-			col.blk[r/facetBlock] = total
-		}
-		rel := total - col.blk[r/facetBlock]
-		if rel >= 1<<16 {
-			col.blk, col.rel = nil, nil
-			return nil
-		}
-		col.rel[r] = uint16(rel)
-		if r < stations {
-			total += uint32(per[r])
-			per[r] = uint16(rel)
-		}
-	}
-	col.blk[len(col.blk)-1] = total
-	col.ids = make([]uint16, total)
-	return each(func(id uint16, recs []uint32) {
-		for _, r := range recs {
-			col.ids[col.blk[r/facetBlock]+uint32(per[r])] = id
-			per[r]++
-		}
-	})
-}
-
-func (col *facetColumn) hasColumn() bool { return col.single != nil || col.ids != nil }
-
-// values is the value ids of record r in a multi-value column.
-func (col *facetColumn) values(r uint32) []uint16 {
-	start := col.blk[r/facetBlock] + uint32(col.rel[r])
-	end := col.blk[(r+1)/facetBlock] + uint32(col.rel[r+1])
-	return col.ids[start:end]
 }
 
 // columnMax is the largest match set a facet counts by visiting its
@@ -418,16 +316,16 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 //
 // The pass is the cost of a faceted search over a mid-size set (a word and
 // a country: a few thousand records, several genres each), so its inner
-// loops only increment: a single-value column counts "none" in slot 0, and
-// no list of touched values is kept unless the set is small beside the
-// number of values (see sparseFor).
+// loops only increment (see slotColumn), and no list of touched values is
+// kept unless the set is small beside the number of values (see
+// sparseFor).
 func (s *search) countByRecords(m set, group []*facetTask, k int) {
 	w := s.w
 	n := m.card()
 	var counts [len(facetDims)][]uint16
 	var sparse [len(facetDims)]bool
 	for j, t := range group {
-		size := len(t.col.keys) + 1
+		size := t.col.counters()
 		if len(w.counts[t.d]) < size {
 			w.counts[t.d] = make([]uint16, size)
 		}
@@ -460,37 +358,6 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 	}
 }
 
-// rankSparse ranks the values of the records it yields, visiting them
-// again, and clears only their counters.
-func (col *facetColumn) rankSparse(it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
-	visit := func(id int) {
-		slot := col.slot(id)
-		if c := int(cnt[slot]); c > 0 {
-			if !col.skip[id] {
-				top = col.offer(top, topCount{uint32(id), c}, k)
-			}
-			cnt[slot] = 0
-		}
-	}
-	limit := uint32(col.stations)
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
-		for _, r := range buf[:got] {
-			switch {
-			case r >= limit:
-			case col.single != nil:
-				if v := col.single[r]; v != 0 {
-					visit(int(v) - 1)
-				}
-			default:
-				for _, v := range col.values(r) {
-					visit(int(v))
-				}
-			}
-		}
-	}
-	cnt[0] = 0 // the "none" slot of a single-value column
-	return top
-}
 
 // denseOf writes m out as a bitset of the index's stations, in a pooled
 // buffer. Records past the stations (only a damaged index has them) are
@@ -507,68 +374,9 @@ func (s *search) denseOf(m set) []uint64 {
 	return dense
 }
 
-// countRecords adds the values of recs (ascending) to cnt, where the
-// count of value id is cnt[id+1] for a single-value column and cnt[id] for
-// a multi-value one. A record the column does not cover (a damaged index)
-// is left out rather than read out of bounds.
-func (col *facetColumn) countRecords(recs []uint32, cnt []uint16) {
-	limit := uint32(col.stations)
-	if len(recs) > 0 && recs[len(recs)-1] >= limit {
-		i, _ := slices.BinarySearch(recs, limit)
-		recs = recs[:i]
-	}
-	if col.single != nil {
-		single := col.single[:limit]
-		for _, r := range recs {
-			cnt[single[r]]++
-		}
-		return
-	}
-	blk, rel, ids := col.blk, col.rel, col.ids
-	for _, r := range recs {
-		start := blk[r/facetBlock] + uint32(rel[r])
-		end := blk[(r+1)/facetBlock] + uint32(rel[r+1])
-		for _, v := range ids[start:end] {
-			cnt[v]++
-		}
-	}
-}
 
-// slot is the counter of value id (see countRecords): a single-value
-// column keeps slot 0 for "none".
-func (col *facetColumn) slot(id int) int {
-	if col.single != nil {
-		return id + 1
-	}
-	return id
-}
 
-// sparseFor tells whether a set of n records meets so few values that
-// ranking them by visiting the records again beats scanning the counters
-// (about an eighth of a record-value pair per counter).
-func (col *facetColumn) sparseFor(n int) bool {
-	perRecord := 1
-	if col.single == nil {
-		perRecord += len(col.ids) / max(col.stations, 1)
-	}
-	return n*perRecord*8 < len(col.keys)
-}
 
-// rankDense ranks the counters in value order, which is most stations in
-// the snapshot first: once a value's snapshot count is below the k-th
-// count found, no later value can enter. It clears the counters.
-func (col *facetColumn) rankDense(cnt []uint16, top []topCount, k int) []topCount {
-	for id := range col.keys {
-		if len(top) == k && int(col.count[id]) < top[k-1].n {
-			break
-		}
-		if c := int(cnt[col.slot(id)]); c > 0 && !col.skip[id] {
-			top = col.offer(top, topCount{uint32(id), c}, k)
-		}
-	}
-	clear(cnt)
-	return top
-}
 
 // offer is insertCount behind the common rejection: most values met count
 // fewer than the k-th so far.
@@ -668,9 +476,8 @@ func (ix *Index) Warm() error {
 }
 
 // WarmFacets builds the facet columns now, which the first faceted search
-// would otherwise do: measured on a loaded 2-core machine, 37 ms and 2.3 MB
-// of heap for the real snapshot (50k stations), 0.36 s and 21 MB at a
-// million. A server can call it in the background after
+// would otherwise do (BenchmarkFacetColumns times it and counts its heap
+// on the real snapshot). A server can call it in the background after
 // Open.
 func (ix *Index) WarmFacets() error {
 	for d := range facetDims {

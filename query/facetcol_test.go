@@ -110,3 +110,102 @@ func TestFacetCountPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotColumnHoldsEveryValue reads each facet column of the real
+// snapshot back, record by record (its slots and overflow), and compares
+// it with the posting lists: every record has exactly the values that list
+// it, however many (the genre column has records with up to 64).
+func TestSlotColumnHoldsEveryValue(t *testing.T) {
+	ix, _ := realIndex(t)
+	for d := range facetDims {
+		col, err := ix.column(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !col.hasColumn() {
+			t.Fatalf("facet %s has no per-record column", facetDims[d].bucket)
+		}
+		want := make([][]uint16, col.stations)
+		err = ix.view(func(*bolt.Tx) error {
+			var cs []rawContainer
+			for id := range col.keys {
+				if cs, err = parseRaw(col.postings[id], cs); err != nil {
+					return err
+				}
+				eachRaw(cs, make([]uint32, 0, 256), func(recs []uint32) {
+					for _, r := range recs {
+						want[r] = append(want[r], uint16(spareSlots+id))
+					}
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		overflowing := 0
+		for r := range col.stations {
+			var got []uint16
+			for _, v := range col.slots[r*col.width : (r+1)*col.width] {
+				if v >= spareSlots {
+					got = append(got, v)
+				}
+			}
+			more := col.overflow(uint32(r))
+			if len(more) > 0 {
+				overflowing++
+			}
+			got = append(got, more...)
+			if fmt.Sprint(got) != fmt.Sprint(want[r]) {
+				t.Fatalf("facet %s record %d: column holds %v, posting lists say %v", facetDims[d].bucket, r, got, want[r])
+			}
+		}
+		if facetDims[d].dim != dimCountry && overflowing == 0 {
+			t.Errorf("facet %s: no record overflows its %d slots; the test covers less than it should", facetDims[d].bucket, col.width)
+		}
+	}
+}
+
+func TestSlotWidth(t *testing.T) {
+	for _, c := range []struct {
+		hist []int // records by number of values
+		want int
+	}{
+		{[]int{10, 90}, 1},
+		{[]int{0, 80, 20}, 2},          // 20% with two: over the share at one slot
+		{[]int{0, 88, 12}, 1},          // 12%: within
+		{[]int{0, 10, 10, 10, 70}, 4},  // no narrower width fits
+		{[]int{0, 0, 0, 0, 0, 100}, 4}, // widest, every record overflowing
+		{[]int{100}, 1},                // no values at all
+	} {
+		stations := 0
+		for _, n := range c.hist {
+			stations += n
+		}
+		hist := make([]int, maxColumnValues+1)
+		copy(hist, c.hist)
+		if got := slotWidth(hist, stations); got != c.want {
+			t.Errorf("slotWidth(%v) = %d, want %d", c.hist, got, c.want)
+		}
+	}
+}
+
+// BenchmarkFacetColumns builds the three facet columns of the real
+// snapshot, as Index.Warm does once per index: its time and heap.
+func BenchmarkFacetColumns(b *testing.B) {
+	ix, _ := realIndex(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		err := ix.view(func(tx *bolt.Tx) error {
+			for _, dim := range facetDims {
+				if _, err := buildColumn(tx.Bucket(dim.bucket), ix.meta.Stations, dim.dim == dimGenre); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package query
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/indexer/format"
+)
+
+// slotColumn holds, per record, the counters of its facet values, laid
+// out so that counting a match set is a run of increments with no branch
+// that depends on the record.
+//
+// Every record has width slots (1 to maxWidth: the fewest that leave at
+// most 1/overflowShare of the records with more values). A slot holds a
+// counter index: spareSlots+id for value id, or, in the slots a record
+// does not fill, one of the spare counters [0, spareSlots), spread so that
+// consecutive records do not wait on the same counter. A record with more
+// values than slots keeps the rest in an overflow list, found through a
+// bitset and its running count. On the real snapshot the width is 1 for
+// countries and languages (4% of stations have a second language) and 4
+// for genres (11% have five or more).
+//
+// A loop that visits a variable number of values per record mispredicts
+// its exit about once per record, which cost more than the increments
+// themselves; and with one value per record, a run of stations of one
+// country increments one counter over and over, each waiting for the
+// last. So a width-1 column counts into ways sets of counters in turn,
+// which are summed when ranked.
+type slotColumn struct {
+	width    int      // 0: no column; counts probe posting lists
+	ways     int      // counter sets counted into in turn
+	stride   int      // counters per set: spareSlots + values
+	slots    []uint16 // width per record
+	more     []uint64 // bit r: record r has values past its slots
+	moreRank []uint32 // records with more before each word of more
+	moreAt   []uint32 // start in moreSlots of each such record, then the end
+	moreIDs  []uint16 // their further counter indexes
+}
+
+const (
+	spareSlots    = 64
+	maxWidth      = 4
+	overflowShare = 8
+	singleWays    = 4
+)
+
+// maxColumnValues bounds a record's values in a column: the indexer keeps
+// at most MaxGenres genres and MaxLanguages languages.
+const maxColumnValues = 1024
+
+func (c *slotColumn) hasColumn() bool { return c.width > 0 }
+
+// counters is the number of counters a count needs.
+func (c *slotColumn) counters() int { return c.ways * c.stride }
+
+// fill builds the per-record column in two passes over the posting lists:
+// each record's number of values, then the slots.
+func (col *facetColumn) fill(cs *[]rawContainer) error {
+	stations := col.stations
+	per := make([]uint16, stations)
+	buf := make([]uint32, 0, 256)
+	var bad error
+	each := func(fn func(id uint16, recs []uint32)) error {
+		for id, key := range col.keys {
+			var err error
+			if *cs, err = parseRaw(col.postings[id], *cs); err != nil {
+				return fmt.Errorf("facet %q: %w", key, err)
+			}
+			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(id), recs) })
+			if bad != nil {
+				return bad
+			}
+		}
+		return nil
+	}
+	var hist [maxColumnValues + 1]int // records by number of values
+	err := each(func(_ uint16, recs []uint32) {
+		for _, r := range recs {
+			if int(r) >= stations {
+				bad = fmt.Errorf("%w: facet lists record %d of %d", format.ErrCorrupt, r, stations)
+				return
+			}
+			if per[r] < maxColumnValues {
+				per[r]++
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range per {
+		hist[n]++
+	}
+	if hist[maxColumnValues] > 0 {
+		return nil // implausible: counts probe posting lists
+	}
+	c := &col.slotColumn
+	c.width = slotWidth(hist[:], stations)
+	c.ways = 1
+	if c.width == 1 {
+		c.ways = singleWays
+	}
+	c.stride = spareSlots + len(col.keys)
+	c.slots = make([]uint16, stations*c.width)
+	for i := range c.slots {
+		c.slots[i] = uint16(i % spareSlots)
+	}
+	c.indexOverflow(per)
+	clear(per) // now the values placed so far, per record
+	return each(func(id uint16, recs []uint32) {
+		for _, r := range recs {
+			// the same lists as the first pass: n stays below per[r]
+			if n := int(per[r]); n < c.width {
+				c.slots[int(r)*c.width+n] = uint16(spareSlots + int(id))
+			} else {
+				c.moreIDs[int(c.moreAt[c.overflowIndex(r)])+n-c.width] = uint16(spareSlots + int(id))
+			}
+			per[r]++
+		}
+	})
+}
+
+// slotWidth is the number of slots per record, given the records by
+// number of values.
+func slotWidth(hist []int, stations int) int {
+	over := stations - hist[0] // records with more than w values
+	for w := 1; w < maxWidth; w++ {
+		over -= hist[w]
+		if over*overflowShare <= stations {
+			return w
+		}
+	}
+	return maxWidth
+}
+
+// indexOverflow sets up the overflow list of the records with more
+// values than slots.
+func (c *slotColumn) indexOverflow(per []uint16) {
+	total := 0
+	for r, n := range per {
+		if int(n) <= c.width {
+			continue
+		}
+		if c.more == nil {
+			c.more = make([]uint64, (len(per)+63)/64)
+		}
+		c.more[r/64] |= 1 << (r % 64)
+		c.moreAt = append(c.moreAt, uint32(total))
+		total += int(n) - c.width
+	}
+	if c.more == nil {
+		return
+	}
+	c.moreAt = append(c.moreAt, uint32(total))
+	c.moreIDs = make([]uint16, total)
+	c.moreRank = make([]uint32, len(c.more))
+	n := uint32(0)
+	for i, word := range c.more {
+		c.moreRank[i] = n
+		n += uint32(bits.OnesCount64(word))
+	}
+}
+
+// overflowIndex is the place of record r, which has overflow values,
+// among the records that do.
+func (c *slotColumn) overflowIndex(r uint32) int {
+	word := c.more[r/64]
+	return int(c.moreRank[r/64]) + bits.OnesCount64(word&(1<<(r%64)-1))
+}
+
+// overflow is the counter indexes of record r past its slots.
+func (c *slotColumn) overflow(r uint32) []uint16 {
+	if c.more == nil || c.more[r/64]&(1<<(r%64)) == 0 {
+		return nil
+	}
+	i := c.overflowIndex(r)
+	return c.moreIDs[c.moreAt[i]:c.moreAt[i+1]]
+}
+
+// countRecords adds the values of recs (ascending) to cnt (counters()
+// long). A record the column does not cover (a damaged index) is left out
+// rather than read out of bounds.
+func (c *slotColumn) countRecords(recs []uint32, cnt []uint16) {
+	limit := uint32(len(c.slots) / max(c.width, 1))
+	if len(recs) > 0 && recs[len(recs)-1] >= limit {
+		i, _ := slices.BinarySearch(recs, limit)
+		recs = recs[:i]
+	}
+	slots := c.slots
+	switch c.width {
+	case 1:
+		c.countOne(recs, cnt)
+	case 2:
+		for _, r := range recs {
+			s := (*[2]uint16)(slots[2*r:])
+			cnt[s[0]]++
+			cnt[s[1]]++
+		}
+	case 3:
+		for _, r := range recs {
+			s := (*[3]uint16)(slots[3*r:])
+			cnt[s[0]]++
+			cnt[s[1]]++
+			cnt[s[2]]++
+		}
+	case 4:
+		for _, r := range recs {
+			s := (*[4]uint16)(slots[4*r:])
+			cnt[s[0]]++
+			cnt[s[1]]++
+			cnt[s[2]]++
+			cnt[s[3]]++
+		}
+	}
+	if c.more == nil {
+		return
+	}
+	for _, r := range recs {
+		if c.more[r/64]&(1<<(r%64)) != 0 {
+			for _, v := range c.overflow(r) {
+				cnt[v]++
+			}
+		}
+	}
+}
+
+// countOne counts a width-1 column, record i into counter set i%4.
+func (c *slotColumn) countOne(recs []uint32, cnt []uint16) {
+	slots, n := c.slots, c.stride
+	c0, c1, c2, c3 := cnt[:n], cnt[n:2*n], cnt[2*n:3*n], cnt[3*n:4*n]
+	i := 0
+	for ; i+3 < len(recs); i += 4 {
+		c0[slots[recs[i]]]++
+		c1[slots[recs[i+1]]]++
+		c2[slots[recs[i+2]]]++
+		c3[slots[recs[i+3]]]++
+	}
+	for ; i < len(recs); i++ {
+		c0[slots[recs[i]]]++
+	}
+}
+
+// take is the count of value id over the counter sets, clearing it.
+func (c *slotColumn) take(cnt []uint16, id int) int {
+	n := 0
+	for i := spareSlots + id; i < len(cnt); i += c.stride {
+		n += int(cnt[i])
+		cnt[i] = 0
+	}
+	return n
+}
+
+// sparseFor tells whether a set of n records meets so few values that
+// ranking them by visiting the records again beats scanning the counters
+// (about an eighth of a record-value pair per counter).
+func (c *slotColumn) sparseFor(n int) bool {
+	perRecord := c.width + len(c.moreIDs)/max(len(c.slots)/max(c.width, 1), 1)
+	return n*perRecord*8 < c.counters()
+}
+
+// rankSparse ranks the values of the records it yields, visiting them
+// again, and clears only their counters (and the spares).
+func (col *facetColumn) rankSparse(it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
+	visit := func(v uint16) {
+		if v < spareSlots {
+			return
+		}
+		id := int(v) - spareSlots
+		if n := col.take(cnt, id); n > 0 && !col.skip[id] {
+			top = col.offer(top, topCount{uint32(id), n}, k)
+		}
+	}
+	limit := uint32(len(col.slots) / col.width)
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		for _, r := range buf[:got] {
+			if r >= limit {
+				continue
+			}
+			for _, v := range col.slots[int(r)*col.width : int(r+1)*col.width] {
+				visit(v)
+			}
+			for _, v := range col.overflow(r) {
+				visit(v)
+			}
+		}
+	}
+	for i := 0; i < len(cnt); i += col.stride {
+		clear(cnt[i : i+spareSlots])
+	}
+	return top
+}
+
+// rankDense ranks the counters in value order, which is most stations in
+// the snapshot first: once a value's snapshot count is below the k-th
+// count found, no later value can enter. It clears the counters.
+func (col *facetColumn) rankDense(cnt []uint16, top []topCount, k int) []topCount {
+	for id := range col.keys {
+		if len(top) == k && int(col.count[id]) < top[k-1].n {
+			break
+		}
+		if n := col.take(cnt, id); n > 0 && !col.skip[id] {
+			top = col.offer(top, topCount{uint32(id), n}, k)
+		}
+	}
+	clear(cnt)
+	return top
+}
