@@ -10,35 +10,34 @@ import (
 	"stationdex/indexer/format"
 )
 
-// slotColumn holds, per record, the counters of its facet values, laid
-// out so that counting a match set is a run of increments with no branch
-// that depends on the record.
+// slotColumn holds, per record, the counters of its values among a
+// range of a facet's values (a part: see facetColumn), laid out so that
+// counting a match set is a run of increments with no branch that depends
+// on the record.
 //
 // Every record has width slots (1 to maxWidth: the fewest that leave at
 // most 1/overflowShare of the records with more values). A slot holds a
-// counter index: spareSlots+id for value id, or, in the slots a record
-// does not fill, one of the spare counters [0, spareSlots), spread so that
-// consecutive records do not wait on the same counter. A record with more
-// values than slots keeps the rest in an overflow list, found through a
-// bitset and its running count. On the real snapshot the width is 1 for
-// countries and languages (4% of stations have a second language) and 4
-// for genres (11% have five or more).
+// counter index: spareSlots+id-base for value id, or, in the slots a
+// record does not fill, one of the spare counters [0, spareSlots), spread
+// so that consecutive records do not wait on the same counter. A record
+// with more values than slots keeps the rest in an overflow list, found
+// through a bitset and its running count.
 //
 // A loop that visits a variable number of values per record mispredicts
-// its exit about once per record, which cost more than the increments
-// themselves; and with one value per record, a run of stations of one
-// country increments one counter over and over, each waiting for the
-// last. So a width-1 column counts into ways sets of counters in turn,
-// which are summed when ranked.
+// its exit about once per record; and with one value per record, a run of
+// stations of one country increments one counter over and over, each
+// waiting for the last. So a width-1 part counts into ways sets of
+// counters in turn, which are summed when ranked.
 type slotColumn struct {
-	width    int      // 0: no column; counts probe posting lists
-	ways     int      // counter sets counted into in turn
-	stride   int      // counters per set: spareSlots + values
-	slots    []uint16 // width per record
-	more     []uint64 // bit r: record r has values past its slots
-	moreRank []uint32 // records with more before each word of more
-	moreAt   []uint32 // start in moreSlots of each such record, then the end
-	moreIDs  []uint16 // their further counter indexes
+	base, values int      // the part: value ids [base, base+values)
+	width        int      // 0: no column; counts probe posting lists
+	ways         int      // counter sets counted into in turn
+	stride       int      // counters per set: spareSlots + values
+	slots        []uint16 // width per record
+	more         []uint64 // bit r: record r has values past its slots
+	moreRank     []uint32 // records with more before each word of more
+	moreAt       []uint32 // start in moreIDs of each such record, then the end
+	moreIDs      []uint16 // their further counter indexes
 }
 
 const (
@@ -52,25 +51,25 @@ const (
 // at most MaxGenres genres and MaxLanguages languages.
 const maxColumnValues = 1024
 
-func (c *slotColumn) hasColumn() bool { return c.width > 0 }
-
 // counters is the number of counters a count needs.
 func (c *slotColumn) counters() int { return c.ways * c.stride }
 
-// fill builds the per-record column in two passes over the posting lists:
-// each record's number of values, then the slots.
-func (col *facetColumn) fill(cs *[]rawContainer) error {
+// fill builds the part of values [base, base+values) in two passes over
+// their posting lists: each record's number of values, then the slots.
+// With no column (too many values on a record), width stays 0.
+func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawContainer) error {
 	stations := col.stations
+	*c = slotColumn{base: base, values: values}
 	per := make([]uint16, stations)
 	buf := make([]uint32, 0, 256)
 	var bad error
 	each := func(fn func(id uint16, recs []uint32)) error {
-		for id, key := range col.keys {
+		for id := base; id < base+values; id++ {
 			var err error
 			if *cs, err = parseRaw(col.postings[id], *cs); err != nil {
-				return fmt.Errorf("facet %q: %w", key, err)
+				return fmt.Errorf("facet %q: %w", col.keys[id], err)
 			}
-			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(id), recs) })
+			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(spareSlots+id-base), recs) })
 			if bad != nil {
 				return bad
 			}
@@ -98,26 +97,25 @@ func (col *facetColumn) fill(cs *[]rawContainer) error {
 	if hist[maxColumnValues] > 0 {
 		return nil // implausible: counts probe posting lists
 	}
-	c := &col.slotColumn
 	c.width = slotWidth(hist[:], stations)
 	c.ways = 1
 	if c.width == 1 {
 		c.ways = singleWays
 	}
-	c.stride = spareSlots + len(col.keys)
+	c.stride = spareSlots + values
 	c.slots = make([]uint16, stations*c.width)
 	for i := range c.slots {
 		c.slots[i] = uint16(i % spareSlots)
 	}
 	c.indexOverflow(per)
 	clear(per) // now the values placed so far, per record
-	return each(func(id uint16, recs []uint32) {
+	return each(func(v uint16, recs []uint32) {
 		for _, r := range recs {
 			// the same lists as the first pass: n stays below per[r]
 			if n := int(per[r]); n < c.width {
-				c.slots[int(r)*c.width+n] = uint16(spareSlots + int(id))
+				c.slots[int(r)*c.width+n] = v
 			} else {
-				c.moreIDs[int(c.moreAt[c.overflowIndex(r)])+n-c.width] = uint16(spareSlots + int(id))
+				c.moreIDs[int(c.moreAt[c.overflowIndex(r)])+n-c.width] = v
 			}
 			per[r]++
 		}
@@ -247,7 +245,7 @@ func (c *slotColumn) countOne(recs []uint32, cnt []uint16) {
 // take is the count of value id over the counter sets, clearing it.
 func (c *slotColumn) take(cnt []uint16, id int) int {
 	n := 0
-	for i := spareSlots + id; i < len(cnt); i += c.stride {
+	for i := spareSlots + id - c.base; i < len(cnt); i += c.stride {
 		n += int(cnt[i])
 		cnt[i] = 0
 	}
@@ -262,47 +260,47 @@ func (c *slotColumn) sparseFor(n int) bool {
 	return n*perRecord*8 < c.counters()
 }
 
-// rankSparse ranks the values of the records it yields, visiting them
-// again, and clears only their counters (and the spares).
-func (col *facetColumn) rankSparse(it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
+// rankSparse ranks the values of part p of the records it yields,
+// visiting them again, and clears only their counters (and the spares).
+func (col *facetColumn) rankSparse(p *slotColumn, it *roaring.ManyIntIterator, buf []uint32, cnt []uint16, top []topCount, k int) []topCount {
 	visit := func(v uint16) {
 		if v < spareSlots {
 			return
 		}
-		id := int(v) - spareSlots
-		if n := col.take(cnt, id); n > 0 && !col.skip[id] {
+		id := p.base + int(v) - spareSlots
+		if n := p.take(cnt, id); n > 0 && !col.skip[id] {
 			top = col.offer(top, topCount{uint32(id), n}, k)
 		}
 	}
-	limit := uint32(len(col.slots) / col.width)
+	limit := uint32(len(p.slots) / p.width)
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		for _, r := range buf[:got] {
 			if r >= limit {
 				continue
 			}
-			for _, v := range col.slots[int(r)*col.width : int(r+1)*col.width] {
+			for _, v := range p.slots[int(r)*p.width : int(r+1)*p.width] {
 				visit(v)
 			}
-			for _, v := range col.overflow(r) {
+			for _, v := range p.overflow(r) {
 				visit(v)
 			}
 		}
 	}
-	for i := 0; i < len(cnt); i += col.stride {
+	for i := 0; i < len(cnt); i += p.stride {
 		clear(cnt[i : i+spareSlots])
 	}
 	return top
 }
 
-// rankDense ranks the counters in value order, which is most stations in
-// the snapshot first: once a value's snapshot count is below the k-th
-// count found, no later value can enter. It clears the counters.
-func (col *facetColumn) rankDense(cnt []uint16, top []topCount, k int) []topCount {
-	for id := range col.keys {
+// rankDense ranks the counters of part p in value order, which is most
+// stations in the snapshot first: once a value's snapshot count is below
+// the k-th count found, no later value can enter. It clears the counters.
+func (col *facetColumn) rankDense(p *slotColumn, cnt []uint16, top []topCount, k int) []topCount {
+	for id := p.base; id < p.base+p.values; id++ {
 		if len(top) == k && int(col.count[id]) < top[k-1].n {
 			break
 		}
-		if n := col.take(cnt, id); n > 0 && !col.skip[id] {
+		if n := p.take(cnt, id); n > 0 && !col.skip[id] {
 			top = col.offer(top, topCount{uint32(id), n}, k)
 		}
 	}
