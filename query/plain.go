@@ -8,7 +8,7 @@ import (
 	"stationdex/indexer/format"
 )
 
-// A plain search (no facets, no distance filter) is answered from
+// A plain search (any search without a distance filter) is answered from
 // conjunctions evaluated key by key (see conjunction.go), with the same
 // tiers and order as the bitmap path of rank and locate:
 //
