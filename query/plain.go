@@ -8,7 +8,7 @@ import (
 	"stationdex/indexer/format"
 )
 
-// A plain search (any search without a distance filter) is answered from
+// A plain search (no facets, no distance filter) is answered from
 // conjunctions evaluated key by key (see conjunction.go), with the same
 // tiers and order as the bitmap path of rank and locate:
 //
@@ -18,10 +18,10 @@ import (
 //
 // tier 0 is exact, tier 1 byName − exact, tier 2 all − byName, so their
 // sizes follow from the three sets' counts under each key, and a page
-// evaluates only the keys it reads. A faceted search ranks its page the
-// same way, and builds the one bitmap its facets count (matchSet) beside
-// it; only the distance filter keeps the bitmap path of rank.
-func plainQuery(q Query) bool { return q.Near == nil }
+// evaluates only the keys it reads. Faceted searches keep the bitmap path:
+// the facets count the match set record by record, and combine it with
+// other filters.
+func plainQuery(q Query) bool { return !q.Facets.Any() && q.Near == nil }
 
 // plainSets names the sets of a plain search's tiers.
 type plainSets int

@@ -6,12 +6,11 @@
 // heap: searches read the page tree through their own bounds-checked
 // reader (tree.go), posting lists are roaring bitmaps read in place with
 // FromBuffer, the work is done in pooled scratch bitmaps, and only the
-// records of the requested page are decoded. A search without a distance
-// filter ranks its page without a bitmap: it intersects the stored lists
+// records of the requested page are decoded. A plain search (no facets, no
+// distance filter) builds no bitmap at all: it intersects the stored lists
 // 65,536 records at a time, in place, counting each range and collecting
 // only the ranges its page reads (plain.go, conjunction.go; two arrays are
-// intersected by an SSE4.2 kernel on amd64, intersect_amd64.s). Facets
-// count one bitmap of the match set, built beside it (facetcol.go). Values returned to callers (Result,
+// intersected by an SSE4.2 kernel on amd64, intersect_amd64.s). Values returned to callers (Result,
 // format.Record) own their memory and stay valid after the call and after
 // Close.
 //

@@ -236,11 +236,7 @@ func (s *search) discover(q Query, res *Result) error {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
 		}
-		m, err := s.facetMatches(q)
-		if err != nil {
-			return err
-		}
-		f, err := s.facets(q, m)
+		f, err := s.facets(q, s.matches())
 		if err != nil {
 			return err
 		}
@@ -254,18 +250,6 @@ func (s *search) discover(q Query, res *Result) error {
 		res.Suggestions = sg
 	}
 	return nil
-}
-
-// facetMatches is the match set the facets count: the ranked search's
-// widest tier, or for a plain search (which never builds it) its words'
-// set and filters intersected now, with the stored lists remembered for
-// the memo.
-func (s *search) facetMatches(q Query) (set, error) {
-	if len(s.w.tiers) > 0 {
-		return s.matches(), nil
-	}
-	s.w.keepLists = true
-	return s.matchSet(q, dimNone)
 }
 
 // matches is the whole match set of the ranked search: the widest tier's
@@ -302,10 +286,6 @@ func (s *search) matchSet(q Query, except dimension) (set, error) {
 		if m, err = s.allWords(allSpace, s.w.words); err != nil {
 			return set{}, err
 		}
-		// kept for the facets' other match sets: intersected into
-		// fresh bitmaps from now on
-		m.owned = false
-		s.words = m
 	}
 	if m.empty() || !filtered {
 		return m, nil
