@@ -122,12 +122,12 @@ func (b *rawBatch) file(k *postingKeyer) {
 		if d.reason != kept {
 			continue
 		}
-		o := format.NameOrderOf(d.rec.Name, d.rec.ID)
+		o := k.nameOrder(&d.rec)
 		data = o.AppendKey(data)
 		end[i].order = len(data)
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
-		postings = k.postingKeys(postings, &d.rec, o.Key)
+		postings = k.postingKeys(postings, &d.rec, o)
 		end[i].postings = len(postings)
 	}
 	start := ends{}
