@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,31 +24,46 @@ import (
 const DefaultBaseURL = "http://127.0.0.1:8080"
 
 // dumpWriter makes the data dumps of the files bucket (see format:
-// BucketFiles) while the stations bucket is written: it gets every record
-// block in record order, and writes both gzip streams to temporary files,
-// from which they are copied into the index chunk by chunk. Decoding the
-// records and encoding them as JSON runs on a goroutine of its own (and
-// compressing on one per document, inside stationjson.Dump), off the path
-// of the stations bucket's writer.
+// BucketFiles) and the station_json bucket (format.BucketStationJSON) from
+// the record blocks of the stations bucket, which it gets in record order.
 //
 // Each station is encoded once, in its stored form (stationjson.
-// AppendStored, the base URL left as a mark): the dumps get it with the
-// base URL spliced in, and the station_json bucket (format.
-// BucketStationJSON) gets it as it is. Those are spilled to a third
-// temporary file, station by station, until the stations bucket is written
-// (bbolt writes one bucket at a time, and holding them in memory would
-// break the build's memory bound), and read back into blocks matching the
-// record blocks.
+// AppendStored, the base URL left as a mark), on a goroutine of its own
+// while the stations bucket is written, and spilled to a temporary file,
+// station by station: bbolt writes one bucket at a time, and holding them
+// in memory would break the build's memory bound. That file is read twice
+// afterwards: into blocks matching the record blocks for the station_json
+// bucket, and into both dumps, with the base URL spliced in.
+//
+// The dumps are made on a goroutine of their own (and compressed on one
+// per document, inside stationjson.Dump) that starts once the stations
+// bucket is written and runs while the ids, posting and station_json
+// buckets are: those leave a core mostly idle, whereas compressing while
+// the stations bucket was written held up its writer, the two cores being
+// busy then with the writer and the encoding. Only the files bucket waits
+// for the dumps. The gzip streams go to two more temporary files, from
+// which they are copied into the index chunk by chunk.
 type dumpWriter struct {
 	base    string
 	escBase string      // base as escaped in JSON (stationjson.EscapeBase)
-	files   [3]*os.File // stations.json.gz, stations.ndjson.gz, JSON blocks
+	files   [3]*os.File // stations.json.gz, stations.ndjson.gz, stored stations
 	bufs    [3]*bufio.Writer
-	d       *stationjson.Dump
 	r       format.Record // scratch of the encoding goroutine
 	stored  []byte        // scratch: a station's length and stored form
 	blocks  chan []byte   // record blocks to encode; nil once closed (wait)
 	done    chan error    // the encoding goroutine's result
+
+	// The dumps' goroutine (dump), once started: quit stops it early,
+	// and dumped delivers its result.
+	quit   chan struct{}
+	dumped chan dumpResult
+}
+
+// dumpResult is what the dumps' goroutine made of the stored stations.
+type dumpResult struct {
+	infos    []format.FileInfo
+	stations int
+	err      error
 }
 
 // dumpBlocksQueued is how many record blocks (about a megabyte each at most)
@@ -56,7 +72,7 @@ const dumpBlocksQueued = 2
 
 func newDumpWriter(dir, base string) (*dumpWriter, error) {
 	w := &dumpWriter{base: base, escBase: stationjson.EscapeBase(base)}
-	for i, name := range []string{format.FileStationsJSON, format.FileStationsNDJSON, jsonBlocksFile} {
+	for i, name := range []string{format.FileStationsJSON, format.FileStationsNDJSON, storedStationsFile} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			w.abort()
@@ -64,7 +80,6 @@ func newDumpWriter(dir, base string) (*dumpWriter, error) {
 		}
 		w.files[i], w.bufs[i] = f, bufio.NewWriterSize(f, 64<<10)
 	}
-	w.d = stationjson.NewDump(w.bufs[0], w.bufs[1])
 	w.blocks, w.done = make(chan []byte, dumpBlocksQueued), make(chan error, 1)
 	go w.encode(w.blocks)
 	return w, nil
@@ -72,14 +87,14 @@ func newDumpWriter(dir, base string) (*dumpWriter, error) {
 
 // addBlock hands one record block (format.AppendBlock) to the dumps. The
 // block must not change afterwards. An error in encoding it is reported by
-// finish: the goroutine keeps draining blocks after one, so this never
+// startDumps: the goroutine keeps draining blocks after one, so this never
 // blocks for good.
 func (w *dumpWriter) addBlock(block []byte) {
 	w.blocks <- block
 }
 
-// encode adds the records of every block to both dumps until blocks is
-// closed. After an error it only drains.
+// encode spills the stored form of the records of every block until
+// blocks is closed. After an error it only drains.
 func (w *dumpWriter) encode(blocks <-chan []byte) {
 	var err error
 	for block := range blocks {
@@ -105,9 +120,6 @@ func (w *dumpWriter) addRecords(block []byte) error {
 		}
 		w.stored = stationjson.AppendStored(append(w.stored[:0], 0, 0, 0, 0), &w.r)
 		binary.LittleEndian.PutUint32(w.stored, uint32(len(w.stored)-4))
-		if err := w.d.AddStored(w.stored[4:], w.escBase); err != nil {
-			return err
-		}
 		if _, err := w.bufs[2].Write(w.stored); err != nil {
 			return err
 		}
@@ -122,41 +134,110 @@ func (w *dumpWriter) wait() error {
 	return <-w.done
 }
 
-// jsonBlocksFile is the temporary file of the stored stations, in record
+// storedStationsFile is the temporary file of the stored stations, in record
 // order, each as a uint32 little-endian length and the JSON.
-const jsonBlocksFile = "station_json.blocks"
+const storedStationsFile = "station_json.blocks"
 
-// finish ends both dumps and returns the contents of the files bucket and
-// of the station_json bucket.
-func (w *dumpWriter) finish() (*filesSource, kvSource, error) {
+// startDumps is called once every record block has been added: it ends
+// the encoding, starts the dumps' goroutine on the stored stations, and
+// returns the contents of the station_json bucket, read from them too.
+func (w *dumpWriter) startDumps() (kvSource, error) {
 	if err := w.wait(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	infos, err := w.d.Close()
+	if err := w.bufs[2].Flush(); err != nil {
+		return nil, err
+	}
+	// A handle of its own, so that its offset is not the bucket's.
+	f, err := os.Open(w.files[2].Name())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for i, b := range w.bufs {
+	if _, err := w.files[2].Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.quit, w.dumped = make(chan struct{}), make(chan dumpResult, 1)
+	go func() {
+		defer f.Close()
+		w.dumped <- w.dump(bufio.NewReaderSize(f, 64<<10))
+	}()
+	return jsonBlocksSource(bufio.NewReaderSize(w.files[2], 64<<10)), nil
+}
+
+// dump writes both dumps from the stored stations in r, until they end or
+// quit is closed.
+func (w *dumpWriter) dump(r io.Reader) dumpResult {
+	d := stationjson.NewDump(w.bufs[0], w.bufs[1])
+	defer d.Abort()
+	var stored []byte
+	for {
+		select {
+		case <-w.quit:
+			return dumpResult{err: errors.New("abandoned")}
+		default:
+		}
+		var err error
+		stored, err = readStored(r, stored[:0])
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = d.AddStored(stored, w.escBase)
+		}
+		if err != nil {
+			return dumpResult{err: err}
+		}
+	}
+	infos, err := d.Close()
+	return dumpResult{infos: infos, stations: d.Stations(), err: err}
+}
+
+// readStored appends the next stored station of r to dst; io.EOF when
+// there is none.
+func readStored(r io.Reader, dst []byte) ([]byte, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err == io.EOF {
+		return dst, io.EOF
+	} else if err != nil {
+		return dst, fmt.Errorf("%s: %w", storedStationsFile, err)
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, binary.LittleEndian.Uint32(size[:]))...)
+	if _, err := io.ReadFull(r, dst[start:]); err != nil {
+		return dst, fmt.Errorf("%s: %w", storedStationsFile, err)
+	}
+	return dst, nil
+}
+
+// finish waits for the dumps and returns the contents of the files bucket.
+func (w *dumpWriter) finish() (*filesSource, error) {
+	res := <-w.dumped
+	w.dumped = nil
+	if res.err != nil {
+		return nil, res.err
+	}
+	for i, b := range w.bufs[:2] {
 		if err := b.Flush(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if _, err := w.files[i].Seek(0, io.SeekStart); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	manifest, err := json.Marshal(format.FilesManifest{BaseURL: w.base, Stations: w.d.Stations(), Files: infos})
+	manifest, err := json.Marshal(format.FilesManifest{BaseURL: w.base, Stations: res.stations, Files: res.infos})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Ascending: manifest.json < stations.json.gz < stations.ndjson.gz.
 	return &filesSource{files: []storedFile{
 		{format.FileManifest, bytes.NewReader(manifest)},
 		{format.FileStationsJSON, w.files[0]},
 		{format.FileStationsNDJSON, w.files[1]},
-	}}, jsonBlocksSource(bufio.NewReaderSize(w.files[2], 64<<10)), nil
+	}}, nil
 }
 
-// jsonBlocksSource yields the station_json bucket from the spilled
+// jsonBlocksSource yields the station_json bucket from the stored
 // stations: blocks of format.RecordsPerBlock, as the record blocks (every
 // block but the last full), each in a fresh buffer (bbolt refers to a value
 // until commit).
@@ -168,16 +249,12 @@ func jsonBlocksSource(r io.Reader) kvSource {
 		data = data[:0]
 		n := 0
 		for ; n < format.RecordsPerBlock; n++ {
-			var size [4]byte
-			if _, err := io.ReadFull(r, size[:]); err == io.EOF {
+			var err error
+			start := len(data)
+			if data, err = readStored(r, data); err == io.EOF {
 				break
 			} else if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", jsonBlocksFile, err)
-			}
-			start := len(data)
-			data = append(data, make([]byte, binary.LittleEndian.Uint32(size[:]))...)
-			if _, err := io.ReadFull(r, data[start:]); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", jsonBlocksFile, err)
+				return nil, nil, err
 			}
 			offs[n], offs[n+1] = start, len(data)
 		}
@@ -195,14 +272,16 @@ func jsonBlocksSource(r io.Reader) kvSource {
 	}
 }
 
-// abort closes the temporary files; the build's temporary directory, where
-// they are, is removed with them.
+// abort stops the goroutines and closes the temporary files; the build's
+// temporary directory, where they are, is removed with them.
 func (w *dumpWriter) abort() {
-	if w.d != nil {
-		if w.blocks != nil {
-			_ = w.wait() // abandoned: its error has no reader
-		}
-		w.d.Abort()
+	if w.blocks != nil {
+		_ = w.wait() // abandoned: its error has no reader
+	}
+	if w.dumped != nil {
+		close(w.quit)
+		<-w.dumped
+		w.dumped = nil
 	}
 	for _, f := range w.files {
 		if f != nil {

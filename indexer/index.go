@@ -194,7 +194,8 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
-	if err := b.writeRecords(ctx, f, dump); err != nil {
+	storedJSON, err := b.writeRecords(ctx, f, dump)
+	if err != nil {
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
@@ -206,12 +207,12 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens)); err != nil {
 		return f.fail(err)
 	}
-	files, stored, err := dump.finish()
+	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
+		return f.fail(err)
+	}
+	files, err := dump.finish()
 	if err != nil {
 		return f.fail(fmt.Errorf("data dumps: %w", err))
-	}
-	if err := f.putSortedAhead(ctx, format.BucketStationJSON, stored); err != nil {
-		return f.fail(err)
 	}
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
 		return f.fail(err)
@@ -227,27 +228,33 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 }
 
 // writeRecords writes the stations bucket, assigning record numbers, then
-// the ids bucket, which needs them.
-func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) error {
+// the ids bucket, which needs them. Once the stations bucket is written,
+// the data dumps are made in the background (dumpWriter.startDumps); it
+// returns the contents of the station_json bucket.
+func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) (kvSource, error) {
 	it, err := b.order.Iter()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st := &stationsSource{it: it, final: b.final, dump: dump}
 	err = f.putSorted(ctx, format.BucketStations, st.next)
 	it.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if int(st.n) != b.kept {
-		return fmt.Errorf("internal error: %d records in name order, %d after de-duplication", st.n, b.kept)
+		return nil, fmt.Errorf("internal error: %d records in name order, %d after de-duplication", st.n, b.kept)
 	}
 	b.order.Close() // its buffer is the largest share of the budget
+	storedJSON, err := dump.startDumps()
+	if err != nil {
+		return nil, fmt.Errorf("data dumps: %w", err)
+	}
 	if it, err = b.ids.Iter(); err != nil {
-		return err
+		return nil, err
 	}
 	defer it.Close()
-	return f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
+	return storedJSON, f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
 }
 
 // stationsSource yields the stations bucket: the order sorter's records,

@@ -34,6 +34,10 @@ type rawBatch struct {
 	data  []byte   // raw's backing bytes
 	out   []decoded
 	done  chan struct{}
+
+	// The filings' buffers (see file), kept for the batch's next use.
+	filed    []byte
+	postings []postingKey
 }
 
 // decoded is one record after decoding and cleaning: kept (rec, at, f) or
@@ -74,8 +78,41 @@ func newRawBatch(input string, dataHint int) *rawBatch {
 
 // maxBatchHint bounds the room a batch reserves from its predecessor's
 // size, so that one batch of huge records does not make every later one
-// reserve as much.
+// reserve as much; a batch that grew past it is not recycled either.
 const maxBatchHint = 4 << 20
+
+// batchPool recycles batches once their records are added. A batch's
+// buffers (raw records, decoded records, filings) were most of what
+// reading allocates, and allocating them afresh for every batch made
+// garbage collection a large part of the read. Its room covers every
+// batch in flight: queued, decoding, being read and being consumed.
+type batchPool chan *rawBatch
+
+func newBatchPool() batchPool { return make(batchPool, pipeQueued+maxDecoders+2) }
+
+// get returns an empty batch of input: a recycled one, or a new one with
+// room for dataHint bytes of records.
+func (p batchPool) get(input string, dataHint int) *rawBatch {
+	select {
+	case b := <-p:
+		b.input, b.done = input, make(chan struct{})
+		b.pos, b.raw, b.data = b.pos[:0], b.raw[:0], b.data[:0]
+		return b
+	default:
+		return newRawBatch(input, dataHint)
+	}
+}
+
+// put recycles b, whose records must all have been added.
+func (p batchPool) put(b *rawBatch) {
+	if cap(b.data) > maxBatchHint {
+		return
+	}
+	select {
+	case p <- b:
+	default:
+	}
+}
 
 func (b *rawBatch) add(pos position, raw []byte) {
 	b.pos = append(b.pos, pos)
@@ -93,7 +130,12 @@ func (b *rawBatch) add(pos position, raw []byte) {
 func (b *rawBatch) decode(k *postingKeyer) {
 	defer close(b.done)
 	b.recut()
-	b.out = make([]decoded, len(b.raw))
+	if cap(b.out) < len(b.raw) {
+		b.out = make([]decoded, len(b.raw))
+	} else {
+		b.out = b.out[:len(b.raw)]
+		clear(b.out) // a recycled batch's
+	}
 	var st rawStation
 	for i, raw := range b.raw {
 		d := &b.out[i]
@@ -115,19 +157,18 @@ func (b *rawBatch) decode(k *postingKeyer) {
 func (b *rawBatch) file(k *postingKeyer) {
 	type ends struct{ order, record, postings int }
 	end := make([]ends, len(b.out))
-	var data []byte
-	var postings []postingKey
+	data, postings := b.filed[:0], b.postings[:0]
 	for i := range b.out {
 		d := &b.out[i]
 		if d.reason != kept {
 			continue
 		}
-		o := format.NameOrderOf(d.rec.Name, d.rec.ID)
+		o := k.nameOrder(&d.rec)
 		data = o.AppendKey(data)
 		end[i].order = len(data)
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
-		postings = k.postingKeys(postings, &d.rec, o.Key)
+		postings = k.postingKeys(postings, &d.rec, o)
 		end[i].postings = len(postings)
 	}
 	start := ends{}
@@ -143,6 +184,7 @@ func (b *rawBatch) file(k *postingKeyer) {
 		}
 		start = e
 	}
+	b.filed, b.postings = data, postings
 }
 
 // recut points raw into the final data: add kept offsets in the capacity
@@ -172,11 +214,12 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 			}
 		}()
 	}
+	pool := newBatchPool()
 	var readErr error
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		readErr = readBatches(ctx, inputs, func(b *rawBatch) bool {
+		readErr = readBatches(ctx, inputs, pool, func(b *rawBatch) bool {
 			select {
 			case ordered <- b: // first: the consumer waits on b in order
 			case <-ctx.Done():
@@ -190,7 +233,7 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 			}
 		})
 	}()
-	addErr := consume(ctx, rr, ordered, add, cancel)
+	addErr := consume(ctx, rr, ordered, pool, add, cancel)
 	for range ordered { // after an error: let the reader finish
 	}
 	if addErr != nil {
@@ -204,9 +247,9 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 
 // readBatches cuts every input into batches and sends them; send reports
 // false when the pipeline stopped.
-func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool) error {
+func readBatches(ctx context.Context, inputs []Input, pool batchPool, send func(*rawBatch) bool) error {
 	for _, in := range inputs {
-		b := newRawBatch(in.Name, 0)
+		b := pool.get(in.Name, 0)
 		err := readInput(ctx, in, func(pos position, raw []byte) error {
 			b.add(pos, raw)
 			if len(b.raw) < pipeBatch {
@@ -215,7 +258,7 @@ func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool)
 			if !send(b) {
 				return ctx.Err()
 			}
-			b = newRawBatch(in.Name, len(b.data))
+			b = pool.get(in.Name, len(b.data))
 			return nil
 		})
 		if err != nil {
@@ -229,8 +272,8 @@ func readBatches(ctx context.Context, inputs []Input, send func(*rawBatch) bool)
 }
 
 // consume takes the batches in input order, waits for each to be decoded,
-// and accounts for and adds its records.
-func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, add filingsAdder, cancel func()) error {
+// accounts for and adds its records, and recycles it into pool.
+func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, pool batchPool, add filingsAdder, cancel func()) error {
 	for b := range ordered {
 		select {
 		case <-b.done:
@@ -252,6 +295,7 @@ func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, ad
 				return err
 			}
 		}
+		pool.put(b)
 	}
 	return nil
 }

@@ -109,23 +109,63 @@ type postingKey struct {
 // depend on the station alone, so they run on the decoding goroutines (see
 // pipeline.go), one postingKeyer each, and only the map updates stay on
 // the builder's goroutine.
+//
+// Folding (fold.String) is the costliest part of filing a station, so it
+// is done as seldom as possible: a name is folded once for both its name
+// order and its tokens (nameOrder), and what the labels (country,
+// location, languages, genres: a small vocabulary, repeated over many
+// stations) are filed under is memoised.
 type postingKeyer struct {
 	countryNames map[string]string // ISO code -> English name, memoised
-	tokens       []string          // scratch
+	labels       map[string]*labelKeys
+	nameTokens   []string // the tokens of the name nameOrder last folded
+	tokens       []string // scratch
 }
 
+// labelKeys is what a label is filed under: its facet key (format.FacetKey)
+// and its tokens.
+type labelKeys struct {
+	facet  string
+	tokens []string
+}
+
+// maxMemoLabels bounds postingKeyer.labels: past it, the memo starts
+// afresh, so that an input of ever new labels costs no more than this.
+const maxMemoLabels = 1 << 14
+
 func newPostingKeyer() *postingKeyer {
-	return &postingKeyer{countryNames: map[string]string{}}
+	return &postingKeyer{countryNames: map[string]string{}, labels: map[string]*labelKeys{}}
+}
+
+// nameOrder is format.NameOrderOf(rec.Name, rec.ID), with the name folded
+// once instead of twice, and keeps the name's tokens for postingKeys:
+// NameOrderOf's key is the name's tokens joined by spaces.
+func (k *postingKeyer) nameOrder(rec *format.Record) format.NameOrder {
+	folded := fold.String(rec.Name)
+	k.nameTokens = fold.AppendFoldedTokens(k.nameTokens[:0], folded)
+	return format.NameOrder{Key: strings.Join(k.nameTokens, " "), Folded: folded, ID: rec.ID}
+}
+
+// label returns the keys of label, memoised.
+func (k *postingKeyer) label(label string) *labelKeys {
+	if lk, ok := k.labels[label]; ok {
+		return lk
+	}
+	if len(k.labels) == maxMemoLabels {
+		clear(k.labels)
+	}
+	lk := &labelKeys{facet: format.FacetKey(label), tokens: fold.Tokens(label)}
+	k.labels[label] = lk
+	return lk
 }
 
 // postingKeys appends every key of every bucket that rec is filed under,
-// in the order postingBuffer.add is to get them. nameKey is
-// fold.Key(rec.Name), already computed for the name order.
-func (k *postingKeyer) postingKeys(dst []postingKey, rec *format.Record, nameKey string) []postingKey {
-	dst = append(dst, postingKey{bNames, nameKey})
-	k.tokens = fold.AppendTokens(k.tokens[:0], rec.Name)
-	dst = appendKeys(dst, bNameTokens, k.tokens)
-	dst = appendFacets(dst, rec)
+// in the order postingBuffer.add is to get them. o is rec's name order,
+// from k.nameOrder(rec), which was the last call on k.
+func (k *postingKeyer) postingKeys(dst []postingKey, rec *format.Record, o format.NameOrder) []postingKey {
+	dst = append(dst, postingKey{bNames, o.Key})
+	dst = appendKeys(dst, bNameTokens, k.nameTokens)
+	dst = k.appendFacets(dst, rec)
 	return appendKeys(dst, bAllTokens, k.searchable(rec))
 }
 
@@ -137,15 +177,15 @@ func appendKeys(dst []postingKey, b uint8, keys []string) []postingKey {
 	return dst
 }
 
-func appendFacets(dst []postingKey, rec *format.Record) []postingKey {
+func (k *postingKeyer) appendFacets(dst []postingKey, rec *format.Record) []postingKey {
 	dst = append(dst, postingKey{bCountries, rec.CountryCode})
-	dst = append(dst, postingKey{bLocations, format.FacetKey(rec.Location)})
+	dst = append(dst, postingKey{bLocations, k.label(rec.Location).facet})
 	for _, l := range rec.Languages {
-		dst = append(dst, postingKey{bLangLabels, format.FacetKey(l)})
+		dst = append(dst, postingKey{bLangLabels, k.label(l).facet})
 	}
 	dst = appendKeys(dst, bLangCodes, rec.LanguageCodes)
 	for _, g := range rec.Genres {
-		dst = append(dst, postingKey{bGenres, format.FacetKey(g)})
+		dst = append(dst, postingKey{bGenres, k.label(g).facet})
 	}
 	dst = append(dst, postingKey{bCodecs, rec.Codec})
 	if rec.BitrateKbps > 0 {
@@ -155,19 +195,19 @@ func appendFacets(dst []postingKey, rec *format.Record) []postingKey {
 }
 
 // searchable lists the tokens of every field a query word may match:
-// name (k.tokens already holds its tokens), country label, ISO code and
-// English country name, location, language labels and genres.
+// name, country label, ISO code and English country name, location,
+// language labels and genres.
 func (k *postingKeyer) searchable(rec *format.Record) []string {
-	toks := k.tokens
-	toks = fold.AppendTokens(toks, rec.Country)
-	toks = fold.AppendTokens(toks, strings.ToLower(rec.CountryCode))
-	toks = fold.AppendTokens(toks, k.countryName(rec.CountryCode))
-	toks = fold.AppendTokens(toks, rec.Location)
+	toks := append(k.tokens[:0], k.nameTokens...)
+	toks = append(toks, k.label(rec.Country).tokens...)
+	toks = append(toks, k.label(strings.ToLower(rec.CountryCode)).tokens...)
+	toks = append(toks, k.label(k.countryName(rec.CountryCode)).tokens...)
+	toks = append(toks, k.label(rec.Location).tokens...)
 	for _, l := range rec.Languages {
-		toks = fold.AppendTokens(toks, l)
+		toks = append(toks, k.label(l).tokens...)
 	}
 	for _, g := range rec.Genres {
-		toks = fold.AppendTokens(toks, g)
+		toks = append(toks, k.label(g).tokens...)
 	}
 	k.tokens = toks
 	return toks

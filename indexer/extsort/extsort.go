@@ -233,33 +233,64 @@ func (s *Sorter) Iter() (*Iterator, error) {
 	return it, nil
 }
 
-// compact merges the oldest runs into one until at most maxFanIn remain.
-// Merging consecutive oldest runs keeps equal keys in the order added.
+// compact merges runs until at most maxFanIn remain. Each run is merged
+// at most once: groups of consecutive runs (so that equal keys keep the
+// order added), oldest first, each into one run, as compactionPlan says.
+// Merging the oldest maxFanIn into one and that one again with the next
+// ones, until few enough were left, rewrote the oldest records once per
+// merge: at millions of records, several times the sorter's data, on one
+// core.
 func (s *Sorter) compact() error {
-	for len(s.runs) > maxFanIn {
-		old := s.runs[:maxFanIn]
-		srcs := make([]source, 0, len(old))
-		for _, name := range old {
-			r, err := openRun(name)
-			if err != nil {
-				closeAll(srcs)
-				return err
-			}
-			srcs = append(srcs, r)
-		}
-		m := &Iterator{srcs: srcs}
-		m.start()
-		merged, err := s.writeRun(m)
-		closeAll(srcs)
+	var merged []string
+	rest := s.runs
+	defer func() { s.runs = append(merged, rest...) }()
+	for _, n := range compactionPlan(len(s.runs)) {
+		name, err := s.mergeRuns(rest[:n])
 		if err != nil {
 			return err
 		}
-		for _, name := range old {
-			os.Remove(name)
-		}
-		s.runs = append([]string{merged}, s.runs[maxFanIn:]...)
+		merged, rest = append(merged, name), rest[n:]
 	}
 	return nil
+}
+
+// compactionPlan returns the sizes of the groups of consecutive runs,
+// oldest first, to merge into one run each so that of runs at most
+// maxFanIn remain: full groups of maxFanIn, and a last one just large
+// enough, so that as few records as possible are rewritten.
+func compactionPlan(runs int) []int {
+	var plan []int
+	for excess := runs - maxFanIn; excess > 0; {
+		n := min(maxFanIn, excess+1) // merging n runs into one removes n-1
+		plan = append(plan, n)
+		excess -= n - 1
+	}
+	return plan
+}
+
+// mergeRuns merges the runs names into a new run, removes them, and
+// returns the new run's name.
+func (s *Sorter) mergeRuns(names []string) (string, error) {
+	srcs := make([]source, 0, len(names))
+	for _, name := range names {
+		r, err := openRun(name)
+		if err != nil {
+			closeAll(srcs)
+			return "", err
+		}
+		srcs = append(srcs, r)
+	}
+	m := &Iterator{srcs: srcs}
+	m.start()
+	merged, err := s.writeRun(m)
+	closeAll(srcs)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range names {
+		os.Remove(name)
+	}
+	return merged, nil
 }
 
 // Close removes the run files and releases the buffer.

@@ -140,3 +140,28 @@ func TestDamagedRun(t *testing.T) {
 		t.Errorf("truncated run read without error (%d records)", n)
 	}
 }
+
+// TestCompactionPlan: compaction merges each run at most once, in groups
+// of at most maxFanIn, and no more runs than it takes to leave maxFanIn.
+func TestCompactionPlan(t *testing.T) {
+	for runs := range 20 * maxFanIn {
+		plan := compactionPlan(runs)
+		merged, left := 0, runs
+		for _, n := range plan {
+			if n < 2 || n > maxFanIn {
+				t.Fatalf("%d runs: group of %d in %v", runs, n, plan)
+			}
+			merged += n
+			left -= n - 1
+		}
+		if merged > runs {
+			t.Fatalf("%d runs: plan %v merges %d", runs, plan, merged)
+		}
+		if want := min(runs, maxFanIn); left != want {
+			t.Fatalf("%d runs: plan %v leaves %d, want %d", runs, plan, left, want)
+		}
+		if full := max(0, runs-maxFanIn) / (maxFanIn - 1); merged > full*maxFanIn+maxFanIn {
+			t.Fatalf("%d runs: plan %v merges %d runs, more than needed", runs, plan, merged)
+		}
+	}
+}

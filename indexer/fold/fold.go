@@ -102,7 +102,13 @@ func Tokens(s string) []string {
 
 // AppendTokens appends the tokens of s to dst.
 func AppendTokens(dst []string, s string) []string {
-	f := String(s)
+	return AppendFoldedTokens(dst, String(s))
+}
+
+// AppendFoldedTokens appends the tokens of f, which String folded, to dst:
+// AppendTokens(dst, s) is AppendFoldedTokens(dst, String(s)). For callers
+// that need both the folded text and its tokens, folding once.
+func AppendFoldedTokens(dst []string, f string) []string {
 	start := -1
 	for i, r := range f {
 		switch {
