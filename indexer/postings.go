@@ -137,13 +137,12 @@ func newPostingKeyer() *postingKeyer {
 	return &postingKeyer{countryNames: map[string]string{}, labels: map[string]*labelKeys{}}
 }
 
-// nameOrder is format.NameOrderOf(rec.Name, rec.ID), with the name folded
-// once instead of twice, and keeps the name's tokens for postingKeys:
-// NameOrderOf's key is the name's tokens joined by spaces.
+// nameOrder is format.NameOrderOf(rec.Name, rec.ID), and keeps the name's
+// tokens for postingKeys.
 func (k *postingKeyer) nameOrder(rec *format.Record) format.NameOrder {
-	folded := fold.String(rec.Name)
-	k.nameTokens = fold.AppendFoldedTokens(k.nameTokens[:0], folded)
-	return format.NameOrder{Key: strings.Join(k.nameTokens, " "), Folded: folded, ID: rec.ID}
+	var o format.NameOrder
+	o, k.nameTokens = format.NameOrderTokens(k.nameTokens[:0], rec.Name, rec.ID)
+	return o
 }
 
 // label returns the keys of label, memoised.

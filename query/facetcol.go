@@ -359,8 +359,9 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 	for _, t := range group {
 		t.top = s.w.tops[t.d][:0]
 	}
-	s.countPart(m, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
-	s.countPart(m, group, k, func(t *facetTask) *slotColumn {
+	n := m.card()
+	s.countPart(m, n, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
+	s.countPart(m, n, group, k, func(t *facetTask) *slotColumn {
 		switch {
 		case t.col.tail.values == 0:
 			return nil
@@ -376,8 +377,8 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 var tailsSkipped atomic.Int64
 
 // countPart counts part(t) of each task's column (none where it is nil)
-// over m's records in one pass, and ranks it into t.top.
-func (s *search) countPart(m set, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+// over m's n records in one pass, and ranks it into t.top.
+func (s *search) countPart(m set, n int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	w := s.w
 	var parts [len(facetDims)]*slotColumn
 	var counts [len(facetDims)][]uint16
@@ -412,7 +413,6 @@ func (s *search) countPart(m set, group []*facetTask, k int, part func(*facetTas
 		}
 	}
 	*it = roaring.ManyIntIterator{}
-	n := m.card()
 	for j, t := range group {
 		p := parts[j]
 		switch {
@@ -460,7 +460,7 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 	cs := s.w.raw2[:0]
 	defer func() { s.w.raw2 = cs[:0] }()
 	for id, key := range col.keys {
-		if len(top) == k && int(col.count[id]) < top[k-1].n {
+		if !col.mayEnter(top, id, k) {
 			break
 		}
 		if col.skip[id] {

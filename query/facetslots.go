@@ -51,6 +51,9 @@ const (
 // at most MaxGenres genres and MaxLanguages languages.
 const maxColumnValues = 1024
 
+// records is the number of records the part covers.
+func (c *slotColumn) records() uint32 { return uint32(len(c.slots) / max(c.width, 1)) }
+
 // counters is the number of counters a count needs.
 func (c *slotColumn) counters() int { return c.ways * c.stride }
 
@@ -183,7 +186,7 @@ func (c *slotColumn) overflow(r uint32) []uint16 {
 // long). A record the column does not cover (a damaged index) is left out
 // rather than read out of bounds.
 func (c *slotColumn) countRecords(recs []uint32, cnt []uint16) {
-	limit := uint32(len(c.slots) / max(c.width, 1))
+	limit := c.records()
 	if len(recs) > 0 && recs[len(recs)-1] >= limit {
 		i, _ := slices.BinarySearch(recs, limit)
 		recs = recs[:i]
@@ -274,7 +277,7 @@ func (col *facetColumn) rankSparse(p *slotColumn, it *roaring.ManyIntIterator, b
 			top = col.offer(top, topCount{uint32(id), n}, k)
 		}
 	}
-	limit := uint32(len(p.slots) / p.width)
+	limit := p.records()
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		for _, r := range buf[:got] {
 			if r >= limit {
@@ -299,7 +302,7 @@ func (col *facetColumn) rankSparse(p *slotColumn, it *roaring.ManyIntIterator, b
 // the k-th count found, no later value can enter. It clears the counters.
 func (col *facetColumn) rankDense(p *slotColumn, cnt []uint16, top []topCount, k int) []topCount {
 	for id := p.base; id < p.base+p.values; id++ {
-		if len(top) == k && int(col.count[id]) < top[k-1].n {
+		if !col.mayEnter(top, id, k) {
 			break
 		}
 		if n := p.take(cnt, id); n > 0 && !col.skip[id] {

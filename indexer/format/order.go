@@ -19,7 +19,19 @@ type NameOrder struct {
 
 // NameOrderOf is the position of a station's name in the order.
 func NameOrderOf(name string, id UUID) NameOrder {
-	return NameOrder{Key: fold.Key(name), Folded: fold.String(name), ID: id}
+	o, _ := NameOrderTokens(nil, name, id)
+	return o
+}
+
+// NameOrderTokens is NameOrderOf, with the name's tokens (fold.Tokens)
+// appended to dst: the key is those tokens joined by spaces, so the name
+// is folded once for both (folding is the costliest step of indexing a
+// name).
+func NameOrderTokens(dst []string, name string, id UUID) (NameOrder, []string) {
+	folded := fold.String(name)
+	start := len(dst)
+	dst = fold.AppendFoldedTokens(dst, folded)
+	return NameOrder{Key: strings.Join(dst[start:], " "), Folded: folded, ID: id}, dst
 }
 
 // Compare is -1, 0 or +1 as a sorts before, with, or after b.

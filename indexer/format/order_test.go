@@ -2,7 +2,10 @@ package format
 
 import (
 	"bytes"
+	"slices"
 	"testing"
+
+	"stationdex/indexer/fold"
 )
 
 func id(b byte) UUID { return UUID{15: b} }
@@ -110,4 +113,22 @@ func FuzzNameOrderKey(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNameOrderTokens: the order folds the name once and still keys it by
+// fold.Key and fold.String, with fold.Tokens' tokens appended after what
+// dst held.
+func TestNameOrderTokens(t *testing.T) {
+	for _, name := range []string{"", "  ", "Radio-1", "Rádio Ö3", "𝐑𝐚𝐝𝐢𝐨 ＦＭ", "北京音乐广播", "Straße", "Ꮦ ꮦ", "\xff bad utf8"} {
+		o, toks := NameOrderTokens([]string{"kept"}, name, UUID{7})
+		if o.Key != fold.Key(name) || o.Folded != fold.String(name) || o.ID != (UUID{7}) {
+			t.Errorf("%q: order %+v, want key %q, folded %q", name, o, fold.Key(name), fold.String(name))
+		}
+		if want := append([]string{"kept"}, fold.Tokens(name)...); !slices.Equal(toks, want) {
+			t.Errorf("%q: tokens %q, want %q", name, toks, want)
+		}
+		if NameOrderOf(name, UUID{7}) != o {
+			t.Errorf("%q: NameOrderOf differs from NameOrderTokens", name)
+		}
+	}
 }
