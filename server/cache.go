@@ -67,7 +67,7 @@ type responseCache struct {
 	current  *query.Index // the snapshot whose entities are held
 	previous *query.Index // the one it replaced: bypasses the cache
 	entries  map[string]*list.Element
-	targets  map[string]*list.Element // request targets known to name an entry (see alias)
+	targets  map[string]*list.Element // request targets known to name an entry (see aliasLocked)
 	lru      list.List                // of *cacheEntry, most recently used first
 	size     int64
 	seen     []uint64 // admission: hashes of keys asked for once (see DefaultCacheMinUses)
@@ -126,8 +126,10 @@ func (c *responseCache) admit(ix *query.Index, key string) bool {
 
 func (c *responseCache) enabled() bool { return c.max > 0 }
 
-// get returns the entity stored under key for ix, or nil.
-func (c *responseCache) get(ix *query.Index, key string) *entity {
+// get returns the entity stored under key for ix, or nil. When there is
+// one, target (the request as sent; "" for none) is remembered as naming
+// it, for getTarget.
+func (c *responseCache) get(ix *query.Index, key, target string) *entity {
 	if !c.enabled() {
 		return nil
 	}
@@ -144,7 +146,10 @@ func (c *responseCache) get(ix *query.Index, key string) *entity {
 	}
 	c.hits.Add(1)
 	c.lru.MoveToFront(el)
-	return el.Value.(*cacheEntry).e
+	e := el.Value.(*cacheEntry).e
+	c.aliasLocked(el, target)
+	c.evict()
+	return e
 }
 
 // Request targets. An API resource is named by its request target alone
@@ -178,20 +183,12 @@ func (c *responseCache) getTarget(ix *query.Index, target string) (*entity, stri
 	return ce.e, ce.key
 }
 
-// alias records that target, a request on ix, was answered with the entry
-// of key, when that entry is held.
-func (c *responseCache) alias(ix *query.Index, target, key string) {
-	if !c.enabled() || target == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok || ix != c.current {
-		return
-	}
+// aliasLocked records that target, a request, was answered with the
+// entry el, unless target is empty or known, or the entry has all the
+// targets it may. The caller holds mu and evicts afterwards.
+func (c *responseCache) aliasLocked(el *list.Element, target string) {
 	ce := el.Value.(*cacheEntry)
-	if _, known := c.targets[target]; known || len(ce.targets) >= maxTargets {
+	if _, known := c.targets[target]; target == "" || known || len(ce.targets) >= maxTargets {
 		return
 	}
 	c.targets[target] = el
@@ -199,11 +196,11 @@ func (c *responseCache) alias(ix *query.Index, target, key string) {
 	n := int64(len(target) + targetOverhead)
 	ce.size += n
 	c.size += n
-	c.evict()
 }
 
-// put stores e under key for ix, evicting as needed.
-func (c *responseCache) put(ix *query.Index, key string, e *entity) {
+// put stores e under key for ix, evicting as needed, and remembers target
+// as naming it (see get).
+func (c *responseCache) put(ix *query.Index, key, target string, e *entity) {
 	size := entrySize(key, e)
 	if !c.enabled() || size > c.max {
 		return
@@ -213,12 +210,15 @@ func (c *responseCache) put(ix *query.Index, key string, e *entity) {
 	if !c.adopt(ix) {
 		return
 	}
-	if el, ok := c.entries[key]; ok { // built twice at once: keep the first
+	el, ok := c.entries[key]
+	if ok { // built twice at once: keep the first
 		c.lru.MoveToFront(el)
-		return
+	} else {
+		el = c.lru.PushFront(&cacheEntry{key: key, e: e, size: size})
+		c.entries[key] = el
+		c.size += size
 	}
-	c.entries[key] = c.lru.PushFront(&cacheEntry{key: key, e: e, size: size})
-	c.size += size
+	c.aliasLocked(el, target)
 	c.evict()
 }
 

@@ -66,13 +66,11 @@ func (s *Server) apiResource(resolve resolver, fail failFunc) httprouter.Handle 
 			err = errNoIndex
 		}
 		if err == nil {
-			err = s.answer(w, r, ix, key, build)
+			err = s.answer(w, r, ix, key, r.RequestURI, build)
 		}
 		if err != nil {
 			fail(w, r, err)
-			return
 		}
-		s.cache.alias(ix, r.RequestURI, key)
 	}
 }
 
@@ -84,15 +82,17 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, key strin
 		return
 	}
 	defer release()
-	if err := s.answer(w, r, ix, key, build); err != nil {
+	if err := s.answer(w, r, ix, key, "", build); err != nil {
 		fail(w, r, err)
 	}
 }
 
 // answer sends the resource named key: from the response cache, or built
-// now, tagged, and stored for the next request when it is a 200.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, build builder) error {
-	if e := s.cache.get(ix, key); e != nil {
+// now, tagged, and stored for the next request when it is a 200. A cached
+// entry is remembered under target, the request as sent ("" for none),
+// for apiResource's lookup before parsing.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key, target string, build builder) error {
+	if e := s.cache.get(ix, key, target); e != nil {
 		s.sendCached(w, r, ix, key, e)
 		return nil
 	}
@@ -116,7 +116,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 	e.tag = etag(ix.Meta(), s.base, key)
 	if s.cache.admit(ix, key) {
 		e.body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
-		s.cache.put(ix, key, e)
+		s.cache.put(ix, key, target, e)
 	}
 	s.send(w, r, e, reply{cacheControl: s.cacheControl}, s.storeVariant(ix, key))
 	return nil

@@ -358,22 +358,22 @@ func TestCacheLRUAndVariantAccounting(t *testing.T) {
 	one := entrySize("k0", &entity{body: body}) // every key below has 2 bytes
 	c := newResponseCache(3*one, 1)
 	for i := range 3 {
-		c.put(ix, "k"+strconv.Itoa(i), &entity{body: body})
+		c.put(ix, "k"+strconv.Itoa(i), "", &entity{body: body})
 	}
-	if c.get(ix, "k0") == nil { // k0 is now the most recently used
+	if c.get(ix, "k0", "") == nil { // k0 is now the most recently used
 		t.Fatal("k0 not held")
 	}
-	c.put(ix, "k3", &entity{body: body})
-	if c.get(ix, "k1") != nil {
+	c.put(ix, "k3", "", &entity{body: body})
+	if c.get(ix, "k1", "") != nil {
 		t.Error("k1, the least recently used, was not evicted")
 	}
 	for _, k := range []string{"k0", "k2", "k3"} {
-		if c.get(ix, k) == nil {
+		if c.get(ix, k, "") == nil {
 			t.Errorf("%s evicted; only k1 should be", k)
 		}
 	}
 	// A variant counts: storing one evicts the least recently used.
-	e := c.get(ix, "k3")
+	e := c.get(ix, "k3", "")
 	c.addVariant(ix, "k3", e, gzipCoding, make([]byte, 10))
 	if st := c.stats(); st.Entries != 2 || st.Bytes != 2*one+10 || st.Evictions != 2 {
 		t.Errorf("after a variant: %+v, want 2 entries of %d bytes with 10 more, 2 evictions", st, one)
@@ -382,8 +382,8 @@ func TestCacheLRUAndVariantAccounting(t *testing.T) {
 		t.Error("the variant was not kept")
 	}
 	// An entity larger than the bound is never stored.
-	c.put(ix, "huge", &entity{body: make([]byte, 4*one)})
-	if c.get(ix, "huge") != nil {
+	c.put(ix, "huge", "", &entity{body: make([]byte, 4*one)})
+	if c.get(ix, "huge", "") != nil {
 		t.Error("an entity larger than the bound was stored")
 	}
 	if st := c.stats(); st.Bytes > st.MaxBytes {
@@ -417,11 +417,11 @@ func TestSwapEmptiesCache(t *testing.T) {
 	if st := s.CacheStats(); st.Entries != 1 || st.Bytes >= before.Bytes {
 		t.Errorf("after the swap and one request: %+v, want only that request's entry", st)
 	}
-	if s.cache.get(old, pathStations+"?q=radio&limit=20&offset=0") != nil {
+	if s.cache.get(old, pathStations+"?q=radio&limit=20&offset=0", "") != nil {
 		t.Error("a request on the replaced snapshot read from the cache")
 	}
-	s.cache.put(old, "old", &entity{body: []byte("old")})
-	if s.cache.get(b, "old") != nil {
+	s.cache.put(old, "old", "", &entity{body: []byte("old")})
+	if s.cache.get(b, "old", "") != nil {
 		t.Error("a request on the replaced snapshot stored into the cache")
 	}
 	if s.cache.current != b {
@@ -529,16 +529,15 @@ func TestCacheTargetsEvicted(t *testing.T) {
 	body := bytes.Repeat([]byte("x"), 1000)
 	one := entrySize("k0", &entity{body: body})
 	c := newResponseCache(2*one+targetOverhead+2, 1)
-	c.put(ix, "k0", &entity{body: body})
-	c.alias(ix, "t0", "k0")
+	c.put(ix, "k0", "t0", &entity{body: body})
 	if e, k := c.getTarget(ix, "t0"); e == nil || k != "k0" {
 		t.Fatalf("t0 not known: %v %q", e, k)
 	}
 	if st := c.stats(); st.Bytes != one+targetOverhead+2 {
 		t.Errorf("with a target: %d bytes, want %d", st.Bytes, one+targetOverhead+2)
 	}
-	c.put(ix, "k1", &entity{body: body})
-	c.put(ix, "k2", &entity{body: body}) // evicts k0, the least recently used
+	c.put(ix, "k1", "", &entity{body: body})
+	c.put(ix, "k2", "", &entity{body: body}) // evicts k0, the least recently used
 	if e, _ := c.getTarget(ix, "t0"); e != nil || len(c.targets) != 0 {
 		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.targets))
 	}
