@@ -62,7 +62,7 @@ func TestGolden(t *testing.T) {
 	s := newDemoServer(t, nil)
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := serve(s, tc.method, tc.target)
+			rec := serve(s, tc.method, tc.target, "Origin", "https://app.example")
 			if rec.Code != tc.status {
 				t.Errorf("status %d, want %d", rec.Code, tc.status)
 			}
@@ -121,6 +121,9 @@ func checkJSONHeaders(t *testing.T, rec *httptest.ResponseRecorder) {
 	}
 	if got := h.Get("Access-Control-Allow-Origin"); got != "*" {
 		t.Errorf("Access-Control-Allow-Origin %q", got)
+	}
+	if !slices.Contains(varyFields(h), "Origin") {
+		t.Errorf("Vary %q does not name Origin", h.Values("Vary"))
 	}
 	if rec.Code == http.StatusOK {
 		if h.Get("ETag") == "" || h.Get("Cache-Control") != "public, max-age=300" {

@@ -17,17 +17,51 @@ const (
 	corsMaxAge        = "86400" // a day: the policy never changes at run time
 )
 
-// setCORS adds the headers every API response carries, errors included, so
-// that a browser client can read the error body too.
-// The CORS values as net/http keeps them, shared (see entityFields).
+// The CORS values as net/http keeps them, shared (see entityFields). Each
+// has a capacity of 1, so an Add to the header appends to a copy.
 var (
 	fieldAnyOrigin     = []string{"*"}
 	fieldExposeHeaders = []string{corsExposeHeaders}
+	fieldVaryOrigin    = []string{"Origin"}
+	// fieldVaryOriginEncoding is what varyAcceptEncoding makes of
+	// fieldVaryOrigin: one line, not two.
+	fieldVaryOriginEncoding = []string{"Origin, Accept-Encoding"}
 )
 
-func setCORS(h http.Header) {
+// setCORS adds the CORS headers to an API response, errors included, so
+// that a browser client can read the error body too. Only a request that
+// carries Origin gets them: a browser sends Origin with every cross-origin
+// request, and CORS headers mean nothing to a client that is not one.
+// Leaving them out of the other answers keeps a cached answer to two
+// header entries fewer (net/http copies the header map for every
+// response, and past 8 entries the map and its copy are a table each).
+// Vary: Origin, on both, keeps a shared cache from giving a browser the
+// answer made for a request without Origin.
+func setCORS(h http.Header, r *http.Request) {
+	h["Vary"] = fieldVaryOrigin
+	if _, ok := r.Header["Origin"]; !ok {
+		return
+	}
+	setCORSAnswer(h)
+}
+
+// setCORSAnswer adds the CORS headers whatever the request.
+func setCORSAnswer(h http.Header) {
 	h["Access-Control-Allow-Origin"] = fieldAnyOrigin
 	h["Access-Control-Expose-Headers"] = fieldExposeHeaders
+}
+
+// varyAcceptEncoding adds Accept-Encoding to the answer's Vary, keeping
+// the shared fields of a single line where it can.
+func varyAcceptEncoding(h http.Header) {
+	switch v, ok := h["Vary"]; {
+	case !ok:
+		h["Vary"] = fieldAcceptEncoding
+	case len(v) == 1 && &v[0] == &fieldVaryOrigin[0]:
+		h["Vary"] = fieldVaryOriginEncoding
+	default:
+		h.Add("Vary", "Accept-Encoding")
+	}
 }
 
 // preflight answers OPTIONS on an API route: 204 with Allow and the CORS
@@ -35,7 +69,7 @@ func setCORS(h http.Header) {
 // the answer does not depend on the requested method or headers.
 func preflight(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 	h := w.Header()
-	setCORS(h)
+	setCORSAnswer(h) // a preflight always comes from a browser
 	h.Set("Allow", corsAllowMethods)
 	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
 	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)

@@ -2,6 +2,9 @@ package server
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +49,55 @@ func TestCORSOnEveryAPIResponse(t *testing.T) {
 			t.Errorf("%s %s (%d): Access-Control-Allow-Origin %q", tc.method, tc.target, rec.Code, got)
 		}
 	}
+}
+
+// TestCORSOnlyWithOrigin: a request with Origin gets the CORS headers, one
+// without gets none, and otherwise the two answers are the same; both say
+// Vary: Origin (beside Accept-Encoding when the answer is compressible),
+// so a shared cache never hands one to the other.
+func TestCORSOnlyWithOrigin(t *testing.T) {
+	s := newDemoServer(t, nil)
+	for _, target := range []string{
+		"/api/stations?q=radio",
+		"/api/stations/cbbf6759-8124-405d-a884-3bd8732946bd",
+		"/api/stations?limit=99",
+		"/api/stations/nope",
+		"/openapi.json",
+	} {
+		for _, ae := range []string{"", "gzip"} {
+			plain := serve(s, http.MethodGet, target, "Accept-Encoding", ae)
+			browser := serve(s, http.MethodGet, target, "Accept-Encoding", ae, "Origin", "https://app.example")
+			if plain.Code != browser.Code || plain.Body.String() != browser.Body.String() {
+				t.Errorf("%s %q: %d without Origin, %d with it, or bodies differ", target, ae, plain.Code, browser.Code)
+			}
+			for name, want := range map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": corsExposeHeaders} {
+				if got := browser.Header().Get(name); got != want {
+					t.Errorf("%s %q with Origin: %s %q, want %q", target, ae, name, got, want)
+				}
+				if got, ok := plain.Header()[name]; ok {
+					t.Errorf("%s %q without Origin: %s %q, want none", target, ae, name, got)
+				}
+			}
+			for _, rec := range []*httptest.ResponseRecorder{plain, browser} {
+				vary := varyFields(rec.Header())
+				if !slices.Contains(vary, "Origin") {
+					t.Errorf("%s %q: Vary %q does not name Origin", target, ae, vary)
+				}
+				if rec.Header().Get("Content-Encoding") != "" && !slices.Contains(vary, "Accept-Encoding") {
+					t.Errorf("%s %q: compressed, Vary %q does not name Accept-Encoding", target, ae, vary)
+				}
+			}
+		}
+	}
+}
+
+// varyFields lists the field names of every Vary line of h.
+func varyFields(h http.Header) []string {
+	var names []string
+	for _, line := range h.Values("Vary") {
+		for name := range strings.SplitSeq(line, ",") {
+			names = append(names, strings.TrimSpace(name))
+		}
+	}
+	return names
 }

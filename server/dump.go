@@ -84,8 +84,8 @@ func serveGzipFile(w http.ResponseWriter, r *http.Request, info format.FileInfo,
 	h.Set("Content-Type", info.MediaType+"; charset=utf-8")
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Add("Vary", "Accept-Encoding")
-	setCORS(h)
+	setCORS(h, r)
+	varyAcceptEncoding(h)
 	gz := acceptsGzip(r)
 	if gz {
 		h.Set("ETag", `"`+info.GzipSHA256[:32]+`-gz"`)

@@ -155,7 +155,7 @@ func (s *Server) revalidatedEarly(w http.ResponseWriter, r *http.Request, ix *qu
 		return false
 	}
 	h := w.Header()
-	h.Add("Vary", "Accept-Encoding")
+	varyAcceptEncoding(h)
 	h.Set("ETag", tag)
 	h["Cache-Control"] = s.cacheControl
 	w.WriteHeader(http.StatusNotModified)

@@ -99,7 +99,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *Error) {
 		w.Header().Set("Connection", "close") // the body is not read
 	}
 	if isAPIPath(r.URL.Path) {
-		setCORS(w.Header())
+		setCORS(w.Header(), r)
 		s.writeError(w, r, e)
 		return
 	}

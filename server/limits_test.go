@@ -88,6 +88,7 @@ func TestGuardAnswers(t *testing.T) {
 		{"/api/stations/../x", "", http.StatusNotFound, true},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.target, nil)
+		req.Header.Set("Origin", "https://app.example")
 		if tc.accept != "" {
 			req.Header.Set("Accept", tc.accept)
 		}

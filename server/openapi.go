@@ -34,6 +34,6 @@ func openAPIEntity(base string) *entity {
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	setCORS(w.Header())
+	setCORS(w.Header(), r)
 	s.send(w, r, s.openapi, reply{cacheControl: s.cacheControl}, keepVariant)
 }

@@ -40,7 +40,7 @@ func (s *Server) metaResource(build func(ix *query.Index) (any, error)) httprout
 		}, nil
 	}, s.writeError)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		setCORS(w.Header())
+		setCORS(w.Header(), r)
 		answer(w, r, ps)
 	}
 }

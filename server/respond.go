@@ -147,11 +147,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, e *entity, rp repl
 	}
 	c := identity
 	if e.compressible() {
-		if _, ok := h["Vary"]; ok {
-			h.Add("Vary", "Accept-Encoding")
-		} else {
-			h["Vary"] = fieldAcceptEncoding
-		}
+		varyAcceptEncoding(h)
 		c = negotiate(r.Header["Accept-Encoding"])
 	}
 	status := rp.status

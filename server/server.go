@@ -227,7 +227,7 @@ func (s *Server) route(r *httprouter.Router, route string, h httprouter.Handle, 
 func (s *Server) handle(r *httprouter.Router, route string, h resolver) {
 	answer := s.apiResource(h, s.writeError)
 	api := func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-		setCORS(w.Header())
+		setCORS(w.Header(), req)
 		answer(w, req, ps)
 	}
 	s.route(r, route, api, http.MethodGet, http.MethodHead)
@@ -283,7 +283,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		http.NotFound(w, r)
 		return
 	}
-	setCORS(w.Header())
+	setCORS(w.Header(), r)
 	s.writeError(w, r, errorf(CodeNotFound, "no such API endpoint; the API has /api/stations and /api/stations/{id}"))
 }
 
@@ -291,7 +291,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request, _ httprouter.P
 // router has already set Allow.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if isAPIPath(r.URL.Path) {
-		setCORS(w.Header())
+		setCORS(w.Header(), r)
 	}
 	allow := w.Header().Get("Allow")
 	s.writeError(w, r, errorf(CodeMethodNotAllowed, "method %s is not allowed here; use one of: %s", quoteClip(r.Method), allow))

@@ -18,10 +18,10 @@ var errShed = &Error{CodeUnavailable, "the server is at capacity; retry in a mom
 // read it) and Retry-After. It does no work beyond writing a fixed body.
 func Shed() http.Handler { return http.HandlerFunc(writeShed) }
 
-func writeShed(w http.ResponseWriter, _ *http.Request) {
+func writeShed(w http.ResponseWriter, r *http.Request) {
 	body, _ := json.Marshal(errorBody{errShed.Code, errShed.Message}) // a fixed struct cannot fail
 	h := w.Header()
-	setCORS(h)
+	setCORS(h, r)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
