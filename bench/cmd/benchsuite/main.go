@@ -69,7 +69,7 @@ func configFor(mode string) (config, error) {
 			startRuns: 5, buildRuns: 3, profileDur: 10 * time.Second,
 			ours:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
 			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
-			coldPerRound: 60_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
+			coldPerRound: 200_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
 			typos: 400, discovery: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
 		}, nil
 	case "smoke":
