@@ -137,3 +137,72 @@ func recordsIn(t *testing.T, blocks [][]byte) [][]byte {
 	}
 	return recs
 }
+
+// TestDumpWriterStoresInBlockOrder: read back from the compressed spill,
+// over many blocks and compression blocks, the station_json source yields
+// every station's stored form, in record order.
+func TestDumpWriterStoresInBlockOrder(t *testing.T) {
+	blocks, _ := fixtureBlocks(t, DefaultBaseURL)
+	w, err := newDumpWriter(t.TempDir(), DefaultBaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.abort()
+	var want [][]byte
+	var r format.Record
+	for range 50 {
+		for _, b := range blocks {
+			w.addBlock(b)
+		}
+		for _, rec := range recordsIn(t, blocks) {
+			if err := format.DecodeRecord(rec, &r); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, stationjson.AppendStored(nil, &r))
+		}
+	}
+	storedJSON, err := w.startDumps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	for {
+		k, v, err := storedJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == nil {
+			break
+		}
+		got = append(got, recordsIn(t, [][]byte{v})...)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("station_json holds %d stations, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("station %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestDumpWriterDamagedBlock: a block that cannot be decoded fails
+// startDumps, and the blocks after it are still taken (drained), so that
+// the stations bucket's writer never waits for good.
+func TestDumpWriterDamagedBlock(t *testing.T) {
+	blocks, _ := fixtureBlocks(t, DefaultBaseURL)
+	w, err := newDumpWriter(t.TempDir(), DefaultBaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.abort()
+	w.addBlock([]byte{0xff})
+	for range 20 {
+		for _, b := range blocks {
+			w.addBlock(b)
+		}
+	}
+	if _, err := w.startDumps(); err == nil {
+		t.Error("startDumps succeeded after a damaged block")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -194,8 +195,13 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
+	postingsCompacted := b.compactPostings()
+	defer func() { _ = postingsCompacted() }() // joins it on failure; its error is checked below
 	storedJSON, err := b.writeRecords(ctx, f, dump)
 	if err != nil {
+		return f.fail(err)
+	}
+	if err := postingsCompacted(); err != nil {
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
@@ -225,6 +231,18 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	return f.commit()
+}
+
+// compactPostings merges the postings sorter's runs (extsort.Sorter.
+// Compact) on a goroutine of its own, and returns a function that waits for
+// it and returns its error. The merge rewrites most of the posting runs
+// once, on one core: done first thing in writePostings, it held up the
+// posting buckets, whereas while the stations bucket is written a core is
+// partly idle. Nothing else touches that sorter until writePostings.
+func (b *builder) compactPostings() func() error {
+	done := make(chan error, 1)
+	go func() { done <- b.ps.runs.Compact() }()
+	return sync.OnceValue(func() error { return <-done })
 }
 
 // writeRecords writes the stations bucket, assigning record numbers, then

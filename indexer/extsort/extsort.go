@@ -233,6 +233,15 @@ func (s *Sorter) Iter() (*Iterator, error) {
 	return it, nil
 }
 
+// Compact merges the runs written so far down to as many as Iter merges
+// at once, which Iter would otherwise do first. After it, as after Iter, no
+// more records may be added. A caller with a core to spare calls it ahead
+// of Iter, so that Iter starts at once.
+func (s *Sorter) Compact() error {
+	s.reading = true
+	return s.compact()
+}
+
 // compact merges runs until at most maxFanIn remain. Each run is merged
 // at most once: groups of consecutive runs (so that equal keys keep the
 // order added), oldest first, each into one run, as compactionPlan says.

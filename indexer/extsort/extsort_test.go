@@ -165,3 +165,40 @@ func TestCompactionPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactBeforeIter: Compact leaves at most maxFanIn runs, Iter then
+// yields the same sorted records as without it, and Add is refused.
+func TestCompactBeforeIter(t *testing.T) {
+	in := records(20000, 9)
+	want := slices.Clone(in)
+	slices.SortStableFunc(want, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	s := New(t.TempDir(), 4096)
+	s.budget = 4096 // below chunkSize, to force many runs
+	defer s.Close()
+	for _, r := range in {
+		if err := s.Add(r.k, r.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Runs() <= maxFanIn {
+		t.Fatalf("%d runs: too few to need compaction", s.Runs())
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Runs() > maxFanIn {
+		t.Errorf("%d runs after Compact, want at most %d", s.Runs(), maxFanIn)
+	}
+	if err := s.Add([]byte("k"), nil); err == nil {
+		t.Error("Add after Compact succeeded")
+	}
+	got := collect(t, s)
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].k, want[i].k) || !bytes.Equal(got[i].v, want[i].v) {
+			t.Fatalf("record %d: %q=%q, want %q=%q", i, got[i].k, got[i].v, want[i].k, want[i].v)
+		}
+	}
+}
