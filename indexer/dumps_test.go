@@ -51,25 +51,7 @@ func TestDumpWriterDumpsAfterStations(t *testing.T) {
 	for _, b := range blocks {
 		w.addBlock(b)
 	}
-	storedJSON, err := w.startDumps()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stations := 0
-	for {
-		k, v, err := storedJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == nil {
-			break
-		}
-		n, err := format.BlockLen(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stations += n
-	}
+	stations := len(recordsIn(t, stationJSONBlocks(t, w)))
 	files, err := w.finish()
 	if err != nil {
 		t.Fatal(err)
@@ -143,11 +125,7 @@ func recordsIn(t *testing.T, blocks [][]byte) [][]byte {
 // every station's stored form, in record order.
 func TestDumpWriterStoresInBlockOrder(t *testing.T) {
 	blocks, _ := fixtureBlocks(t, DefaultBaseURL)
-	w, err := newDumpWriter(t.TempDir(), DefaultBaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.abort()
+	w := testDumpWriter(t)
 	var want [][]byte
 	var r format.Record
 	for range 50 {
@@ -161,21 +139,7 @@ func TestDumpWriterStoresInBlockOrder(t *testing.T) {
 			want = append(want, stationjson.AppendStored(nil, &r))
 		}
 	}
-	storedJSON, err := w.startDumps()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got [][]byte
-	for {
-		k, v, err := storedJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == nil {
-			break
-		}
-		got = append(got, recordsIn(t, [][]byte{v})...)
-	}
+	got := recordsIn(t, stationJSONBlocks(t, w))
 	if len(got) != len(want) {
 		t.Fatalf("station_json holds %d stations, want %d", len(got), len(want))
 	}
@@ -191,11 +155,7 @@ func TestDumpWriterStoresInBlockOrder(t *testing.T) {
 // the stations bucket's writer never waits for good.
 func TestDumpWriterDamagedBlock(t *testing.T) {
 	blocks, _ := fixtureBlocks(t, DefaultBaseURL)
-	w, err := newDumpWriter(t.TempDir(), DefaultBaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.abort()
+	w := testDumpWriter(t)
 	w.addBlock([]byte{0xff})
 	for range 20 {
 		for _, b := range blocks {
@@ -204,5 +164,38 @@ func TestDumpWriterDamagedBlock(t *testing.T) {
 	}
 	if _, err := w.startDumps(); err == nil {
 		t.Error("startDumps succeeded after a damaged block")
+	}
+}
+
+// testDumpWriter is a dumpWriter for DefaultBaseURL in a temporary
+// directory, aborted when the test ends.
+func testDumpWriter(t *testing.T) *dumpWriter {
+	t.Helper()
+	w, err := newDumpWriter(t.TempDir(), DefaultBaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.abort)
+	return w
+}
+
+// stationJSONBlocks starts w's dumps and returns every block of the
+// station_json source it returns.
+func stationJSONBlocks(t *testing.T, w *dumpWriter) [][]byte {
+	t.Helper()
+	storedJSON, err := w.startDumps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks [][]byte
+	for {
+		k, v, err := storedJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == nil {
+			return blocks
+		}
+		blocks = append(blocks, v)
 	}
 }
