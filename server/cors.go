@@ -38,7 +38,11 @@ var (
 // Vary: Origin, on both, keeps a shared cache from giving a browser the
 // answer made for a request without Origin.
 func setCORS(h http.Header, r *http.Request) {
-	h["Vary"] = fieldVaryOrigin
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Origin") // keep what the handler already varies on
+	} else {
+		h["Vary"] = fieldVaryOrigin
+	}
 	if _, ok := r.Header["Origin"]; !ok {
 		return
 	}
