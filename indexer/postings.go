@@ -360,10 +360,16 @@ func (s *postingStream) sortInto(bm *roaring.Bitmap) {
 const minMeanRun = 8
 
 // encode serialises bm in roaring's portable format, run-length encoded
-// only where minMeanRun says so.
+// only where minMeanRun says so, and not even then when its run
+// containers would hold many short runs (format.MaxRunContainerBytes): a
+// list of long runs with a scattered part (the names holding a digit,
+// say) would otherwise be flattened by every search that reads it.
 func encode(bm *roaring.Bitmap) ([]byte, error) {
 	if card := bm.GetCardinality(); card > 0 && card/uint64(runs(bm)) >= minMeanRun {
 		bm.RunOptimize()
+		if format.ManyShortRuns(bm) {
+			bm = withoutRuns(bm)
+		}
 	} else if bm.HasRunCompression() {
 		bm = withoutRuns(bm)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 )
@@ -52,6 +54,50 @@ func TestKeyerLabelsMemoBounded(t *testing.T) {
 		}
 		if len(k.labels) > maxMemoLabels {
 			t.Fatalf("%d labels memoised, at most %d wanted", len(k.labels), maxMemoLabels)
+		}
+	}
+}
+
+// encode keeps run containers only where they pay at query time: lists
+// of long runs (stations sharing a name) are stored run-encoded, scattered
+// lists and lists whose containers would hold many short runs are not,
+// and every list reads back as it was.
+func TestEncodeRunsOnlyWhereTheyPay(t *testing.T) {
+	longRuns := roaring.New()
+	for i := range uint64(10) {
+		longRuns.AddRange(i*5000, i*5000+1000)
+	}
+	scattered := roaring.New()
+	for v := uint32(0); v < 60000; v += 3 {
+		scattered.Add(v)
+	}
+	// mean run 10, enough for RunOptimize, but 300 runs in one container
+	shortRuns := roaring.New()
+	for i := range uint64(300) {
+		shortRuns.AddRange(i*200, i*200+10)
+	}
+	for _, c := range []struct {
+		name string
+		bm   *roaring.Bitmap
+		runs bool
+	}{{"long runs", longRuns, true}, {"scattered", scattered, false}, {"many short runs", shortRuns, false}} {
+		want := c.bm.Clone()
+		data, err := encode(c.bm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := roaring.New()
+		if _, err := got.FromBuffer(data); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !got.Equals(want) {
+			t.Errorf("%s: read back %d values, want %d", c.name, got.GetCardinality(), want.GetCardinality())
+		}
+		if got.HasRunCompression() != c.runs {
+			t.Errorf("%s: run containers %v, want %v", c.name, got.HasRunCompression(), c.runs)
+		}
+		if format.ManyShortRuns(got) {
+			t.Errorf("%s: stored with many short runs per container", c.name)
 		}
 	}
 }

@@ -72,7 +72,9 @@
 //	            URL rewrites them (see package server).
 //
 // Bitmaps are roaring bitmaps in their portable serialisation
-// (roaring.Bitmap.WriteTo). Readers map them with FromBuffer straight out of
+// (roaring.Bitmap.WriteTo). The writer run-encodes a list only when its
+// runs are long and its run containers stay within MaxRunContainerBytes;
+// readers accept any encoding. Readers map them with FromBuffer straight out of
 // the bbolt page, so a bitmap read that way is only valid inside the read
 // transaction that produced it.
 //
