@@ -47,6 +47,35 @@ func (k *keySet) card() int {
 	return n
 }
 
+// appendTo appends the members to dst as records, base being the key's
+// first record.
+func (k *keySet) appendTo(dst []uint32, base uint32) []uint32 {
+	if !k.inBlk {
+		for _, v := range k.vals {
+			dst = append(dst, base|uint32(v))
+		}
+		return dst
+	}
+	for i, word := range k.blk {
+		for word != 0 {
+			dst = append(dst, base|uint32(i<<6|bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	return dst
+}
+
+// writeTo sets the members' bits in a zeroed block.
+func (k *keySet) writeTo(blk *[blockWords]uint64) {
+	if k.inBlk {
+		*blk = *k.blk
+		return
+	}
+	for _, v := range k.vals {
+		blk[v>>6] |= 1 << (v & 63)
+	}
+}
+
 // has reports whether v is a member; vals are searched by bisection.
 func (k *keySet) has(v uint16) bool {
 	if k.inBlk {

@@ -224,79 +224,32 @@ type facetTask struct {
 	top []topCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
-	// memo: the memoised facets of m, when it has them
-	memo *Facets
 }
 
-// facets counts the facets q asks for. matches is the search's match set.
-// Facets whose match set is the same and small are counted in one pass
-// over its records.
-func (s *search) facets(q Query, matches set) (Facets, error) {
-	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
-	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
-	var tasks [len(facetDims)]facetTask
-	for d, dim := range facetDims {
-		if !asked[d] {
-			continue
-		}
-		t := &tasks[d]
-		t.d = d
-		var err error
-		if t.col, err = s.ix.column(d); err != nil {
-			return Facets{}, err
-		}
-		t.m = matches
-		if filtered[d] {
-			if t.m, err = s.matchSet(q, dim.dim); err != nil {
-				return Facets{}, err
-			}
-		}
-		if t.m.bm == nil || t.m.empty() {
-			continue
-		}
-		t.n = t.m.card()
-		if t.memo = s.ix.memoised(t.m, t.n); t.memo != nil {
-			continue
-		}
-		switch {
-		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
-			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
-		case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
-			t.byRecords = true
-		default:
-			if t.top, err = s.countByPostings(t.col, t.m, s.w.tops[d][:0], q.FacetLimit); err != nil {
-				return Facets{}, err
-			}
-		}
-	}
-	for d := range tasks {
-		if !tasks[d].byRecords {
-			continue
-		}
-		group := make([]*facetTask, 0, len(tasks))
-		for e := d; e < len(tasks); e++ {
-			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
-				group = append(group, &tasks[e])
-				tasks[e].byRecords = false
-			}
-		}
-		s.countByRecords(tasks[d].m, group, q.FacetLimit)
+// facets counts the facets q asks for and names their values. matches
+// is the search's match set, or with plain unset and built when needed
+// (see facetTops).
+func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
+	tasks, err := s.facetTops(q, matches, plain)
+	if err != nil {
+		return Facets{}, err
 	}
 	var out Facets
 	lists := [...]*[]FacetCount{&out.Country, &out.Language, &out.Genre}
+	n := 0
 	for d := range tasks {
-		if !asked[d] {
-			continue
-		}
+		n += len(tasks[d].top)
+	}
+	all := make([]FacetCount, n) // one allocation for the three lists
+	for d := range tasks {
 		t := &tasks[d]
-		if t.memo != nil {
-			*lists[d] = memoList(t.memo, d, q.FacetLimit)
+		if t.col == nil {
 			continue
 		}
-		list := make([]FacetCount, len(t.top))
+		list := all[:len(t.top):len(t.top)]
+		all = all[len(t.top):]
 		for i, c := range t.top {
 			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
-			var err error
 			if list[i].Label, err = s.facetLabel(d, t.col, c.id); err != nil {
 				return Facets{}, err
 			}
@@ -305,6 +258,96 @@ func (s *search) facets(q Query, matches set) (Facets, error) {
 		s.w.tops[d] = t.top[:0]
 	}
 	return out, nil
+}
+
+// facetTops finds the top values of each facet q asks for, in a task per
+// facet; a facet not asked for has no column. Facets whose match set is
+// the same and small are counted in one pass over its records.
+//
+// A set the memo knows by its stored lists (memoOf) is not built at all:
+// with plain, the search's match set is built (plainMatches) only for a
+// facet the memo does not answer.
+func (s *search) facetTops(q Query, matches set, plain bool) ([len(facetDims)]facetTask, error) {
+	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
+	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
+	s.w.keepLists = true // the sets below carry what the memo knows them by
+	var tasks [len(facetDims)]facetTask
+	var ops []memoOperand
+	if plain || filtered != [len(facetDims)]bool{} {
+		var err error
+		if ops, err = s.memoOperands(q); err != nil {
+			return tasks, err
+		}
+	}
+	for d, dim := range facetDims {
+		if !asked[d] {
+			continue
+		}
+		t := &tasks[d]
+		t.d = d
+		var err error
+		if t.col, err = s.ix.column(d); err != nil {
+			return tasks, err
+		}
+		if filtered[d] || plain {
+			except := dimNone
+			if filtered[d] {
+				except = dim.dim
+			}
+			if memo := s.ix.memoOf(ops, except); memo != nil {
+				var ok bool
+				if t.top, ok = memo.tops(d, q.FacetLimit, s.w.tops[d][:0]); ok {
+					continue
+				}
+			}
+		}
+		switch {
+		case filtered[d]:
+			if t.m, err = s.matchSet(q, dim.dim); err != nil {
+				return tasks, err
+			}
+		case plain:
+			matches, plain = s.plainMatches(), false
+			t.m = matches
+		default:
+			t.m = matches
+		}
+		if t.m.bm == nil || t.m.empty() {
+			continue
+		}
+		t.n = t.m.card()
+		if memo := s.ix.memoised(t.m, t.n); memo != nil {
+			var ok bool
+			if t.top, ok = memo.tops(d, q.FacetLimit, s.w.tops[d][:0]); ok {
+				continue
+			}
+		}
+		switch {
+		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
+			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
+		case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
+			t.byRecords = true
+		default:
+			if t.top, err = s.countByPostings(t.col, t.m, s.w.tops[d][:0], q.FacetLimit); err != nil {
+				return tasks, err
+			}
+		}
+	}
+	for d := range tasks {
+		if !tasks[d].byRecords {
+			continue
+		}
+		var groupOf [len(facetDims)]*facetTask
+		group := groupOf[:0]
+		for e := d; e < len(tasks); e++ {
+			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
+				group = append(group, &tasks[e])
+				tasks[e].byRecords = false
+			}
+		}
+		s.countByRecords(tasks[d].m, group, q.FacetLimit)
+	}
+	return tasks, nil
 }
 
 // topCount is a value id and its count in a search.

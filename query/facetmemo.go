@@ -1,12 +1,14 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
@@ -28,10 +30,9 @@ import (
 // read-only mapping, which stays put as long as the Index is open.
 
 // The smallest memoised list: stations/memoShare stations, and never
-// below memoFloor. On the real snapshot that is 256 stations, 761 lists,
-// counted in about 100 ms and held in about 5 MB: visiting the records of
-// a set of a few hundred stations, scattered over the name order, already
-// costs as much as the search itself (country=PH, 767 stations, took 3.5x
+// below memoFloor. On the real snapshot that is 256 stations, 761 lists:
+// visiting the records of a set of a few hundred stations, scattered over
+// the name order, already costs as much as the search itself (country=PH, 767 stations, took 3.5x
 // the plain search when the floor was 791), while a smaller set costs
 // well under it. The share keeps the number of lists, and so the memo's
 // size, about the same at any scale.
@@ -40,14 +41,79 @@ const (
 	memoFloor = 256
 )
 
-// memoBuckets are the buckets whose lists a search uses as they are.
-var memoBuckets = [...][]byte{
-	format.BucketCountries, format.BucketLangCodes, format.BucketLangLabels, format.BucketGenres, format.BucketAllPrefix,
+// The pair memo's bounds (see memoPairs): pairs of at least pairShare
+// times the smallest memoised list, among the pairLists largest lists,
+// sized on pairKeys keys, and pairBudget records counted in all, whatever
+// the number of stations.
+const (
+	pairShare  = 2
+	pairLists  = 256
+	pairKeys   = 8
+	pairBudget = 1 << 24
+)
+
+// memoBuckets are the buckets whose lists a search uses as they are, and
+// memoDims the dimension of each (none for words' lists): a search
+// intersects at most one list per filter dimension, and any number of
+// words' lists.
+var (
+	memoBuckets = [...][]byte{
+		format.BucketCountries, format.BucketLangCodes, format.BucketLangLabels, format.BucketGenres, format.BucketAllPrefix,
+	}
+	memoDims = [...]dimension{dimCountry, dimLanguage, dimLanguage, dimGenre, dimNone}
+)
+
+// The pair memo: the same top values, DefaultFacetLimit of each facet,
+// for the intersection of two of those lists (a word and a country, a
+// country and a genre, two words: q=music radio). These are most of the
+// searches whose facets still cost several times the search itself: a
+// search with a word and a filter counts the facet of that filter over
+// the word alone, often thousands of stations (country=DE&genre=news&
+// q=radio counts the genres of q=radio&country=DE). memoPairs chooses and
+// bounds them; BenchmarkFacetMemo reports how many the real snapshot gets,
+// and their time and memory. A set of three conditions or more, or a
+// larger facet limit for a pair, is counted.
+//
+// A pair is known by the addresses of both lists, lower first; the
+// intersection of two lists, in either order, carries it (set.pair), and
+// memoOf finds it from a search's lists before intersecting them.
+type listPair struct{ a, b *byte }
+
+func pairOf(a, b *byte) listPair {
+	if uintptr(unsafe.Pointer(a)) > uintptr(unsafe.Pointer(b)) {
+		a, b = b, a
+	}
+	return listPair{a, b}
+}
+
+// memoFacets is the top limit values of each facet of one set, most
+// first, as facetTops finds them; compact, since the memo holds
+// thousands.
+type memoFacets struct {
+	limit int
+	lists [len(facetDims)][]memoCount
+}
+
+type memoCount struct{ id, n uint32 }
+
+// tops appends the first k values of facet d to top, or reports that the
+// memo has fewer than k of them when the facet has more.
+func (f *memoFacets) tops(d, k int, top []topCount) ([]topCount, bool) {
+	l := f.lists[d]
+	if k > f.limit && len(l) == f.limit {
+		return top, false
+	}
+	for _, c := range l[:min(k, len(l))] {
+		top = append(top, topCount{c.id, int(c.n)})
+	}
+	memoHits.Add(1)
+	return top, true
 }
 
 type facetMemo struct {
 	min   int
-	lists map[*byte]*Facets // by the address of the posting list's bytes
+	lists map[*byte]*memoFacets    // by the address of the posting list's bytes
+	pairs map[listPair]*memoFacets // by both lists' addresses
 }
 
 type lazyMemo struct {
@@ -60,14 +126,17 @@ type lazyMemo struct {
 var memoHits atomic.Int64
 
 // memoised returns the memoised facets of m, or nil.
-func (ix *Index) memoised(m set, n int) *Facets {
+func (ix *Index) memoised(m set, n int) *memoFacets {
 	memo := ix.memo.ready.Load()
-	if memo == nil || m.src == nil || n < memo.min {
+	if memo == nil || n < memo.min {
 		return nil
 	}
-	f := memo.lists[m.src]
-	if f != nil {
-		memoHits.Add(1)
+	var f *memoFacets
+	switch {
+	case m.src != nil:
+		f = memo.lists[m.src]
+	case m.pair.a != nil:
+		f = memo.pairs[m.pair]
 	}
 	return f
 }
@@ -86,12 +155,24 @@ func (ix *Index) warmFacetMemo() error {
 	return lm.err
 }
 
+// memoList is one list of the memo while it is built.
+type memoList struct {
+	dim dimension
+	v   []byte
+	bm  *roaring.Bitmap // a view of v
+	n   int
+}
+
 func (ix *Index) buildFacetMemo() (*facetMemo, error) {
-	memo := &facetMemo{min: max(memoFloor, ix.meta.Stations/memoShare), lists: map[*byte]*Facets{}}
-	all := Query{Facets: FacetSet{Country: true, Language: true, Genre: true}, FacetLimit: MaxFacetLimit}
-	err := ix.view(func(tx *bolt.Tx) error {
+	memo := &facetMemo{
+		min:   max(memoFloor, ix.meta.Stations/memoShare),
+		lists: map[*byte]*memoFacets{},
+		pairs: map[listPair]*memoFacets{},
+	}
+	return memo, ix.view(func(tx *bolt.Tx) error {
+		var large []memoList
 		var cs []rawContainer
-		for _, name := range memoBuckets {
+		for i, name := range memoBuckets {
 			// through the page tree: searches key the memo by the
 			// addresses of the lists they read through it
 			root, ok := ix.tree.roots[string(name)]
@@ -107,37 +188,200 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 				if n < memo.min || n >= ix.meta.Stations {
 					continue // small, or every station: counted fast as it is
 				}
-				f, err := ix.countFacets(tx, v, all)
+				f, err := ix.countMemo(tx, MaxFacetLimit, func(w *workspace) (set, error) { return w.view(v) })
 				if err != nil {
 					return fmt.Errorf("%s %q: %w", name, k, err)
 				}
 				memo.lists[unsafe.SliceData(v)] = f
+				bm := roaring.New()
+				if _, err := bm.FromBuffer(v); err != nil {
+					return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, name, k, err)
+				}
+				large = append(large, memoList{memoDims[i], v, bm, n})
 			}
 		}
-		return nil
+		return ix.memoPairs(tx, memo, large)
 	})
-	return memo, err
 }
 
-// countFacets counts the facets of the stations of posting list v, in a
-// workspace of its own.
-func (ix *Index) countFacets(tx *bolt.Tx, v []byte, q Query) (*Facets, error) {
+// memoPairs counts the facets of the pairs of large lists that a search
+// can intersect (two dimensions, or two words) whose intersection holds
+// at least pairShare times the memo's smallest list, largest first, until
+// pairBudget records have been counted. An intersection as large as one
+// of its lists is that list, which searches find in the list memo (see
+// sameAs).
+//
+// The pairs are sized on a sample of pairKeys keys (ranges of 65,536
+// records) spread over the records, among the pairLists largest lists, so
+// that sizing them costs the same at any scale; the pairs counted are
+// sized exactly.
+func (ix *Index) memoPairs(tx *bolt.Tx, memo *facetMemo, large []memoList) error {
+	least := pairShare * memo.min
+	large = slices.DeleteFunc(slices.Clone(large), func(l memoList) bool { return l.n < least })
+	slices.SortStableFunc(large, func(a, b memoList) int { return cmp.Compare(b.n, a.n) })
+	large = large[:min(len(large), pairLists)]
+	keys := (ix.meta.Stations + 1<<16 - 1) >> 16
+	mask, sampled := sampleMask(keys)
+	samples := make([]*roaring.Bitmap, len(large))
+	for i, l := range large {
+		samples[i] = roaring.And(l.bm, mask)
+	}
+	type pair struct{ a, b, est int }
+	var pairs []pair
+	for i, a := range large {
+		for j := i + 1; j < len(large); j++ {
+			if a.dim == large[j].dim && a.dim != dimNone {
+				continue
+			}
+			if est := int(samples[i].AndCardinality(samples[j])) * keys / sampled; est >= least {
+				pairs = append(pairs, pair{i, j, est})
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Compare(y.est, x.est) })
+	budget := pairBudget
+	for _, p := range pairs {
+		if budget < 0 {
+			break
+		}
+		a, b := large[p.a], large[p.b]
+		n := int(a.bm.AndCardinality(b.bm))
+		if n < least || n == min(a.n, b.n) {
+			continue
+		}
+		budget -= n
+		f, err := ix.countMemo(tx, DefaultFacetLimit, func(w *workspace) (set, error) {
+			sa, err := w.view(a.v)
+			if err != nil {
+				return set{}, err
+			}
+			sb, err := w.view(b.v)
+			if err != nil {
+				return set{}, err
+			}
+			return w.and(sa, sb), nil
+		})
+		if err != nil {
+			return err
+		}
+		memo.pairs[pairOf(unsafe.SliceData(a.v), unsafe.SliceData(b.v))] = f
+	}
+	return nil
+}
+
+// sampleMask is every record of at most pairKeys of the keys, spread
+// evenly, and how many.
+func sampleMask(keys int) (*roaring.Bitmap, int) {
+	mask := roaring.New()
+	n := min(keys, pairKeys)
+	for i := range n {
+		k := uint64(i * keys / n)
+		mask.AddRange(k<<16, (k+1)<<16)
+	}
+	return mask, n
+}
+
+// countMemo counts the facets of the set made by mk, k values of each, in
+// a workspace of its own. The memo is published once built, so this
+// counts afresh.
+func (ix *Index) countMemo(tx *bolt.Tx, k int, mk func(w *workspace) (set, error)) (*memoFacets, error) {
 	w := getWorkspace()
 	defer w.release()
 	s := w.newSearch(ix)
 	s.tx = tx
-	m, err := w.view(v)
+	m, err := mk(w)
 	if err != nil {
 		return nil, err
 	}
-	// The memo is published once built, so this counts afresh.
-	f, err := s.facets(q, m)
-	return &f, err
+	q := Query{Facets: FacetSet{Country: true, Language: true, Genre: true}, FacetLimit: k}
+	tasks, err := s.facetTops(q, m, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &memoFacets{limit: k}
+	for d := range tasks {
+		f.lists[d] = make([]memoCount, len(tasks[d].top))
+		for i, c := range tasks[d].top {
+			f.lists[d][i] = memoCount{c.id, uint32(c.n)}
+		}
+		w.tops[d] = tasks[d].top[:0]
+	}
+	return f, nil
 }
 
-// memoList is the first k values of a memoised facet, as a list the
-// caller owns.
-func memoList(f *Facets, d, k int) []FacetCount {
-	l := [...][]FacetCount{f.Country, f.Language, f.Genre}[d]
-	return slices.Clone(l[:min(k, len(l))])
+// memoOperand is a word or filter of a search as the memo may know it:
+// its stored list when it is one (nil otherwise), and the dimension a
+// facet may leave out (dimNone for words, codecs and bitrates).
+type memoOperand struct {
+	dim  dimension
+	list *byte
+}
+
+// memoOperands looks up once the lists of q's words and filters, for
+// memoOf; none when the memo is not built or cannot know q's sets (a
+// distance filter, more than two words).
+func (s *search) memoOperands(q Query) ([]memoOperand, error) {
+	ops := s.w.memoOps[:0]
+	defer func() { s.w.memoOps = ops[:0] }()
+	if s.ix.memo.ready.Load() == nil || q.Near != nil || len(s.w.words) > 2 {
+		return nil, nil
+	}
+	one := func(lists [][]byte) *byte {
+		if len(lists) != 1 {
+			return nil
+		}
+		return unsafe.SliceData(lists[0])
+	}
+	for _, word := range s.w.words {
+		lists, err := s.wordLists(allSpace, word)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, memoOperand{dimNone, one(lists)})
+	}
+	// eachFilter's order
+	dims := [...]dimension{dimCountry, dimLanguage, dimGenre, dimNone, dimNone}
+	present := [...]bool{q.Country != "", q.Language != "", q.Genre != "", len(q.Codecs) > 0, q.BitrateMin > 0 || q.BitrateMax > 0}
+	next := 0
+	err := s.eachFilter(q, dimNone, func(lists [][]byte) (bool, error) {
+		for !present[next] {
+			next++
+		}
+		ops = append(ops, memoOperand{dims[next], one(lists)})
+		next++
+		return true, nil
+	})
+	return ops, err
+}
+
+// memoOf is the memoised facets of the match set of ops without the
+// filter of dimension except (dimNone: the whole match set), when that
+// set is one or two stored lists, found before any bitmap of it is built:
+// intersecting two large lists allocates and fills a container per 65,536
+// records, which a memoised pair does not need. nil when the memo does not
+// know the set by its lists (it may still be a memoised list, which
+// matchSet's and finds; see sameAs).
+func (ix *Index) memoOf(ops []memoOperand, except dimension) *memoFacets {
+	var lists [2]*byte
+	n := 0
+	for _, op := range ops {
+		switch {
+		case op.dim == except && except != dimNone:
+		case op.list == nil || n == len(lists):
+			return nil
+		default:
+			lists[n] = op.list
+			n++
+		}
+	}
+	memo := ix.memo.ready.Load()
+	var f *memoFacets
+	switch {
+	case memo == nil:
+	case n == 1:
+		f = memo.lists[lists[0]]
+	case n == 2:
+		f = memo.pairs[pairOf(lists[0], lists[1])]
+	}
+	return f
 }

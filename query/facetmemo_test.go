@@ -1,7 +1,10 @@
 package query
 
 import (
+	"maps"
+	"slices"
 	"testing"
+	"unsafe"
 
 	qoracle "stationdex/query/oracle"
 )
@@ -109,4 +112,86 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 			t.Errorf("facet %s\n got %v\nwant %v", name, got, want)
 		}
 	}
+}
+
+// Facets whose sets are two stored lists (a word and a filter, two
+// filters, two words: the search's own set, or the set without one of its
+// filters) come from the pair memo, which holds DefaultFacetLimit values;
+// a larger facet limit is counted. Searches of several words, whose
+// facets count the set the conjunctions evaluate (plainMatches), are
+// among them. Every facet agrees with the oracle.
+func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	if err := ix.warmFacetMemo(); err != nil {
+		t.Fatal(err)
+	}
+	memo := ix.memo.ready.Load()
+	t.Logf("pair memo: %d pairs", len(memo.pairs))
+	if len(memo.pairs) < 1000 {
+		t.Fatalf("pair memo of %d pairs: the common pairs are not in it", len(memo.pairs))
+	}
+	queries := []Query{
+		{Q: "radio", Country: "DE"}, {Q: "fm", Language: "english"}, {Q: "la", Language: "spanish"},
+		{Country: "US", Language: "english"}, {Country: "US", Genre: "rock"}, {Genre: "pop", Language: "english"},
+		{Q: "music radio"}, {Q: "radio fm"}, {Q: "rock fm", Country: "US"},
+		{Q: "radio", Country: "US", Language: "English"}, {Q: "radio", Country: "DE", Genre: "news"},
+		{Q: "Radio Paradise"}, {Q: "DR P1 (AAC)"}, {Q: "radio", Codecs: []string{"MP3"}, Country: "FR"},
+	}
+	all := FacetSet{Country: true, Language: true, Genre: true}
+	hits := int64(0)
+	for _, q := range queries {
+		for _, k := range []int{DefaultFacetLimit, 3, MaxFacetLimit} {
+			q.Facets, q.FacetLimit, q.Limit = all, k, 10
+			before := memoHits.Load()
+			res, err := ix.Search(q)
+			if err != nil {
+				t.Fatalf("%s: %v", describe(q), err)
+			}
+			if k <= DefaultFacetLimit {
+				hits += memoHits.Load() - before
+			}
+			got := [...][]FacetCount{res.Facets.Country, res.Facets.Language, res.Facets.Genre}
+			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
+				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got[d], want) {
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)
+				}
+			}
+		}
+	}
+	t.Logf("%d facets answered from the memo", hits)
+	// most of the searches' sets are one list or a pair, at both limits
+	if hits < int64(3*len(queries)) {
+		t.Fatalf("%d facets answered from the memo over %d searches and two limits", hits, len(queries))
+	}
+}
+
+// BenchmarkFacetMemo builds the facet memo of the real snapshot, as
+// Index.Warm does after start-up, and reports its lists and pairs and the
+// memory they hold (the lists' values and their headers).
+func BenchmarkFacetMemo(b *testing.B) {
+	ix, _ := realIndex(b)
+	if err := ix.WarmFacets(); err != nil {
+		b.Fatal(err)
+	}
+	var memo *facetMemo
+	for b.Loop() {
+		var err error
+		if memo, err = ix.buildFacetMemo(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	size := func(fs []*memoFacets) int {
+		n := 0
+		for _, f := range fs {
+			n += int(unsafe.Sizeof(*f))
+			for _, l := range f.lists {
+				n += len(l) * int(unsafe.Sizeof(memoCount{}))
+			}
+		}
+		return n
+	}
+	b.ReportMetric(float64(len(memo.lists)), "lists")
+	b.ReportMetric(float64(len(memo.pairs)), "pairs")
+	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.lists))))/1024, "list-KiB")
+	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.pairs))))/1024, "pair-KiB")
 }

@@ -53,7 +53,8 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 
 func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	start := time.Now()
-	plain := plainQuery(q)
+	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
+	plain := plainQuery(q, len(s.w.words))
 	var err error
 	if plain {
 		res.Total, err = s.planPlain(q)
@@ -63,7 +64,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	if err != nil {
 		return err
 	}
-	if err := s.discover(q, res); err != nil {
+	if err := s.discover(q, res, plain); err != nil {
 		return err
 	}
 	if plain {
@@ -85,7 +86,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 // rank fills w.tiers with the result tiers, best first.
 func (s *search) rank(q Query, stations int) error {
 	s.w.keepLists = q.Facets.Any()
-	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
+	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q) // as run has them: tests call rank alone
 	f, filtered, err := s.filters(q, dimNone)
 	if err != nil || (filtered && f.empty()) {
 		return err
@@ -230,13 +231,18 @@ func (s *search) decodePage() ([]format.Record, error) {
 }
 
 // discover adds what q asks for beyond the page: facet counts, and
-// suggestions when a query with words has no result.
-func (s *search) discover(q Query, res *Result) error {
+// suggestions when a query with words has no result. plain says which
+// path answered the search, and so where its match set is.
+func (s *search) discover(q Query, res *Result, plain bool) error {
 	if q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
 		}
-		f, err := s.facets(q, s.matches())
+		var m set
+		if !plain {
+			m = s.matches()
+		}
+		f, err := s.facets(q, m, plain)
 		if err != nil {
 			return err
 		}
@@ -286,6 +292,10 @@ func (s *search) matchSet(q Query, except dimension) (set, error) {
 		if m, err = s.allWords(allSpace, s.w.words); err != nil {
 			return set{}, err
 		}
+		// kept for the other facets' sets: and intersects it into a
+		// fresh bitmap
+		m.owned = false
+		s.words = m
 	}
 	if m.empty() || !filtered {
 		return m, nil

@@ -21,6 +21,10 @@ type set struct {
 	// src is the first byte of the stored posting list the set is, as
 	// read (nil for a set computed from others): the facet memo's key.
 	src *byte
+	// pair is, for the intersection of two sets read from stored lists,
+	// those lists' first bytes, lower address first (zero otherwise): the
+	// pair memo's key.
+	pair listPair
 	// shortRuns: a stored list of run containers of many short runs,
 	// which roaring combines slowly; settle flattens it before any
 	// combination, and a set used alone (one filter) never pays for it.
@@ -55,6 +59,8 @@ type workspace struct {
 	tops   [len(facetDims)][]topCount
 	counts [len(facetDims)][]uint16 // by value id, zero between uses
 	recBuf []uint32
+	// memoOps: a faceted search's operands (memoOperands)
+	memoOps []memoOperand
 	// keepLists: and tells when an intersection is a whole stored list
 	// (see sameAs), for the facet memo; set by searches asking facets.
 	keepLists bool
@@ -65,6 +71,7 @@ type workspace struct {
 	plain      plain
 	lists      [][]rawContainer // the first nlists in use
 	nlists     int
+	vals       []uint32 // a materialised set's records (plainMatches)
 	parts      []conjunct
 	keyA, keyB *keyScratch
 	search     search // the search using the workspace (newSearch)
@@ -153,12 +160,12 @@ func (w *workspace) view(v []byte) (set, error) {
 	if err != nil {
 		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
-	shortRuns := b.HasRunCompression() && manyShortRuns(b)
+	shortRuns := b.HasRunCompression() && format.ManyShortRuns(b)
 	return set{bm: b, src: unsafe.SliceData(v), shortRuns: shortRuns}, nil
 }
 
 // settle is s ready to be combined with others: flattened when it holds
-// many short runs (see maxRunContainerBytes), as it is otherwise.
+// many short runs (see format.MaxRunContainerBytes), as it is otherwise.
 func (w *workspace) settle(s set) set {
 	if !s.shortRuns {
 		return s
@@ -168,23 +175,9 @@ func (w *workspace) settle(s set) set {
 	return flat
 }
 
-// maxRunContainerBytes is the mean size of a bitmap's run containers above
-// which settle flattens them: about 128 runs (4 bytes each) per container.
-// The indexer run-encodes only lists of long runs (stations of one name are
-// consecutive), which combine fast as they are; flattening them costs a
-// container copy per read, a fifth of the engine's time at millions of
-// stations. Files from elsewhere may still hold containers of thousands of
-// one-value runs, which roaring combines in quadratic time.
-const maxRunContainerBytes = 512
-
-func manyShortRuns(b *roaring.Bitmap) bool {
-	st := b.Stats()
-	return st.RunContainers > 0 && st.RunContainerBytes/st.RunContainers > maxRunContainerBytes
-}
-
 // flatten rewrites a bitmap holding run containers as array and bitmap
 // containers over a pooled buffer. Containers of thousands of short runs
-// (see maxRunContainerBytes) are slow to combine, and several of roaring's
+// (see format.MaxRunContainerBytes) are slow to combine, and several of roaring's
 // operations on them (in-place union, conversion to an array) are
 // quadratic in the number of runs; flattening is linear and its result
 // combines fast.
@@ -233,6 +226,9 @@ func (w *workspace) and(a, b set) set {
 		out.bm = roaring.And(a.bm, b.bm)
 	}
 	out.src = sameAs(out, a, na, b, nb)
+	if out.src == nil && na >= 0 && nb >= 0 {
+		out.pair = pairOf(a.src, b.src)
+	}
 	return out
 }
 
