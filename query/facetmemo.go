@@ -344,8 +344,11 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 	present := [...]bool{q.Country != "", q.Language != "", q.Genre != "", len(q.Codecs) > 0, q.BitrateMin > 0 || q.BitrateMax > 0}
 	next := 0
 	err := s.eachFilter(q, dimNone, func(lists [][]byte) (bool, error) {
-		for !present[next] {
+		for next < len(present) && !present[next] {
 			next++
+		}
+		if next == len(present) {
+			return false, fmt.Errorf("memo operands of %+v: more filters than the query has", q)
 		}
 		ops = append(ops, memoOperand{dims[next], one(lists)})
 		next++
