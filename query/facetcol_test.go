@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
+	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 )
 
@@ -79,6 +80,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 		w := getWorkspace()
 		err := ix.view(func(tx *bolt.Tx) error {
 			s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
+			w.words = fold.AppendTokens(w.words[:0], q.Q)
 			if err := s.rank(q, s.stations); err != nil {
 				return err
 			}

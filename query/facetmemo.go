@@ -339,19 +339,8 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 		}
 		ops = append(ops, memoOperand{dimNone, one(lists)})
 	}
-	// eachFilter's order
-	dims := [...]dimension{dimCountry, dimLanguage, dimGenre, dimNone, dimNone}
-	present := [...]bool{q.Country != "", q.Language != "", q.Genre != "", len(q.Codecs) > 0, q.BitrateMin > 0 || q.BitrateMax > 0}
-	next := 0
-	err := s.eachFilter(q, dimNone, func(lists [][]byte) (bool, error) {
-		for next < len(present) && !present[next] {
-			next++
-		}
-		if next == len(present) {
-			return false, fmt.Errorf("memo operands of %+v: more filters than the query has", q)
-		}
-		ops = append(ops, memoOperand{dims[next], one(lists)})
-		next++
+	err := s.eachFilter(q, dimNone, func(dim dimension, lists [][]byte) (bool, error) {
+		ops = append(ops, memoOperand{dim, one(lists)})
 		return true, nil
 	})
 	return ops, err

@@ -29,7 +29,7 @@ func (s *search) filters(q Query, except dimension) (f set, ok bool, err error) 
 		ok = true
 		return !f.empty()
 	}
-	err = s.eachFilter(q, except, func(lists [][]byte) (bool, error) {
+	err = s.eachFilter(q, except, func(_ dimension, lists [][]byte) (bool, error) {
 		one, err := s.w.unionRaw(lists)
 		if err != nil {
 			return false, err
@@ -46,31 +46,34 @@ func (s *search) filters(q Query, except dimension) (f set, ok bool, err error) 
 	return f, ok, err
 }
 
-// eachFilter calls fn with the stored lists of each filter of q but the
-// one of dimension except, in a fixed order, until fn says to stop: the
-// list of a country, language or genre (none for a value nothing has),
-// those of every value for codecs and bitrates. Both search paths build
-// on it (filters; plainFilters). The distance filter has no stored list
-// (see near). lists is scratch, valid during the call.
-func (s *search) eachFilter(q Query, except dimension, fn func(lists [][]byte) (more bool, err error)) error {
+// eachFilter calls fn with the dimension and the stored lists of each
+// filter of q but the one of dimension except, in a fixed order, until fn
+// says to stop: the list of a country, language or genre (none for a
+// value nothing has), those of every value for codecs and bitrates (of no
+// dimension a facet leaves out: dimNone). Both search paths build on it
+// (filters; plainFilters), and the facet memo's operands. The distance
+// filter has no stored list (see near). lists is scratch, valid during
+// the call.
+func (s *search) eachFilter(q Query, except dimension, fn func(dim dimension, lists [][]byte) (more bool, err error)) error {
 	lists := s.w.rawLists[:0]
 	defer func() { clear(lists[:cap(lists)]); s.w.rawLists = lists[:0] }()
-	one := func(bucket, key []byte) (bool, error) {
+	one := func(dim dimension, bucket, key []byte) (bool, error) {
 		lists = lists[:0]
 		if v := s.lookup(bucket, key); v != nil {
 			lists = append(lists, v)
 		}
-		return fn(lists)
+		return fn(dim, lists)
 	}
 	more, err := true, error(nil)
 	if q.Country != "" && except != dimCountry {
-		more, err = one(format.BucketCountries, s.countryKey(q.Country))
+		more, err = one(dimCountry, format.BucketCountries, s.countryKey(q.Country))
 	}
 	if q.Language != "" && except != dimLanguage && more && err == nil {
-		more, err = one(s.languageKey(q.Language))
+		bucket, key := s.languageKey(q.Language)
+		more, err = one(dimLanguage, bucket, key)
 	}
 	if q.Genre != "" && except != dimGenre && more && err == nil {
-		more, err = one(format.BucketGenres, s.keyOf(format.FacetKey(q.Genre)))
+		more, err = one(dimGenre, format.BucketGenres, s.keyOf(format.FacetKey(q.Genre)))
 	}
 	if len(q.Codecs) > 0 && more && err == nil {
 		lists = lists[:0]
@@ -79,7 +82,7 @@ func (s *search) eachFilter(q Query, except dimension, fn func(lists [][]byte) (
 				lists = append(lists, v)
 			}
 		}
-		more, err = fn(lists)
+		more, err = fn(dimNone, lists)
 	}
 	if (q.BitrateMin > 0 || q.BitrateMax > 0) && more && err == nil {
 		// every bitrate in the range: real data has a few hundred
@@ -89,9 +92,20 @@ func (s *search) eachFilter(q Query, except dimension, fn func(lists [][]byte) (
 		for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
 			lists = append(lists, v)
 		}
-		_, err = fn(lists)
+		_, err = fn(dimNone, lists)
 	}
 	return err
+}
+
+// filterCount is the number of filters of q that eachFilter visits.
+func filterCount(q Query) int {
+	n := 0
+	for _, on := range [...]bool{q.Country != "", q.Language != "", q.Genre != "", len(q.Codecs) > 0, q.BitrateMin > 0 || q.BitrateMax > 0} {
+		if on {
+			n++
+		}
+	}
+	return n
 }
 
 // countryKey is the code in upper case, as countries are filed; only

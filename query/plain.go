@@ -31,17 +31,6 @@ func plainQuery(q Query, words int) bool {
 	return q.Near == nil && (!q.Facets.Any() || words > 1 || words+filterCount(q) > 2)
 }
 
-// filterCount is the number of stored-list filters of q.
-func filterCount(q Query) int {
-	n := 0
-	for _, on := range [...]bool{q.Country != "", q.Language != "", q.Genre != "", len(q.Codecs) > 0, q.BitrateMin > 0 || q.BitrateMax > 0} {
-		if on {
-			n++
-		}
-	}
-	return n
-}
-
 // plainSets names the sets of a plain search's tiers.
 type plainSets int
 
@@ -171,7 +160,7 @@ func (s *search) countWords() int {
 func (s *search) plainFilters(q Query) ([]conjunct, error) {
 	w := s.w
 	start := len(w.parts)
-	err := s.eachFilter(q, dimNone, func(lists [][]byte) (bool, error) {
+	err := s.eachFilter(q, dimNone, func(_ dimension, lists [][]byte) (bool, error) {
 		err := s.addConjunct(lists)
 		return err == nil && !w.plain.empty, err
 	})

@@ -83,10 +83,10 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	return err
 }
 
-// rank fills w.tiers with the result tiers, best first.
+// rank fills w.tiers with the result tiers, best first, for q's words in
+// w.words (run tokenises them).
 func (s *search) rank(q Query, stations int) error {
 	s.w.keepLists = q.Facets.Any()
-	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q) // as run has them: tests call rank alone
 	f, filtered, err := s.filters(q, dimNone)
 	if err != nil || (filtered && f.empty()) {
 		return err
