@@ -31,6 +31,7 @@ const (
 	bGenres
 	bLocations
 	bCodecs
+	bSchemes
 	bBitrates
 	numPostingBuckets
 )
@@ -39,7 +40,7 @@ var postingBucketNames = [numPostingBuckets][]byte{
 	bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
 	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
 	bGenres: format.BucketGenres, bLocations: format.BucketLocations,
-	bCodecs: format.BucketCodecs, bBitrates: format.BucketBitrates,
+	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists
@@ -187,6 +188,7 @@ func (k *postingKeyer) appendFacets(dst []postingKey, rec *format.Record) []post
 		dst = append(dst, postingKey{bGenres, k.label(g).facet})
 	}
 	dst = append(dst, postingKey{bCodecs, rec.Codec})
+	dst = append(dst, postingKey{bSchemes, format.SchemeOf(rec.StreamURL)})
 	if rec.BitrateKbps > 0 {
 		dst = append(dst, postingKey{bBitrates, string(format.BitrateKey(rec.BitrateKbps))})
 	}

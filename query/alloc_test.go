@@ -157,11 +157,11 @@ func TestAllocsPerSearchJSONClass(t *testing.T) {
 // query class of the real snapshot against its ceiling.
 func requireAllocCeilings(t *testing.T, ceilings map[string]float64, search func(*Index, Query) error) {
 	ix, _ := realIndex(t)
-	all := FacetSet{Country: true, Language: true, Genre: true}
+	all := threeFacets
 	classes := map[string]Query{
 		"facets_radio":    {Q: "radio", Facets: all, Limit: 20},
 		"facets_jazz":     {Q: "jazz", Facets: all, Limit: 20},
-		"facets_country":  {Country: "DE", Facets: all, Limit: 20},
+		"facets_country":  {Filter: filters("DE", "", ""), Facets: all, Limit: 20},
 		"facets_broadest": {Facets: all, Limit: 20},
 	}
 	for _, bq := range benchQueries {

@@ -26,13 +26,13 @@ var benchQueries = []struct {
 	{"two_letter_prefix", Query{Q: "ra", Limit: 20}},
 	{"three_letter_prefix", Query{Q: "cla", Limit: 20}},
 	{"non_latin", Query{Q: "радио", Limit: 20}},
-	{"genre_filter", Query{Genre: "pop", Limit: 20}},
-	{"country_language", Query{Country: "de", Language: "german", Limit: 20}},
-	{"word_and_filters", Query{Q: "radio", Country: "us", Genre: "news", Limit: 20}},
+	{"genre_filter", Query{Filter: filters("", "", "pop"), Limit: 20}},
+	{"country_language", Query{Filter: filters("de", "german", ""), Limit: 20}},
+	{"word_and_filters", Query{Q: "radio", Filter: filters("us", "", "news"), Limit: 20}},
 	{"all_stations", Query{Limit: 20}},
 	{"deep_offset", Query{Q: "a", Limit: 50, Offset: 5000}},
 	{"zero_result", Query{Q: "zzzzqx", Limit: 20}},
-	{"unknown_filter", Query{Q: "radio", Genre: "no such genre", Limit: 20}},
+	{"unknown_filter", Query{Q: "radio", Filter: filters("", "", "no such genre"), Limit: 20}},
 }
 
 // BenchmarkSearch measures one Search per operation on the real snapshot,

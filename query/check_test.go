@@ -142,7 +142,7 @@ func TestStationJSONOnDamagedBlockFails(t *testing.T) {
 func TestSearchOnDamagedBitmapFails(t *testing.T) {
 	for _, value := range []string{"garbage!", "", "\x3b\x30\x00\x00\x01\x00\x00\x00\xff\xff"} {
 		ix := openIndex(t, resealed(t, put("genres", "pop", value)))
-		if _, err := ix.Search(Query{Genre: "pop", Limit: 10}); !errors.Is(err, format.ErrCorrupt) {
+		if _, err := ix.Search(Query{Filter: filters("", "", "pop"), Limit: 10}); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: err %v, want ErrCorrupt", value, err)
 		}
 	}

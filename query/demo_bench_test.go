@@ -31,9 +31,9 @@ var demoBenchQueries = []struct {
 	{"prefix", Query{Q: "ra", Limit: 20}},
 	{"two_words", Query{Q: "radio demo", Limit: 20}},
 	{"non_latin", Query{Q: "радио", Limit: 20}},
-	{"genre", Query{Genre: "pop", Limit: 20}},
-	{"country_language", Query{Country: "at", Language: "german", Limit: 20}},
-	{"word_and_filters", Query{Q: "radio", Country: "de", Genre: "pop", Limit: 20}},
+	{"genre", Query{Filter: filters("", "", "pop"), Limit: 20}},
+	{"country_language", Query{Filter: filters("at", "german", ""), Limit: 20}},
+	{"word_and_filters", Query{Q: "radio", Filter: filters("de", "", "pop"), Limit: 20}},
 	{"all", Query{Limit: 50}},
 	{"past_the_end", Query{Q: "radio", Limit: 20, Offset: 40}},
 	{"zero_result", Query{Q: "zzzzqx", Limit: 20}},
@@ -81,7 +81,7 @@ func BenchmarkDemoFacetStations(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ix.FacetStations(FacetGenre, "pop", 0, MaxLimit); err != nil {
+		if _, err := ix.ListedStations(DimGenre, "pop", 0, MaxLimit); err != nil {
 			b.Fatal(err)
 		}
 	}

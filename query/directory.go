@@ -7,80 +7,63 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
 )
 
-// The directory: browsing the facet buckets (countries, language labels,
-// genres, locations) instead of searching them. The HTML directory pages
-// and the sitemap are built on these calls; like Search they decode only
-// the records of the page asked for.
+// The directory: browsing the buckets of a dimension (countries, language
+// labels, genres, locations) instead of searching them. The HTML
+// directory pages and the sitemap are built on these calls; like Search
+// they decode only the records of the page asked for. Keys are those of
+// the dimension's directory bucket: ISO alpha-2 upper case for countries,
+// format.FacetKey of the label for the others.
 
-// Facet is one directory dimension, backed by one facet bucket.
-type Facet int
+// ErrNoDirectory: a dimension the directory does not list (a caller bug).
+var ErrNoDirectory = errors.New("no directory of that dimension")
 
-// The facets. Keys are those of the bucket: ISO alpha-2 upper case for
-// countries, format.FacetKey of the label for the others.
-const (
-	FacetCountry Facet = iota + 1
-	FacetLanguage
-	FacetGenre
-	FacetLocation
-)
-
-// ErrNoFacet: a Facet value outside the constants above (a caller bug).
-var ErrNoFacet = errors.New("unknown facet")
-
-func (f Facet) bucket() ([]byte, error) {
-	switch f {
-	case FacetCountry:
-		return format.BucketCountries, nil
-	case FacetLanguage:
-		return format.BucketLangLabels, nil
-	case FacetGenre:
-		return format.BucketGenres, nil
-	case FacetLocation:
-		return format.BucketLocations, nil
+// directoryBucket is the bucket the directory lists d from.
+func directoryBucket(d Dim) ([]byte, error) {
+	if !d.HasDirectory() {
+		return nil, fmt.Errorf("%w: %s", ErrNoDirectory, d.Name())
 	}
-	return nil, fmt.Errorf("%w: %d", ErrNoFacet, int(f))
+	return dims[d].directory, nil
 }
 
-// FacetValue is one value of a facet: its key, a label for people and the
-// number of stations filed under it.
-type FacetValue struct {
+// Listing is one value of a dimension as the directory lists it: its key,
+// a label for people and the number of stations filed under it.
+type Listing struct {
 	Key      string
 	Label    string
 	Stations int
 }
 
-// FacetValues returns the number of values of f and the values at
+// Listings returns the number of values of d and the values at
 // [offset, offset+limit) in order o, each with its label and count.
-func (ix *Index) FacetValues(f Facet, o Order, offset, limit int) (total int, vals []FacetValue, err error) {
-	entries, err := ix.ordered(f, o)
+func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []Listing, err error) {
+	entries, err := ix.ordered(d, o)
 	if err != nil {
 		return 0, nil, err
 	}
 	page := entries[min(max(offset, 0), len(entries)):min(max(offset, 0)+max(limit, 0), len(entries))]
-	bucket, _ := f.bucket() // ordered checked f
+	bucket := dims[d].directory // ordered checked d
 	err = ix.view(func(tx *bolt.Tx) error {
 		w := getWorkspace()
 		defer w.release()
 		for _, e := range page {
-			fv, err := facetValue(tx, w, f, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
+			l, err := listing(tx, w, d, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
 			if err != nil {
 				return err
 			}
-			vals = append(vals, fv)
+			vals = append(vals, l)
 		}
 		return nil
 	})
 	return len(entries), vals, err
 }
 
-// FacetValue looks one key of f up; ok is false when no station has it.
-func (ix *Index) FacetValue(f Facet, key string) (fv FacetValue, ok bool, err error) {
-	bucket, err := f.bucket()
+// Listing looks one key of d up; ok is false when no station has it.
+func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
+	bucket, err := directoryBucket(d)
 	if err != nil {
-		return fv, false, err
+		return l, false, err
 	}
 	err = ix.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucket).Get([]byte(key))
@@ -89,63 +72,44 @@ func (ix *Index) FacetValue(f Facet, key string) (fv FacetValue, ok bool, err er
 		}
 		w := getWorkspace()
 		defer w.release()
-		fv, err = facetValue(tx, w, f, []byte(key), v)
+		l, err = listing(tx, w, d, []byte(key), v)
 		ok = err == nil
 		return err
 	})
-	return fv, ok, err
+	return l, ok, err
 }
 
-// facetValue counts the stations of one key and labels it. A country is
-// labelled with its English name; the other facets with the spelling of
-// the first station (alphabetically) filed under the key, since the key
-// itself is folded.
-func facetValue(tx *bolt.Tx, w *workspace, f Facet, k, v []byte) (FacetValue, error) {
+// listing counts the stations of one key and labels it: as the first
+// station (alphabetically) filed under the key spells it where the key
+// is folded from labels, else by the row's name for it (countries by
+// their English names).
+func listing(tx *bolt.Tx, w *workspace, d Dim, k, v []byte) (Listing, error) {
 	s, err := w.view(v)
 	if err != nil {
-		return FacetValue{}, fmt.Errorf("facet %q: %w", k, err)
+		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
-	fv := FacetValue{Key: string(k), Label: string(k), Stations: s.card()}
-	if f == FacetCountry {
-		if name := iso.CountryName(fv.Key); name != "" {
-			fv.Label = name
-		}
-		return fv, nil
+	l := Listing{Key: string(k), Label: string(k), Stations: s.card()}
+	if dims[d].spelled == nil {
+		l.Label, _ = facetName(d, l.Key)
+		return l, nil
 	}
 	if s.empty() {
-		return fv, nil
+		return l, nil
 	}
 	var r format.Record
 	if err := decodeRecord(tx.Bucket(format.BucketStations), s.bm.Minimum(), &r); err != nil {
-		return FacetValue{}, err
+		return Listing{}, err
 	}
-	for _, label := range facetLabels(f, &r) {
-		if format.FacetKey(label) == fv.Key {
-			fv.Label = label
-			break
-		}
-	}
-	return fv, nil
+	l.Label = spelling(d, &r, l.Key)
+	return l, nil
 }
 
-func facetLabels(f Facet, r *format.Record) []string {
-	switch f {
-	case FacetLanguage:
-		return r.Languages
-	case FacetGenre:
-		return r.Genres
-	case FacetLocation:
-		return []string{r.Location}
-	}
-	return nil
-}
-
-// FacetStations returns the stations filed under key in f, alphabetically
+// ListedStations returns the stations filed under key in d, alphabetically
 // (record order), the page [offset, offset+limit) decoded. An unknown key
 // gives total 0. Unlike Search there is no offset ceiling: a directory page
 // reaches every station of its value.
-func (ix *Index) FacetStations(f Facet, key string, offset, limit int) (Result, error) {
-	bucket, err := f.bucket()
+func (ix *Index) ListedStations(d Dim, key string, offset, limit int) (Result, error) {
+	bucket, err := directoryBucket(d)
 	if err != nil {
 		return Result{}, err
 	}
@@ -169,15 +133,15 @@ func (ix *Index) FacetStations(f Facet, key string, offset, limit int) (Result, 
 		return err
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("facet %q: %w", key, err)
+		return Result{}, fmt.Errorf("%s %q: %w", d.Name(), key, err)
 	}
 	return res, nil
 }
 
-// EachFacetKey calls fn with the keys of f at [offset, offset+limit) in key
-// order. The key is only valid during the call.
-func (ix *Index) EachFacetKey(f Facet, offset, limit int, fn func(key []byte) error) error {
-	bucket, err := f.bucket()
+// EachListedKey calls fn with the keys of d at [offset, offset+limit) in
+// key order. The key is only valid during the call.
+func (ix *Index) EachListedKey(d Dim, offset, limit int, fn func(key []byte) error) error {
+	bucket, err := directoryBucket(d)
 	if err != nil {
 		return err
 	}
@@ -186,10 +150,10 @@ func (ix *Index) EachFacetKey(f Facet, offset, limit int, fn func(key []byte) er
 	})
 }
 
-// FacetCount is the number of values of f.
-func (ix *Index) FacetCount(f Facet) (int, error) {
+// ListingCount is the number of values of d the directory lists.
+func (ix *Index) ListingCount(d Dim) (int, error) {
 	n := 0
-	err := ix.EachFacetKey(f, 0, -1, func([]byte) error { n++; return nil })
+	err := ix.EachListedKey(d, 0, -1, func([]byte) error { n++; return nil })
 	return n, err
 }
 

@@ -9,7 +9,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/fold"
-	"stationdex/indexer/iso"
 )
 
 // Order is the order of a directory's values.
@@ -25,65 +24,63 @@ const (
 	ByName
 )
 
-// facetEntry is one value of a facet as the orders need it.
-type facetEntry struct {
+// directoryEntry is one value of a facet as the orders need it.
+type directoryEntry struct {
 	key      string
 	name     string // fold.Key of the value's name: what A–Z sorts by
 	stations int
 }
 
-// facetOrders are the two orders of one facet's values, computed on first
+// directoryOrders are the two orders of one facet's values, computed on first
 // use from the facet bucket and kept for the life of the Index: the file
 // never changes under it.
-type facetOrders struct {
+type directoryOrders struct {
 	once       sync.Once
-	byName     []facetEntry
-	byStations []facetEntry
+	byName     []directoryEntry
+	byStations []directoryEntry
 	err        error
 }
 
-// ordered returns the values of f in order o.
-func (ix *Index) ordered(f Facet, o Order) ([]facetEntry, error) {
-	if f < FacetCountry || f > FacetLocation {
-		return nil, fmt.Errorf("%w: %d", ErrNoFacet, int(f))
+// ordered returns the values of d in order o.
+func (ix *Index) ordered(d Dim, o Order) ([]directoryEntry, error) {
+	if _, err := directoryBucket(d); err != nil {
+		return nil, err
 	}
-	fo := &ix.orders[f-FacetCountry]
-	fo.once.Do(func() { fo.byName, fo.byStations, fo.err = ix.facetOrders(f) })
+	fo := &ix.orders[d]
+	fo.once.Do(func() { fo.byName, fo.byStations, fo.err = ix.directoryOrder(d) })
 	if o == ByName {
 		return fo.byName, fo.err
 	}
 	return fo.byStations, fo.err
 }
 
-func (ix *Index) facetOrders(f Facet) (byName, byStations []facetEntry, err error) {
-	bucket, err := f.bucket()
-	if err != nil {
-		return nil, nil, err
-	}
+func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err error) {
+	bucket := dims[d].directory
 	err = ix.view(func(tx *bolt.Tx) error {
 		w := getWorkspace()
 		defer w.release()
 		return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
 			s, err := w.view(v)
 			if err != nil {
-				return fmt.Errorf("facet %q: %w", k, err)
+				return fmt.Errorf("%s %q: %w", d.Name(), k, err)
 			}
 			key := string(k)
-			byName = append(byName, facetEntry{key: key, name: sortName(f, key), stations: s.card()})
+			byName = append(byName, directoryEntry{key: key, name: sortName(d, key), stations: s.card()})
 			return nil
 		})
 	})
 	slices.SortFunc(byName, compareNames)
 	byStations = slices.Clone(byName)
-	slices.SortStableFunc(byStations, func(a, b facetEntry) int { return cmp.Compare(b.stations, a.stations) })
+	slices.SortStableFunc(byStations, func(a, b directoryEntry) int { return cmp.Compare(b.stations, a.stations) })
 	return byName, byStations, err
 }
 
-// sortName is what a value sorts under A–Z: a country's English name, else
-// the key (the folded label).
-func sortName(f Facet, key string) string {
-	if f == FacetCountry {
-		if name := iso.CountryName(key); name != "" {
+// sortName is what a value sorts under A–Z: the row's name for it where
+// the directory labels it so (a country's English name), else the key
+// (the folded label).
+func sortName(d Dim, key string) string {
+	if dims[d].spelled == nil {
+		if name, ok := facetName(d, key); ok {
 			return fold.Key(name)
 		}
 	}
@@ -92,7 +89,7 @@ func sortName(f Facet, key string) string {
 
 // compareNames orders A–Z, nameless values last, then by key so the order
 // is total and paging stable.
-func compareNames(a, b facetEntry) int {
+func compareNames(a, b directoryEntry) int {
 	if (a.name == "") != (b.name == "") {
 		if a.name == "" {
 			return 1

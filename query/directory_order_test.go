@@ -16,7 +16,7 @@ func TestFacetValuesOrders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
+	for _, f := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation} {
 		for _, o := range []Order{ByStations, ByName} {
 			all := facetPages(t, ix, f, o, 1000)
 			if got := facetPages(t, ix, f, o, 7); !slices.Equal(got, all) {
@@ -27,11 +27,11 @@ func TestFacetValuesOrders(t *testing.T) {
 	}
 }
 
-func facetPages(t *testing.T, ix *Index, f Facet, o Order, size int) []FacetValue {
+func facetPages(t *testing.T, ix *Index, f Dim, o Order, size int) []Listing {
 	t.Helper()
-	var out []FacetValue
+	var out []Listing
 	for off := 0; ; off += size {
-		total, vals, err := ix.FacetValues(f, o, off, size)
+		total, vals, err := ix.Listings(f, o, off, size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func facetPages(t *testing.T, ix *Index, f Facet, o Order, size int) []FacetValu
 	}
 }
 
-func checkOrder(t *testing.T, f Facet, o Order, vals []FacetValue) {
+func checkOrder(t *testing.T, f Dim, o Order, vals []Listing) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, v := range vals {
@@ -72,8 +72,8 @@ func checkOrder(t *testing.T, f Facet, o Order, vals []FacetValue) {
 
 // nameOf is the A–Z name, computed here from the label apart from the
 // engine's own key: a country's English name, else the folded label.
-func nameOf(f Facet, v FacetValue) string {
-	if f == FacetCountry {
+func nameOf(f Dim, v Listing) string {
+	if f == DimCountry {
 		return fold.Key(iso.CountryName(v.Key))
 	}
 	return fold.Key(v.Label)
@@ -84,7 +84,7 @@ func TestFacetValuesUnknownFacet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.FacetValues(Facet(99), ByName, 0, 10); err == nil {
+	if _, _, err := ix.Listings(Dim(99), ByName, 0, 10); err == nil {
 		t.Fatal("facet 99: no error")
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
 )
 
 // facetColumn is one search facet read once from its bucket: the values
@@ -87,12 +86,12 @@ type lazyColumn struct {
 	err  error
 }
 
-func (ix *Index) column(d int) (*facetColumn, error) {
+func (ix *Index) column(d Dim) (*facetColumn, error) {
 	lc := &ix.facetCols[d]
 	lc.once.Do(func() {
 		lc.err = ix.view(func(tx *bolt.Tx) error {
 			var err error
-			lc.col, err = buildColumn(tx.Bucket(facetDims[d].bucket), ix.meta.Stations, facetDims[d].dim == dimGenre)
+			lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, dims[d].folded)
 			return err
 		})
 	})
@@ -103,7 +102,7 @@ func (ix *Index) column(d int) (*facetColumn, error) {
 // when they fit, every record's value ids, in two passes over the posting
 // lists (count per record, then fill). Posting lists are read in place, so
 // the build allocates only the column.
-func buildColumn(b *bolt.Bucket, stations int, genre bool) (*facetColumn, error) {
+func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: facet bucket missing", format.ErrCorrupt)
 	}
@@ -133,7 +132,7 @@ func buildColumn(b *bolt.Bucket, stations int, genre bool) (*facetColumn, error)
 	col.postings = make([][]byte, len(entries))
 	for i, e := range entries {
 		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
-		col.skip[i] = genre && !Filterable(e.key)
+		col.skip[i] = folded && !Filterable(e.key)
 	}
 	col.labels = make([]atomic.Pointer[string], len(entries))
 	col.byKey = make([]uint32, len(entries))
@@ -217,7 +216,7 @@ const (
 // facetTask is the count of one facet: its column, the match set it
 // counts and the top values found.
 type facetTask struct {
-	d   int
+	d   Dim
 	col *facetColumn
 	m   set
 	n   int
@@ -235,12 +234,11 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 		return Facets{}, err
 	}
 	var out Facets
-	lists := [...]*[]FacetCount{&out.Country, &out.Language, &out.Genre}
 	n := 0
 	for d := range tasks {
 		n += len(tasks[d].top)
 	}
-	all := make([]FacetCount, n) // one allocation for the three lists
+	all := make([]FacetCount, n) // one allocation for every list
 	for d := range tasks {
 		t := &tasks[d]
 		if t.col == nil {
@@ -250,11 +248,11 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 		all = all[len(t.top):]
 		for i, c := range t.top {
 			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
-			if list[i].Label, err = s.facetLabel(d, t.col, c.id); err != nil {
+			if list[i].Label, err = s.facetLabel(t.d, t.col, c.id); err != nil {
 				return Facets{}, err
 			}
 		}
-		*lists[d] = list
+		out[d] = list
 		s.w.tops[d] = t.top[:0]
 	}
 	return out, nil
@@ -267,20 +265,19 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 // A set the memo knows by its stored lists (memoOf) is not built at all:
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
-func (s *search) facetTops(q Query, matches set, plain bool) ([len(facetDims)]facetTask, error) {
-	asked := [...]bool{q.Facets.Country, q.Facets.Language, q.Facets.Genre}
-	filtered := [...]bool{q.Country != "", q.Language != "", q.Genre != ""}
+func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask, error) {
+	filtered := q.Filter.filtered()
 	s.w.keepLists = true // the sets below carry what the memo knows them by
-	var tasks [len(facetDims)]facetTask
+	var tasks [NumDims]facetTask
 	var ops []memoOperand
-	if plain || filtered != [len(facetDims)]bool{} {
+	if plain || filtered&q.Facets != 0 {
 		var err error
 		if ops, err = s.memoOperands(q); err != nil {
 			return tasks, err
 		}
 	}
-	for d, dim := range facetDims {
-		if !asked[d] {
+	for d := range NumDims {
+		if !q.Facets.Has(d) {
 			continue
 		}
 		t := &tasks[d]
@@ -289,10 +286,10 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([len(facetDims)]fa
 		if t.col, err = s.ix.column(d); err != nil {
 			return tasks, err
 		}
-		if filtered[d] || plain {
-			except := dimNone
-			if filtered[d] {
-				except = dim.dim
+		if filtered.Has(d) || plain {
+			except := noDim
+			if filtered.Has(d) {
+				except = d
 			}
 			if memo := s.ix.memoOf(ops, except); memo != nil {
 				var ok bool
@@ -302,8 +299,8 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([len(facetDims)]fa
 			}
 		}
 		switch {
-		case filtered[d]:
-			if t.m, err = s.matchSet(q, dim.dim); err != nil {
+		case filtered.Has(d):
+			if t.m, err = s.matchSet(q, d); err != nil {
 				return tasks, err
 			}
 		case plain:
@@ -337,7 +334,7 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([len(facetDims)]fa
 		if !tasks[d].byRecords {
 			continue
 		}
-		var groupOf [len(facetDims)]*facetTask
+		var groupOf [NumDims]*facetTask
 		group := groupOf[:0]
 		for e := d; e < len(tasks); e++ {
 			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
@@ -423,8 +420,8 @@ var tailsSkipped atomic.Int64
 // over m's n records in one pass, and ranks it into t.top.
 func (s *search) countPart(m set, n int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	w := s.w
-	var parts [len(facetDims)]*slotColumn
-	var counts [len(facetDims)][]uint16
+	var parts [NumDims]*slotColumn
+	var counts [NumDims][]uint16
 	counting := false
 	for j, t := range group {
 		p := part(t)
@@ -528,23 +525,19 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 	return top, nil
 }
 
-// facetLabel names a value: countries and languages by their English
-// names, genres by the spelling of the first station filed under the tag
-// (read once, then cached).
-func (s *search) facetLabel(d int, col *facetColumn, id uint32) (string, error) {
+// facetLabel names a value: by the row's name for it (countries and
+// languages by their English names, codecs as they are), or by the
+// spelling of the first station filed under it (genres, locations); read
+// once, then cached.
+func (s *search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
 	if l := col.labels[id].Load(); l != nil {
 		return *l, nil
 	}
 	key := col.keys[id]
-	var label string
-	switch facetDims[d].dim {
-	case dimCountry:
-		label = cmp.Or(iso.CountryName(key), key)
-	case dimLanguage:
-		label = cmp.Or(iso.LanguageName(key), key)
-	default:
+	label, ok := facetName(d, key)
+	if !ok {
 		var err error
-		if label, err = s.genreLabel(key); err != nil {
+		if label, err = s.spelledLabel(d, dims[d].buckets[0], key); err != nil {
 			return "", err
 		}
 	}
@@ -552,8 +545,10 @@ func (s *search) facetLabel(d int, col *facetColumn, id uint32) (string, error) 
 	return label, nil
 }
 
-func (s *search) genreLabel(key string) (string, error) {
-	one, err := s.get(format.BucketGenres, s.keyOf(key))
+// spelledLabel is key of bucket as the first station filed under it
+// spells it, or key itself.
+func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
+	one, err := s.get(bucket, s.keyOf(key))
 	if err != nil || one.empty() {
 		return key, err
 	}
@@ -561,12 +556,7 @@ func (s *search) genreLabel(key string) (string, error) {
 	if err := decodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
 		return "", err
 	}
-	for _, g := range r.Genres {
-		if format.FacetKey(g) == key {
-			return g, nil
-		}
-	}
-	return key, nil
+	return spelling(d, &r, key), nil
 }
 
 // Warm builds now what the index otherwise builds on first use: the facet
@@ -587,7 +577,10 @@ func (ix *Index) Warm() error {
 // on the real snapshot). A server can call it in the background after
 // Open.
 func (ix *Index) WarmFacets() error {
-	for d := range facetDims {
+	for d := range NumDims {
+		if !d.Facetable() {
+			continue
+		}
 		if _, err := ix.column(d); err != nil {
 			return err
 		}

@@ -61,7 +61,7 @@ func TestFacetColumnDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := openIndex(t, path)
-			_, err = ix.Search(Query{Q: "station", Facets: FacetSet{Country: true, Language: true, Genre: true}, Limit: 5})
+			_, err = ix.Search(Query{Q: "station", Facets: threeFacets, Limit: 5})
 			if !errors.Is(err, format.ErrCorrupt) {
 				t.Fatalf("faceted search of a damaged facet: %v, want ErrCorrupt", err)
 			}
@@ -75,7 +75,7 @@ func TestFacetColumnDamaged(t *testing.T) {
 func TestFacetCountPathsAgree(t *testing.T) {
 	ix, _ := realIndex(t)
 	skipped := tailsSkipped.Load()
-	for _, q := range []Query{{Q: "radio"}, {Q: "jazz"}, {Country: "DE"}, {Q: "a"}, {Q: "rock", Country: "us"}, {Genre: "pop"}} {
+	for _, q := range []Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")}, {Filter: filters("", "", "pop")}} {
 		q.Limit = 1
 		w := getWorkspace()
 		err := ix.view(func(tx *bolt.Tx) error {
@@ -88,7 +88,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 			if m.card() > columnMax {
 				return nil
 			}
-			for d := range facetDims {
+			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec} {
 				col, err := ix.column(d)
 				if err != nil {
 					return err
@@ -125,15 +125,15 @@ func TestFacetCountPathsAgree(t *testing.T) {
 // to 64), each in the part its rank puts it in.
 func TestSlotColumnHoldsEveryValue(t *testing.T) {
 	ix, _ := realIndex(t)
-	for d := range facetDims {
+	for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
 		col, err := ix.column(d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !col.hasColumn() {
-			t.Fatalf("facet %s has no per-record column", facetDims[d].bucket)
+			t.Fatalf("facet %s has no per-record column", d.Name())
 		}
-		if facetDims[d].dim == dimGenre && (col.head.values != headValues || col.tail.values != len(col.keys)-headValues) {
+		if d == DimGenre && (col.head.values != headValues || col.tail.values != len(col.keys)-headValues) {
 			t.Fatalf("genre parts hold %d and %d of %d values", col.head.values, col.tail.values, len(col.keys))
 		}
 		want := make([][]int, col.stations)
@@ -172,11 +172,11 @@ func TestSlotColumnHoldsEveryValue(t *testing.T) {
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want[r]) {
-				t.Fatalf("facet %s record %d: column holds %v, posting lists say %v", facetDims[d].bucket, r, got, want[r])
+				t.Fatalf("facet %s record %d: column holds %v, posting lists say %v", d.Name(), r, got, want[r])
 			}
 		}
-		if facetDims[d].dim != dimCountry && overflowing == 0 {
-			t.Errorf("facet %s: no record overflows its slots; the test covers less than it should", facetDims[d].bucket)
+		if d != DimCountry && overflowing == 0 {
+			t.Errorf("facet %s: no record overflows its slots; the test covers less than it should", d.Name())
 		}
 	}
 }
@@ -212,8 +212,8 @@ func BenchmarkFacetColumns(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		err := ix.view(func(tx *bolt.Tx) error {
-			for _, dim := range facetDims {
-				if _, err := buildColumn(tx.Bucket(dim.bucket), ix.meta.Stations, dim.dim == dimGenre); err != nil {
+			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
+				if _, err := buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, dims[d].folded); err != nil {
 					return err
 				}
 			}

@@ -52,16 +52,30 @@ const (
 	pairBudget = 1 << 24
 )
 
-// memoBuckets are the buckets whose lists a search uses as they are, and
-// memoDims the dimension of each (none for words' lists): a search
-// intersects at most one list per filter dimension, and any number of
-// words' lists.
-var (
-	memoBuckets = [...][]byte{
-		format.BucketCountries, format.BucketLangCodes, format.BucketLangLabels, format.BucketGenres, format.BucketAllPrefix,
+// memoSource is a bucket whose lists a search uses as they are, and the
+// dimension of its lists (noDim for words' lists): a search intersects at
+// most one list per filter dimension, and any number of words' lists.
+type memoSource struct {
+	d      Dim
+	bucket []byte
+}
+
+// memoSources are the buckets of the dimensions the memo holds, then the
+// words' prefixes; memoFacetSet the facets it counts.
+var memoSources, memoFacetSet = func() ([]memoSource, DimSet) {
+	var out []memoSource
+	var ds DimSet
+	for d := range NumDims {
+		if !dims[d].memo {
+			continue
+		}
+		ds = ds.With(d)
+		for _, b := range dims[d].buckets {
+			out = append(out, memoSource{d, b})
+		}
 	}
-	memoDims = [...]dimension{dimCountry, dimLanguage, dimLanguage, dimGenre, dimNone}
-)
+	return append(out, memoSource{noDim, format.BucketAllPrefix}), ds
+}()
 
 // The pair memo: the same top values, DefaultFacetLimit of each facet,
 // for the intersection of two of those lists (a word and a country, a
@@ -91,16 +105,17 @@ func pairOf(a, b *byte) listPair {
 // thousands.
 type memoFacets struct {
 	limit int
-	lists [len(facetDims)][]memoCount
+	lists [NumDims][]memoCount
 }
 
 type memoCount struct{ id, n uint32 }
 
 // tops appends the first k values of facet d to top, or reports that the
-// memo has fewer than k of them when the facet has more.
-func (f *memoFacets) tops(d, k int, top []topCount) ([]topCount, bool) {
+// memo has fewer than k of them when the facet has more, or does not
+// count d.
+func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
 	l := f.lists[d]
-	if k > f.limit && len(l) == f.limit {
+	if !memoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
 		return top, false
 	}
 	for _, c := range l[:min(k, len(l))] {
@@ -157,7 +172,7 @@ func (ix *Index) warmFacetMemo() error {
 
 // memoList is one list of the memo while it is built.
 type memoList struct {
-	dim dimension
+	dim Dim
 	v   []byte
 	bm  *roaring.Bitmap // a view of v
 	n   int
@@ -172,7 +187,8 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 	return memo, ix.view(func(tx *bolt.Tx) error {
 		var large []memoList
 		var cs []rawContainer
-		for i, name := range memoBuckets {
+		for _, src := range memoSources {
+			name := src.bucket
 			// through the page tree: searches key the memo by the
 			// addresses of the lists they read through it
 			root, ok := ix.tree.roots[string(name)]
@@ -197,7 +213,7 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 				if _, err := bm.FromBuffer(v); err != nil {
 					return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, name, k, err)
 				}
-				large = append(large, memoList{memoDims[i], v, bm, n})
+				large = append(large, memoList{src.d, v, bm, n})
 			}
 		}
 		return ix.memoPairs(tx, memo, large)
@@ -230,7 +246,7 @@ func (ix *Index) memoPairs(tx *bolt.Tx, memo *facetMemo, large []memoList) error
 	var pairs []pair
 	for i, a := range large {
 		for j := i + 1; j < len(large); j++ {
-			if a.dim == large[j].dim && a.dim != dimNone {
+			if a.dim == large[j].dim && a.dim != noDim {
 				continue
 			}
 			if est := int(samples[i].AndCardinality(samples[j])) * keys / sampled; est >= least {
@@ -293,7 +309,7 @@ func (ix *Index) countMemo(tx *bolt.Tx, k int, mk func(w *workspace) (set, error
 	if err != nil {
 		return nil, err
 	}
-	q := Query{Facets: FacetSet{Country: true, Language: true, Genre: true}, FacetLimit: k}
+	q := Query{Facets: memoFacetSet, FacetLimit: k}
 	tasks, err := s.facetTops(q, m, false)
 	if err != nil {
 		return nil, err
@@ -311,9 +327,9 @@ func (ix *Index) countMemo(tx *bolt.Tx, k int, mk func(w *workspace) (set, error
 
 // memoOperand is a word or filter of a search as the memo may know it:
 // its stored list when it is one (nil otherwise), and the dimension a
-// facet may leave out (dimNone for words, codecs and bitrates).
+// facet may leave out (noDim for words and bitrates).
 type memoOperand struct {
-	dim  dimension
+	dim  Dim
 	list *byte
 }
 
@@ -337,9 +353,9 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, memoOperand{dimNone, one(lists)})
+		ops = append(ops, memoOperand{noDim, one(lists)})
 	}
-	err := s.eachFilter(q, dimNone, func(dim dimension, lists [][]byte) (bool, error) {
+	err := s.eachFilter(q, noDim, func(dim Dim, lists [][]byte) (bool, error) {
 		ops = append(ops, memoOperand{dim, one(lists)})
 		return true, nil
 	})
@@ -347,18 +363,18 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 }
 
 // memoOf is the memoised facets of the match set of ops without the
-// filter of dimension except (dimNone: the whole match set), when that
+// filter of dimension except (noDim: the whole match set), when that
 // set is one or two stored lists, found before any bitmap of it is built:
 // intersecting two large lists allocates and fills a container per 65,536
 // records, which a memoised pair does not need. nil when the memo does not
 // know the set by its lists (it may still be a memoised list, which
 // matchSet's and finds; see sameAs).
-func (ix *Index) memoOf(ops []memoOperand, except dimension) *memoFacets {
+func (ix *Index) memoOf(ops []memoOperand, except Dim) *memoFacets {
 	var lists [2]*byte
 	n := 0
 	for _, op := range ops {
 		switch {
-		case op.dim == except && except != dimNone:
+		case op.dim == except && except != noDim:
 		case op.list == nil || n == len(lists):
 			return nil
 		default:

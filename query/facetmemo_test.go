@@ -23,27 +23,27 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), memo.min)
 	}
 	queries := []Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
-		{Country: "US"}, {Country: "de"}, {Country: "FR"}, {Country: "CN", Offset: 3250},
-		{Language: "english"}, {Language: "en"}, {Language: "German"}, {Language: "spanish"},
-		{Genre: "pop"}, {Genre: "news"}, {Genre: "music"}}
+		{Filter: filters("US", "", "")}, {Filter: filters("de", "", "")}, {Filter: filters("FR", "", "")}, {Filter: filters("CN", "", ""), Offset: 3250},
+		{Filter: filters("", "english", "")}, {Filter: filters("", "en", "")}, {Filter: filters("", "German", "")}, {Filter: filters("", "spanish", "")},
+		{Filter: filters("", "", "pop")}, {Filter: filters("", "", "news")}, {Filter: filters("", "", "music")}}
 	before := memoHits.Load()
 	for _, q := range queries {
 		for _, shape := range []struct {
 			k   int
-			set FacetSet
+			set DimSet
 		}{
-			{10, FacetSet{Country: true, Language: true, Genre: true}},
-			{1, FacetSet{Genre: true}},
-			{50, FacetSet{Country: true, Language: true, Genre: true}},
-			{7, FacetSet{Country: true, Language: true}},
+			{10, threeFacets},
+			{1, DimsOf(DimGenre)},
+			{50, threeFacets},
+			{7, DimsOf(DimCountry, DimLanguage)},
 		} {
 			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
 			res, err := ix.Search(q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
-			got := [...][]FacetCount{res.Facets.Country, res.Facets.Language, res.Facets.Genre}
-			asked := [...]bool{shape.set.Country, shape.set.Language, shape.set.Genre}
+			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
+			asked := [...]bool{shape.set.Has(DimCountry), shape.set.Has(DimLanguage), shape.set.Has(DimGenre)}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if !asked[d] {
 					if got[d] != nil {
@@ -69,19 +69,19 @@ func TestFacetMemoListsAreCopies(t *testing.T) {
 	if err := ix.warmFacetMemo(); err != nil {
 		t.Fatal(err)
 	}
-	q := Query{Q: "radio", Facets: FacetSet{Country: true}, FacetLimit: 3, Limit: 1}
+	q := Query{Q: "radio", Facets: DimsOf(DimCountry), FacetLimit: 3, Limit: 1}
 	first, err := ix.Search(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := first.Facets.Country[0]
-	first.Facets.Country[0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
+	want := first.Facets[DimCountry][0]
+	first.Facets[DimCountry][0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
 	again, err := ix.Search(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Facets.Country[0] != want {
-		t.Fatalf("second search's first country %v, want %v", again.Facets.Country[0], want)
+	if again.Facets[DimCountry][0] != want {
+		t.Fatalf("second search's first country %v, want %v", again.Facets[DimCountry][0], want)
 	}
 }
 
@@ -93,8 +93,8 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 	if err := ix.warmFacetMemo(); err != nil {
 		t.Fatal(err)
 	}
-	q := Query{Q: "am", Country: "US", Facets: FacetSet{Language: true, Genre: true}, FacetLimit: 10, Limit: 10}
-	us := len(o.search(Query{Country: "US"}))
+	q := Query{Q: "am", Filter: filters("US", "", ""), Facets: DimsOf(DimLanguage, DimGenre), FacetLimit: 10, Limit: 10}
+	us := len(o.search(Query{Filter: filters("US", "", "")}))
 	if n := len(o.search(q)); n != us || n < 256 {
 		t.Fatalf("q=am&country=US finds %d stations, country=US %d: the case this test needs is gone", n, us)
 	}
@@ -107,7 +107,7 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 		t.Errorf("%d of 2 facets answered from the memo", hits)
 	}
 	for d, name := range []string{qoracle.FacetLanguage, qoracle.FacetGenre} {
-		got := [...][]FacetCount{res.Facets.Language, res.Facets.Genre}[d]
+		got := [...][]FacetCount{res.Facets[DimLanguage], res.Facets[DimGenre]}[d]
 		if want := oracleTop(o.Facets(request(q), name), name, 10); !sameCounts(got, want) {
 			t.Errorf("facet %s\n got %v\nwant %v", name, got, want)
 		}
@@ -131,13 +131,13 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 		t.Fatalf("pair memo of %d pairs: the common pairs are not in it", len(memo.pairs))
 	}
 	queries := []Query{
-		{Q: "radio", Country: "DE"}, {Q: "fm", Language: "english"}, {Q: "la", Language: "spanish"},
-		{Country: "US", Language: "english"}, {Country: "US", Genre: "rock"}, {Genre: "pop", Language: "english"},
-		{Q: "music radio"}, {Q: "radio fm"}, {Q: "rock fm", Country: "US"},
-		{Q: "radio", Country: "US", Language: "English"}, {Q: "radio", Country: "DE", Genre: "news"},
-		{Q: "Radio Paradise"}, {Q: "DR P1 (AAC)"}, {Q: "radio", Codecs: []string{"MP3"}, Country: "FR"},
+		{Q: "radio", Filter: filters("DE", "", "")}, {Q: "fm", Filter: filters("", "english", "")}, {Q: "la", Filter: filters("", "spanish", "")},
+		{Filter: filters("US", "english", "")}, {Filter: filters("US", "", "rock")}, {Filter: filters("", "english", "pop")},
+		{Q: "music radio"}, {Q: "radio fm"}, {Q: "rock fm", Filter: filters("US", "", "")},
+		{Q: "radio", Filter: filters("US", "English", "")}, {Q: "radio", Filter: filters("DE", "", "news")},
+		{Q: "Radio Paradise"}, {Q: "DR P1 (AAC)"}, {Q: "radio", Filter: filters("FR", "", "", "MP3")},
 	}
-	all := FacetSet{Country: true, Language: true, Genre: true}
+	all := threeFacets
 	hits := int64(0)
 	for _, q := range queries {
 		for _, k := range []int{DefaultFacetLimit, 3, MaxFacetLimit} {
@@ -150,7 +150,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			if k <= DefaultFacetLimit {
 				hits += memoHits.Load() - before
 			}
-			got := [...][]FacetCount{res.Facets.Country, res.Facets.Language, res.Facets.Genre}
+			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got[d], want) {
 					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)

@@ -81,7 +81,7 @@ func damage(sound, edits []byte, cut uint32) []byte {
 // succeed.
 func useAll(t *testing.T, ix *Index) {
 	t.Helper()
-	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Country: "de", Limit: 5}, {Genre: "pop", Language: "en", Limit: 5}} {
+	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Filter: filters("de", "", ""), Limit: 5}, {Filter: filters("", "en", "pop"), Limit: 5}} {
 		res, err := ix.Search(q)
 		if err != nil {
 			t.Fatalf("Open passed, Search(%+v): %v", q, err)
@@ -98,9 +98,9 @@ func useAll(t *testing.T, ix *Index) {
 			t.Fatalf("Open passed, SearchJSON(%+v): %v", q, err)
 		}
 	}
-	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
-		if _, _, err := ix.FacetValues(facet, ByStations, 0, 10); err != nil {
-			t.Fatalf("Open passed, FacetValues(%d): %v", facet, err)
+	for _, facet := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation} {
+		if _, _, err := ix.Listings(facet, ByStations, 0, 10); err != nil {
+			t.Fatalf("Open passed, Listings(%d): %v", facet, err)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func FuzzSearch(f *testing.F) {
 			t.Skip("the API rejects invalid UTF-8 and non-ASCII country codes before searching")
 		}
 		ix, o := small(t)
-		q := Query{Q: text, Country: country, Language: language, Genre: genre,
+		q := Query{Q: text, Filter: filters(country, language, genre),
 			Limit: 1 + abs(limit)%MaxLimit, Offset: abs(offset) % 40}
 		samePage(t, ix, q, o.search(q))
 	})

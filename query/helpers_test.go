@@ -94,3 +94,39 @@ func ids(recs []format.Record) []format.UUID {
 	}
 	return out
 }
+
+// filters is the Filters of a country, language and genre ("" for none)
+// and any codecs: the shape most tests write.
+func filters(country, language, genre string, codecs ...string) Filters {
+	var f Filters
+	for d, v := range map[Dim]string{DimCountry: country, DimLanguage: language, DimGenre: genre} {
+		if v != "" {
+			f[d] = []string{v}
+		}
+	}
+	if len(codecs) > 0 {
+		f[DimCodec] = codecs
+	}
+	return f
+}
+
+// threeFacets are the facets the memo holds.
+var threeFacets = DimsOf(DimCountry, DimLanguage, DimGenre)
+
+// one is the value of a single-valued filter, or "".
+func one(f Filters, d Dim) string {
+	if len(f[d]) == 0 {
+		return ""
+	}
+	return f[d][0]
+}
+
+// dimOfFacet is the dimension of an oracle facet name.
+func dimOfFacet(name string) Dim {
+	for d := range NumDims {
+		if d.Name() == name {
+			return d
+		}
+	}
+	panic("no dimension " + name)
+}

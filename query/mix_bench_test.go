@@ -32,7 +32,7 @@ func mixQueries(tb testing.TB) (classes []string, qs []Query) {
 		limit, _ := strconv.Atoi(c[5])
 		offset, _ := strconv.Atoi(c[6])
 		classes = append(classes, c[0])
-		qs = append(qs, Query{Q: c[1], Country: c[2], Language: c[3], Genre: c[4], Limit: limit, Offset: offset})
+		qs = append(qs, Query{Q: c[1], Filter: filters(c[2], c[3], c[4]), Limit: limit, Offset: offset})
 	}
 	return classes, qs
 }
@@ -61,7 +61,7 @@ func BenchmarkMixLatency(b *testing.B) {
 			for b.Loop() {
 				for i, q := range qs {
 					if mode == "facets" {
-						q.Facets = FacetSet{Country: true, Language: true, Genre: true}
+						q.Facets = threeFacets
 					}
 					start := time.Now()
 					if _, err := ix.Search(q); err != nil {

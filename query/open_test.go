@@ -360,7 +360,7 @@ func answers(t *testing.T, path string) string {
 	}
 	defer ix.Close()
 	var out strings.Builder
-	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Country: "de", Limit: 5}, {Genre: "pop", Language: "en", Limit: 5}} {
+	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Filter: filters("de", "", ""), Limit: 5}, {Filter: filters("", "en", "pop"), Limit: 5}} {
 		res, err := ix.Search(q)
 		res.Timing = Timing{}
 		doc, _ := json.Marshal(res) // values only: no pointers printed
@@ -368,8 +368,8 @@ func answers(t *testing.T, path string) string {
 		_, stored, err := ix.SearchJSON(q, nil)
 		fmt.Fprintf(&out, "%q %v\n", stored, err)
 	}
-	for _, facet := range []Facet{FacetCountry, FacetLanguage, FacetGenre, FacetLocation} {
-		a, b, err := ix.FacetValues(facet, ByStations, 0, 10)
+	for _, facet := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation} {
+		a, b, err := ix.Listings(facet, ByStations, 0, 10)
 		doc, _ := json.Marshal(a)
 		fmt.Fprintf(&out, "%s %v %v\n", doc, b, err)
 	}

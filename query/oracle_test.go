@@ -16,8 +16,10 @@ func (o *oracle) search(q Query) []format.UUID {
 
 // request is the oracle's form of q.
 func request(q Query) qoracle.Request {
-	r := qoracle.Request{Q: q.Q, Country: q.Country, Language: q.Language, Genre: q.Genre,
-		Codecs: q.Codecs, BitrateMin: q.BitrateMin, BitrateMax: q.BitrateMax}
+	f := q.Filter
+	r := qoracle.Request{Q: q.Q, Country: one(f, DimCountry), Language: one(f, DimLanguage), Genre: one(f, DimGenre),
+		Location: one(f, DimLocation), HTTPS: one(f, DimHTTPS), Codecs: f[DimCodec],
+		BitrateMin: q.BitrateMin, BitrateMax: q.BitrateMax}
 	if q.Near != nil {
 		r.Near = &qoracle.Near{Lat: q.Near.Lat, Lon: q.Near.Lon, RadiusKm: q.Near.RadiusKm}
 	}

@@ -160,7 +160,7 @@ func (s *search) countWords() int {
 func (s *search) plainFilters(q Query) ([]conjunct, error) {
 	w := s.w
 	start := len(w.parts)
-	err := s.eachFilter(q, dimNone, func(_ dimension, lists [][]byte) (bool, error) {
+	err := s.eachFilter(q, noDim, func(_ Dim, lists [][]byte) (bool, error) {
 		err := s.addConjunct(lists)
 		return err == nil && !w.plain.empty, err
 	})

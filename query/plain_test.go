@@ -43,21 +43,21 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 		{},
 		{Q: "radio"},
 		{Q: "radio rock"},
-		{Q: "jazz", Country: "FR"},
-		{Q: "rock fm", Country: "de", Language: "german"},
+		{Q: "jazz", Filter: filters("FR", "", "")},
+		{Q: "rock fm", Filter: filters("de", "german", "")},
 		{Q: "st"},
 		{Q: "1"},
-		{Q: "classic", Genre: "news"},
+		{Q: "classic", Filter: filters("", "", "news")},
 		{Q: "germany"},
-		{Q: "radio", Genre: "nova"},
+		{Q: "radio", Filter: filters("", "", "nova")},
 		{Q: "jazz jazz"},
-		{Country: "GR"},
-		{Country: "US", Language: "english", Genre: "sun"},
+		{Filter: filters("GR", "", "")},
+		{Filter: filters("US", "english", "sun")},
 		{Q: "zzz"},
 	}
 	for _, q := range queries {
 		faceted := q
-		faceted.Facets = FacetSet{Country: true}
+		faceted.Facets = DimsOf(DimCountry)
 		q.Limit, faceted.Limit = 20, 20
 		first, err := ix.Search(q)
 		if err != nil {
@@ -83,7 +83,7 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 				t.Fatalf("%+v offset %d: page %v, bitmap path %v", q, offset, ids(plain.Stations), ids(ref.Stations))
 			}
 		}
-		if q.Q == "radio" && q.Genre == "" && total < 40000 {
+		if q.Q == "radio" && len(q.Filter[DimGenre]) == 0 && total < 40000 {
 			t.Fatalf("q=radio matches %d stations, want a set over every key", total)
 		}
 	}

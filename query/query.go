@@ -67,6 +67,19 @@ func checkPage(limit, offset int) error {
 	return nil
 }
 
+// checkQuery is checkPage, and facets only of dimensions a search counts.
+func checkQuery(q Query) error {
+	for d := range NumDims {
+		if q.Facets.Has(d) && !d.Facetable() {
+			return fmt.Errorf("%w: no facet %s", ErrInvalidQuery, d.Name())
+		}
+	}
+	if q.Facets>>NumDims != 0 {
+		return fmt.Errorf("%w: facets %b", ErrInvalidQuery, q.Facets)
+	}
+	return checkPage(q.Limit, q.Offset)
+}
+
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
 	db   *bolt.DB
@@ -76,10 +89,10 @@ type Index struct {
 	readers sync.RWMutex
 	path    string
 	meta    format.Meta
-	orders  [FacetLocation - FacetCountry + 1]facetOrders // the directory's orders, built on first use
+	orders  [NumDims]directoryOrders // the directory's orders, built on first use
 	// facetCols are the search facets: values by station count and per-record value ids, built on
 	// first use.
-	facetCols [len(facetDims)]lazyColumn
+	facetCols [NumDims]lazyColumn
 	dict      lazyDictionary // the words for typo correction, loaded on first use
 	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
 	// blocks locate the record blocks of the stations and station_json
@@ -109,22 +122,20 @@ func (ix *Index) Meta() format.Meta { return ix.meta }
 // Path is the file the index was opened from.
 func (ix *Index) Path() string { return ix.path }
 
-// Query is a validated search request. Country is ISO alpha-2 (any case),
-// Language and Genre free text as the user gave them, Limit 1..50, Offset >= 0.
-// An empty filter field means no filter.
+// Query is a validated search request: Limit 1..50, Offset >= 0. See
+// Filters for what each dimension's values mean.
 type Query struct {
-	Q, Country, Language, Genre string
-	// Codecs are canonical codec names (format.Codecs); a station matches
-	// when its codec is any of them.
-	Codecs []string
+	Q      string
+	Filter Filters
 	// BitrateMin and BitrateMax bound the bitrate in kbps; 0 is no bound.
 	// A station of unknown bitrate never passes a bound.
 	BitrateMin, BitrateMax int
 	// Near, when set, keeps the stations within its radius.
 	Near *Near
 	// Facets asks for value counts of the whole search (see Facets), the
-	// FacetLimit (1..MaxFacetLimit) best of each.
-	Facets     FacetSet
+	// FacetLimit (1..MaxFacetLimit) best of each; only facetable
+	// dimensions.
+	Facets     DimSet
 	FacetLimit int
 	// Suggest asks for "did you mean" searches when the query has words
 	// and no result (see Suggestions).

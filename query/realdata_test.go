@@ -73,15 +73,15 @@ func oracleQueries(recs []format.Record) []Query {
 	for i, c := range countryFilters {
 		l := languageFilters[i%len(languageFilters)]
 		g := genreFilters[i%len(genreFilters)]
-		qs = append(qs, Query{Country: c}, Query{Country: c, Language: l}, Query{Country: c, Genre: g},
-			Query{Q: texts[(i*7)%len(texts)], Country: c}, Query{Q: "r", Country: c, Language: l, Genre: g})
+		qs = append(qs, Query{Filter: filters(c, "", "")}, Query{Filter: filters(c, l, "")}, Query{Filter: filters(c, "", g)},
+			Query{Q: texts[(i*7)%len(texts)], Filter: filters(c, "", "")}, Query{Q: "r", Filter: filters(c, l, g)})
 	}
 	for i, l := range languageFilters {
 		g := genreFilters[i%len(genreFilters)]
-		qs = append(qs, Query{Language: l}, Query{Language: l, Genre: g}, Query{Q: texts[(i*5)%len(texts)], Language: l})
+		qs = append(qs, Query{Filter: filters("", l, "")}, Query{Filter: filters("", l, g)}, Query{Q: texts[(i*5)%len(texts)], Filter: filters("", l, "")})
 	}
 	for i, g := range genreFilters {
-		qs = append(qs, Query{Genre: g}, Query{Q: texts[(i*3)%len(texts)], Genre: g}, Query{Q: "a", Genre: g})
+		qs = append(qs, Query{Filter: filters("", "", g)}, Query{Q: texts[(i*3)%len(texts)], Filter: filters("", "", g)}, Query{Q: "a", Filter: filters("", "", g)})
 	}
 	return qs
 }

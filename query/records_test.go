@@ -46,10 +46,10 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 // exactly the values bbolt holds under each block key.
 func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 	ix, _ := realIndex(t)
-	if _, err := ix.Search(Query{Q: "radio", Country: "DE", Limit: 20}); err != nil {
+	if _, err := ix.Search(Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.SearchJSON(Query{Q: "radio", Country: "DE", Limit: 20}, nil); err != nil {
+	if _, _, err := ix.SearchJSON(Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := (ix.Meta().Stations + format.RecordsPerBlock - 1) / format.RecordsPerBlock

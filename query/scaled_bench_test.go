@@ -21,7 +21,7 @@ func BenchmarkScaled(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	all := FacetSet{Country: true, Language: true, Genre: true}
+	all := threeFacets
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -40,8 +40,8 @@ func BenchmarkScaled(b *testing.B) {
 		{"radio_facets", Query{Q: "radio", Facets: all}},
 		{"jazz", Query{Q: "jazz"}},
 		{"jazz_facets", Query{Q: "jazz", Facets: all}},
-		{"country_de", Query{Country: "DE"}},
-		{"country_de_facets", Query{Country: "DE", Facets: all}},
+		{"country_de", Query{Filter: filters("DE", "", "")}},
+		{"country_de_facets", Query{Filter: filters("DE", "", ""), Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 	}
 	benchNamed(b, ix, cases)

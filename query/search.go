@@ -22,7 +22,7 @@ func (ix *Index) Search(q Query) (Result, error) {
 // search runs q, decoding the page's records, or with stored not nil
 // appending the page's stored JSON to *stored instead (SearchJSON).
 func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
-	if err := checkPage(q.Limit, q.Offset); err != nil {
+	if err := checkQuery(q); err != nil {
 		return Result{}, nil, err
 	}
 	w := getWorkspace()
@@ -87,7 +87,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 // w.words (run tokenises them).
 func (s *search) rank(q Query, stations int) error {
 	s.w.keepLists = q.Facets.Any()
-	f, filtered, err := s.filters(q, dimNone)
+	f, filtered, err := s.filters(q, noDim)
 	if err != nil || (filtered && f.empty()) {
 		return err
 	}
@@ -273,7 +273,7 @@ func (s *search) matches() set {
 // matchSet is the match set of q with the filter of dimension except left
 // out: the words' set kept by rankWords (or computed again) and the other
 // filters.
-func (s *search) matchSet(q Query, except dimension) (set, error) {
+func (s *search) matchSet(q Query, except Dim) (set, error) {
 	f, filtered, err := s.filters(q, except)
 	if err != nil || filtered && f.empty() {
 		return s.w.scratch(), err

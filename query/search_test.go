@@ -89,17 +89,17 @@ func TestSearchTiers(t *testing.T) {
 		{"every word must match", Query{Q: "radio bremen"}, []string{"Radio Bremen"}},
 		{"words across fields", Query{Q: "pop bayern"}, []string{"Antenne Bayern"}},
 		{"no match", Query{Q: "zzzz"}, nil},
-		{"country filter, any case", Query{Country: "de"}, []string{"Antenne Bayern", "NDR 2", "Radio Bremen"}},
-		{"language code", Query{Language: "ger"}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
-		{"language English name", Query{Language: "German"}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
-		{"language source label", Query{Language: "deutsch"}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
-		{"genre any case", Query{Genre: "JAZZ"}, []string{"Jazz", "Jazz FM", "Smooth Radio"}},
-		{"query and filter", Query{Q: "jazz", Country: "GB"}, []string{"Jazz FM", "Smooth Radio"}},
-		{"all filters", Query{Q: "r", Country: "de", Language: "de", Genre: "news"}, []string{"Radio Bremen"}},
-		{"unknown country", Query{Country: "zz"}, nil},
-		{"unknown language", Query{Language: "klingonish"}, nil},
-		{"unknown genre", Query{Genre: "nope"}, nil},
-		{"unknown filter with words", Query{Q: "jazz", Genre: "nope"}, nil},
+		{"country filter, any case", Query{Filter: filters("de", "", "")}, []string{"Antenne Bayern", "NDR 2", "Radio Bremen"}},
+		{"language code", Query{Filter: filters("", "ger", "")}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
+		{"language English name", Query{Filter: filters("", "German", "")}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
+		{"language source label", Query{Filter: filters("", "deutsch", "")}, []string{"Antenne Bayern", "NDR 2", "Ö3", "Radio Bremen"}},
+		{"genre any case", Query{Filter: filters("", "", "JAZZ")}, []string{"Jazz", "Jazz FM", "Smooth Radio"}},
+		{"query and filter", Query{Q: "jazz", Filter: filters("GB", "", "")}, []string{"Jazz FM", "Smooth Radio"}},
+		{"all filters", Query{Q: "r", Filter: filters("de", "de", "news")}, []string{"Radio Bremen"}},
+		{"unknown country", Query{Filter: filters("zz", "", "")}, nil},
+		{"unknown language", Query{Filter: filters("", "klingonish", "")}, nil},
+		{"unknown genre", Query{Filter: filters("", "", "nope")}, nil},
+		{"unknown filter with words", Query{Q: "jazz", Filter: filters("", "", "nope")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,8 +152,8 @@ func TestSearchSmallSetAgainstOracle(t *testing.T) {
 	words := []string{"", "j", "ja", "jazz", "jazz fm", "r", "ra", "rad", "radio", "radio j", "o", "ö", "de", "gb",
 		"germany", "united", "kingdom", "bayern", "pop", "北", "京", "р", "х", "2", "ndr 2", "english", "smooth jazz"}
 	for _, w := range words {
-		for _, f := range []Query{{}, {Country: "DE"}, {Country: "gb"}, {Language: "en"}, {Language: "fr"},
-			{Genre: "pop"}, {Genre: "Jazz"}, {Country: "us", Language: "english", Genre: "jazz"}} {
+		for _, f := range []Query{{}, {Filter: filters("DE", "", "")}, {Filter: filters("gb", "", "")}, {Filter: filters("", "en", "")}, {Filter: filters("", "fr", "")},
+			{Filter: filters("", "", "pop")}, {Filter: filters("", "", "Jazz")}, {Filter: filters("us", "english", "jazz")}} {
 			for _, limit := range []int{1, 2, 5} {
 				q := f
 				q.Q, q.Limit = w, limit

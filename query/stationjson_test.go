@@ -32,7 +32,7 @@ func TestStationJSONIsAppendJSONDemo(t *testing.T) {
 	}
 	for _, tt := range demoBenchQueries {
 		q := tt.q
-		q.Facets, q.Suggest = FacetSet{}, true
+		q.Facets, q.Suggest = 0, true
 		for q.Offset = 0; ; q.Offset += q.Limit {
 			if !requireSearchJSON(t, ix, q) {
 				break
@@ -52,7 +52,7 @@ func TestStationJSONIsAppendJSONReal(t *testing.T) {
 	t.Logf("%d stations, %d base URLs each", n, len(spliceBases))
 	for _, q := range []Query{
 		{Limit: 50}, {Limit: 50, Offset: 5000}, {Q: "radio", Limit: 50, Offset: 100},
-		{Q: "jazz", Country: "us", Limit: 50}, {Genre: "pop", Limit: 37, Offset: 3},
+		{Q: "jazz", Filter: filters("us", "", ""), Limit: 50}, {Filter: filters("", "", "pop"), Limit: 37, Offset: 3},
 		{Q: "北京", Limit: 50}, {Q: "zzzzqx", Limit: 10},
 	} {
 		requireSearchJSON(t, ix, q)

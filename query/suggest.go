@@ -55,7 +55,7 @@ type wordOption struct {
 // intersecting, depth first, so a prefix of positions that already
 // matches nothing is not extended.
 func (s *search) suggest(q Query) ([]Suggestion, error) {
-	f, filtered, err := s.filters(q, dimNone)
+	f, filtered, err := s.filters(q, noDim)
 	if err != nil || filtered && f.empty() {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"stationdex/indexer/format"
@@ -66,6 +67,13 @@ func describe(q Query) string {
 	if q.Near != nil {
 		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
 	}
-	return fmt.Sprintf("q=%q country=%q language=%q genre=%q codec=%v bitrate=%d..%d near=%s limit=%d offset=%d",
-		q.Q, q.Country, q.Language, q.Genre, q.Codecs, q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
+	var b strings.Builder
+	fmt.Fprintf(&b, "q=%q", q.Q)
+	for d := range NumDims {
+		if len(q.Filter[d]) > 0 {
+			fmt.Fprintf(&b, " %s=%q", d.Name(), q.Filter[d])
+		}
+	}
+	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
+	return b.String()
 }

@@ -56,8 +56,8 @@ type workspace struct {
 	tiers     []tier
 	it        roaring.IntIterator
 	// facet counting (see facetcol.go)
-	tops   [len(facetDims)][]topCount
-	counts [len(facetDims)][]uint16 // by value id, zero between uses
+	tops   [NumDims][]topCount
+	counts [NumDims][]uint16 // by value id, zero between uses
 	recBuf []uint32
 	// memoOps: a faceted search's operands (memoOperands)
 	memoOps []memoOperand

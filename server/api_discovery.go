@@ -36,10 +36,9 @@ func (s *Server) facetsJSON(p searchParams, f query.Facets) *facetsJSON {
 		return nil
 	}
 	out := &facetsJSON{}
-	asked := [...]bool{p.Facets.Country, p.Facets.Language, p.Facets.Genre}
 	dsts := [...]**[]facetEntry{&out.Country, &out.Language, &out.Genre}
 	for i, counts := range facetCounts(f) {
-		if !asked[i] {
+		if !p.Facets.Has(query.Dim(i)) {
 			continue
 		}
 		entries := make([]facetEntry, len(counts))

@@ -20,17 +20,17 @@ import (
 // directory describes one kind of directory page.
 type directory struct {
 	kind   string // first path segment, a stationjson.Kind constant
-	facet  query.Facet
+	facet  query.Dim
 	title  string // "Genres"
 	one    string // "genre"
 	filter string // the search parameter that selects a value, "" if none
 }
 
 var directories = []directory{
-	{stationjson.KindCountries, query.FacetCountry, "Countries", "country", "country"},
-	{stationjson.KindLanguages, query.FacetLanguage, "Languages", "language", "language"},
-	{stationjson.KindGenres, query.FacetGenre, "Genres", "genre", "genre"},
-	{stationjson.KindLocations, query.FacetLocation, "Locations", "location", ""},
+	{stationjson.KindCountries, query.DimCountry, "Countries", "country", "country"},
+	{stationjson.KindLanguages, query.DimLanguage, "Languages", "language", "language"},
+	{stationjson.KindGenres, query.DimGenre, "Genres", "genre", "genre"},
+	{stationjson.KindLocations, query.DimLocation, "Locations", "location", ""},
 }
 
 // Page sizes of the directory lists.
@@ -44,7 +44,7 @@ func (d directory) indexURL(base string) string { return base + "/" + d.kind + "
 // valueURL is the page of one facet key: the country code in lower case,
 // as stationjson.CountryURL builds it, else the key path-escaped.
 func (d directory) valueURL(base, key string) string {
-	if d.facet == query.FacetCountry {
+	if d.facet == query.DimCountry {
 		return stationjson.CountryURL(base, key)
 	}
 	return stationjson.KeyURL(base, d.kind, key)
@@ -55,16 +55,16 @@ func (d directory) valueURL(base, key string) string {
 // is not idempotent on every key, e.g. one ending in a space the folding
 // left), then any spelling the index would file under the same key.
 func (d directory) lookupKeys(segment string) []string {
-	if d.facet == query.FacetCountry {
+	if d.facet == query.DimCountry {
 		return []string{strings.ToUpper(segment)}
 	}
 	return []string{segment, format.FacetKey(segment)}
 }
 
 // lookup finds the value named by the path segment.
-func (d directory) lookup(ix *query.Index, segment string) (fv query.FacetValue, ok bool, err error) {
+func (d directory) lookup(ix *query.Index, segment string) (fv query.Listing, ok bool, err error) {
 	for _, key := range d.lookupKeys(segment) {
-		if fv, ok, err = ix.FacetValue(d.facet, key); ok || err != nil {
+		if fv, ok, err = ix.Listing(d.facet, key); ok || err != nil {
 			return fv, ok, err
 		}
 	}
@@ -81,7 +81,7 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 		if err != nil {
 			return nil, err
 		}
-		total, vals, err := ix.FacetValues(d.facet, order, (n-1)*valuesPerPage, valuesPerPage)
+		total, vals, err := ix.Listings(d.facet, order, (n-1)*valuesPerPage, valuesPerPage)
 		if err != nil {
 			return nil, err
 		}
@@ -159,11 +159,11 @@ func (s *Server) orderLinks(d directory, current query.Order) []link {
 }
 
 // valueIndexLinks link each value to its page, with its station count.
-func (s *Server) valueIndexLinks(d directory, vals []query.FacetValue) []link {
+func (s *Server) valueIndexLinks(d directory, vals []query.Listing) []link {
 	links := make([]link, len(vals))
 	for i, v := range vals {
 		links[i] = textValue(v.Label)
-		if d.facet == query.FacetCountry || stationjson.HasPage(v.Key) {
+		if d.facet == query.DimCountry || stationjson.HasPage(v.Key) {
 			links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
 		}
 		links[i].Note = stationCount(v.Stations)
@@ -184,7 +184,7 @@ func (s *Server) directoryValue(d directory) pageFunc {
 		if !ok {
 			return nil, errorf(CodeNotFound, "no station in this snapshot has this %s", d.one)
 		}
-		res, err := ix.FacetStations(d.facet, fv.Key, (n-1)*stationsPerPage, stationsPerPage)
+		res, err := ix.ListedStations(d.facet, fv.Key, (n-1)*stationsPerPage, stationsPerPage)
 		if err != nil {
 			return nil, err
 		}
@@ -208,13 +208,13 @@ func (s *Server) directoryValue(d directory) pageFunc {
 }
 
 // valueLinks offers the same list through the search and the API.
-func (s *Server) valueLinks(d directory, fv query.FacetValue) []link {
+func (s *Server) valueLinks(d directory, fv query.Listing) []link {
 	links := []link{internalLink("All "+strings.ToLower(d.title), d.indexURL(s.base))}
 	if d.filter == "" {
 		return links
 	}
 	value := fv.Key
-	if d.facet != query.FacetCountry {
+	if d.facet != query.DimCountry {
 		value = fv.Label
 	}
 	if utf8.RuneCountInString(value) > maxFacetRunes {

@@ -19,7 +19,7 @@ const pageFacetLimit = 8
 // facet counted, whatever the reader asked for.
 func pageQuery(p searchParams) query.Query {
 	q := p.query()
-	q.Facets = query.FacetSet{Country: true, Language: true, Genre: true}
+	q.Facets = query.DimsOf(query.DimCountry, query.DimLanguage, query.DimGenre)
 	q.FacetLimit = pageFacetLimit
 	return q
 }
@@ -27,7 +27,7 @@ func pageQuery(p searchParams) query.Query {
 // searchPageURL is the search page of p, without the API-only facet
 // parameters.
 func (s *Server) searchPageURL(p searchParams) string {
-	p.Facets, p.FacetLimit = query.FacetSet{}, 0
+	p.Facets, p.FacetLimit = 0, 0
 	return s.base + pathSearch + "?" + p.canonicalQuery()
 }
 

@@ -14,7 +14,7 @@ func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*page, 
 	meta := ix.Meta()
 	browse := make([]link, 0, len(directories))
 	for _, d := range directories {
-		n, err := ix.FacetCount(d.facet)
+		n, err := ix.ListingCount(d.facet)
 		if err != nil {
 			return nil, err
 		}

@@ -34,9 +34,14 @@ type searchParams struct {
 // query is the engine's view of p. Suggestions are always asked for: the
 // engine computes them only for a query with words and no result.
 func (p searchParams) query() query.Query {
-	q := query.Query{Q: p.Q, Country: p.Country, Language: p.Language, Genre: p.Genre,
-		Codecs: p.Codecs, BitrateMin: p.BitrateMin, BitrateMax: p.BitrateMax,
+	q := query.Query{Q: p.Q, BitrateMin: p.BitrateMin, BitrateMax: p.BitrateMax,
 		Facets: p.Facets, FacetLimit: p.FacetLimit, Suggest: true, Limit: p.Limit, Offset: p.Offset}
+	for i, v := range [...]string{p.Country, p.Language, p.Genre} {
+		if v != "" {
+			q.Filter[query.Dim(i)] = []string{v} // facetNames order
+		}
+	}
+	q.Filter[query.DimCodec] = p.Codecs
 	if p.Near != nil {
 		q.Near = &query.Near{Lat: p.Near.Lat, Lon: p.Near.Lon, RadiusKm: p.RadiusKm}
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,7 @@ type discovery struct {
 	BitrateMin, BitrateMax int      // 0: none
 	Near                   *point
 	RadiusKm               float64 // set with Near
-	Facets                 query.FacetSet
+	Facets                 query.DimSet
 	FacetLimit             int // 0: facets not asked for
 }
 
@@ -127,29 +128,23 @@ func codecList(value string) ([]string, error) {
 	return out, nil
 }
 
-// facetList accepts a non-empty subset of facetNames, each once.
-func facetList(value string) (query.FacetSet, error) {
-	var f query.FacetSet
+// facetList accepts a non-empty subset of facetNames, each once. The
+// i-th name is query.Dim(i).
+func facetList(value string) (query.DimSet, error) {
+	var f query.DimSet
 	items, err := splitList("facets", value)
 	if err != nil {
 		return f, err
 	}
 	for _, it := range items {
-		var flag *bool
-		switch it {
-		case "country":
-			flag = &f.Country
-		case "language":
-			flag = &f.Language
-		case "genre":
-			flag = &f.Genre
-		default:
-			return query.FacetSet{}, errorf(CodeInvalidParameter, "facet %s is not one of country, language, genre", quoteClip(it))
+		i := slices.Index(facetNames[:], it)
+		if i < 0 {
+			return 0, errorf(CodeInvalidParameter, "facet %s is not one of country, language, genre", quoteClip(it))
 		}
-		if *flag {
-			return query.FacetSet{}, errorf(CodeInvalidParameter, "facet %s is listed twice; list each facet once", it)
+		if f.Has(query.Dim(i)) {
+			return 0, errorf(CodeInvalidParameter, "facet %s is listed twice; list each facet once", it)
 		}
-		*flag = true
+		f = f.With(query.Dim(i))
 	}
 	return f, nil
 }
@@ -210,9 +205,9 @@ func (d *discovery) canonical(add func(name, value string)) {
 	}
 	if d.Facets.Any() {
 		var names []string
-		for i, on := range [...]bool{d.Facets.Country, d.Facets.Language, d.Facets.Genre} {
-			if on {
-				names = append(names, facetNames[i])
+		for i, name := range facetNames {
+			if d.Facets.Has(query.Dim(i)) {
+				names = append(names, name)
 			}
 		}
 		add("facets", strings.Join(names, ","))
@@ -222,7 +217,7 @@ func (d *discovery) canonical(add func(name, value string)) {
 
 // facetCounts is f's lists in facetNames order.
 func facetCounts(f query.Facets) [len(facetNames)][]query.FacetCount {
-	return [...][]query.FacetCount{f.Country, f.Language, f.Genre}
+	return [...][]query.FacetCount{f[query.DimCountry], f[query.DimLanguage], f[query.DimGenre]}
 }
 
 // refined is the search a facet entry links to: this one, from its first

@@ -45,10 +45,10 @@ func sitemapSections() []sitemapSection {
 	for _, d := range directories {
 		secs = append(secs, sitemapSection{
 			name:  d.kind,
-			count: func(ix *query.Index) (int, error) { return ix.FacetCount(d.facet) },
+			count: func(ix *query.Index) (int, error) { return ix.ListingCount(d.facet) },
 			each: func(s *Server, ix *query.Index, offset, limit int, emit func(string) error) error {
-				return ix.EachFacetKey(d.facet, offset, limit, func(key []byte) error {
-					if d.facet != query.FacetCountry && !stationjson.HasPage(string(key)) {
+				return ix.EachListedKey(d.facet, offset, limit, func(key []byte) error {
+					if d.facet != query.DimCountry && !stationjson.HasPage(string(key)) {
 						return nil
 					}
 					return emit(d.valueURL(s.base, string(key)))

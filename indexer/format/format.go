@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("7")
+//	            "version"  -> Version, decimal ASCII ("8")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -50,6 +50,8 @@
 //	genres      folded source tag     -> bitmap
 //	locations   folded location text  -> bitmap
 //	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
+//	schemes     SchemeHTTP or SchemeHTTPS -> bitmap: stations whose stream
+//	            address has that scheme (none for a station without one)
 //	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
@@ -58,7 +60,7 @@
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
 //	            into a trie of runes and walks it with edit-distance rows;
-//	            see discovery.go here and query/dictionary.go)
+//	            see dictionary.go here and query/dictionary.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
 //	            work per request. A file is the concatenation of its chunks
@@ -95,7 +97,8 @@
 //	   so that neither writing nor checking a file holds it whole in memory.
 //	4  record codec v2: the stream's codec (Record.Codec) after StreamURL.
 //	5  record codec v3: coordinates (Record.Geo) after the lists; buckets
-//	   codecs, bitrates, geo and dictionary for the discovery features.
+//	   codecs, bitrates, geo and dictionary for the codec, bitrate and
+//	   distance filters and the "did you mean" suggestions.
 //	6  meta "checksums": a CRC-32C of every bucket, verified at open, so
 //	   that a server refuses a damaged file without decoding all of it.
 //	7  station_json: every station's API JSON, encoded at index time with
@@ -103,6 +106,8 @@
 //	   that an API answer copies its stations instead of decoding records
 //	   and encoding them per request. Made from the encoding the data
 //	   dumps already did; the dumps are unchanged.
+//	8  schemes: the stations of each stream address scheme (http, https),
+//	   for the https filter.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -122,7 +127,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 7
+const Version = 8
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -151,6 +156,7 @@ var (
 	BucketLocations   = []byte("locations")
 	BucketFiles       = []byte("files")
 	BucketCodecs      = []byte("codecs")
+	BucketSchemes     = []byte("schemes")
 	BucketBitrates    = []byte("bitrates")
 	BucketGeo         = []byte("geo")
 	BucketDictionary  = []byte("dictionary")
@@ -162,7 +168,7 @@ var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
-	BucketCodecs, BucketBitrates, BucketGeo, BucketDictionary,
+	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFiles,
 }
 
@@ -170,7 +176,7 @@ var AllBuckets = [][]byte{
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
-	BucketCodecs, BucketBitrates,
+	BucketCodecs, BucketSchemes, BucketBitrates,
 }
 
 // Names of the files in BucketFiles, in ascending order.

@@ -35,12 +35,15 @@ const (
 	FacetCountry  = "country"
 	FacetLanguage = "language"
 	FacetGenre    = "genre"
+	FacetLocation = "location"
+	FacetCodec    = "codec"
 )
 
 // Facets counts, for every value of facet, the stations matching q with
 // q's own filter of that dimension left out, and returns every value with
-// a count, most first, ties by value. Genre values are the facet keys of
-// the tags; language values the ISO codes; country values alpha-2 codes.
+// a count, most first, ties by value. Genre and location values are the
+// facet keys of the labels; language values the ISO codes; country values
+// alpha-2 codes; codec values the codec names.
 func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 	switch facet {
 	case FacetCountry:
@@ -49,6 +52,10 @@ func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 		q.Language = ""
 	case FacetGenre:
 		q.Genre = ""
+	case FacetLocation:
+		q.Location = ""
+	case FacetCodec:
+		q.Codecs = nil
 	}
 	counts := map[string]int{}
 	for _, id := range o.Search(q) {
@@ -76,8 +83,19 @@ func valuesOf(s *oracleStation, facet string) []string {
 		return []string{s.country}
 	case FacetLanguage:
 		return uniq(s.codes)
+	case FacetLocation:
+		return nonEmpty(s.location)
+	case FacetCodec:
+		return nonEmpty(s.codec)
 	}
 	return uniq(s.genres)
+}
+
+func nonEmpty(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
 }
 
 func uniq(l []string) []string {

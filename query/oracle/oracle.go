@@ -29,6 +29,8 @@ type oracleStation struct {
 	languages       []string // facet keys of the labels
 	codes           []string
 	genres          []string // facet keys of the tags
+	location        string   // facet key of the location
+	https           string   // "true", "false", or "" without a stream address
 	codec           string
 	bitrate         uint32
 	geo             format.Geo
@@ -73,12 +75,21 @@ func prepare(r *format.Record) oracleStation {
 	for _, g := range r.Genres {
 		s.genres = append(s.genres, format.FacetKey(g))
 	}
+	s.location = format.FacetKey(r.Location)
+	switch lower := strings.ToLower(r.StreamURL); {
+	case strings.HasPrefix(lower, "https:"):
+		s.https = "true"
+	case strings.HasPrefix(lower, "http:"):
+		s.https = "false"
+	}
 	return s
 }
 
 // Request is a search: the API's parameters other than paging.
 type Request struct {
 	Q, Country, Language, Genre string
+	Location                    string   // matched after folding, like Genre
+	HTTPS                       string   // "true" or "false"; "" for no filter
 	Codecs                      []string // canonical names; any of them
 	BitrateMin, BitrateMax      int      // 0: no bound
 	Near                        *Near
@@ -133,6 +144,8 @@ func anyHasPrefix(tokens []string, w string) bool {
 type filter struct {
 	country, language, code, genre string
 	hasLanguage, hasCode, hasGenre bool
+	location, https                string
+	hasLocation                    bool
 	codecs                         []string
 	bitrateMin, bitrateMax         int
 	near                           *Near
@@ -140,7 +153,8 @@ type filter struct {
 
 func newFilter(q Request) filter {
 	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != "",
-		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near}
+		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near,
+		hasLocation: q.Location != "", location: format.FacetKey(q.Location), https: q.HTTPS}
 	if f.hasGenre {
 		f.genre = format.FacetKey(q.Genre)
 	}
@@ -166,6 +180,9 @@ func (f filter) passes(s *oracleStation) bool {
 		return false
 	}
 	if f.hasGenre && !slices.Contains(s.genres, f.genre) {
+		return false
+	}
+	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https {
 		return false
 	}
 	return !f.hasLanguage || slices.Contains(s.languages, f.language) || (f.hasCode && slices.Contains(s.codes, f.code))

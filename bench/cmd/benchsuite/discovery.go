@@ -67,7 +67,7 @@ type FacetsClass struct {
 	RatioMedian   float64 `json:"ratio_median"`
 }
 
-var allFacets = query.FacetSet{Country: true, Language: true, Genre: true}
+var allFacets = query.DimsOf(query.DimCountry, query.DimLanguage, query.DimGenre)
 
 // timeQueries times the engine on qs as timeEngine does, returning per-query
 // microseconds and the results' totals and suggestion counts.

@@ -28,7 +28,13 @@ func (e *Stationdex) Name() string { return "stationdex" }
 
 // Query converts a mix query to the engine's.
 func Query(q mix.Query) query.Query {
-	return query.Query{Q: q.Q, Country: q.Country, Language: q.Language, Genre: q.Genre, Limit: q.Limit, Offset: q.Offset}
+	out := query.Query{Q: q.Q, Limit: q.Limit, Offset: q.Offset}
+	for d, v := range [...]string{query.DimCountry: q.Country, query.DimLanguage: q.Language, query.DimGenre: q.Genre} {
+		if v != "" {
+			out.Filter[d] = []string{v}
+		}
+	}
+	return out
 }
 
 func (e *Stationdex) Search(q mix.Query, ids bool) (int, []string, error) {

@@ -21,6 +21,26 @@ func CodecOf(s string) (string, bool) {
 	return "", false
 }
 
+// Stream address schemes: the keys of BucketSchemes.
+const (
+	SchemeHTTP  = "http"
+	SchemeHTTPS = "https"
+)
+
+// SchemeOf is the scheme of a stream address as BucketSchemes files it,
+// or "" for an address that is neither (the indexer keeps only http(s)
+// addresses, so that is only the empty one). The scheme's case is
+// folded, as URL schemes are case-insensitive.
+func SchemeOf(url string) string {
+	switch {
+	case len(url) >= 8 && strings.EqualFold(url[:8], "https://"):
+		return SchemeHTTPS
+	case len(url) >= 7 && strings.EqualFold(url[:7], "http://"):
+		return SchemeHTTP
+	}
+	return ""
+}
+
 // BitrateKey is the bitrates-bucket key of a bitrate: 4 bytes big-endian,
 // so that bbolt's key order is numeric order and a range is a cursor walk.
 func BitrateKey(kbps uint32) []byte { return binary.BigEndian.AppendUint32(nil, kbps) }

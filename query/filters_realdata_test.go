@@ -10,12 +10,12 @@ import (
 	qoracle "stationdex/query/oracle"
 )
 
-// discoveryFilters are the codec, bitrate and distance filters the real
+// rangeFilters are the codec, bitrate and distance filters the real
 // snapshot is searched with: each alone, with words and with the other
 // filters. The places are cities with many stations, a remote spot, both
 // sides of the antimeridian and a pole, at radii from 0.1 km to the globe.
-var discoveryFilters = []Query{
-	{Codecs: []string{"MP3"}}, {Codecs: []string{"AAC", "AAC+"}}, {Codecs: []string{"OGG", "FLAC", "OPUS"}},
+var rangeFilters = []Query{
+	{Filter: filters("", "", "", "MP3")}, {Filter: filters("", "", "", "AAC", "AAC+")}, {Filter: filters("", "", "", "OGG", "FLAC", "OPUS")},
 	{BitrateMin: 128}, {BitrateMax: 64}, {BitrateMin: 96, BitrateMax: 128}, {BitrateMin: 320, BitrateMax: 10000},
 	{BitrateMin: 1, BitrateMax: 1}, {BitrateMin: 128, BitrateMax: 128},
 	{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}, {Near: &Near{Lat: 40.7128, Lon: -74.006, RadiusKm: 25}},
@@ -23,14 +23,14 @@ var discoveryFilters = []Query{
 	{Near: &Near{Lat: 0, Lon: 179.9, RadiusKm: 3000}}, {Near: &Near{Lat: -17.7, Lon: -179.5, RadiusKm: 800}},
 	{Near: &Near{Lat: 89.9, Lon: 0, RadiusKm: 2500}}, {Near: &Near{Lat: 64.1, Lon: -21.9, RadiusKm: 20000}},
 	{Near: &Near{Lat: 35.68, Lon: 139.69, RadiusKm: 300}},
-	{Codecs: []string{"MP3"}, BitrateMin: 128, Near: &Near{Lat: 50.11, Lon: 8.68, RadiusKm: 200}},
+	{Filter: filters("", "", "", "MP3"), BitrateMin: 128, Near: &Near{Lat: 50.11, Lon: 8.68, RadiusKm: 200}},
 }
 
-func discoveryQueries() []Query {
+func rangeFilterQueries() []Query {
 	texts := []string{"", "radio", "jazz", "fm", "news", "ra", "北京", "klassik"}
-	base := []Query{{}, {Country: "DE"}, {Language: "english"}, {Genre: "pop"}, {Country: "US", Genre: "rock"}}
+	base := []Query{{}, {Filter: filters("DE", "", "")}, {Filter: filters("", "english", "")}, {Filter: filters("", "", "pop")}, {Filter: filters("US", "", "rock")}}
 	var qs []Query
-	for _, f := range discoveryFilters {
+	for _, f := range rangeFilters {
 		for _, t := range texts {
 			q := f
 			q.Q = t
@@ -38,16 +38,22 @@ func discoveryQueries() []Query {
 		}
 		for _, b := range base {
 			q := f
-			q.Country, q.Language, q.Genre = b.Country, b.Language, b.Genre
+			q.Filter[DimCountry], q.Filter[DimLanguage], q.Filter[DimGenre] = b.Filter[DimCountry], b.Filter[DimLanguage], b.Filter[DimGenre]
 			qs = append(qs, q)
 		}
 	}
 	return qs
 }
 
-func TestDiscoveryFiltersMatchOracleOnRealSnapshot(t *testing.T) {
+func TestFiltersMatchOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	qs := discoveryQueries()
+	walkAll(t, ix, o, rangeFilterQueries(), 200)
+}
+
+// walkAll compares every page of each search with the oracle; at least
+// least searches, half of them with results, must exercise them.
+func walkAll(t *testing.T, ix *Index, o *oracle, qs []Query, least int) {
+	t.Helper()
 	pages, nonEmpty := 0, 0
 	for _, q := range qs {
 		q.Limit = MaxLimit
@@ -56,11 +62,11 @@ func TestDiscoveryFiltersMatchOracleOnRealSnapshot(t *testing.T) {
 			nonEmpty++
 		}
 		if t.Failed() {
-			break
+			return
 		}
 	}
 	t.Logf("%d queries (%d with results), %d pages compared", len(qs), nonEmpty, pages)
-	if len(qs) < 200 || nonEmpty < len(qs)/2 {
+	if len(qs) < least || nonEmpty < len(qs)/2 {
 		t.Errorf("%d queries, %d with results: the filters are not exercised", len(qs), nonEmpty)
 	}
 }
@@ -68,10 +74,10 @@ func TestDiscoveryFiltersMatchOracleOnRealSnapshot(t *testing.T) {
 // facetQueries mix words, the faceted filters themselves and the new ones.
 func facetQueries() []Query {
 	qs := []Query{{}, {Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "rock fm"}, {Q: "北京"}, {Q: "zzzzqx"},
-		{Country: "DE"}, {Country: "US", Q: "news"}, {Language: "german"}, {Language: "english/russian"},
-		{Genre: "pop"}, {Genre: "pop", Q: "radio"}, {Country: "FR", Language: "fr", Genre: "news"},
-		{Codecs: []string{"AAC"}}, {BitrateMin: 256}, {Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 100}},
-		{Q: "a", Country: "MX"}, {Q: "klassik", Language: "de"}, {Genre: "80s", Country: "GB"}}
+		{Filter: filters("DE", "", "")}, {Filter: filters("US", "", ""), Q: "news"}, {Filter: filters("", "german", "")}, {Filter: filters("", "english/russian", "")},
+		{Filter: filters("", "", "pop")}, {Filter: filters("", "", "pop"), Q: "radio"}, {Filter: filters("FR", "fr", "news")},
+		{Filter: filters("", "", "", "AAC")}, {BitrateMin: 256}, {Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 100}},
+		{Q: "a", Filter: filters("MX", "", "")}, {Q: "klassik", Filter: filters("", "de", "")}, {Filter: filters("GB", "", "80s")}}
 	for _, w := range sampledWords(real.recs, 20) {
 		qs = append(qs, Query{Q: w})
 	}
@@ -83,12 +89,12 @@ func TestFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	urls := 0
 	for _, q := range facetQueries() {
 		for _, k := range []int{10, 50} {
-			q.Facets, q.FacetLimit, q.Limit = FacetSet{Country: true, Language: true, Genre: true}, k, 1
+			q.Facets, q.FacetLimit, q.Limit = threeFacets, k, 1
 			res, err := ix.Search(q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
-			got := [...][]FacetCount{res.Facets.Country, res.Facets.Language, res.Facets.Genre}
+			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				want := oracleTop(o.Facets(request(q), name), name, k)
 				if !sameCounts(got[d], want) {
@@ -108,7 +114,7 @@ func TestFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 func oracleTop(all []qoracle.FacetCount, facet string, k int) []qoracle.FacetCount {
 	var out []qoracle.FacetCount
 	for _, c := range all {
-		if facet == qoracle.FacetGenre && !Filterable(c.Value) {
+		if (facet == qoracle.FacetGenre || facet == qoracle.FacetLocation) && !Filterable(c.Value) {
 			continue
 		}
 		if out = append(out, c); len(out) == k {
@@ -136,15 +142,8 @@ func checkFacetURLs(t *testing.T, ix *Index, q Query, facet string, got []FacetC
 	t.Helper()
 	for _, c := range got {
 		link := q
-		link.Facets, link.Limit, link.Offset = FacetSet{}, 1, 0
-		switch facet {
-		case qoracle.FacetCountry:
-			link.Country = c.Value
-		case qoracle.FacetLanguage:
-			link.Language = c.Value
-		default:
-			link.Genre = c.Value
-		}
+		link.Facets, link.Limit, link.Offset = 0, 1, 0
+		link.Filter[dimOfFacet(facet)] = []string{c.Value}
 		res, err := ix.Search(link)
 		if err != nil || res.Total != c.Count {
 			t.Errorf("%s: facet %s value %q counts %d, its search finds %d (%v)", describe(q), facet, c.Value, c.Count, res.Total, err)
@@ -194,7 +193,7 @@ func TestSuggestionsOnRealSnapshot(t *testing.T) {
 	for i, text := range typos(words) {
 		q := Query{Q: text, Limit: 10, Suggest: true}
 		if i%5 == 0 {
-			q.Country = "US"
+			q.Filter[DimCountry] = []string{"US"}
 		}
 		res, err := ix.Search(q)
 		if err != nil {

@@ -10,32 +10,32 @@ func BenchmarkDiscoveryReal(b *testing.B) {
 	if err := ix.Warm(); err != nil { // as query.Holder does for the server
 		b.Fatal(err)
 	}
-	all := FacetSet{Country: true, Language: true, Genre: true}
+	all := threeFacets
 	cases := []namedQuery{
 		{"radio", Query{Q: "radio"}},
 		{"radio_facets", Query{Q: "radio", Facets: all}},
 		{"jazz", Query{Q: "jazz"}},
 		{"jazz_facets", Query{Q: "jazz", Facets: all}},
-		{"country_de", Query{Country: "DE"}},
-		{"country_de_facets", Query{Country: "DE", Facets: all}},
+		{"country_de", Query{Filter: filters("DE", "", "")}},
+		{"country_de_facets", Query{Filter: filters("DE", "", ""), Facets: all}},
 		{"broadest_facets", Query{Facets: all}},
 		// Two keys: match sets of a few thousand stations, counted by
 		// visiting their records (the memo holds one-key sets only).
-		{"radio_us", Query{Q: "radio", Country: "US"}},
-		{"radio_us_facets", Query{Q: "radio", Country: "US", Facets: all}},
-		{"pop_de", Query{Genre: "pop", Country: "DE"}},
-		{"pop_de_facets", Query{Genre: "pop", Country: "DE", Facets: all}},
+		{"radio_us", Query{Q: "radio", Filter: filters("US", "", "")}},
+		{"radio_us_facets", Query{Q: "radio", Filter: filters("US", "", ""), Facets: all}},
+		{"pop_de", Query{Filter: filters("DE", "", "pop")}},
+		{"pop_de_facets", Query{Filter: filters("DE", "", "pop"), Facets: all}},
 		// An intersection that is a whole stored list (every US station
 		// matches "am") takes that list's memo.
-		{"am_us_conservative", Query{Q: "am", Country: "US", Genre: "conservative"}},
-		{"am_us_conservative_facets", Query{Q: "am", Country: "US", Genre: "conservative", Facets: all}},
+		{"am_us_conservative", Query{Q: "am", Filter: filters("US", "", "conservative")}},
+		{"am_us_conservative_facets", Query{Q: "am", Filter: filters("US", "", "conservative"), Facets: all}},
 		// A country just above the memo floor, its records scattered.
-		{"country_ph", Query{Country: "PH"}},
-		{"country_ph_facets", Query{Country: "PH", Facets: all}},
+		{"country_ph", Query{Filter: filters("PH", "", "")}},
+		{"country_ph_facets", Query{Filter: filters("PH", "", ""), Facets: all}},
 		// Two filters: the country facet counts the 4,927 stations of
 		// language=english&q=radio for a search that finds 3.
-		{"radio_fi_english", Query{Q: "radio", Country: "FI", Language: "english"}},
-		{"radio_fi_english_facets", Query{Q: "radio", Country: "FI", Language: "english", Facets: all}},
+		{"radio_fi_english", Query{Q: "radio", Filter: filters("FI", "english", "")}},
+		{"radio_fi_english_facets", Query{Q: "radio", Filter: filters("FI", "english", ""), Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
 	}
