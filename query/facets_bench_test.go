@@ -2,10 +2,10 @@ package query
 
 import "testing"
 
-// BenchmarkDiscoveryReal compares searches with and without all three
+// BenchmarkFacetsReal compares searches with and without all three
 // facets on the real snapshot, the broadest search (every station) with
 // them, and the suggestions of a zero-result query.
-func BenchmarkDiscoveryReal(b *testing.B) {
+func BenchmarkFacetsReal(b *testing.B) {
 	ix, _ := realIndex(b)
 	if err := ix.Warm(); err != nil { // as query.Holder does for the server
 		b.Fatal(err)
