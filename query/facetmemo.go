@@ -191,11 +191,11 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 			name := src.bucket
 			// through the page tree: searches key the memo by the
 			// addresses of the lists they read through it
-			root, ok := ix.tree.roots[string(name)]
+			root, ok := ix.tree.Root(string(name))
 			if !ok {
 				return fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
 			}
-			c := treeCursor{t: ix.tree, root: root}
+			c := ix.tree.Cursor(root)
 			for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
 				n, err := rawCardinality(v, &cs)
 				if err != nil {
