@@ -10,7 +10,7 @@
 // distance filter) builds no bitmap at all: it intersects the stored lists
 // 65,536 records at a time, in place, counting each range and collecting
 // only the ranges its page reads (plain.go, conjunction.go; two arrays are
-// intersected by an SSE4.2 kernel on amd64, intersect_amd64.s). Values returned to callers (Result,
+// intersected by an SSE4.2 kernel on amd64, package rawroaring). Values returned to callers (Result,
 // format.Record) own their memory and stay valid after the call and after
 // Close.
 //
