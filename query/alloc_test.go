@@ -87,7 +87,7 @@ func rareWord(o *oracle, recs []format.Record) string {
 // collection during the measurement causes. Allocation counts do not
 // depend on timing, so this guards against regressions in `make test`.
 // A plain search reads the page tree in place and intersects the lists
-// key by key in its pooled workspace (plain.go, tree.go): what it
+// key by key in its pooled workspace (plain.go, pagetree): what it
 // allocates is the page's records (the buffer they share, the Record
 // slice, their lists) and the query's words. Faceted searches still
 // combine roaring bitmaps, which allocate a container value per container

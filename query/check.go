@@ -41,7 +41,7 @@ type BucketCount struct {
 // Errors wrap format.ErrNotIndex, format.ErrVersion, format.ErrCorrupt or
 // the operating system's error.
 func Check(path string) (CheckReport, error) {
-	ix, err := Open(path) // pages and checksums first (pagecheck.go)
+	ix, err := Open(path) // pages and checksums first (pagetree.Verify)
 	if err != nil {
 		return CheckReport{}, err
 	}

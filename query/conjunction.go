@@ -3,6 +3,8 @@ package query
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"stationdex/query/rawroaring"
 )
 
 // A conjunction is the intersection of stored posting lists evaluated one
@@ -26,12 +28,10 @@ type conjunct struct{ first, n int }
 // (at most arrayMaxCard) or as a bitmap block.
 type keySet struct {
 	vals  []uint16
-	blk   *[blockWords]uint64
+	blk   *[rawroaring.BlockWords]uint64
 	inBlk bool
 	n     int // members of blk when known, else -1
 }
-
-const blockWords = 1 << 16 / 64
 
 func (k *keySet) card() int {
 	if !k.inBlk {
@@ -66,7 +66,7 @@ func (k *keySet) appendTo(dst []uint32, base uint32) []uint32 {
 }
 
 // writeTo sets the members' bits in a zeroed block.
-func (k *keySet) writeTo(blk *[blockWords]uint64) {
+func (k *keySet) writeTo(blk *[rawroaring.BlockWords]uint64) {
 	if k.inBlk {
 		*blk = *k.blk
 		return
@@ -94,13 +94,13 @@ func (k *keySet) has(v uint16) bool {
 }
 
 // containerAt is the container of cs with the key, or nil. Keys ascend
-// strictly from 0 up (parseRaw checks it), so the key's container, if
+// strictly from 0 up (rawroaring.Parse checks it), so the key's container, if
 // any, is at most key places in: a list with a container under every key
 // up to this one (a common word or filter value) has it exactly there,
 // found without a search. Small enough to be inlined; the others are
 // searched below that place.
-func containerAt(cs []rawContainer, key uint16) *rawContainer {
-	if int(key) < len(cs) && cs[key].key == key {
+func containerAt(cs []rawroaring.Container, key uint16) *rawroaring.Container {
+	if int(key) < len(cs) && cs[key].Key == key {
 		return &cs[key]
 	}
 	return searchContainer(cs, key)
@@ -111,46 +111,46 @@ func containerAt(cs []rawContainer, key uint16) *rawContainer {
 // be inlined.
 //
 //go:noinline
-func searchContainer(cs []rawContainer, key uint16) *rawContainer {
+func searchContainer(cs []rawroaring.Container, key uint16) *rawroaring.Container {
 	lo, hi := 0, min(len(cs), int(key))
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if cs[m].key < key {
+		if cs[m].Key < key {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(cs) && cs[lo].key == key {
+	if lo < len(cs) && cs[lo].Key == key {
 		return &cs[lo]
 	}
 	return nil
 }
 
 // rawCard is the number of values of a container.
-func rawCard(c *rawContainer) int {
-	if c.kind == rawRun {
-		return runCard(c.data)
+func rawCard(c *rawroaring.Container) int {
+	if c.Kind == rawroaring.Run {
+		return rawroaring.RunCard(c.Data)
 	}
-	return c.card
+	return c.Card
 }
 
 // keyScratch is the memory a conjunction's evaluation under one key uses:
 // the result, and blocks for a union operand and a run mask.
 type keyScratch struct {
 	out       keySet
-	union     [blockWords]uint64
-	mask      [blockWords]uint64
-	main      [blockWords]uint64
-	vals      [kernelOut]uint16 // values of the result, or of the next one
-	kern      [kernelOut]uint16 // the same, the two taking turns
+	union     [rawroaring.BlockWords]uint64
+	mask      [rawroaring.BlockWords]uint64
+	main      [rawroaring.BlockWords]uint64
+	vals      [rawroaring.KernelOut]uint16 // values of the result, or of the next one
+	kern      [rawroaring.KernelOut]uint16 // the same, the two taking turns
 	order     []int
 	estimates []int
 }
 
 // eval computes the conjunction's members under key into sc.out and
 // returns their number. lists holds the parsed lists the conjuncts name.
-func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) int {
+func (cj *conjunction) eval(lists [][]rawroaring.Container, key uint16, sc *keyScratch) int {
 	sc.out = keySet{}
 	if len(cj.parts) == 0 {
 		return 0
@@ -179,10 +179,10 @@ func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) 
 	rest := sc.order[1:]
 	if a, b := sc.arrayPair(cj, lists, key); a != nil {
 		// the commonest cases, a word and a filter: no seed to copy
-		if b.kind == rawArray {
-			sc.out = keySet{vals: intersectArrays(&sc.kern, a.data, b.data)}
+		if b.Kind == rawroaring.Array {
+			sc.out = keySet{vals: rawroaring.IntersectArrays(&sc.kern, a.Data, b.Data)}
 		} else {
-			sc.out = keySet{vals: arrayInBitmap(&sc.kern, a.data, b.data)}
+			sc.out = keySet{vals: arrayInBitmap(&sc.kern, a.Data, b.Data)}
 		}
 		rest = sc.order[2:]
 	} else {
@@ -204,7 +204,7 @@ func (cj *conjunction) eval(lists [][]rawContainer, key uint16, sc *keyScratch) 
 // storing them; -1 when the conjunction is not of that shape. A search of
 // a word and a filter counts every key this way, and stores members only
 // under the keys its page reads.
-func (cj *conjunction) pairCount(lists [][]rawContainer, key uint16) int {
+func (cj *conjunction) pairCount(lists [][]rawroaring.Container, key uint16) int {
 	if len(cj.parts) != 2 {
 		return -1
 	}
@@ -214,24 +214,24 @@ func (cj *conjunction) pairCount(lists [][]rawContainer, key uint16) int {
 	switch {
 	case na == 0 || nb == 0:
 		return 0
-	case na > 1 || nb > 1 || a.kind == rawRun || b.kind == rawRun:
+	case na > 1 || nb > 1 || a.Kind == rawroaring.Run || b.Kind == rawroaring.Run:
 		return -1
-	case a.kind == rawBitmap && b.kind == rawBitmap:
-		return countBitmaps(a.data, b.data)
-	case a.kind == rawBitmap:
-		return countInBitmap(b.data, a.data)
-	case b.kind == rawBitmap:
-		return countInBitmap(a.data, b.data)
-	case !blockKernels || len(a.data) > gallopRatio*len(b.data) || len(b.data) > gallopRatio*len(a.data):
+	case a.Kind == rawroaring.Bitmap && b.Kind == rawroaring.Bitmap:
+		return countBitmaps(a.Data, b.Data)
+	case a.Kind == rawroaring.Bitmap:
+		return countInBitmap(b.Data, a.Data)
+	case b.Kind == rawroaring.Bitmap:
+		return countInBitmap(a.Data, b.Data)
+	case !rawroaring.BlockKernels || len(a.Data) > gallopRatio*len(b.Data) || len(b.Data) > gallopRatio*len(a.Data):
 		return -1 // eval gallops
 	}
-	return countArrays(a.data, b.data)
+	return rawroaring.CountArrays(a.Data, b.Data)
 }
 
 // only is the container of the lists under key when there is one, and the
 // number of lists that have one.
-func only(lists [][]rawContainer, key uint16) (*rawContainer, int) {
-	var one *rawContainer
+func only(lists [][]rawroaring.Container, key uint16) (*rawroaring.Container, int) {
+	var one *rawroaring.Container
 	n := 0
 	for _, cs := range lists {
 		if c := containerAt(cs, key); c != nil {
@@ -245,9 +245,9 @@ func only(lists [][]rawContainer, key uint16) (*rawContainer, int) {
 // countBitmaps is the number of values set in both serialized bitmap
 // containers.
 func countBitmaps(a, b []byte) int {
-	x, y := (*[bitmapBytes]byte)(a), (*[bitmapBytes]byte)(b)
+	x, y := (*[rawroaring.BitmapBytes]byte)(a), (*[rawroaring.BitmapBytes]byte)(b)
 	n := 0
-	for i := 0; i < bitmapBytes; i += 8 {
+	for i := 0; i < rawroaring.BitmapBytes; i += 8 {
 		n += bits.OnesCount64(binary.LittleEndian.Uint64(x[i:]) & binary.LittleEndian.Uint64(y[i:]))
 	}
 	return n
@@ -258,7 +258,7 @@ func countBitmaps(a, b []byte) int {
 // counted apart, so that the bit tests overlap instead of queuing behind
 // one sum and one loop test per value.
 func countInBitmap(data, bitmap []byte) int {
-	set := (*[bitmapBytes]byte)(bitmap)
+	set := (*[rawroaring.BitmapBytes]byte)(bitmap)
 	var n0, n1, n2, n3 int
 	i := 0
 	for ; i+8 <= len(data); i += 8 {
@@ -281,27 +281,27 @@ func four(data []byte) (a, b, c, d uint16) {
 }
 
 // bitOf is bit v of a serialized bitmap container, as 0 or 1.
-func bitOf(set *[bitmapBytes]byte, v uint16) int { return int(set[v>>3] >> (v & 7) & 1) }
+func bitOf(set *[rawroaring.BitmapBytes]byte, v uint16) int { return int(set[v>>3] >> (v & 7) & 1) }
 
 // blockBit is bit v of a block, as 0 or 1.
-func blockBit(b *[blockWords]uint64, v uint16) int { return int(b[v>>6] >> (v & 63) & 1) }
+func blockBit(b *[rawroaring.BlockWords]uint64, v uint16) int { return int(b[v>>6] >> (v & 63) & 1) }
 
 // arrayPair returns the containers of the two smallest conjuncts under key
 // when each is a single container, the first an array and the second an
 // array (the array kernels running here, and the second not so much larger
 // that galloping wins) or a bitmap, for eval to start from their
 // intersection.
-func (sc *keyScratch) arrayPair(cj *conjunction, lists [][]rawContainer, key uint16) (a, b *rawContainer) {
+func (sc *keyScratch) arrayPair(cj *conjunction, lists [][]rawroaring.Container, key uint16) (a, b *rawroaring.Container) {
 	if len(sc.order) < 2 {
 		return nil, nil
 	}
 	p, q := cj.parts[sc.order[0]], cj.parts[sc.order[1]]
 	a, b = single(lists[p.first:p.first+p.n], key), single(lists[q.first:q.first+q.n], key)
 	switch {
-	case a == nil || b == nil || a.kind != rawArray:
-	case b.kind == rawBitmap:
+	case a == nil || b == nil || a.Kind != rawroaring.Array:
+	case b.Kind == rawroaring.Bitmap:
 		return a, b
-	case b.kind == rawArray && blockKernels && len(b.data) <= gallopRatio*len(a.data):
+	case b.Kind == rawroaring.Array && rawroaring.BlockKernels && len(b.Data) <= gallopRatio*len(a.Data):
 		return a, b
 	}
 	return nil, nil
@@ -309,7 +309,7 @@ func (sc *keyScratch) arrayPair(cj *conjunction, lists [][]rawContainer, key uin
 
 // narrow intersects the result with more conjuncts and returns the number
 // of members left.
-func (sc *keyScratch) narrow(lists [][]rawContainer, parts []conjunct, key uint16) int {
+func (sc *keyScratch) narrow(lists [][]rawroaring.Container, parts []conjunct, key uint16) int {
 	for _, p := range parts {
 		if n := sc.and(lists[p.first:p.first+p.n], key); n == 0 {
 			sc.out = keySet{}
@@ -322,11 +322,11 @@ func (sc *keyScratch) narrow(lists [][]rawContainer, parts []conjunct, key uint1
 // narrowFrom sets the result to k narrowed by more conjuncts, as copyOf
 // then narrow, but a block meeting a bitmap container first is
 // intersected while copied.
-func (sc *keyScratch) narrowFrom(k *keySet, lists [][]rawContainer, parts []conjunct, key uint16) int {
+func (sc *keyScratch) narrowFrom(k *keySet, lists [][]rawroaring.Container, parts []conjunct, key uint16) int {
 	if k.inBlk && len(parts) > 0 {
 		p := parts[0]
-		if c := single(lists[p.first:p.first+p.n], key); c != nil && c.kind == rawBitmap {
-			n := andWords(&sc.main, k.blk, c.data)
+		if c := single(lists[p.first:p.first+p.n], key); c != nil && c.Kind == rawroaring.Bitmap {
+			n := andWords(&sc.main, k.blk, c.Data)
 			sc.out = keySet{blk: &sc.main, inBlk: true, n: n}
 			if n == 0 {
 				return 0
@@ -349,28 +349,28 @@ func (sc *keyScratch) copyOf(k *keySet) {
 }
 
 // seed sets the result to the union of the lists' containers under key.
-func (sc *keyScratch) seed(lists [][]rawContainer, key uint16) {
-	if c := single(lists, key); c != nil && (c.kind == rawArray || c.kind == rawRun && runCard(c.data) <= arrayMaxCard) {
-		sc.out = keySet{vals: appendValues(sc.vals[:0:arrayMaxCard], c)}
+func (sc *keyScratch) seed(lists [][]rawroaring.Container, key uint16) {
+	if c := single(lists, key); c != nil && (c.Kind == rawroaring.Array || c.Kind == rawroaring.Run && rawroaring.RunCard(c.Data) <= rawroaring.ArrayMaxCard) {
+		sc.out = keySet{vals: appendValues(sc.vals[:0:rawroaring.ArrayMaxCard], c)}
 		return
 	}
-	if c := single(lists, key); c != nil && c.kind == rawBitmap {
-		copyWords(&sc.main, c.data)
-		sc.out = keySet{blk: &sc.main, inBlk: true, n: c.card}
+	if c := single(lists, key); c != nil && c.Kind == rawroaring.Bitmap {
+		copyWords(&sc.main, c.Data)
+		sc.out = keySet{blk: &sc.main, inBlk: true, n: c.Card}
 		return
 	}
 	clear(sc.main[:])
 	for _, cs := range lists {
 		if c := containerAt(cs, key); c != nil {
-			orInto(&sc.main, c)
+			rawroaring.OrInto(&sc.main, c)
 		}
 	}
 	sc.out = keySet{blk: &sc.main, inBlk: true, n: -1}
 }
 
 // copyWords sets a block to a serialized bitmap container.
-func copyWords(b *[blockWords]uint64, data []byte) {
-	_ = data[bitmapBytes-1]
+func copyWords(b *[rawroaring.BlockWords]uint64, data []byte) {
+	_ = data[rawroaring.BitmapBytes-1]
 	for i := range b {
 		b[i] = binary.LittleEndian.Uint64(data[8*i:])
 	}
@@ -378,7 +378,7 @@ func copyWords(b *[blockWords]uint64, data []byte) {
 
 // single is the only container of the lists under key, or nil when there
 // are none or several.
-func single(lists [][]rawContainer, key uint16) *rawContainer {
+func single(lists [][]rawroaring.Container, key uint16) *rawroaring.Container {
 	if c, n := only(lists, key); n == 1 {
 		return c
 	}
@@ -388,7 +388,7 @@ func single(lists [][]rawContainer, key uint16) *rawContainer {
 // and intersects the result with the union of the lists' containers under
 // key, returning the number of members left when it is known cheaply (-1
 // when not yet counted, 0 when empty).
-func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
+func (sc *keyScratch) and(lists [][]rawroaring.Container, key uint16) int {
 	c := single(lists, key)
 	if c == nil && !sc.out.inBlk && len(sc.out.vals) <= smallUnionTest {
 		sc.out.vals = filterUnion(sc.out.vals, lists, key)
@@ -399,48 +399,48 @@ func (sc *keyScratch) and(lists [][]rawContainer, key uint16) int {
 		clear(sc.union[:])
 		for _, cs := range lists {
 			if c := containerAt(cs, key); c != nil {
-				orInto(&sc.union, c)
+				rawroaring.OrInto(&sc.union, c)
 			}
 		}
 		return sc.andBlock(&sc.union)
 	}
-	switch c.kind {
-	case rawBitmap:
+	switch c.Kind {
+	case rawroaring.Bitmap:
 		if sc.out.inBlk {
-			sc.out.n = andWords(sc.out.blk, sc.out.blk, c.data)
+			sc.out.n = andWords(sc.out.blk, sc.out.blk, c.Data)
 			return sc.out.n
 		}
-		sc.out.vals = filterBitmap(sc.out.vals, c.data)
-	case rawArray:
+		sc.out.vals = filterBitmap(sc.out.vals, c.Data)
+	case rawroaring.Array:
 		switch {
 		case sc.out.inBlk:
-			sc.out = keySet{vals: arrayInBlock(&sc.vals, c.data, sc.out.blk)}
-		case blockKernels && len(c.data) <= 2*gallopRatio*len(sc.out.vals):
-			sc.out.vals = intersectArrays(sc.other(sc.out.vals), valueBytes(sc.out.vals), c.data)
+			sc.out = keySet{vals: arrayInBlock(&sc.vals, c.Data, sc.out.blk)}
+		case rawroaring.BlockKernels && len(c.Data) <= 2*gallopRatio*len(sc.out.vals):
+			sc.out.vals = rawroaring.IntersectArrays(sc.other(sc.out.vals), rawroaring.ValueBytes(sc.out.vals), c.Data)
 		default:
-			sc.out.vals = intersectArray(sc.out.vals, c.data)
+			sc.out.vals = intersectArray(sc.out.vals, c.Data)
 		}
-	case rawRun:
+	case rawroaring.Run:
 		if sc.out.inBlk {
 			clear(sc.mask[:])
-			orInto(&sc.mask, c)
+			rawroaring.OrInto(&sc.mask, c)
 			return sc.andBlock(&sc.mask)
 		}
-		sc.out.vals = filterRuns(sc.out.vals, c.data)
+		sc.out.vals = filterRuns(sc.out.vals, c.Data)
 	}
 	return len(sc.out.vals)
 }
 
 // other is the value buffer of sc that vals is not in, for a result
 // computed from vals.
-func (sc *keyScratch) other(vals []uint16) *[kernelOut]uint16 {
+func (sc *keyScratch) other(vals []uint16) *[rawroaring.KernelOut]uint16 {
 	if cap(vals) > 0 && &vals[:1][0] == &sc.kern[0] {
 		return &sc.vals
 	}
 	return &sc.kern
 }
 
-func (sc *keyScratch) andBlock(b *[blockWords]uint64) int {
+func (sc *keyScratch) andBlock(b *[rawroaring.BlockWords]uint64) int {
 	if !sc.out.inBlk {
 		sc.out.vals = filterBlock(sc.out.vals, b)
 		return len(sc.out.vals)
@@ -455,16 +455,16 @@ func (sc *keyScratch) andBlock(b *[blockWords]uint64) int {
 }
 
 // appendValues appends the values of an array or run container.
-func appendValues(dst []uint16, c *rawContainer) []uint16 {
-	switch c.kind {
-	case rawArray:
-		for i := 0; i+1 < len(c.data); i += 2 {
-			dst = append(dst, binary.LittleEndian.Uint16(c.data[i:]))
+func appendValues(dst []uint16, c *rawroaring.Container) []uint16 {
+	switch c.Kind {
+	case rawroaring.Array:
+		for i := 0; i+1 < len(c.Data); i += 2 {
+			dst = append(dst, binary.LittleEndian.Uint16(c.Data[i:]))
 		}
-	case rawRun:
-		for i := 0; i+3 < len(c.data); i += 4 {
-			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
-			hi := min(lo+int(binary.LittleEndian.Uint16(c.data[i+2:])), 1<<16-1)
+	case rawroaring.Run:
+		for i := 0; i+3 < len(c.Data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(c.Data[i:]))
+			hi := min(lo+int(binary.LittleEndian.Uint16(c.Data[i+2:])), 1<<16-1)
 			for v := lo; v <= hi && len(dst) < cap(dst); v++ {
 				dst = append(dst, uint16(v))
 			}
@@ -473,48 +473,11 @@ func appendValues(dst []uint16, c *rawContainer) []uint16 {
 	return dst
 }
 
-// orInto adds a container's values to a block.
-func orInto(b *[blockWords]uint64, c *rawContainer) {
-	switch c.kind {
-	case rawArray:
-		for i := 0; i+1 < len(c.data); i += 2 {
-			v := binary.LittleEndian.Uint16(c.data[i:])
-			b[v>>6] |= 1 << (v & 63)
-		}
-	case rawBitmap:
-		for i := range b {
-			b[i] |= binary.LittleEndian.Uint64(c.data[8*i:])
-		}
-	case rawRun:
-		for i := 0; i+3 < len(c.data); i += 4 {
-			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
-			hi := min(lo+int(binary.LittleEndian.Uint16(c.data[i+2:])), 1<<16-1)
-			setRange(b, lo, hi)
-		}
-	}
-}
-
-// setRange sets the bits [lo, hi] of a block.
-func setRange(b *[blockWords]uint64, lo, hi int) {
-	lw, hw := lo>>6, hi>>6
-	loMask := ^uint64(0) << (lo & 63)
-	hiMask := ^uint64(0) >> (63 - hi&63)
-	if lw == hw {
-		b[lw] |= loMask & hiMask
-		return
-	}
-	b[lw] |= loMask
-	for i := lw + 1; i < hw; i++ {
-		b[i] = ^uint64(0)
-	}
-	b[hw] |= hiMask
-}
-
 // andWords sets dst to src ∩ a serialized bitmap container (dst may be
 // src) and returns its number of members: the count comes with the
 // pass, not from a second one.
-func andWords(dst, src *[blockWords]uint64, data []byte) int {
-	_ = data[bitmapBytes-1]
+func andWords(dst, src *[rawroaring.BlockWords]uint64, data []byte) int {
+	_ = data[rawroaring.BitmapBytes-1]
 	n := 0
 	for i := range dst {
 		dst[i] = src[i] & binary.LittleEndian.Uint64(data[8*i:])
@@ -531,7 +494,7 @@ func andWords(dst, src *[blockWords]uint64, data []byte) int {
 
 // filterBitmap keeps the values set in a serialized bitmap container.
 func filterBitmap(vals []uint16, data []byte) []uint16 {
-	set := (*[bitmapBytes]byte)(data)
+	set := (*[rawroaring.BitmapBytes]byte)(data)
 	n := 0
 	for _, v := range vals {
 		vals[n] = v // n <= index of v: in place is safe
@@ -541,7 +504,7 @@ func filterBitmap(vals []uint16, data []byte) []uint16 {
 }
 
 // filterBlock keeps the values set in a block.
-func filterBlock(vals []uint16, b *[blockWords]uint64) []uint16 {
+func filterBlock(vals []uint16, b *[rawroaring.BlockWords]uint64) []uint16 {
 	n := 0
 	for _, v := range vals {
 		vals[n] = v
@@ -552,9 +515,9 @@ func filterBlock(vals []uint16, b *[blockWords]uint64) []uint16 {
 
 // arrayInBlock stores in dst the values of a serialized array container
 // set in a block, four values a step as countInBitmap does. An array has
-// at most arrayMaxCard values (parseRaw), well within dst.
-func arrayInBlock(dst *[kernelOut]uint16, data []byte, b *[blockWords]uint64) []uint16 {
-	data = data[:min(len(data), 2*arrayMaxCard)]
+// at most rawroaring.ArrayMaxCard values (rawroaring.Parse), well within dst.
+func arrayInBlock(dst *[rawroaring.KernelOut]uint16, data []byte, b *[rawroaring.BlockWords]uint64) []uint16 {
+	data = data[:min(len(data), 2*rawroaring.ArrayMaxCard)]
 	n, i := 0, 0
 	for ; i+8 <= len(data); i += 8 {
 		v0, v1, v2, v3 := four(data[i:])
@@ -577,9 +540,9 @@ func arrayInBlock(dst *[kernelOut]uint16, data []byte, b *[blockWords]uint64) []
 
 // arrayInBitmap stores in dst the values of a serialized array container
 // set in a serialized bitmap container, as arrayInBlock does.
-func arrayInBitmap(dst *[kernelOut]uint16, data, bitmap []byte) []uint16 {
-	set := (*[bitmapBytes]byte)(bitmap)
-	data = data[:min(len(data), 2*arrayMaxCard)]
+func arrayInBitmap(dst *[rawroaring.KernelOut]uint16, data, bitmap []byte) []uint16 {
+	set := (*[rawroaring.BitmapBytes]byte)(bitmap)
+	data = data[:min(len(data), 2*rawroaring.ArrayMaxCard)]
 	n, i := 0, 0
 	for ; i+8 <= len(data); i += 8 {
 		v0, v1, v2, v3 := four(data[i:])
@@ -695,7 +658,7 @@ func filterRuns(vals []uint16, data []byte) []uint16 {
 const smallUnionTest = 64
 
 // filterUnion keeps the values in any of the lists' containers under key.
-func filterUnion(vals []uint16, lists [][]rawContainer, key uint16) []uint16 {
+func filterUnion(vals []uint16, lists [][]rawroaring.Container, key uint16) []uint16 {
 	out := vals[:0]
 	for _, v := range vals {
 		for _, cs := range lists {
@@ -709,29 +672,29 @@ func filterUnion(vals []uint16, lists [][]rawContainer, key uint16) []uint16 {
 }
 
 // rawHas reports whether a container holds v.
-func rawHas(c *rawContainer, v uint16) bool {
-	switch c.kind {
-	case rawBitmap:
-		return c.data[v>>3]>>(v&7)&1 != 0
-	case rawArray:
-		n := len(c.data) / 2
+func rawHas(c *rawroaring.Container, v uint16) bool {
+	switch c.Kind {
+	case rawroaring.Bitmap:
+		return c.Data[v>>3]>>(v&7)&1 != 0
+	case rawroaring.Array:
+		n := len(c.Data) / 2
 		lo, hi := 0, n
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			if binary.LittleEndian.Uint16(c.data[2*m:]) < v {
+			if binary.LittleEndian.Uint16(c.Data[2*m:]) < v {
 				lo = m + 1
 			} else {
 				hi = m
 			}
 		}
-		return lo < n && binary.LittleEndian.Uint16(c.data[2*lo:]) == v
-	case rawRun:
-		for i := 0; i+3 < len(c.data); i += 4 {
-			lo := int(binary.LittleEndian.Uint16(c.data[i:]))
+		return lo < n && binary.LittleEndian.Uint16(c.Data[2*lo:]) == v
+	case rawroaring.Run:
+		for i := 0; i+3 < len(c.Data); i += 4 {
+			lo := int(binary.LittleEndian.Uint16(c.Data[i:]))
 			if int(v) < lo {
 				return false
 			}
-			if int(v) <= lo+int(binary.LittleEndian.Uint16(c.data[i+2:])) {
+			if int(v) <= lo+int(binary.LittleEndian.Uint16(c.Data[i+2:])) {
 				return true
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/query/rawroaring"
 )
 
 // randomList is a bitmap over three container keys whose containers are,
@@ -47,7 +49,7 @@ func TestConjunctionMatchesRoaring(t *testing.T) {
 	sc := new(keyScratch)
 	other := new(keyScratch)
 	for round := range 400 {
-		var lists [][]rawContainer
+		var lists [][]rawroaring.Container
 		var cj conjunction
 		want := (*roaring.Bitmap)(nil)
 		for range 1 + rng.IntN(4) {
@@ -59,7 +61,7 @@ func TestConjunctionMatchesRoaring(t *testing.T) {
 				if _, err := bm.WriteTo(&buf); err != nil {
 					t.Fatal(err)
 				}
-				cs, err := parseRaw(buf.Bytes(), nil)
+				cs, err := rawroaring.Parse(buf.Bytes(), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,10 +184,10 @@ func sortedSample(rng *rand.Rand, n int) []uint16 {
 func TestContainerAtFindsEveryKey(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := range 300 {
-		var cs []rawContainer
+		var cs []rawroaring.Container
 		key := rng.IntN(40)
 		for key < 1<<16 && len(cs) < 80 {
-			cs = append(cs, rawContainer{key: uint16(key)})
+			cs = append(cs, rawroaring.Container{Key: uint16(key)})
 			if rng.IntN(4) == 0 {
 				key += 1 + rng.IntN(5) // a gap
 			} else {
@@ -195,14 +197,14 @@ func TestContainerAtFindsEveryKey(t *testing.T) {
 		for k := range 200 {
 			want := -1
 			for i := range cs {
-				if int(cs[i].key) == k {
+				if int(cs[i].Key) == k {
 					want = i
 				}
 			}
 			got := containerAt(cs, uint16(k))
 			switch {
 			case want < 0 && got != nil:
-				t.Fatalf("trial %d: key %d: found key %d, want none", trial, k, got.key)
+				t.Fatalf("trial %d: key %d: found key %d, want none", trial, k, got.Key)
 			case want >= 0 && got != &cs[want]:
 				t.Fatalf("trial %d: key %d: want position %d, got %v", trial, k, want, got)
 			}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // facetColumn is one search facet read once from its bucket: the values
@@ -39,7 +39,7 @@ type facetColumn struct {
 	// sets, bitset copies of their larger array containers: intersecting
 	// a bitset costs 1024 word operations where an array costs a lookup
 	// per value. Within denseBudget bytes, most stations first.
-	dense [][]denseBlock
+	dense [][]rawroaring.DenseBlock
 	// skip marks values no filter can name (genres longer than
 	// MaxFilterRunes or not their own key): no link could count them.
 	skip []bool
@@ -63,7 +63,7 @@ func (col *facetColumn) hasColumn() bool {
 
 // fillParts builds the head part and, for a facet of many values, the
 // tail.
-func (col *facetColumn) fillParts(cs *[]rawContainer) error {
+func (col *facetColumn) fillParts(cs *[]rawroaring.Container) error {
 	head := len(col.keys)
 	if head > 2*headValues {
 		head = headValues
@@ -113,9 +113,9 @@ func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error
 		posting []byte
 	}
 	var entries []entry
-	var cs []rawContainer
+	var cs []rawroaring.Container
 	err := b.ForEach(func(k, v []byte) error {
-		n, err := rawCardinality(v, &cs)
+		n, err := rawroaring.Cardinality(v, &cs)
 		if err != nil {
 			return fmt.Errorf("facet %q: %w", k, err)
 		}
@@ -151,12 +151,6 @@ func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error
 	return col, col.fillParts(&cs)
 }
 
-// denseBlock is a bitset copy of one array container of a posting list.
-type denseBlock struct {
-	key   uint16
-	words []uint64
-}
-
 // Dense copies: arrays of more than denseMinCard values, within
 // denseBudget bytes per facet.
 const (
@@ -164,42 +158,29 @@ const (
 	denseBudget  = 1 << 20
 )
 
-func (col *facetColumn) buildDense(cs []rawContainer) {
+func (col *facetColumn) buildDense(cs []rawroaring.Container) {
 	budget := denseBudget
 	for id, v := range col.postings {
-		if int(col.count[id]) <= denseMinCard || budget < bitmapBytes {
+		if int(col.count[id]) <= denseMinCard || budget < rawroaring.BitmapBytes {
 			break
 		}
-		cs, err := parseRaw(v, cs)
+		cs, err := rawroaring.Parse(v, cs)
 		if err != nil {
 			return // fill reports it
 		}
-		var blocks []denseBlock
+		var blocks []rawroaring.DenseBlock
 		for _, c := range cs {
-			if c.kind != rawArray || c.card <= denseMinCard || budget < bitmapBytes {
+			if c.Kind != rawroaring.Array || c.Card <= denseMinCard || budget < rawroaring.BitmapBytes {
 				continue
 			}
-			words := make([]uint64, bitmapBytes/8)
-			for i := 0; i+1 < len(c.data); i += 2 {
-				x := binary.LittleEndian.Uint16(c.data[i:])
-				words[x>>6] |= 1 << (x & 63)
-			}
-			blocks = append(blocks, denseBlock{c.key, words})
-			budget -= bitmapBytes
+			blocks = append(blocks, rawroaring.Dense(&c))
+			budget -= rawroaring.BitmapBytes
 		}
 		if col.dense == nil {
-			col.dense = make([][]denseBlock, len(col.postings))
+			col.dense = make([][]rawroaring.DenseBlock, len(col.postings))
 		}
 		col.dense[id] = blocks
 	}
-}
-
-func runCard(data []byte) int {
-	n := 0
-	for i := 0; i+3 < len(data); i += 4 {
-		n += int(data[i+2]) | int(data[i+3])<<8 + 1
-	}
-	return n
 }
 
 // columnMax is the largest match set a facet counts by visiting its
@@ -507,10 +488,10 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 			continue
 		}
 		var err error
-		if cs, err = parseRaw(col.postings[id], cs); err != nil {
+		if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
 			return nil, fmt.Errorf("facet %q: %w", key, err)
 		}
-		var blocks []denseBlock
+		var blocks []rawroaring.DenseBlock
 		if id < len(col.dense) {
 			blocks = col.dense[id]
 		}
@@ -518,7 +499,7 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 		if len(top) == k {
 			need = top[k-1].n
 		}
-		if n := andCount(cs, blocks, dense, need, int(col.count[id])); n > 0 && n >= need {
+		if n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id])); n > 0 && n >= need {
 			top = col.insertCount(top, topCount{uint32(id), n}, k)
 		}
 	}

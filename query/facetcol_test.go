@@ -11,6 +11,7 @@ import (
 
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // TestFacetColumnDamaged rewrites a facet posting list of a sound index
@@ -138,12 +139,12 @@ func TestSlotColumnHoldsEveryValue(t *testing.T) {
 		}
 		want := make([][]int, col.stations)
 		err = ix.view(func(*bolt.Tx) error {
-			var cs []rawContainer
+			var cs []rawroaring.Container
 			for id := range col.keys {
-				if cs, err = parseRaw(col.postings[id], cs); err != nil {
+				if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
 					return err
 				}
-				eachRaw(cs, make([]uint32, 0, 256), func(recs []uint32) {
+				rawroaring.Each(cs, make([]uint32, 0, 256), func(recs []uint32) {
 					for _, r := range recs {
 						want[r] = append(want[r], id)
 					}

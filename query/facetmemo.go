@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // The facet memo: the top MaxFacetLimit values of every facet, counted
@@ -186,18 +187,18 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 	}
 	return memo, ix.view(func(tx *bolt.Tx) error {
 		var large []memoList
-		var cs []rawContainer
+		var cs []rawroaring.Container
 		for _, src := range memoSources {
 			name := src.bucket
 			// through the page tree: searches key the memo by the
 			// addresses of the lists they read through it
-			root, ok := ix.tree.roots[string(name)]
+			root, ok := ix.tree.Root(string(name))
 			if !ok {
 				return fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
 			}
-			c := treeCursor{t: ix.tree, root: root}
+			c := ix.tree.Cursor(root)
 			for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
-				n, err := rawCardinality(v, &cs)
+				n, err := rawroaring.Cardinality(v, &cs)
 				if err != nil {
 					return fmt.Errorf("%s %q: %w", name, k, err)
 				}

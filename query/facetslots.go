@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // slotColumn holds, per record, the counters of its values among a
@@ -60,7 +61,7 @@ func (c *slotColumn) counters() int { return c.ways * c.stride }
 // fill builds the part of values [base, base+values) in two passes over
 // their posting lists: each record's number of values, then the slots.
 // With no column (too many values on a record), width stays 0.
-func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawContainer) error {
+func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawroaring.Container) error {
 	stations := col.stations
 	*c = slotColumn{base: base, values: values}
 	per := make([]uint16, stations)
@@ -69,10 +70,10 @@ func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawContainer
 	each := func(fn func(id uint16, recs []uint32)) error {
 		for id := base; id < base+values; id++ {
 			var err error
-			if *cs, err = parseRaw(col.postings[id], *cs); err != nil {
+			if *cs, err = rawroaring.Parse(col.postings[id], *cs); err != nil {
 				return fmt.Errorf("facet %q: %w", col.keys[id], err)
 			}
-			eachRaw(*cs, buf, func(recs []uint32) { fn(uint16(spareSlots+id-base), recs) })
+			rawroaring.Each(*cs, buf, func(recs []uint32) { fn(uint16(spareSlots+id-base), recs) })
 			if bad != nil {
 				return bad
 			}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"testing"
@@ -53,18 +54,27 @@ type rootLeafPage struct {
 	id, off uint64
 }
 
+// bbolt's page layout, as much of it as damaging a page needs (package
+// pagetree reads all of it): a page header, elements, the branch flag,
+// and in meta page 0 the page size and the root bucket's page.
+const (
+	boltPageHeader = 16
+	boltElement    = 16
+	boltBranchPage = 0x01
+	metaPageSize   = boltPageHeader + 8
+	metaRoot       = boltPageHeader + 16
+)
+
+var boltOrder = binary.NativeEndian
+
 func rootLeaf(t *testing.T, file []byte) rootLeafPage {
 	t.Helper()
-	w := &pageWalker{data: file, size: uint64(len(file))}
-	root, err := w.readMetas()
-	if err != nil {
-		t.Fatal(err)
+	pageSize := uint64(boltOrder.Uint32(file[metaPageSize:]))
+	id := boltOrder.Uint64(file[metaRoot:])
+	for boltOrder.Uint16(file[id*pageSize+8:]) == boltBranchPage {
+		id = boltOrder.Uint64(file[id*pageSize+boltPageHeader+8:]) // down the first child
 	}
-	id := root
-	for boltOrder.Uint16(file[id*w.pageSize+8:]) == boltBranchPage {
-		id = boltOrder.Uint64(file[id*w.pageSize+boltPageHeader+8:]) // down the first child
-	}
-	l := rootLeafPage{id: id, off: id * w.pageSize}
+	l := rootLeafPage{id: id, off: id * pageSize}
 	if boltOrder.Uint16(file[l.off+10:]) < 2 {
 		t.Fatal("the first leaf of the root bucket has fewer than two buckets")
 	}

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
 )
@@ -37,34 +38,26 @@ func runsPath(tb testing.TB) string {
 	return runsIndex.path
 }
 
-// rootPlan walks a sound file's root and meta bucket as walkFile does and
-// returns the walk plan for two walkers.
-func rootPlan(tb testing.TB, data []byte) []walkTask {
+// stationBlocksRoot is the root page of the station blocks' bucket, as
+// bbolt reports it, and whether it is a branch page: what the start-up
+// check cuts into runs for its walkers (see pagetree's walk plan).
+func stationBlocksRoot(tb testing.TB, path string) (id uint64, branch bool) {
 	tb.Helper()
-	w := &pageWalker{data: data, size: uint64(len(data))}
-	root, err := w.readMetas()
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, PreLoadFreelist: true}) // Page needs it
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := w.walkPage(root, nil); err != nil {
-		tb.Fatal(err)
-	}
-	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return string(b.name) == string(format.BucketMeta) })
-	if meta < 0 {
-		tb.Fatal("no meta bucket")
-	}
-	if err := w.walkBucket(w.buckets[meta]); err != nil {
-		tb.Fatal(err)
-	}
-	stored, err := format.DecodeChecksums(w.stored)
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		id = uint64(tx.Bucket(format.BucketStationJSON).Root())
+		info, err := tx.Page(int(id))
+		branch = err == nil && info != nil && info.Type == "branch"
+		return err
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tasks, err := w.planWalk(slices.Delete(slices.Clone(w.buckets), meta, meta+1), 2, stored)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return tasks
+	return id, branch
 }
 
 // FuzzOpenInRuns is FuzzOpen on a file whose largest bucket the start-up
@@ -77,15 +70,10 @@ func FuzzOpenInRuns(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	var root uint64
 	pageSize := uint64(os.Getpagesize())
-	for _, task := range rootPlan(f, sound) {
-		if task.run >= 0 {
-			root = task.rootID
-		}
-	}
-	if root == 0 {
-		f.Fatal("the fuzzed file's largest bucket is not summed in runs: the target would not reach planWalk's runs")
+	root, branch := stationBlocksRoot(f, runsPath(f))
+	if !branch {
+		f.Fatal("the fuzzed file's largest bucket has no branch root: the target would not reach the walk's runs")
 	}
 	at := func(off uint64, x byte) []byte {
 		off += root * pageSize

@@ -3,14 +3,16 @@ package query
 import (
 	"bytes"
 	"unsafe"
+
+	"stationdex/query/pagetree"
 )
 
 // openBucket is a bucket a search has opened, read through the index's
-// page tree (tree.go), with one cursor it reuses.
+// page tree (pagetree.Tree), with one cursor it reuses.
 type openBucket struct {
 	name *byte // the format.Bucket* variable's bytes: buckets are named by those
 	ok   bool  // the bucket exists
-	c    treeCursor
+	c    pagetree.Cursor
 }
 
 // maxOpenBuckets is more than the buckets one search reads: words (two
@@ -32,13 +34,13 @@ func (s *search) bucket(name []byte) *openBucket {
 	} else {
 		s.nopen++
 	}
-	root, ok := s.ix.tree.roots[string(name)]
-	s.open[i] = openBucket{name: p, ok: ok, c: treeCursor{t: s.ix.tree, root: root}}
+	root, ok := s.ix.tree.Root(string(name))
+	s.open[i] = openBucket{name: p, ok: ok, c: s.ix.tree.Cursor(root)}
 	return &s.open[i]
 }
 
 // cursor is the bucket's reusable cursor.
-func (ob *openBucket) cursor() *treeCursor { return &ob.c }
+func (ob *openBucket) cursor() *pagetree.Cursor { return &ob.c }
 
 // Get is the value stored under key, or nil.
 func (ob *openBucket) Get(key []byte) []byte {

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"stationdex/indexer/format"
+	"stationdex/query/pagetree"
 )
 
 // openTimeout bounds the wait for the shared file lock: a writer holding
@@ -31,7 +30,7 @@ const minFileSize = 1024
 
 // Open opens path read-only after verifying it: the bbolt page tree, magic
 // and version, and every bucket against the checksums the indexer stored
-// (verifyFile, one linear read of the file), then buckets, meta and the
+// (pagetree.Verify, one linear read of the file), then buckets, meta and the
 // record range. A damaged, truncated or foreign file is refused here, so
 // nothing read from an open Index can point outside the file. Decoding
 // every record and bitmap is left to Check. Errors wrap format.ErrNotIndex
@@ -52,7 +51,7 @@ func open(path string) (*Index, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only; bbolt holds its own descriptor
-	layout, err := verifyFile(f, size)
+	layout, err := pagetree.Verify(f, size)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func open(path string) (*Index, error) {
 	if err != nil {
 		return nil, classifyBoltError(err)
 	}
-	tree, err := mapTree(f.Fd(), size, layout)
+	tree, err := pagetree.Map(f.Fd(), size, layout)
 	if err != nil {
 		_ = db.Close() // the mapping error is the one worth reporting
 		return nil, err
@@ -70,7 +69,7 @@ func open(path string) (*Index, error) {
 	ix := &Index{db: db, path: path, tree: tree}
 	if err := ix.view(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
 		_ = db.Close() // the verification error is the one worth reporting
-		_ = tree.unmap()
+		_ = tree.Unmap()
 		return nil, err
 	}
 	return ix, nil
@@ -158,23 +157,7 @@ func verifyIdentity(tx *bolt.Tx) error {
 	if b == nil {
 		return fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
 	}
-	return checkIdentity(b.Get(format.KeyFormat), b.Get(format.KeyVersion))
-}
-
-// checkIdentity checks the values of the meta bucket's format marker and
-// version.
-func checkIdentity(magic, version []byte) error {
-	if !bytes.Equal(magic, []byte(format.Magic)) {
-		return fmt.Errorf("%w: format marker %.40q", format.ErrNotIndex, magic)
-	}
-	v, err := strconv.Atoi(string(version))
-	if err != nil {
-		return fmt.Errorf("%w: format version %.20q", format.ErrCorrupt, version)
-	}
-	if v != format.Version {
-		return &format.VersionError{File: v, Supported: format.Version}
-	}
-	return nil
+	return format.CheckIdentity(b.Get(format.KeyFormat), b.Get(format.KeyVersion))
 }
 
 func readMeta(tx *bolt.Tx) (format.Meta, error) {

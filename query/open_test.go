@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -374,97 +373,4 @@ func answers(t *testing.T, path string) string {
 		fmt.Fprintf(&out, "%s %v %v\n", doc, b, err)
 	}
 	return out.String()
-}
-
-// TestOpenRefusesAFlippedByteOfALargeValue damages a value large enough to
-// be summed from the file rather than through the mapping (sumFromFile),
-// in the real snapshot's index, and checks that Open refuses the copy.
-func TestOpenRefusesAFlippedByteOfALargeValue(t *testing.T) {
-	ix, _ := realIndex(t)
-	sound, err := os.ReadFile(ix.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The first and the last station block: with two walkers or more the
-	// bucket is summed in runs (TestOpenSumsTheLargestBucketInRuns), and
-	// these are in the first run and the last.
-	var blocks [2][]byte
-	if err := ix.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(format.BucketStationJSON).Cursor()
-		_, first := c.First()
-		_, last := c.Last()
-		blocks = [2][]byte{bytes.Clone(first), bytes.Clone(last)}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for b, value := range blocks {
-		if len(value) < 2*fileSummed {
-			t.Fatalf("station block %d of %d bytes: too small to be summed from the file (from %d)", b, len(value), fileSummed)
-		}
-		at := bytes.Index(sound, value)
-		if at < 0 || bytes.LastIndex(sound, value) != at {
-			t.Fatalf("station block %d is not in the file exactly once", b)
-		}
-		for _, into := range []int{0, fileChunk + 3, len(value) - 1} { // first chunk, a later one, the last byte
-			if into >= len(value) {
-				continue
-			}
-			d := bytes.Clone(sound)
-			d[at+into] ^= 0x04
-			path := filepath.Join(t.TempDir(), "flipped.idx")
-			if err := os.WriteFile(path, d, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ix, err := Open(path)
-			if err == nil {
-				ix.Close()
-				t.Fatalf("block %d, byte %d flipped: Open succeeded", b, into)
-			}
-			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(format.BucketStationJSON)) {
-				t.Errorf("block %d, byte %d flipped: err %v, want ErrCorrupt naming bucket %s", b, into, err, format.BucketStationJSON)
-			}
-		}
-	}
-}
-
-// TestOpenSumsTheLargestBucketInRuns checks that the walk plan cuts the
-// real snapshot's station blocks, half of its file, into runs for two
-// walkers, covering the root's children once and in order, and that the
-// joined runs give the stored sum (Open succeeds on the file).
-func TestOpenSumsTheLargestBucketInRuns(t *testing.T) {
-	ix, _ := realIndex(t)
-	data, err := os.ReadFile(ix.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tasks := rootPlan(t, data)
-	var runs []walkTask
-	for _, task := range tasks {
-		if string(task.bucket.name) == string(format.BucketStationJSON) {
-			if task.run < 0 {
-				t.Fatal("the station blocks are walked whole")
-			}
-			runs = append(runs, task)
-		} else if task.run >= 0 {
-			t.Errorf("bucket %s is cut into runs too", task.bucket.name)
-		}
-	}
-	if len(runs) < 2 {
-		t.Fatalf("%d runs", len(runs))
-	}
-	slices.SortFunc(runs, func(a, b walkTask) int { return a.run - b.run })
-	next := uint64(0)
-	for i, r := range runs {
-		if r.run != i || r.lo != next || r.hi <= r.lo {
-			t.Fatalf("run %d covers children [%d, %d), want it to start at %d", r.run, r.lo, r.hi, next)
-		}
-		next = r.hi
-	}
-	if n := uint64(boltOrder.Uint16(runs[0].root[10:])); next != n {
-		t.Fatalf("runs end at child %d of %d", next, n)
-	}
-	if _, err := walkFile(data, nil); err != nil {
-		t.Fatalf("the sums joined from runs do not match: %v", err)
-	}
 }

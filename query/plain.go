@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // A plain search (no distance filter; facets only with several words) is
@@ -237,7 +238,7 @@ func (s *search) addConjunct(lists [][]byte) error {
 		if w.nlists == len(w.lists) {
 			w.lists = append(w.lists, nil)
 		}
-		cs, err := parseRaw(v, w.lists[w.nlists])
+		cs, err := rawroaring.Parse(v, w.lists[w.nlists])
 		w.lists[w.nlists] = cs
 		if err != nil {
 			return err
@@ -436,7 +437,7 @@ func (s *search) materialize(cj *conjunction, counts []int32) set {
 		if n <= 0 || cj.eval(w.lists, uint16(k), sc) == 0 {
 			continue
 		}
-		sc.out.writeTo((*[blockWords]uint64)(dense[k*containerWords:]))
+		sc.out.writeTo((*[rawroaring.BlockWords]uint64)(dense[k*containerWords:]))
 	}
 	out.bm.FromDense(dense, false) // bitmap containers share dense copy-on-write
 	return out

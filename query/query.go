@@ -2,15 +2,15 @@
 //
 // An Index is the file opened read-only and memory-mapped (see package
 // format for the layout), after a check of every page and checksum
-// (pagecheck.go). Nothing proportional to the data set is copied onto the
-// heap: searches read the page tree through their own bounds-checked
-// reader (tree.go), posting lists are roaring bitmaps read in place with
+// (package pagetree). Nothing proportional to the data set is copied onto
+// the heap: searches read the page tree through its bounds-checked reader
+// (pagetree.Tree), posting lists are roaring bitmaps read in place with
 // FromBuffer, the work is done in pooled scratch bitmaps, and only the
 // records of the requested page are decoded. A plain search (no facets, no
 // distance filter) builds no bitmap at all: it intersects the stored lists
 // 65,536 records at a time, in place, counting each range and collecting
 // only the ranges its page reads (plain.go, conjunction.go; two arrays are
-// intersected by an SSE4.2 kernel on amd64, intersect_amd64.s). Values returned to callers (Result,
+// intersected by an SSE4.2 kernel on amd64, package rawroaring). Values returned to callers (Result,
 // format.Record) own their memory and stay valid after the call and after
 // Close.
 //
@@ -42,6 +42,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
+	"stationdex/query/pagetree"
 )
 
 // Sentinel errors of the query engine. Errors about the file itself wrap
@@ -83,7 +84,7 @@ func checkQuery(q Query) error {
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
 	db   *bolt.DB
-	tree *pageTree // the same file, read in place by searches (see tree.go)
+	tree *pagetree.Tree // the same file, read in place by searches
 	// readers is held (read) by searches reading the tree without a bbolt
 	// transaction, so that Close does not unmap under them.
 	readers sync.RWMutex
@@ -110,7 +111,7 @@ func (ix *Index) Close() error {
 	}
 	ix.readers.Lock()
 	defer ix.readers.Unlock()
-	if err := ix.tree.unmap(); err != nil {
+	if err := ix.tree.Unmap(); err != nil {
 		return fmt.Errorf("close index %s: %w", ix.path, err)
 	}
 	return nil

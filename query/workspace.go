@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // set is a posting list during one search: either a read-only view of a
@@ -51,7 +52,7 @@ type workspace struct {
 	wordRefs  [][]byte // every word's lists, word after word (allWords)
 	wordEnds  []int
 	views     []*roaring.Bitmap
-	rawTmp    []rawContainer
+	rawTmp    []rawroaring.Container
 	wordSets  []sizedSet
 	tiers     []tier
 	it        roaring.IntIterator
@@ -65,11 +66,11 @@ type workspace struct {
 	// (see sameAs), for the facet memo; set by searches asking facets.
 	keepLists bool
 	many      roaring.ManyIntIterator
-	raw2      []rawContainer
+	raw2      []rawroaring.Container
 	// plain searches (see plain.go): the lists read, the conjuncts over
 	// them, and two evaluation scratches (a tier and what it excludes)
 	plain      plain
-	lists      [][]rawContainer // the first nlists in use
+	lists      [][]rawroaring.Container // the first nlists in use
 	nlists     int
 	vals       []uint32 // a materialised set's records (plainMatches)
 	parts      []conjunct
@@ -278,14 +279,14 @@ func (w *workspace) unionRaw(lists [][]byte) (set, error) {
 	keys, runs := 0, false
 	for _, v := range lists {
 		var err error
-		if cs, err = parseRaw(v, cs); err != nil {
+		if cs, err = rawroaring.Parse(v, cs); err != nil {
 			return set{}, err
 		}
 		if len(cs) > 0 {
-			keys = max(keys, int(cs[len(cs)-1].key)+1)
+			keys = max(keys, int(cs[len(cs)-1].Key)+1)
 		}
 		for i := range cs {
-			runs = runs || cs[i].kind == rawRun
+			runs = runs || cs[i].Kind == rawroaring.Run
 		}
 	}
 	if !runs {
@@ -305,9 +306,9 @@ func (w *workspace) unionRaw(lists [][]byte) (set, error) {
 	}
 	buf := w.denseBuffer(containerWords * keys)
 	for _, v := range lists {
-		cs, _ = parseRaw(v, cs) // parsed above without error
+		cs, _ = rawroaring.Parse(v, cs) // parsed above without error
 		for i := range cs {
-			orInto((*[blockWords]uint64)(buf[int(cs[i].key)*containerWords:]), &cs[i])
+			rawroaring.OrInto((*[rawroaring.BlockWords]uint64)(buf[int(cs[i].Key)*containerWords:]), &cs[i])
 		}
 	}
 	flat := w.bitmap()

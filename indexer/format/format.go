@@ -117,6 +117,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -318,4 +319,21 @@ func ParseRecordKey(k []byte) (uint32, error) {
 		return 0, fmt.Errorf("%w: record key of %d bytes", ErrCorrupt, len(k))
 	}
 	return binary.BigEndian.Uint32(k), nil
+}
+
+// CheckIdentity checks the values of the meta bucket's format marker and
+// version: what tells a stationdex index of this format from any other
+// bbolt file.
+func CheckIdentity(magic, version []byte) error {
+	if string(magic) != Magic {
+		return fmt.Errorf("%w: format marker %.40q", ErrNotIndex, magic)
+	}
+	v, err := strconv.Atoi(string(version))
+	if err != nil {
+		return fmt.Errorf("%w: format version %.20q", ErrCorrupt, version)
+	}
+	if v != Version {
+		return &VersionError{File: v, Supported: Version}
+	}
+	return nil
 }

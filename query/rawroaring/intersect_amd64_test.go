@@ -1,21 +1,19 @@
 //go:build !purego
 
-package query
+package rawroaring
 
 import "testing"
 
-// TestConjunctionWithoutKernels runs the conjunction and plain-path checks
-// with the array kernels switched off, as on a CPU without SSE4.2: the
-// fallback (merge, galloping, seeding) must give the same answers.
-func TestConjunctionWithoutKernels(t *testing.T) {
-	if !blockKernels {
+// TestIntersectArraysWithoutKernels runs the array checks with the
+// kernels switched off, as on a CPU without SSE4.2: the merge must give
+// the same answers.
+func TestIntersectArraysWithoutKernels(t *testing.T) {
+	if !BlockKernels {
 		t.Log("this CPU has no SSE4.2: every other test already runs the fallback")
 	}
-	defer func(was bool) { blockKernels = was }(blockKernels)
-	blockKernels = false
-	t.Run("conjunction", TestConjunctionMatchesRoaring)
-	t.Run("arrays", TestIntersectArraysAgreesWithAMerge)
-	t.Run("plain", TestPlainMatchesBitmapPathAcrossKeys)
+	defer func(was bool) { BlockKernels = was }(BlockKernels)
+	BlockKernels = false
+	TestIntersectArraysAgreesWithAMerge(t)
 }
 
 // TestIntersectArraysBoundsItsStores gives the kernel what a made file
@@ -24,7 +22,7 @@ func TestConjunctionWithoutKernels(t *testing.T) {
 // past the output buffer is written.
 func TestIntersectArraysBoundsItsStores(t *testing.T) {
 	var guarded struct {
-		out    [kernelOut]uint16
+		out    [KernelOut]uint16
 		canary [64]uint16
 	}
 	for i := range guarded.canary {
@@ -33,17 +31,17 @@ func TestIntersectArraysBoundsItsStores(t *testing.T) {
 	// a: blocks of seven 7s and an 8, so a block stays while b's blocks of
 	// 7s pass under it; b ends with seven 7s and a 9, which then stays
 	// while a's blocks pass.
-	a := make([]uint16, 0, arrayMaxCard)
-	for len(a) < arrayMaxCard {
+	a := make([]uint16, 0, ArrayMaxCard)
+	for len(a) < ArrayMaxCard {
 		a = append(a, 7, 7, 7, 7, 7, 7, 7, 8)
 	}
-	b := make([]uint16, 0, arrayMaxCard)
-	for len(b) < arrayMaxCard-8 {
+	b := make([]uint16, 0, ArrayMaxCard)
+	for len(b) < ArrayMaxCard-8 {
 		b = append(b, 7, 7, 7, 7, 7, 7, 7, 7)
 	}
 	b = append(b, 7, 7, 7, 7, 7, 7, 7, 9)
-	got := intersectArrays(&guarded.out, arrayBytes(a), arrayBytes(b))
-	if blockKernels && len(got) <= arrayMaxCard+8 {
+	got := IntersectArrays(&guarded.out, arrayBytes(a), arrayBytes(b))
+	if BlockKernels && len(got) <= ArrayMaxCard+8 {
 		t.Errorf("%d values found: the input no longer makes the kernel find more than the old bound", len(got))
 	}
 	for i, c := range guarded.canary {
@@ -51,7 +49,7 @@ func TestIntersectArraysBoundsItsStores(t *testing.T) {
 			t.Fatalf("written past the buffer at %d", i)
 		}
 	}
-	if n := countArrays(arrayBytes(a), arrayBytes(b)); n != len(got) {
+	if n := CountArrays(arrayBytes(a), arrayBytes(b)); n != len(got) {
 		t.Errorf("count %d, stored %d", n, len(got))
 	}
 }

@@ -1,8 +1,8 @@
-package query
+package rawroaring
 
 import "encoding/binary"
 
-// kernelOut is the size of a buffer the array intersection writes into.
+// KernelOut is the size of a buffer the array intersection writes into.
 // Two array containers share at most arrayMaxCard values, and the kernel
 // stores a whole block past the last one found. But a file can be
 // damaged, or made, with valid checksums and arrays that repeat values
@@ -10,12 +10,12 @@ import "encoding/binary"
 // eight, up to na+nb values in all. The kernel is only given arrays of up
 // to arrayMaxCard values (intersectArrays), so twice that bounds what it
 // stores, whatever the bytes.
-const kernelOut = 2*arrayMaxCard + 8
+const KernelOut = 2*ArrayMaxCard + 8
 
-// merge finds the values common to two serialized array containers by
+// Merge finds the values common to two serialized array containers by
 // merging them: the portable path, and the kernel's tail. It appends them
 // to dst unless dst is nil, and returns their number either way.
-func merge(dst []uint16, a, b []byte) ([]uint16, int) {
+func Merge(dst []uint16, a, b []byte) ([]uint16, int) {
 	n, i, j := 0, 0, 0
 	for i+1 < len(a) && j+1 < len(b) {
 		x, y := binary.LittleEndian.Uint16(a[i:]), binary.LittleEndian.Uint16(b[j:])

@@ -1,4 +1,4 @@
-package query
+package pagetree
 
 import (
 	"bytes"
@@ -8,28 +8,29 @@ import (
 	"stationdex/indexer/format"
 )
 
-// pageTree reads the index's buckets from a mapping of the file, in the
-// layout verifyFile checked (see pagecheck.go). A search reads its posting
+// Tree reads the index's buckets from a mapping of the file, in the
+// layout Verify checked (see verify.go). A search reads its posting
 // lists and records through it rather than through bbolt's Bucket and
 // Cursor, which allocate a bucket, a cursor and its stack on every open and
 // Get: a dozen lookups per search made those most of a search's
 // allocations. It reads with Go's bounds-checked slicing only, so a file
-// changed underneath after verification panics (recovered by Index.view)
-// instead of reading outside the mapping.
-type pageTree struct {
+// changed underneath after verification panics (the caller recovers it,
+// as query's Index does) instead of reading outside the mapping. Keys and
+// values returned point into the mapping: valid until Unmap.
+type Tree struct {
 	data     []byte // the whole file, mapped read-only
 	pageSize int
-	roots    map[string]treeRoot // the top-level buckets
+	roots    map[string]Root // the top-level buckets
 }
 
-// treeRoot is where a bucket's pairs are: a root page, or a page stored
-// inline in the bucket's value.
-type treeRoot struct {
+// Root is where a bucket's pairs are: a root page, or a page stored
+// inline in the bucket's value. The zero Root is no bucket.
+type Root struct {
 	pgid   uint64
 	inline []byte
 }
 
-// bbolt's page layout (see pagecheck.go).
+// bbolt's page layout (see verify.go).
 const (
 	pageFlagBranch = 0x01
 	pageFlagLeaf   = 0x02
@@ -37,19 +38,19 @@ const (
 	maxTreeDepth   = 16 // bbolt trees of a few GB are 4 or 5 deep
 )
 
-// mapTree maps the verified file for the search path.
-func mapTree(fd uintptr, size int64, layout treeLayout) (*pageTree, error) {
+// Map maps the verified file for the search path.
+func Map(fd uintptr, size int64, layout Layout) (*Tree, error) {
 	data, err := syscall.Mmap(int(fd), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("map index: %w", err)
 	}
-	t := &pageTree{data: data, pageSize: int(layout.pageSize), roots: make(map[string]treeRoot, len(layout.buckets))}
+	t := &Tree{data: data, pageSize: int(layout.pageSize), roots: make(map[string]Root, len(layout.buckets))}
 	for _, b := range layout.buckets {
 		if len(b.value) < boltBucketHeader {
-			_ = t.unmap()
+			_ = t.Unmap()
 			return nil, fmt.Errorf("%w: bucket %q header", format.ErrCorrupt, b.name)
 		}
-		r := treeRoot{pgid: boltOrder.Uint64(b.value)}
+		r := Root{pgid: boltOrder.Uint64(b.value)}
 		if r.pgid == 0 {
 			r.inline = b.value[boltBucketHeader:]
 		}
@@ -58,7 +59,19 @@ func mapTree(fd uintptr, size int64, layout treeLayout) (*pageTree, error) {
 	return t, nil
 }
 
-func (t *pageTree) unmap() error {
+// Root is where the top-level bucket name is; ok is false when the file
+// has no such bucket.
+func (t *Tree) Root(name string) (r Root, ok bool) {
+	r, ok = t.roots[name]
+	return r, ok
+}
+
+// Cursor is a cursor over the bucket at r, before its first pair.
+func (t *Tree) Cursor(r Root) Cursor { return Cursor{t: t, root: r} }
+
+// Unmap releases the mapping. No key or value read through t may be used
+// after it.
+func (t *Tree) Unmap() error {
 	if t == nil || t.data == nil {
 		return nil
 	}
@@ -68,7 +81,7 @@ func (t *pageTree) unmap() error {
 }
 
 // page is the page with the id, overflow pages included.
-func (t *pageTree) page(r treeRoot, id uint64) []byte {
+func (t *Tree) page(r Root, id uint64) []byte {
 	if id == 0 && r.inline != nil {
 		return r.inline
 	}
@@ -108,11 +121,12 @@ func branchChild(p []byte, i int) uint64 {
 	return boltOrder.Uint64(p[boltPageHeader+i*treeElemSize+8:])
 }
 
-// treeCursor walks one bucket's leaves in key order. It keeps its stack in
-// place: seeking and stepping allocate nothing.
-type treeCursor struct {
-	t     *pageTree
-	root  treeRoot
+// Cursor walks one bucket's leaves in key order. It keeps its stack in
+// place: seeking and stepping allocate nothing. A Cursor is used by one
+// goroutine at a time.
+type Cursor struct {
+	t     *Tree
+	root  Root
 	stack [maxTreeDepth]cursorFrame
 	depth int
 }
@@ -124,7 +138,7 @@ type cursorFrame struct {
 
 // Seek moves to the first pair whose key is at or after key and returns
 // it, or nil when there is none.
-func (c *treeCursor) Seek(key []byte) (k, v []byte) {
+func (c *Cursor) Seek(key []byte) (k, v []byte) {
 	c.depth = 0
 	id := c.root.pgid
 	for {
@@ -147,7 +161,7 @@ func (c *treeCursor) Seek(key []byte) (k, v []byte) {
 }
 
 // Next moves to the next pair and returns it, or nil after the last.
-func (c *treeCursor) Next() (k, v []byte) {
+func (c *Cursor) Next() (k, v []byte) {
 	if c.depth == 0 {
 		return nil, nil
 	}
@@ -157,7 +171,7 @@ func (c *treeCursor) Next() (k, v []byte) {
 
 // current settles the cursor on a leaf element, climbing past exhausted
 // pages and descending to the next leaf, and returns its pair.
-func (c *treeCursor) current() (k, v []byte) {
+func (c *Cursor) current() (k, v []byte) {
 	for {
 		top := &c.stack[c.depth-1]
 		if top.index < pageCount(top.page) {
@@ -176,7 +190,7 @@ func (c *treeCursor) current() (k, v []byte) {
 	}
 }
 
-func (c *treeCursor) push(p []byte, i int) {
+func (c *Cursor) push(p []byte, i int) {
 	c.stack[c.depth] = cursorFrame{page: p, index: i}
 	c.depth++
 }

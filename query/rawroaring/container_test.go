@@ -1,4 +1,4 @@
-package query
+package rawroaring
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func randomBitmap(r *rand.Rand, n uint32) *roaring.Bitmap {
 
 func TestRawBitmapMatchesRoaring(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var cs []rawContainer
+	var cs []Container
 	for i := range 300 {
 		n := uint32(1 + r.IntN(300000))
 		a, m := randomBitmap(r, n), randomBitmap(r, n)
@@ -36,22 +36,22 @@ func TestRawBitmapMatchesRoaring(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cs, err = parseRaw(v, cs); err != nil {
+		if cs, err = Parse(v, cs); err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
 		dense := make([]uint64, int(m.Maximum()>>6)+1)
 		m.WriteDenseTo(dense)
-		col := &facetColumn{postings: [][]byte{v}, count: []uint32{uint32(a.GetCardinality())}}
-		col.buildDense(cs)
-		var blocks []denseBlock
-		if col.dense != nil {
-			blocks = col.dense[0]
+		var blocks []DenseBlock
+		for j := range cs {
+			if cs[j].Kind == Array && cs[j].Card > 512 && r.IntN(2) == 0 { // some arrays as bitsets
+				blocks = append(blocks, Dense(&cs[j]))
+			}
 		}
-		if got, want := andCount(cs, blocks, dense, 0, 0), int(a.AndCardinality(m)); got != want {
+		if got, want := AndCount(cs, blocks, dense, 0, 0), int(a.AndCardinality(m)); got != want {
 			t.Fatalf("case %d: andCount %d, roaring %d", i, got, want)
 		}
 		var all []uint32
-		eachRaw(cs, make([]uint32, 0, 100), func(recs []uint32) { all = append(all, recs...) })
+		Each(cs, make([]uint32, 0, 100), func(recs []uint32) { all = append(all, recs...) })
 		if want := a.ToArray(); !equalUint32(all, want) {
 			t.Fatalf("case %d: eachRaw gives %d values, want %d", i, len(all), len(want))
 		}
@@ -80,17 +80,17 @@ func TestRawBitmapDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	dense := make([]uint64, 200000/64+1)
-	var cs []rawContainer
+	var cs []Container
 	check := func(v []byte) {
-		cs, err = parseRaw(v, cs)
+		cs, err = Parse(v, cs)
 		if err != nil {
 			if !errors.Is(err, format.ErrCorrupt) {
 				t.Fatalf("error %v is not ErrCorrupt", err)
 			}
 			return
 		}
-		andCount(cs, nil, dense, 0, 0)
-		eachRaw(cs, make([]uint32, 0, 64), func([]uint32) {})
+		AndCount(cs, nil, dense, 0, 0)
+		Each(cs, make([]uint32, 0, 64), func([]uint32) {})
 	}
 	for i := range len(v) {
 		check(v[:i])

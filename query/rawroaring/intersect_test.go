@@ -1,4 +1,4 @@
-package query
+package rawroaring
 
 import (
 	"encoding/binary"
@@ -15,15 +15,15 @@ import (
 // block, and at the edges of the value range.
 func TestIntersectArraysAgreesWithAMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	var out [kernelOut]uint16
+	var out [KernelOut]uint16
 	check := func(a, b []uint16) {
 		t.Helper()
 		want := mergeValues(a, b)
 		da, db := arrayBytes(a), arrayBytes(b)
-		if got := countArrays(da, db); got != len(want) {
+		if got := CountArrays(da, db); got != len(want) {
 			t.Fatalf("countArrays(%v, %v) = %d, want %d", a, b, got, len(want))
 		}
-		if got := intersectArrays(&out, da, db); !slices.Equal(got, want) {
+		if got := IntersectArrays(&out, da, db); !slices.Equal(got, want) {
 			t.Fatalf("intersectArrays(%v, %v) = %v, want %v", a, b, got, want)
 		}
 	}
@@ -34,8 +34,8 @@ func TestIntersectArraysAgreesWithAMerge(t *testing.T) {
 	}
 	for range 3000 {
 		span := []int{20, 200, 5000, 1 << 16}[rng.IntN(4)]
-		a := randomSet(rng, rng.IntN(min(span, arrayMaxCard)+1), span)
-		b := randomSet(rng, rng.IntN(min(span, arrayMaxCard)+1), span)
+		a := randomSet(rng, rng.IntN(min(span, ArrayMaxCard)+1), span)
+		b := randomSet(rng, rng.IntN(min(span, ArrayMaxCard)+1), span)
 		check(a, b)
 		check(b, a)
 		check(a, a)
@@ -43,7 +43,7 @@ func TestIntersectArraysAgreesWithAMerge(t *testing.T) {
 	top := []uint16{65528, 65529, 65530, 65531, 65532, 65533, 65534, 65535}
 	check(top, top)
 	check(append([]uint16{0, 1}, top...), top[2:])
-	full := make([]uint16, arrayMaxCard)
+	full := make([]uint16, ArrayMaxCard)
 	for i := range full {
 		full[i] = uint16(i)
 	}
@@ -100,15 +100,15 @@ func FuzzIntersectArrays(f *testing.F) {
 		}
 		cut := min(int(split)*2, len(data))
 		a, b := set(data[:cut]), set(data[cut:])
-		if len(a) > arrayMaxCard || len(b) > arrayMaxCard {
+		if len(a) > ArrayMaxCard || len(b) > ArrayMaxCard {
 			return
 		}
-		var out [kernelOut]uint16
+		var out [KernelOut]uint16
 		want := mergeValues(a, b)
-		if got := countArrays(arrayBytes(a), arrayBytes(b)); got != len(want) {
+		if got := CountArrays(arrayBytes(a), arrayBytes(b)); got != len(want) {
 			t.Fatalf("count %d, want %d", got, len(want))
 		}
-		if got := intersectArrays(&out, arrayBytes(a), arrayBytes(b)); !slices.Equal(got, want) {
+		if got := IntersectArrays(&out, arrayBytes(a), arrayBytes(b)); !slices.Equal(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 	})
@@ -123,12 +123,12 @@ func BenchmarkCountArrays(b *testing.B) {
 		x, y := arrayBytes(randomSet(rng, sizes[0], 1<<16)), arrayBytes(randomSet(rng, sizes[1], 1<<16))
 		b.Run(fmt.Sprintf("kernel/%dx%d", sizes[0], sizes[1]), func(b *testing.B) {
 			for b.Loop() {
-				countArrays(x, y)
+				CountArrays(x, y)
 			}
 		})
 		b.Run(fmt.Sprintf("merge/%dx%d", sizes[0], sizes[1]), func(b *testing.B) {
 			for b.Loop() {
-				merge(nil, x, y)
+				Merge(nil, x, y)
 			}
 		})
 	}

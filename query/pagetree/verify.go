@@ -1,4 +1,4 @@
-package query
+package pagetree
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"stationdex/indexer/format"
 )
 
-// verifyFile walks the bbolt page tree of an index file with its own
+// Verify walks the bbolt page tree of an index file with its own
 // bounds-checked reads, before bbolt is let near it, and sums every
 // bucket's pairs as it goes, comparing the sums with those stored in the
 // meta bucket (format.KeyChecksums). bbolt trusts its file: it turns page ids and
@@ -53,7 +53,7 @@ import (
 //
 // The root of the tree holds only buckets (the index's top-level buckets)
 // and those hold only pairs: the format nests no buckets.
-func verifyFile(f *os.File, size int64) (layout treeLayout, err error) {
+func Verify(f *os.File, size int64) (layout Layout, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil { // a fault, or a bug here: neither may take the server down
@@ -61,49 +61,49 @@ func verifyFile(f *os.File, size int64) (layout treeLayout, err error) {
 		}
 	}()
 	if size <= 0 || int64(int(size)) != size {
-		return treeLayout{}, fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
+		return Layout{}, fmt.Errorf("%w: file of %d bytes", format.ErrNotIndex, size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return treeLayout{}, fmt.Errorf("map %s: %w", f.Name(), err)
+		return Layout{}, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	defer func() { _ = syscall.Munmap(data) }() // read-only: nothing to lose
-	return walkFile(data, f)
+	return Walk(data, f)
 }
 
-// treeLayout is what the search path needs of a verified file to read it
-// (see pageTree): the page size and the top-level buckets' values, copied
+// Layout is what the search path needs of a verified file to read it
+// (see Tree): the page size and the top-level buckets' values, copied
 // out of the verification's mapping.
-type treeLayout struct {
+type Layout struct {
 	pageSize uint64
 	buckets  []rootEntry
 }
 
-// walkFile verifies the page tree of data, a whole index file, and every
+// Walk verifies the page tree of data, a whole index file, and every
 // bucket against its stored checksum. The meta bucket is walked first, so
 // that a file of another kind or version is told as such (format.ErrNotIndex,
 // a *format.VersionError) rather than as damage, and without reading it all.
 //
 // file, when not nil, holds the same bytes as data: large values are summed
 // from it (see sumFromFile) instead of through the mapping.
-func walkFile(data []byte, file io.ReaderAt) (treeLayout, error) {
+func Walk(data []byte, file io.ReaderAt) (Layout, error) {
 	w := &pageWalker{data: data, size: uint64(len(data)), file: file}
 	root, err := w.readMetas()
 	if err != nil {
-		return treeLayout{}, err
+		return Layout{}, err
 	}
 	if _, err := w.walkPage(root, nil); err != nil { // collects w.buckets
-		return treeLayout{}, err
+		return Layout{}, err
 	}
 	meta := slices.IndexFunc(w.buckets, func(b rootEntry) bool { return bytes.Equal(b.name, format.BucketMeta) })
 	if meta < 0 {
-		return treeLayout{}, fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
+		return Layout{}, fmt.Errorf("%w: no %q bucket", format.ErrNotIndex, format.BucketMeta)
 	}
 	if err := w.walkBucket(w.buckets[meta]); err != nil {
-		return treeLayout{}, err
+		return Layout{}, err
 	}
-	if err := checkIdentity(w.magic, w.version); err != nil {
-		return treeLayout{}, err
+	if err := format.CheckIdentity(w.magic, w.version); err != nil {
+		return Layout{}, err
 	}
 	// The stored sums are decoded once: their lengths plan the walk, and
 	// the sums are compared after it. A document that does not decode is
@@ -111,15 +111,15 @@ func walkFile(data []byte, file io.ReaderAt) (treeLayout, error) {
 	stored, storedErr := format.DecodeChecksums(w.stored)
 	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
 	if err := w.walkParallel(rest, stored); err != nil {
-		return treeLayout{}, err
+		return Layout{}, err
 	}
 	if storedErr != nil {
-		return treeLayout{}, storedErr
+		return Layout{}, storedErr
 	}
 	if err := format.CompareChecksums(stored, w.sums); err != nil {
-		return treeLayout{}, err
+		return Layout{}, err
 	}
-	layout := treeLayout{pageSize: w.pageSize}
+	layout := Layout{pageSize: w.pageSize}
 	for _, b := range w.buckets {
 		layout.buckets = append(layout.buckets, rootEntry{name: bytes.Clone(b.name), value: bytes.Clone(b.value)})
 	}

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package query
+package rawroaring
 
 import (
 	"unsafe"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// blockKernels: the SSE4.2 block intersection of intersect_amd64.s can run
+// BlockKernels: the SSE4.2 block intersection of intersect_amd64.s can run
 // here (PCMPESTRM, POPCNT). Every x86-64 server CPU of the last decade has
 // them; without, the scalar merge does the work.
-var blockKernels = cpu.X86.HasSSE42 && cpu.X86.HasPOPCNT
+var BlockKernels = cpu.X86.HasSSE42 && cpu.X86.HasPOPCNT
 
 //go:noescape
 func intersectBlocks(a, b *byte, na, nb int, out *uint16) (n, i, j int)
@@ -36,35 +36,35 @@ var packWords = func() (t [256][16]byte) {
 	return t
 }()
 
-// countArrays is the number of values common to two serialized array
+// CountArrays is the number of values common to two serialized array
 // containers.
-func countArrays(a, b []byte) int {
+func CountArrays(a, b []byte) int {
 	na, nb := len(a)/2, len(b)/2
-	if !blockKernels || na < 8 || nb < 8 {
-		_, n := merge(nil, a, b)
+	if !BlockKernels || na < 8 || nb < 8 {
+		_, n := Merge(nil, a, b)
 		return n
 	}
 	n, i, j := intersectBlocks(&a[0], &b[0], na, nb, nil)
-	_, tail := merge(nil, a[2*i:], b[2*j:])
+	_, tail := Merge(nil, a[2*i:], b[2*j:])
 	return n + tail
 }
 
-// intersectArrays stores the values common to two serialized array
+// IntersectArrays stores the values common to two serialized array
 // containers in out and returns them; out is an array so that it always
 // has the room the kernel's whole-block stores need.
-func intersectArrays(out *[kernelOut]uint16, a, b []byte) []uint16 {
+func IntersectArrays(out *[KernelOut]uint16, a, b []byte) []uint16 {
 	na, nb := len(a)/2, len(b)/2
-	if !blockKernels || na < 8 || nb < 8 || na > arrayMaxCard || nb > arrayMaxCard {
-		vals, _ := merge(out[:0], a, b)
+	if !BlockKernels || na < 8 || nb < 8 || na > ArrayMaxCard || nb > ArrayMaxCard {
+		vals, _ := Merge(out[:0], a, b)
 		return vals
 	}
 	n, i, j := intersectBlocks(&a[0], &b[0], na, nb, &out[0])
-	vals, _ := merge(out[:n], a[2*i:], b[2*j:])
+	vals, _ := Merge(out[:n], a[2*i:], b[2*j:])
 	return vals
 }
 
-// valueBytes is vals as a serialized array container: the same bytes on a
+// ValueBytes is vals as a serialized array container: the same bytes on a
 // little-endian machine.
-func valueBytes(vals []uint16) []byte {
+func ValueBytes(vals []uint16) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 2*len(vals))
 }

@@ -1,4 +1,4 @@
-package query
+package rawroaring
 
 import (
 	"encoding/binary"
@@ -8,21 +8,21 @@ import (
 	"stationdex/indexer/format"
 )
 
-// A rawContainer is one container of a bitmap in roaring's portable
+// A Container is one container of a bitmap in roaring's portable
 // serialization, read in place: counting against a posting list this way
 // costs no allocation, where roaring's FromBuffer allocates a container
 // value per container.
-type rawContainer struct {
-	key  uint16
-	kind uint8
-	card int    // values in the container (array and bitmap)
-	data []byte // array: card little-endian uint16; bitmap: 1024 words; run: pairs (start, length-1)
+type Container struct {
+	Key  uint16
+	Kind uint8
+	Card int    // values in the container (array and bitmap)
+	Data []byte // array: card little-endian uint16; bitmap: 1024 words; run: pairs (start, length-1)
 }
 
 const (
-	rawArray uint8 = iota
-	rawBitmap
-	rawRun
+	Array uint8 = iota
+	Bitmap
+	Run
 )
 
 // The cookies and thresholds of roaring's portable format.
@@ -30,16 +30,16 @@ const (
 	serialCookieNoRun = 12346
 	serialCookieRun   = 12347
 	noOffsetThreshold = 4
-	arrayMaxCard      = 4096
-	bitmapBytes       = 8192
+	ArrayMaxCard      = 4096
+	BitmapBytes       = 8192
 )
 
 var errRawBitmap = fmt.Errorf("%w: posting list", format.ErrCorrupt)
 
-// parseRaw splits a serialized bitmap into its containers, appended to
+// Parse splits a serialized bitmap into its containers, appended to
 // out[:0]. Every length is checked against v: a damaged value is an error,
 // never a read out of range.
-func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
+func Parse(v []byte, out []Container) ([]Container, error) {
 	out = out[:0]
 	if len(v) < 4 {
 		return out, errRawBitmap
@@ -85,7 +85,7 @@ func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
 		}
 		last = int(key)
 		card := int(binary.LittleEndian.Uint16(header[4*i+2:])) + 1
-		c := rawContainer{key: key, card: card}
+		c := Container{Key: key, Card: card}
 		var n int
 		switch {
 		case runFlags != nil && runFlags[i/8]&(1<<(i%8)) != 0:
@@ -94,16 +94,16 @@ func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
 			}
 			runs := int(binary.LittleEndian.Uint16(v[pos:]))
 			pos += 2
-			c.kind, n = rawRun, 4*runs
-		case card > arrayMaxCard:
-			c.kind, n = rawBitmap, bitmapBytes
+			c.Kind, n = Run, 4*runs
+		case card > ArrayMaxCard:
+			c.Kind, n = Bitmap, BitmapBytes
 		default:
-			c.kind, n = rawArray, 2*card
+			c.Kind, n = Array, 2*card
 		}
 		if pos > len(v) || len(v)-pos < n {
 			return out, errRawBitmap
 		}
-		c.data = v[pos : pos+n]
+		c.Data = v[pos : pos+n]
 		pos += n
 		out = append(out, c)
 	}
@@ -113,12 +113,12 @@ func parseRaw(v []byte, out []rawContainer) ([]rawContainer, error) {
 	return out, nil
 }
 
-// andCount is the number of values of the containers that are set in
+// AndCount is the number of values of the containers that are set in
 // dense (bit r of word r/64; values beyond dense are not set). When need
 // is positive and total is the containers' cardinality, it may stop early
 // and return a count below need once the containers left (total minus
 // those seen) cannot bring it to need.
-func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64, need, total int) int {
+func AndCount(cs []Container, blocks []DenseBlock, dense []uint64, need, total int) int {
 	n := 0
 	rest := total
 	for _, c := range cs {
@@ -126,38 +126,38 @@ func andCount(cs []rawContainer, blocks []denseBlock, dense []uint64, need, tota
 			if n+rest < need {
 				return n
 			}
-			if c.kind == rawRun {
-				rest -= runCard(c.data)
+			if c.Kind == Run {
+				rest -= RunCard(c.Data)
 			} else {
-				rest -= c.card
+				rest -= c.Card
 			}
 		}
-		base := int(c.key) << 16
+		base := int(c.Key) << 16
 		if base>>6 >= len(dense) {
 			break
 		}
-		for len(blocks) > 0 && blocks[0].key < c.key {
+		for len(blocks) > 0 && blocks[0].Key < c.Key {
 			blocks = blocks[1:]
 		}
 		switch {
-		case c.kind == rawArray && len(blocks) > 0 && blocks[0].key == c.key:
-			n += andPopcount(dense[base>>6:], blocks[0].words)
-		case c.kind == rawArray:
-			for i := 0; i+1 < len(c.data); i += 2 {
-				r := base | int(binary.LittleEndian.Uint16(c.data[i:]))
+		case c.Kind == Array && len(blocks) > 0 && blocks[0].Key == c.Key:
+			n += andPopcount(dense[base>>6:], blocks[0].Words)
+		case c.Kind == Array:
+			for i := 0; i+1 < len(c.Data); i += 2 {
+				r := base | int(binary.LittleEndian.Uint16(c.Data[i:]))
 				if w := r >> 6; w < len(dense) {
 					n += int(dense[w] >> (r & 63) & 1)
 				}
 			}
-		case c.kind == rawBitmap:
+		case c.Kind == Bitmap:
 			words := dense[base>>6:]
-			for i := 0; i < len(words) && i < bitmapBytes/8; i++ {
-				n += bits.OnesCount64(words[i] & binary.LittleEndian.Uint64(c.data[8*i:]))
+			for i := 0; i < len(words) && i < BitmapBytes/8; i++ {
+				n += bits.OnesCount64(words[i] & binary.LittleEndian.Uint64(c.Data[8*i:]))
 			}
-		case c.kind == rawRun:
-			for i := 0; i+3 < len(c.data); i += 4 {
-				lo := base | int(binary.LittleEndian.Uint16(c.data[i:]))
-				hi := lo + int(binary.LittleEndian.Uint16(c.data[i+2:]))
+		case c.Kind == Run:
+			for i := 0; i+3 < len(c.Data); i += 4 {
+				lo := base | int(binary.LittleEndian.Uint16(c.Data[i:]))
+				hi := lo + int(binary.LittleEndian.Uint16(c.Data[i+2:]))
 				n += rangeCount(dense, lo, hi)
 			}
 		}
@@ -186,9 +186,9 @@ func rangeCount(dense []uint64, lo, hi int) int {
 	return n
 }
 
-// eachRaw calls fn with the values of the containers, in increasing order,
+// Each calls fn with the values of the containers, in increasing order,
 // in batches.
-func eachRaw(cs []rawContainer, buf []uint32, fn func([]uint32)) {
+func Each(cs []Container, buf []uint32, fn func([]uint32)) {
 	buf = buf[:0]
 	flush := func() {
 		if len(buf) > 0 {
@@ -203,24 +203,24 @@ func eachRaw(cs []rawContainer, buf []uint32, fn func([]uint32)) {
 		buf = append(buf, r)
 	}
 	for _, c := range cs {
-		base := uint32(c.key) << 16
-		switch c.kind {
-		case rawArray:
-			for i := 0; i+1 < len(c.data); i += 2 {
-				add(base | uint32(binary.LittleEndian.Uint16(c.data[i:])))
+		base := uint32(c.Key) << 16
+		switch c.Kind {
+		case Array:
+			for i := 0; i+1 < len(c.Data); i += 2 {
+				add(base | uint32(binary.LittleEndian.Uint16(c.Data[i:])))
 			}
-		case rawBitmap:
-			for i := 0; i+7 < len(c.data); i += 8 {
-				w := binary.LittleEndian.Uint64(c.data[i:])
+		case Bitmap:
+			for i := 0; i+7 < len(c.Data); i += 8 {
+				w := binary.LittleEndian.Uint64(c.Data[i:])
 				for w != 0 {
 					add(base | uint32(i*8+bits.TrailingZeros64(w)))
 					w &= w - 1
 				}
 			}
-		case rawRun:
-			for i := 0; i+3 < len(c.data); i += 4 {
-				lo := uint32(binary.LittleEndian.Uint16(c.data[i:]))
-				hi := lo + uint32(binary.LittleEndian.Uint16(c.data[i+2:]))
+		case Run:
+			for i := 0; i+3 < len(c.Data); i += 4 {
+				lo := uint32(binary.LittleEndian.Uint16(c.Data[i:]))
+				hi := lo + uint32(binary.LittleEndian.Uint16(c.Data[i+2:]))
 				for r := lo; r <= hi && r < 1<<16; r++ {
 					add(base | r)
 				}
@@ -246,19 +246,19 @@ func andPopcount(a, b []uint64) int {
 	return n
 }
 
-// rawCardinality is the number of stations of a posting list, read from
+// Cardinality is the number of stations of a posting list, read from
 // its container headers without decoding it.
-func rawCardinality(v []byte, cs *[]rawContainer) (int, error) {
+func Cardinality(v []byte, cs *[]Container) (int, error) {
 	var err error
-	if *cs, err = parseRaw(v, *cs); err != nil {
+	if *cs, err = Parse(v, *cs); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, c := range *cs {
-		if c.kind == rawRun {
-			n += runCard(c.data)
+		if c.Kind == Run {
+			n += RunCard(c.Data)
 		} else {
-			n += c.card
+			n += c.Card
 		}
 	}
 	return n, nil

@@ -1,0 +1,16 @@
+// Package rawroaring reads roaring bitmaps in their portable
+// serialization in place, container by container, without decoding them:
+// the posting lists of an index file, straight out of its mapping.
+//
+// roaring's own FromBuffer allocates a container value per container and
+// combines some containers slowly (run containers of many short runs);
+// the engine's hot paths (intersecting posting lists range by range,
+// counting a facet's values against a match set) need neither. The door:
+// Parse splits a list into Containers (Key, Kind, Card, Data, every
+// length checked against the bytes), Cardinality reads a list's size from
+// its headers; OrInto, AndCount, Each and the Dense bitset copies combine
+// containers with plain bitsets; CountArrays and IntersectArrays
+// intersect two array containers, with an SSE4.2 kernel on amd64
+// (intersect_amd64.s) and a merge elsewhere. Nothing here knows what the
+// values stand for.
+package rawroaring
