@@ -197,11 +197,12 @@ const (
 // facetTask is the count of one facet: its column, the match set it
 // counts and the top values found.
 type facetTask struct {
-	d   Dim
-	col *facetColumn
-	m   set
-	n   int
-	top []topCount
+	d      Dim
+	except Dim // the filter left out of m: d when q filters on it, else noDim
+	col    *facetColumn
+	m      set
+	n      int
+	top    []topCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
 }
@@ -247,70 +248,81 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
 func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask, error) {
-	filtered := q.Filter.filtered()
-	s.w.keepLists = true // the sets below carry what the memo knows them by
 	var tasks [NumDims]facetTask
-	var ops []memoOperand
-	if plain || filtered&q.Facets != 0 {
-		var err error
-		if ops, err = s.memoOperands(q); err != nil {
-			return tasks, err
-		}
+	ops, err := s.memoOperands(q)
+	if err != nil {
+		return tasks, err
 	}
+	filtered := q.Filter.filtered()
 	for d := range NumDims {
 		if !q.Facets.Has(d) {
 			continue
 		}
 		t := &tasks[d]
-		t.d = d
-		var err error
+		t.d, t.except = d, noDim
+		if filtered.Has(d) {
+			t.except = d
+		}
 		if t.col, err = s.ix.column(d); err != nil {
 			return tasks, err
 		}
-		if filtered.Has(d) || plain {
-			except := noDim
-			if filtered.Has(d) {
-				except = d
-			}
-			if memo := s.ix.memoOf(ops, except); memo != nil {
-				var ok bool
-				if t.top, ok = memo.tops(d, q.FacetLimit, s.w.tops[d][:0]); ok {
-					continue
-				}
-			}
+		if s.fromMemo(t, ops, -1, q.FacetLimit) {
+			continue
 		}
 		switch {
 		case filtered.Has(d):
-			if t.m, err = s.matchSet(q, d); err != nil {
-				return tasks, err
-			}
+			t.m, err = s.matchSet(q, d)
 		case plain:
 			matches, plain = s.plainMatches(), false
 			t.m = matches
 		default:
 			t.m = matches
 		}
-		if t.m.bm == nil || t.m.empty() {
-			continue
-		}
-		t.n = t.m.card()
-		if memo := s.ix.memoised(t.m, t.n); memo != nil {
-			var ok bool
-			if t.top, ok = memo.tops(d, q.FacetLimit, s.w.tops[d][:0]); ok {
-				continue
+		if err == nil && t.m.bm != nil && !t.m.empty() {
+			t.n = t.m.card()
+			if !s.fromMemo(t, ops, t.n, q.FacetLimit) {
+				err = s.countTask(t, q.FacetLimit)
 			}
 		}
-		switch {
-		case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
-			t.top = t.col.topOfAll(s.w.tops[d][:0], q.FacetLimit)
-		case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
-			t.byRecords = true
-		default:
-			if t.top, err = s.countByPostings(t.col, t.m, s.w.tops[d][:0], q.FacetLimit); err != nil {
-				return tasks, err
-			}
+		if err != nil {
+			return tasks, err
 		}
 	}
+	s.countGroups(&tasks, q.FacetLimit)
+	return tasks, nil
+}
+
+// fromMemo takes t's top k values from the memo when it knows t's set by
+// its operands (see memoOf; n: the set's size once built, else -1).
+func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
+	memo := s.ix.memoOf(ops, t.except, n)
+	if memo == nil {
+		return false
+	}
+	var ok bool
+	if t.top, ok = memo.tops(t.d, k, s.w.tops[t.d][:0]); ok {
+		s.memoFacets++
+	}
+	return ok
+}
+
+// countTask counts t's top k values, or marks it to be counted record by
+// record with the facets of the same set (countGroups).
+func (s *search) countTask(t *facetTask, k int) (err error) {
+	switch {
+	case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
+		t.top = t.col.topOfAll(s.w.tops[t.d][:0], k)
+	case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
+		t.byRecords = true
+	default:
+		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k)
+	}
+	return err
+}
+
+// countGroups counts the tasks marked byRecords, those of one set in one
+// pass over its records.
+func (s *search) countGroups(tasks *[NumDims]facetTask, k int) {
 	for d := range tasks {
 		if !tasks[d].byRecords {
 			continue
@@ -323,9 +335,8 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 				tasks[e].byRecords = false
 			}
 		}
-		s.countByRecords(tasks[d].m, group, q.FacetLimit)
+		s.countByRecords(tasks[d].m, group, k)
 	}
-	return tasks, nil
 }
 
 // topCount is a value id and its count in a search.
@@ -375,8 +386,8 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // a country: a few thousand records, several genres each), so its inner
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
-// sparseFor).
-func (s *search) countByRecords(m set, group []*facetTask, k int) {
+// sparseFor). It returns how many tails it left uncounted.
+func (s *search) countByRecords(m set, group []*facetTask, k int) (tailsSkipped int) {
 	for _, t := range group {
 		t.top = s.w.tops[t.d][:0]
 	}
@@ -387,15 +398,13 @@ func (s *search) countByRecords(m set, group []*facetTask, k int) {
 		case t.col.tail.values == 0:
 			return nil
 		case !t.col.mayEnter(t.top, t.col.tail.base, k):
-			tailsSkipped.Add(1)
+			tailsSkipped++
 			return nil
 		}
 		return &t.col.tail
 	})
+	return tailsSkipped
 }
-
-// tailsSkipped counts the tail parts left uncounted, for tests.
-var tailsSkipped atomic.Int64
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.

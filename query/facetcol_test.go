@@ -75,7 +75,7 @@ func TestFacetColumnDamaged(t *testing.T) {
 // real snapshot: each path is otherwise chosen only for its range of sizes.
 func TestFacetCountPathsAgree(t *testing.T) {
 	ix, _ := realIndex(t)
-	skipped := tailsSkipped.Load()
+	skipped := 0
 	for _, q := range []Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")}, {Filter: filters("", "", "pop")}} {
 		q.Limit = 1
 		w := getWorkspace()
@@ -96,7 +96,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 				}
 				for _, k := range []int{1, 10, 50} {
 					task := &facetTask{d: d, col: col, m: m}
-					s.countByRecords(m, []*facetTask{task}, k)
+					skipped += s.countByRecords(m, []*facetTask{task}, k)
 					byRecords := append([]topCount(nil), task.top...)
 					byPostings, err := s.countByPostings(col, m, nil, k)
 					if err != nil {
@@ -114,7 +114,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if tailsSkipped.Load() == skipped {
+	if skipped == 0 {
 		t.Error("no count left a genre tail out: the bound that skips it went untested")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -27,8 +26,7 @@ import (
 // The memo is built by Index.Warm, in the background, from the same
 // counting code a search uses (the real-snapshot tests compare both to the
 // oracle); until it is built, or for any other search, facets are counted
-// as before. A posting list is known by the address of its bytes in the
-// read-only mapping, which stays put as long as the Index is open.
+// as before. A posting list is known by its place in the file (listID).
 
 // The smallest memoised list: stations/memoShare stations, and never
 // below memoFloor. On the real snapshot that is 256 stations, 761 lists:
@@ -89,16 +87,26 @@ var memoSources, memoFacetSet = func() ([]memoSource, DimSet) {
 // and their time and memory. A set of three conditions or more, or a
 // larger facet limit for a pair, is counted.
 //
-// A pair is known by the addresses of both lists, lower first; the
-// intersection of two lists, in either order, carries it (set.pair), and
-// memoOf finds it from a search's lists before intersecting them.
-type listPair struct{ a, b *byte }
+// A pair is known by both lists, lower first, and memoOf finds it from a
+// search's lists before intersecting them.
+type listPair struct{ a, b listID }
 
-func pairOf(a, b *byte) listPair {
-	if uintptr(unsafe.Pointer(a)) > uintptr(unsafe.Pointer(b)) {
+func pairOf(a, b listID) listPair {
+	if a > b {
 		a, b = b, a
 	}
 	return listPair{a, b}
+}
+
+// listID names a stored posting list: the offset of its bytes in the
+// file (pagetree.Tree.Offset), which no other list shares. 0 is none: the
+// file starts with bbolt's meta pages.
+type listID uint64
+
+// idOf is the listID of a list read through the index's page tree.
+func (ix *Index) idOf(v []byte) listID {
+	off, _ := ix.tree.Offset(v)
+	return listID(off)
 }
 
 // memoFacets is the top limit values of each facet of one set, most
@@ -106,6 +114,7 @@ func pairOf(a, b *byte) listPair {
 // thousands.
 type memoFacets struct {
 	limit int
+	n     int // stations in the set
 	lists [NumDims][]memoCount
 }
 
@@ -122,39 +131,19 @@ func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
 	for _, c := range l[:min(k, len(l))] {
 		top = append(top, topCount{c.id, int(c.n)})
 	}
-	memoHits.Add(1)
 	return top, true
 }
 
 type facetMemo struct {
 	min   int
-	lists map[*byte]*memoFacets    // by the address of the posting list's bytes
-	pairs map[listPair]*memoFacets // by both lists' addresses
+	lists map[listID]*memoFacets
+	pairs map[listPair]*memoFacets
 }
 
 type lazyMemo struct {
 	once  sync.Once
 	err   error
 	ready atomic.Pointer[facetMemo]
-}
-
-// memoHits counts the facets answered from a memo, for tests.
-var memoHits atomic.Int64
-
-// memoised returns the memoised facets of m, or nil.
-func (ix *Index) memoised(m set, n int) *memoFacets {
-	memo := ix.memo.ready.Load()
-	if memo == nil || n < memo.min {
-		return nil
-	}
-	var f *memoFacets
-	switch {
-	case m.src != nil:
-		f = memo.lists[m.src]
-	case m.pair.a != nil:
-		f = memo.pairs[m.pair]
-	}
-	return f
 }
 
 // warmFacetMemo builds the memo once.
@@ -182,7 +171,7 @@ type memoList struct {
 func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 	memo := &facetMemo{
 		min:   max(memoFloor, ix.meta.Stations/memoShare),
-		lists: map[*byte]*memoFacets{},
+		lists: map[listID]*memoFacets{},
 		pairs: map[listPair]*memoFacets{},
 	}
 	return memo, ix.view(func(tx *bolt.Tx) error {
@@ -209,7 +198,8 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 				if err != nil {
 					return fmt.Errorf("%s %q: %w", name, k, err)
 				}
-				memo.lists[unsafe.SliceData(v)] = f
+				f.n = n
+				memo.lists[ix.idOf(v)] = f
 				bm := roaring.New()
 				if _, err := bm.FromBuffer(v); err != nil {
 					return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, name, k, err)
@@ -226,7 +216,7 @@ func (ix *Index) buildFacetMemo() (*facetMemo, error) {
 // at least pairShare times the memo's smallest list, largest first, until
 // pairBudget records have been counted. An intersection as large as one
 // of its lists is that list, which searches find in the list memo (see
-// sameAs).
+// memoOf).
 //
 // The pairs are sized on a sample of pairKeys keys (ranges of 65,536
 // records) spread over the records, among the pairLists largest lists, so
@@ -281,7 +271,8 @@ func (ix *Index) memoPairs(tx *bolt.Tx, memo *facetMemo, large []memoList) error
 		if err != nil {
 			return err
 		}
-		memo.pairs[pairOf(unsafe.SliceData(a.v), unsafe.SliceData(b.v))] = f
+		f.n = n
+		memo.pairs[pairOf(ix.idOf(a.v), ix.idOf(b.v))] = f
 	}
 	return nil
 }
@@ -327,11 +318,11 @@ func (ix *Index) countMemo(tx *bolt.Tx, k int, mk func(w *workspace) (set, error
 }
 
 // memoOperand is a word or filter of a search as the memo may know it:
-// its stored list when it is one (nil otherwise), and the dimension a
-// facet may leave out (noDim for words and bitrates).
+// its stored list when it is one (0 otherwise), and the dimension a facet
+// may leave out (noDim for words and bitrates).
 type memoOperand struct {
 	dim  Dim
-	list *byte
+	list listID
 }
 
 // memoOperands looks up once the lists of q's words and filters, for
@@ -343,11 +334,11 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 	if s.ix.memo.ready.Load() == nil || q.Near != nil || len(s.w.words) > 2 {
 		return nil, nil
 	}
-	one := func(lists [][]byte) *byte {
+	one := func(lists [][]byte) listID {
 		if len(lists) != 1 {
-			return nil
+			return 0
 		}
-		return unsafe.SliceData(lists[0])
+		return s.ix.idOf(lists[0])
 	}
 	for _, word := range s.w.words {
 		lists, err := s.wordLists(allSpace, word)
@@ -364,33 +355,41 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 }
 
 // memoOf is the memoised facets of the match set of ops without the
-// filter of dimension except (noDim: the whole match set), when that
-// set is one or two stored lists, found before any bitmap of it is built:
-// intersecting two large lists allocates and fills a container per 65,536
-// records, which a memoised pair does not need. nil when the memo does not
-// know the set by its lists (it may still be a memoised list, which
-// matchSet's and finds; see sameAs).
-func (ix *Index) memoOf(ops []memoOperand, except Dim) *memoFacets {
-	var lists [2]*byte
-	n := 0
+// filter of dimension except (noDim: the whole match set), when that set
+// is one or two stored lists, found before any bitmap of it is built:
+// intersecting two large lists allocates and fills a container per
+// 65,536 records, which a memoised pair does not need. With n, the size
+// of the set once built (-1 before), an intersection of two lists as
+// large as one of them is that list (every US station matches the prefix
+// "am"), whose facets the list memo holds. nil when the memo does not
+// know the set.
+func (ix *Index) memoOf(ops []memoOperand, except Dim, n int) *memoFacets {
+	var lists [2]listID
+	k := 0
 	for _, op := range ops {
 		switch {
 		case op.dim == except && except != noDim:
-		case op.list == nil || n == len(lists):
+		case op.list == 0 || k == len(lists):
 			return nil
 		default:
-			lists[n] = op.list
-			n++
+			lists[k] = op.list
+			k++
 		}
 	}
 	memo := ix.memo.ready.Load()
-	var f *memoFacets
 	switch {
 	case memo == nil:
-	case n == 1:
-		f = memo.lists[lists[0]]
-	case n == 2:
-		f = memo.pairs[pairOf(lists[0], lists[1])]
+		return nil
+	case k == 1:
+		return memo.lists[lists[0]]
+	case k == 2 && n < 0:
+		return memo.pairs[pairOf(lists[0], lists[1])]
+	case k == 2:
+		for _, l := range lists {
+			if f := memo.lists[l]; f != nil && f.n == n {
+				return f
+			}
+		}
 	}
-	return f
+	return nil
 }

@@ -24,6 +24,8 @@ type search struct {
 	// the buckets opened so far, with their cursors (see lookup.go)
 	open  [maxOpenBuckets]openBucket
 	nopen int
+	// memoFacets counts the facets answered from the memo (Result)
+	memoFacets int
 }
 
 // namespace is a pair of token and prefix buckets: the name fields only, or

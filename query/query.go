@@ -158,6 +158,9 @@ type Result struct {
 	Facets      Facets
 	Suggestions []Suggestion
 	Timing      Timing
+	// MemoFacets is how many of the facets came from the facet memo: its
+	// hit rate, for monitoring (and tests).
+	MemoFacets int
 }
 
 // Timing splits the time Search spent, for the metrics: Bitmap is looking up

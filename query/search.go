@@ -86,7 +86,6 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 // rank fills w.tiers with the result tiers, best first, for q's words in
 // w.words (run tokenises them).
 func (s *search) rank(q Query, stations int) error {
-	s.w.keepLists = q.Facets.Any()
 	f, filtered, err := s.filters(q, noDim)
 	if err != nil || (filtered && f.empty()) {
 		return err
@@ -246,7 +245,7 @@ func (s *search) discover(q Query, res *Result, plain bool) error {
 		if err != nil {
 			return err
 		}
-		res.Facets = f
+		res.Facets, res.MemoFacets = f, s.memoFacets
 	}
 	if q.Suggest && res.Total == 0 && len(s.w.words) > 0 {
 		sg, err := s.suggest(q)

@@ -3,7 +3,6 @@ package query
 import (
 	"fmt"
 	"sync"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -19,13 +18,6 @@ import (
 type set struct {
 	bm    *roaring.Bitmap
 	owned bool
-	// src is the first byte of the stored posting list the set is, as
-	// read (nil for a set computed from others): the facet memo's key.
-	src *byte
-	// pair is, for the intersection of two sets read from stored lists,
-	// those lists' first bytes, lower address first (zero otherwise): the
-	// pair memo's key.
-	pair listPair
 	// shortRuns: a stored list of run containers of many short runs,
 	// which roaring combines slowly; settle flattens it before any
 	// combination, and a set used alone (one filter) never pays for it.
@@ -62,11 +54,8 @@ type workspace struct {
 	recBuf []uint32
 	// memoOps: a faceted search's operands (memoOperands)
 	memoOps []memoOperand
-	// keepLists: and tells when an intersection is a whole stored list
-	// (see sameAs), for the facet memo; set by searches asking facets.
-	keepLists bool
-	many      roaring.ManyIntIterator
-	raw2      []rawroaring.Container
+	many    roaring.ManyIntIterator
+	raw2    []rawroaring.Container
 	// plain searches (see plain.go): the lists read, the conjuncts over
 	// them, and two evaluation scratches (a tier and what it excludes)
 	plain      plain
@@ -84,7 +73,7 @@ func (w *workspace) newSearch(ix *Index) *search {
 	s := &w.search
 	s.ix, s.tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
 	s.words = set{}
-	s.nopen = 0
+	s.nopen, s.memoFacets = 0, 0
 	return s
 }
 
@@ -116,7 +105,6 @@ func (w *workspace) release() {
 		b.Clear()
 	}
 	w.used = 0
-	w.keepLists = false
 	w.usedDense = 0
 	clear(w.words)
 	w.words = w.words[:0]
@@ -162,7 +150,7 @@ func (w *workspace) view(v []byte) (set, error) {
 		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
 	shortRuns := b.HasRunCompression() && format.ManyShortRuns(b)
-	return set{bm: b, src: unsafe.SliceData(v), shortRuns: shortRuns}, nil
+	return set{bm: b, shortRuns: shortRuns}, nil
 }
 
 // settle is s ready to be combined with others: flattened when it holds
@@ -171,9 +159,7 @@ func (w *workspace) settle(s set) set {
 	if !s.shortRuns {
 		return s
 	}
-	flat := w.flatten(s.bm)
-	flat.src = s.src
-	return flat
+	return w.flatten(s.bm)
 }
 
 // flatten rewrites a bitmap holding run containers as array and bitmap
@@ -215,49 +201,11 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 // its containers.
 func (w *workspace) and(a, b set) set {
 	a, b = w.settle(a), w.settle(b)
-	na, nb := -1, -1
-	if w.keepLists {
-		na, nb = a.srcCard(), b.srcCard()
-	}
-	out := set{owned: true}
 	if a.owned {
 		a.bm.And(b.bm)
-		out.bm = a.bm
-	} else {
-		out.bm = roaring.And(a.bm, b.bm)
+		return set{bm: a.bm, owned: true}
 	}
-	out.src = sameAs(out, a, na, b, nb)
-	if out.src == nil && na >= 0 && nb >= 0 {
-		out.pair = pairOf(a.src, b.src)
-	}
-	return out
-}
-
-// srcCard is the cardinality of a set read from a stored list, -1 for
-// others.
-func (s set) srcCard() int {
-	if s.src == nil {
-		return -1
-	}
-	return s.card()
-}
-
-// sameAs is the stored list an intersection is, when it is one: as many
-// stations as an operand read from a stored list means exactly that list
-// (a word every station of a country matches, say), whose facets the memo
-// may hold. nil otherwise.
-func sameAs(out, a set, na int, b set, nb int) *byte {
-	if na < 0 && nb < 0 {
-		return nil // no stored operand: no cardinality to compute
-	}
-	n := out.card()
-	switch {
-	case nb >= 0 && n == nb:
-		return b.src
-	case na >= 0 && n == na:
-		return a.src
-	}
-	return nil
+	return set{bm: roaring.And(a.bm, b.bm), owned: true}
 }
 
 // unionRaw is the union of stored posting lists (a word's tokens, a

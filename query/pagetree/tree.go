@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"syscall"
+	"unsafe"
 
 	"stationdex/indexer/format"
 )
@@ -68,6 +69,22 @@ func (t *Tree) Root(name string) (r Root, ok bool) {
 
 // Cursor is a cursor over the bucket at r, before its first pair.
 func (t *Tree) Cursor(r Root) Cursor { return Cursor{t: t, root: r} }
+
+// Offset is where v, a key or value read through t, starts in the file:
+// a name for it that does not depend on where the file is mapped. ok is
+// false for bytes outside the mapping (an inline bucket's pairs are
+// inside it too: they are read from their parent's page).
+func (t *Tree) Offset(v []byte) (off uint64, ok bool) {
+	if len(v) == 0 || len(t.data) == 0 {
+		return 0, false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(t.data)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+	if at < start || at-start >= uintptr(len(t.data)) {
+		return 0, false
+	}
+	return uint64(at - start), true
+}
 
 // Unmap releases the mapping. No key or value read through t may be used
 // after it.

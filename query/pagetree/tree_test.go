@@ -194,3 +194,31 @@ func BenchmarkTreeSeek(b *testing.B) {
 		n++
 	}
 }
+
+// TestOffsetIsThePlaceInTheFile: a value read through the tree is found
+// at its offset in the file's bytes; bytes from elsewhere have none.
+func TestOffsetIsThePlaceInTheFile(t *testing.T) {
+	data, path := buildIndex(t, generated(runsStations))
+	tree, _ := mapped(t, path)
+	seen := 0
+	for _, name := range [][]byte{format.BucketStationJSON, format.BucketCountries, format.BucketMeta} {
+		root, ok := tree.Root(string(name))
+		if !ok {
+			t.Fatalf("no bucket %s", name)
+		}
+		c := tree.Cursor(root)
+		for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
+			off, ok := tree.Offset(v)
+			if !ok || !bytes.Equal(data[off:off+uint64(len(v))], v) {
+				t.Fatalf("bucket %s key %q: offset %d, %v", name, k, off, ok)
+			}
+			seen++
+		}
+	}
+	if _, ok := tree.Offset(bytes.Clone(data[:64])); ok {
+		t.Error("a copy on the heap has an offset in the file")
+	}
+	if seen < 10 {
+		t.Fatalf("%d values checked", seen)
+	}
+}
