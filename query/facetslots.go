@@ -64,33 +64,19 @@ func (c *slotColumn) counters() int { return c.ways * c.stride }
 func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawroaring.Container) error {
 	stations := col.stations
 	*c = slotColumn{base: base, values: values}
+	each := partLists{col: col, base: base, values: values, cs: cs, buf: make([]uint32, 0, 256)}
 	per := make([]uint16, stations)
-	buf := make([]uint32, 0, 256)
-	var bad error
-	each := func(fn func(id uint16, recs []uint32)) error {
-		for id := base; id < base+values; id++ {
-			var err error
-			if *cs, err = rawroaring.Parse(col.postings[id], *cs); err != nil {
-				return fmt.Errorf("facet %q: %w", col.keys[id], err)
-			}
-			rawroaring.Each(*cs, buf, func(recs []uint32) { fn(uint16(spareSlots+id-base), recs) })
-			if bad != nil {
-				return bad
-			}
-		}
-		return nil
-	}
 	var hist [maxColumnValues + 1]int // records by number of values
-	err := each(func(_ uint16, recs []uint32) {
+	err := each.records(func(_ uint16, recs []uint32) error {
 		for _, r := range recs {
 			if int(r) >= stations {
-				bad = fmt.Errorf("%w: facet lists record %d of %d", format.ErrCorrupt, r, stations)
-				return
+				return fmt.Errorf("%w: facet lists record %d of %d", format.ErrCorrupt, r, stations)
 			}
 			if per[r] < maxColumnValues {
 				per[r]++
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -101,19 +87,9 @@ func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawroaring.C
 	if hist[maxColumnValues] > 0 {
 		return nil // implausible: counts probe posting lists
 	}
-	c.width = slotWidth(hist[:], stations)
-	c.ways = 1
-	if c.width == 1 {
-		c.ways = singleWays
-	}
-	c.stride = spareSlots + values
-	c.slots = make([]uint16, stations*c.width)
-	for i := range c.slots {
-		c.slots[i] = uint16(i % spareSlots)
-	}
-	c.indexOverflow(per)
+	c.layOut(slotWidth(hist[:], stations), stations, per)
 	clear(per) // now the values placed so far, per record
-	return each(func(v uint16, recs []uint32) {
+	return each.records(func(v uint16, recs []uint32) error {
 		for _, r := range recs {
 			// the same lists as the first pass: n stays below per[r]
 			if n := int(per[r]); n < c.width {
@@ -123,7 +99,51 @@ func (c *slotColumn) fill(col *facetColumn, base, values int, cs *[]rawroaring.C
 			}
 			per[r]++
 		}
+		return nil
 	})
+}
+
+// layOut sizes the slots for width per record, spare slots filled, and
+// the overflow of the records with more values (per: their numbers).
+func (c *slotColumn) layOut(width, stations int, per []uint16) {
+	c.width, c.ways = width, 1
+	if c.width == 1 {
+		c.ways = singleWays
+	}
+	c.stride = spareSlots + c.values
+	c.slots = make([]uint16, stations*c.width)
+	for i := range c.slots {
+		c.slots[i] = uint16(i % spareSlots)
+	}
+	c.indexOverflow(per)
+}
+
+// partLists reads the posting lists of a part's values.
+type partLists struct {
+	col          *facetColumn
+	base, values int
+	cs           *[]rawroaring.Container
+	buf          []uint32
+}
+
+// records calls fn with each value's slot id and its records, in
+// batches, until fn fails.
+func (p partLists) records(fn func(id uint16, recs []uint32) error) error {
+	for id := p.base; id < p.base+p.values; id++ {
+		var err error
+		if *p.cs, err = rawroaring.Parse(p.col.postings[id], *p.cs); err != nil {
+			return fmt.Errorf("facet %q: %w", p.col.keys[id], err)
+		}
+		rawroaring.Each(*p.cs, p.buf, func(recs []uint32) {
+			if err == nil {
+				err = fn(uint16(spareSlots+id-p.base), recs)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // slotWidth is the number of slots per record, given the records by

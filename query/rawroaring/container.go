@@ -41,35 +41,8 @@ var errRawBitmap = fmt.Errorf("%w: posting list", format.ErrCorrupt)
 // never a read out of range.
 func Parse(v []byte, out []Container) ([]Container, error) {
 	out = out[:0]
-	if len(v) < 4 {
-		return out, errRawBitmap
-	}
-	cookie := binary.LittleEndian.Uint32(v)
-	pos := 4
-	var size int
-	var runFlags []byte
-	switch {
-	case cookie&0xFFFF == serialCookieRun:
-		size = int(cookie>>16) + 1
-		n := (size + 7) / 8
-		if len(v) < pos+n {
-			return out, errRawBitmap
-		}
-		runFlags = v[pos : pos+n]
-		pos += n
-	case cookie == serialCookieNoRun:
-		if len(v) < 8 {
-			return out, errRawBitmap
-		}
-		size = int(binary.LittleEndian.Uint32(v[4:]))
-		pos = 8
-		if size > 1<<16 {
-			return out, errRawBitmap
-		}
-	default:
-		return out, errRawBitmap
-	}
-	if len(v) < pos+4*size {
+	size, pos, runFlags, ok := parseHeader(v)
+	if !ok {
 		return out, errRawBitmap
 	}
 	header := v[pos : pos+4*size]
@@ -111,6 +84,36 @@ func Parse(v []byte, out []Container) ([]Container, error) {
 		return out, errRawBitmap
 	}
 	return out, nil
+}
+
+// parseHeader reads the cookie: the number of containers, where their
+// key and cardinality pairs start (all of them inside v), and the run
+// flags when the bitmap has run containers.
+func parseHeader(v []byte) (size, pos int, runFlags []byte, ok bool) {
+	if len(v) < 4 {
+		return 0, 0, nil, false
+	}
+	cookie := binary.LittleEndian.Uint32(v)
+	switch {
+	case cookie&0xFFFF == serialCookieRun:
+		size = int(cookie>>16) + 1
+		pos = 4 + (size+7)/8
+		if len(v) < pos {
+			return 0, 0, nil, false
+		}
+		runFlags = v[4:pos]
+	case cookie == serialCookieNoRun:
+		if len(v) < 8 {
+			return 0, 0, nil, false
+		}
+		size, pos = int(binary.LittleEndian.Uint32(v[4:])), 8
+		if size > 1<<16 {
+			return 0, 0, nil, false
+		}
+	default:
+		return 0, 0, nil, false
+	}
+	return size, pos, runFlags, len(v) >= pos+4*size
 }
 
 // AndCount is the number of values of the containers that are set in
