@@ -33,26 +33,30 @@ func (s *Server) apiRoutes(r *httprouter.Router) {
 
 // searchEnvelope is the spec's search response. Field order is the spec's.
 type searchEnvelope struct {
-	SchemaVersion string                `json:"schema_version"`
-	SnapshotAt    string                `json:"snapshot_at"`
-	Source        string                `json:"source"`
-	Ranking       string                `json:"ranking"`
-	Q             string                `json:"q"`
-	Country       *string               `json:"country"`
-	Language      *string               `json:"language"`
-	Genre         *string               `json:"genre"`
-	Codec         []string              `json:"codec"`
-	BitrateMin    *int                  `json:"bitrate_min"`
-	BitrateMax    *int                  `json:"bitrate_max"`
-	Near          *stationjson.Point    `json:"near"`
-	RadiusKm      *float64              `json:"radius_km"`
-	Total         int                   `json:"total"`
-	Limit         int                   `json:"limit"`
-	Offset        int                   `json:"offset"`
-	Results       []stationjson.Station `json:"results"`
-	Next          *string               `json:"next"`
-	Facets        *facetsJSON           `json:"facets,omitempty"`
-	Suggestions   []suggestionJSON      `json:"suggestions"`
+	SchemaVersion string             `json:"schema_version"`
+	SnapshotAt    string             `json:"snapshot_at"`
+	Source        string             `json:"source"`
+	Ranking       string             `json:"ranking"`
+	Q             string             `json:"q"`
+	Country       *string            `json:"country"`
+	Language      *string            `json:"language"`
+	Genre         *string            `json:"genre"`
+	Codec         []string           `json:"codec"`
+	BitrateMin    *int               `json:"bitrate_min"`
+	BitrateMax    *int               `json:"bitrate_max"`
+	Near          *stationjson.Point `json:"near"`
+	RadiusKm      *float64           `json:"radius_km"`
+	// Filters added after schema 1.0 are echoed only when given, so
+	// that a search without them answers as before.
+	Location    *string               `json:"location,omitempty"`
+	HTTPS       *bool                 `json:"https,omitempty"`
+	Total       int                   `json:"total"`
+	Limit       int                   `json:"limit"`
+	Offset      int                   `json:"offset"`
+	Results     []stationjson.Station `json:"results"`
+	Next        *string               `json:"next"`
+	Facets      *facetsJSON           `json:"facets,omitempty"`
+	Suggestions []suggestionJSON      `json:"suggestions"`
 
 	// stored, when set, stands for Results: the page's stations as the
 	// index stores them (query.SearchJSON), written with the base URL
@@ -121,10 +125,11 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		Source:        meta.Source,
 		Ranking:       Ranking,
 		Q:             p.Q,
-		Country:       stationjson.Nullable(p.Country),
-		Language:      stationjson.Nullable(p.Language),
-		Genre:         stationjson.Nullable(p.Genre),
-		Codec:         p.Codecs,
+		Country:       stationjson.Nullable(p.one(query.DimCountry)),
+		Language:      stationjson.Nullable(p.one(query.DimLanguage)),
+		Genre:         stationjson.Nullable(p.one(query.DimGenre)),
+		Location:      stationjson.Nullable(p.one(query.DimLocation)),
+		Codec:         p.Filter[query.DimCodec],
 		BitrateMin:    positive(p.BitrateMin),
 		BitrateMax:    positive(p.BitrateMax),
 		Total:         res.Total,
@@ -140,6 +145,10 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		env.Near = &stationjson.Point{Lat: p.Near.Lat, Lon: p.Near.Lon}
 		radius := p.RadiusKm // not &p.RadiusKm, which would move all of p to the heap on every search
 		env.RadiusKm = &radius
+	}
+	if https := p.one(query.DimHTTPS); https != "" {
+		on := https == "true"
+		env.HTTPS = &on
 	}
 	env.Facets = s.facetsJSON(p, res.Facets)
 	env.Suggestions = s.suggestionsJSON(p, res.Suggestions)

@@ -70,7 +70,7 @@ func (s *Server) serveDump(name string) httprouter.Handle {
 		}
 		// The records carry no snapshot time; the catalog states it, and
 		// the source, for the dumps.
-		w.Header().Set("Link", "<"+s.base+"/data/catalog.json>; rel=\"describedby\"")
+		w.Header().Set("Link", "<"+s.base+pathCatalog+">; rel=\"describedby\"")
 		if err := serveGzipFile(w, r, info, set.open(info), s.cacheControl[0]); err != nil {
 			s.writeError(w, r, err)
 		}

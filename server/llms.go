@@ -39,14 +39,14 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		out.WriteString("\n")
 	}
 	section("API", [][3]string{
-		{"API guide", b + "/guide/index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
+		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
 		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation, parameters, limits and error codes"},
 		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
 	})
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
-		{"Search", b + "/search/index.md", "search with ?q=words&country=&language=&genre=&codec=&bitrate_min=&bitrate_max=&near=LAT,LON&radius_km=; " +
-			"results come with counts by country, language and genre as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
+		{"Search", b + pathSearch + "index.md", "search with ?" + formQuery + "; " +
+			"results come with counts by country, language, genre, location and codec as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
 		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},

@@ -41,7 +41,7 @@ func (s *Server) appendMarkdown(dst []byte, p *page, f footer) []byte {
 
 func (s *Server) mdForm(b *bytes.Buffer, f *searchForm) {
 	b.WriteString("Search with a GET request to " + mdLink(mdTwin(f.Action), mdTwin(f.Action)) +
-		" and the parameters q, country, language, genre, codec, bitrate_min, bitrate_max, near, radius_km, limit and offset, for example " +
+		" and the parameters " + formParams + ", for example " +
 		mdLink("jazz stations in Germany", mdTwin(f.Action)+"?q=jazz&country=de") + ".\n\n")
 }
 

@@ -50,6 +50,7 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 	for _, target := range []string{
 		pathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
 		pathStations + "?q=jazx",
+		pathStations + "?location=lisboa&https=true&facets=location,codec",
 	} {
 		sentKeys(t, envelope, fetchOK(t, s, target).Body.Bytes())
 	}

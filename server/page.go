@@ -58,13 +58,68 @@ type pager struct {
 	Prev, Next string // absolute URLs, "" at either end
 }
 
-// searchForm is the search form and its current values.
+// searchForm is the search form and its current values: a field per
+// parameter row that has one (see searchParamTable).
 type searchForm struct {
-	Action                      string
-	Q, Country, Language, Genre string
-	Codec                       string   // the codec chosen, as sent
-	Codecs                      []string // the choices
-	BitrateMin, BitrateMax      string   // as sent
+	Action string
+	Fields []formInput
+}
+
+// formInput is one field of the search form with the value sent.
+type formInput struct {
+	Name string
+	formField
+	Value     string
+	MaxLength int     // characters, for text
+	Min, Max  float64 // for numbers
+}
+
+// formParams names the parameters of the search form (the facets are
+// the API's: the search page counts every one), for the Markdown twin.
+var formParams = func() string {
+	var names []string
+	for i := range searchParamTable {
+		if row := &searchParamTable[i]; row.form.Label != "" || row.group == groupPaging {
+			names = append(names, row.name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}()
+
+// formQuery is the search form's parameters as an empty query, for
+// llms.txt.
+var formQuery = func() string {
+	var b strings.Builder
+	for i := range searchParamTable {
+		if row := &searchParamTable[i]; row.form.Label != "" {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(row.name + "=")
+		}
+	}
+	return b.String()
+}()
+
+// newSearchForm is the search form with the values of sent (any
+// parameter not sent is empty).
+func newSearchForm(action string, sent func(name string) string) *searchForm {
+	f := &searchForm{Action: action}
+	for i := range searchParamTable {
+		row := &searchParamTable[i]
+		if row.form.Label == "" {
+			continue
+		}
+		in := formInput{Name: row.name, formField: row.form, Value: cleanText(sent(row.name)), MaxLength: row.spec.MaxLength, Max: row.spec.Maximum}
+		if row.spec.Pattern == "^[A-Za-z]{2}$" {
+			in.MaxLength = 2
+		}
+		if row.spec.Minimum != nil {
+			in.Min = *row.spec.Minimum
+		}
+		f.Fields = append(f.Fields, in)
+	}
+	return f
 }
 
 // internalLink links a page of this service.

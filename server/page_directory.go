@@ -19,18 +19,17 @@ import (
 
 // directory describes one kind of directory page.
 type directory struct {
-	kind   string // first path segment, a stationjson.Kind constant
-	facet  query.Dim
-	title  string // "Genres"
-	one    string // "genre"
-	filter string // the search parameter that selects a value, "" if none
+	kind  string // first path segment, a stationjson.Kind constant
+	facet query.Dim
+	title string // "Genres"
+	one   string // "genre"
 }
 
 var directories = []directory{
-	{stationjson.KindCountries, query.DimCountry, "Countries", "country", "country"},
-	{stationjson.KindLanguages, query.DimLanguage, "Languages", "language", "language"},
-	{stationjson.KindGenres, query.DimGenre, "Genres", "genre", "genre"},
-	{stationjson.KindLocations, query.DimLocation, "Locations", "location", ""},
+	{stationjson.KindCountries, query.DimCountry, "Countries", "country"},
+	{stationjson.KindLanguages, query.DimLanguage, "Languages", "language"},
+	{stationjson.KindGenres, query.DimGenre, "Genres", "genre"},
+	{stationjson.KindLocations, query.DimLocation, "Locations", "location"},
 }
 
 // Page sizes of the directory lists.
@@ -210,9 +209,6 @@ func (s *Server) directoryValue(d directory) pageFunc {
 // valueLinks offers the same list through the search and the API.
 func (s *Server) valueLinks(d directory, fv query.Listing) []link {
 	links := []link{internalLink("All "+strings.ToLower(d.title), d.indexURL(s.base))}
-	if d.filter == "" {
-		return links
-	}
 	value := fv.Key
 	if d.facet != query.DimCountry {
 		value = fv.Label
@@ -224,14 +220,7 @@ func (s *Server) valueLinks(d directory, fv query.Listing) []link {
 		return links
 	}
 	q := searchParams{Limit: defaultLimit}
-	switch d.filter {
-	case "country":
-		q.Country = value
-	case "language":
-		q.Language = value
-	case "genre":
-		q.Genre = value
-	}
+	q.Filter[d.facet] = []string{value}
 	return append(links,
 		internalLink("Search within this "+d.one, s.base+pathSearch+"?"+q.canonicalQuery()),
 		internalLink("The same search in the JSON API", s.base+pathStations+"?"+q.canonicalQuery()))

@@ -26,7 +26,7 @@ func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*page, 
 		Title:   "stationdex — radio station directory",
 		Heading: "stationdex: radio station directory",
 		Path:    "/",
-		Form:    &searchForm{Action: s.base + pathSearch},
+		Form:    newSearchForm(s.base+pathSearch, func(string) string { return "" }),
 		Blocks: []block{
 			{Text: []string{"A read-only directory of " + strconv.Itoa(meta.Stations) + " radio stations from a fixed snapshot of " +
 				meta.Source + ". Search order is name relevance, then alphabetical; there is no paid placement and no editorial score."}},
@@ -69,11 +69,14 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 				"Every response states snapshot_at (when the data snapshot was taken) and source. A response's cache time is not a verification date."}},
 			{Heading: "Search stations", Text: []string{"All words of q must match a station's name, country, location, language or genre; a word also matches as a prefix. " +
 				"Filters: country (two-letter ISO code), language (source label, ISO 639 code or English name), genre (source tag), " +
-				"codec (any of MP3, AAC, AAC+, OGG, FLAC, OPUS, comma-separated; write AAC+ as AAC%2B), bitrate_min and bitrate_max (kbps, 1 to 10000). " +
-				"limit is 1 to 50 (default 20), offset 0 to 5000. Results come in the order name_match_then_alphabetical."},
+				"location (the place as the directory lists it, any case and accents), " +
+				"codec (any of MP3, AAC, AAC+, OGG, FLAC, OPUS, comma-separated or repeated; write AAC+ as AAC%2B), " +
+				"https (true: HTTPS streams only, which play on an HTTPS page; false: plain HTTP), bitrate_min and bitrate_max (kbps, 1 to 10000). " +
+				"limit is 1 to 50 (default 20), offset 0 to 5000. Results come in the order name_match_then_alphabetical. Every parameter is listed below."},
 				Code: "curl '" + b + pathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + pathStations + "?language=german&genre=news'\n" +
-					"curl '" + b + pathStations + "?codec=aac,AAC%2B&bitrate_min=128'"},
-			{Heading: "Count by country, language or genre", Text: []string{"facets=country,language,genre (any of them, each once) adds facets to the answer: " +
+					"curl '" + b + pathStations + "?codec=aac,AAC%2B&bitrate_min=128'\ncurl '" + b + pathStations + "?location=berlin&https=true'"},
+			{Heading: "Search parameters", Facts: paramFacts()},
+			{Heading: "Count by country, language, genre, location or codec", Text: []string{"facets=country,language,genre,location,codec (any of them, each once) adds facets to the answer: " +
 				"for each, the facet_limit values (1 to 50, default 10) with the most matching stations, with the value the filter takes, a label, the count " +
 				"and the URL of the search narrowed to that value, which returns exactly that count. " +
 				"For a filter the search already has, the count is what replacing its value would give, so the current value is listed with the search's total."},
@@ -94,7 +97,7 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 				Code: "curl -i '" + b + pathStations + "?limit=500'\ncurl -i '" + b + pathStations + "?radius_km=10'"},
 			{Heading: "Other formats", Text: []string{"Every page has a Markdown twin: append index.md to its URL, or send Accept: text/markdown. " +
 				"Whole-directory downloads are described in the catalog; they support gzip, ETag and Range requests."},
-				Code: "curl -H 'Accept: text/markdown' '" + b + "/search/?q=jazz'\ncurl --compressed -O '" + b + "/data/stations.ndjson'"},
+				Code: "curl -H 'Accept: text/markdown' '" + b + pathSearch + "?q=jazz'\ncurl --compressed -O '" + b + pathDumpNDJSON + "'"},
 			{Heading: "Machine-readable descriptions", Links: s.resourceLinks()},
 		},
 	}, nil
@@ -113,4 +116,15 @@ func guidePosition(stations []format.Record) string {
 		}
 	}
 	return guideFallbackPosition
+}
+
+// paramFacts lists every search parameter with what it accepts, from
+// the parameter table.
+func paramFacts() []fact {
+	facts := make([]fact, len(searchParamTable))
+	for i := range searchParamTable {
+		row := &searchParamTable[i]
+		facts[i] = fact{Name: row.name, Values: []link{{Text: cleanText(row.spec.Accepts + row.spec.limits())}}}
+	}
+	return facts
 }

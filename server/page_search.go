@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/indexer/format"
 	"stationdex/query"
 )
 
@@ -15,8 +14,7 @@ import (
 // form sends every field, so an empty field means "not given" here.
 
 func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*page, error) {
-	form := formValues(r.URL.RawQuery)
-	form.Action = s.base + pathSearch
+	form := formValues(s.base+pathSearch, r.URL.RawQuery)
 	p := &page{Title: "Search | stationdex", Heading: "Search stations", Path: pathSearch, Form: form}
 	raw := dropEmptyPairs(r.URL.RawQuery)
 	params, err := parseSearchParams(raw)
@@ -66,7 +64,7 @@ func (s *Server) searchPager(p searchParams, total int) *pager {
 	if p.Offset > 0 {
 		prev := p
 		prev.Offset = max(0, p.Offset-p.Limit)
-		pg.Prev = s.base + "/search/?" + prev.canonicalQuery()
+		pg.Prev = s.base + pathSearch + "?" + prev.canonicalQuery()
 	}
 	if next := s.nextPage(p, total); next != nil {
 		pg.Next = strings.Replace(*next, s.base+pathStations+"?", s.base+pathSearch+"?", 1)
@@ -89,9 +87,7 @@ func dropEmptyPairs(rawQuery string) string {
 
 // formValues refills the form with what was sent, valid or not, so the
 // reader can correct it. html/template escapes it.
-func formValues(rawQuery string) *searchForm {
+func formValues(action, rawQuery string) *searchForm {
 	v, _ := url.ParseQuery(rawQuery)
-	return &searchForm{Q: cleanText(v.Get("q")), Country: cleanText(v.Get("country")), Language: cleanText(v.Get("language")), Genre: cleanText(v.Get("genre")),
-		Codec: cleanText(v.Get("codec")), Codecs: format.Codecs,
-		BitrateMin: cleanText(v.Get("bitrate_min")), BitrateMax: cleanText(v.Get("bitrate_max"))}
+	return newSearchForm(action, v.Get)
 }

@@ -18,30 +18,42 @@ const (
 	maxLimit       = query.MaxLimit
 	defaultLimit   = 20
 	maxOffset      = 5000
-	allowedParams  = "q, country, language, genre, codec, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, limit, offset"
 	maxEchoedRunes = 40 // of user input quoted back in an error message
 )
 
-// searchParams is a validated search request. Country, Language and Genre
-// are exactly as the client gave them, because the envelope echoes them; ""
-// means absent (an empty filter is rejected, so it cannot mean anything else).
+// searchParams is a validated search request. Filter holds the filter
+// values by dimension exactly as the client gave them, because the
+// envelope echoes them (codecs canonical, in format.Codecs order); none
+// means absent (an empty filter is refused, so it cannot mean anything
+// else). BitrateMin and BitrateMax are 0 when absent; RadiusKm is set
+// with Near; FacetLimit with Facets.
 type searchParams struct {
-	Q, Country, Language, Genre string
-	discovery
-	Limit, Offset int
+	Q                      string
+	Filter                 query.Filters
+	BitrateMin, BitrateMax int
+	Near                   *point
+	RadiusKm               float64
+	Facets                 query.DimSet
+	FacetLimit             int
+	Limit, Offset          int
+}
+
+// point is a position in degrees.
+type point struct{ Lat, Lon float64 }
+
+// one is the value of a single-valued filter, "" when absent.
+func (p *searchParams) one(d query.Dim) string {
+	if v := p.Filter[d]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // query is the engine's view of p. Suggestions are always asked for: the
 // engine computes them only for a query with words and no result.
 func (p searchParams) query() query.Query {
-	q := query.Query{Q: p.Q, BitrateMin: p.BitrateMin, BitrateMax: p.BitrateMax,
+	q := query.Query{Q: p.Q, Filter: p.Filter, BitrateMin: p.BitrateMin, BitrateMax: p.BitrateMax,
 		Facets: p.Facets, FacetLimit: p.FacetLimit, Suggest: true, Limit: p.Limit, Offset: p.Offset}
-	for i, v := range [...]string{p.Country, p.Language, p.Genre} {
-		if v != "" {
-			q.Filter[query.Dim(i)] = []string{v} // facetNames order
-		}
-	}
-	q.Filter[query.DimCodec] = p.Codecs
 	if p.Near != nil {
 		q.Near = &query.Near{Lat: p.Near.Lat, Lon: p.Near.Lon, RadiusKm: p.RadiusKm}
 	}
@@ -51,10 +63,12 @@ func (p searchParams) query() query.Query {
 // parseSearchParams validates a raw query string. It parses rawQuery itself,
 // rather than through url.ParseQuery, because a url.Values has already
 // merged repeated parameters and dropped malformed pairs, and both must be
-// refused with 400 here. Errors are *Error with a 400 code.
+// refused with 400 here (but for a list parameter, whose repeats join its
+// list). Errors are *Error with a 400 code.
 func parseSearchParams(rawQuery string) (searchParams, error) {
 	p := searchParams{Limit: defaultLimit}
 	var seen paramSet
+	var lists [len(searchParamTable)]string
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		if pair == "" {
 			continue // "?" alone, or "a=1&&b=2": nothing was asked
@@ -63,19 +77,33 @@ func parseSearchParams(rawQuery string) (searchParams, error) {
 		if err != nil {
 			return searchParams{}, err
 		}
-		bit := paramBit(name)
-		if bit == 0 {
+		i := paramIndex(name)
+		if i < 0 {
 			return searchParams{}, errorf(CodeUnknownParameter, "unknown parameter %s; the allowed parameters are %s", quoteClip(name), allowedParams)
 		}
-		if seen&bit != 0 {
+		row := &searchParamTable[i]
+		switch {
+		case row.isList() && seen.has(i):
+			lists[i] += "," + value
+		case row.isList():
+			lists[i] = value
+		case seen.has(i):
 			return searchParams{}, errorf(CodeRepeatedParameter, "parameter %s is given more than once; give it at most once", name)
+		default:
+			if err := row.parse(&p, value); err != nil {
+				return searchParams{}, err
+			}
 		}
-		seen |= bit
-		if err := p.set(name, value); err != nil {
-			return searchParams{}, err
+		seen |= 1 << i
+	}
+	for i := range searchParamTable {
+		if row := &searchParamTable[i]; row.isList() && seen.has(i) {
+			if err := row.parse(&p, lists[i]); err != nil {
+				return searchParams{}, err
+			}
 		}
 	}
-	return p, p.discovery.check(seen)
+	return p, p.check(seen)
 }
 
 // decodePair splits and percent-decodes one name=value pair ('+' is a space,
@@ -100,47 +128,32 @@ func decodePair(pair string) (name, value string, err error) {
 	return name, value, nil
 }
 
-// paramSet is a set of search parameters, one bit each: the parameters
-// already seen in a query string. (A map was two allocations per search,
-// cache hits included.)
-type paramSet uint16
+// paramSet is a set of search parameters, one bit each (its row in
+// searchParamTable): the parameters already seen in a query string. (A
+// map was two allocations per search, cache hits included.)
+type paramSet uint32
 
-// paramBit is the bit of a search parameter, 0 for any other name.
-func paramBit(name string) paramSet {
-	for i, n := range searchParamNames {
-		if n == name {
-			return 1 << i
-		}
+// has reports whether row i is in ps.
+func (ps paramSet) has(i int) bool { return ps&(1<<i) != 0 }
+
+// check applies the rules between parameters, once all are read, and the
+// defaults that depend on them.
+func (p *searchParams) check(seen paramSet) error {
+	switch {
+	case seen.has(paramIndex("radius_km")) && p.Near == nil:
+		return errorf(CodeInvalidParameter, "radius_km needs near=LAT,LON; give both or neither")
+	case seen.has(paramIndex("facet_limit")) && !p.Facets.Any():
+		return errorf(CodeInvalidParameter, "facet_limit needs facets, such as facets=country,genre")
+	case p.BitrateMin > 0 && p.BitrateMax > 0 && p.BitrateMin > p.BitrateMax:
+		return errorf(CodeInvalidParameter, "bitrate_min %d is above bitrate_max %d; swap them", p.BitrateMin, p.BitrateMax)
 	}
-	return 0
-}
-
-// searchParamNames are the search parameters, in paramSet's bit order.
-var searchParamNames = [...]string{"q", "country", "language", "genre", "limit", "offset",
-	"codec", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit"}
-
-// has reports whether name is in ps.
-func (ps paramSet) has(name string) bool { return ps&paramBit(name) != 0 }
-
-// set validates value as parameter name (one of the search parameters).
-func (p *searchParams) set(name, value string) (err error) {
-	switch name {
-	case "q":
-		p.Q, err = text(name, value, maxQRunes, true)
-	case "country":
-		p.Country, err = countryCode(value)
-	case "language":
-		p.Language, err = text(name, value, maxFacetRunes, false)
-	case "genre":
-		p.Genre, err = text(name, value, maxFacetRunes, false)
-	case "limit":
-		p.Limit, err = integer(name, value, minLimit, maxLimit, "default 20")
-	case "offset":
-		p.Offset, err = integer(name, value, 0, maxOffset, "default 0; results past 5000 cannot be reached")
-	default:
-		err = p.discovery.set(name, value)
+	if p.Near != nil && p.RadiusKm == 0 {
+		p.RadiusKm = defaultRadiusKm
 	}
-	return err
+	if p.Facets.Any() && p.FacetLimit == 0 {
+		p.FacetLimit = query.DefaultFacetLimit
+	}
+	return nil
 }
 
 // text checks a free-text parameter's length in characters (runes, not
@@ -212,26 +225,18 @@ func (p searchParams) canonicalQuery() string { return string(p.appendCanonicalQ
 // parameter cost several.
 func (p searchParams) appendCanonicalQuery(b []byte) []byte {
 	start := len(b)
-	add := func(name, value string) {
+	for i := range searchParamTable {
+		row := &searchParamTable[i]
+		mark := len(b)
 		if len(b) > start {
 			b = append(b, '&')
 		}
-		b = append(b, name...)
-		b = append(b, '=')
-		b = appendQueryEscape(b, value)
-	}
-	if p.Q != "" {
-		add("q", p.Q)
-	}
-	for _, f := range [...]struct{ name, value string }{{"country", p.Country}, {"language", p.Language}, {"genre", p.Genre}} {
-		if f.value != "" {
-			add(f.name, f.value)
+		b = append(append(b, row.name...), '=')
+		var ok bool
+		if b, ok = row.appendValue(b, &p); !ok {
+			b = b[:mark]
 		}
 	}
-	p.discovery.canonical(add)
-	var num [20]byte
-	add("limit", string(strconv.AppendInt(num[:0], int64(p.Limit), 10)))
-	add("offset", string(strconv.AppendInt(num[:0], int64(p.Offset), 10)))
 	return b
 }
 

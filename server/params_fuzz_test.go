@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"stationdex/query"
 )
 
 // FuzzSearchParams feeds raw query strings to the parameter parser. Whatever
@@ -67,12 +69,16 @@ func checkParams(t *testing.T, raw string, p searchParams) {
 	for _, f := range [...]struct {
 		v   string
 		max int
-	}{{p.Q, 120}, {p.Language, 60}, {p.Genre, 60}, {p.Country, 2}} {
+	}{{p.Q, 120}, {p.one(query.DimLanguage), 60}, {p.one(query.DimGenre), 60}, {p.one(query.DimCountry), 2},
+		{p.one(query.DimLocation), 60}} {
 		if !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, unicode.IsControl) || utf8.RuneCountInString(f.v) > f.max {
 			t.Fatalf("%q: bad value %q", raw, f.v)
 		}
 	}
-	if p.Country != "" && (len(p.Country) != 2 || !isASCIILetter(p.Country[0]) || !isASCIILetter(p.Country[1])) {
-		t.Fatalf("%q: country %q", raw, p.Country)
+	if c := p.one(query.DimCountry); c != "" && (len(c) != 2 || !isASCIILetter(c[0]) || !isASCIILetter(c[1])) {
+		t.Fatalf("%q: country %q", raw, c)
+	}
+	if h := p.one(query.DimHTTPS); h != "" && h != "true" && h != "false" {
+		t.Fatalf("%q: https %q", raw, h)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"stationdex/query"
 )
 
 // paramCases covers every parameter rule of the spec and of this server: each
@@ -31,7 +33,7 @@ var paramCases = []struct {
 	{"semicolon is text", "q=a;b", "", searchParams{Q: "a;b", Limit: 20}},
 	{"escaped name", "%71=x", "", searchParams{Q: "x", Limit: 20}},
 	{"all", "q=jazz&country=Us&language=English&genre=jazz&limit=5&offset=10", "",
-		searchParams{Q: "jazz", Country: "Us", Language: "English", Genre: "jazz", Limit: 5, Offset: 10}},
+		searchParams{Q: "jazz", Filter: filt("Us", "English", "jazz"), Limit: 5, Offset: 10}},
 
 	// Unknown parameters: names are case-sensitive and nothing else is taken.
 	{"unknown", "foo=1", CodeUnknownParameter, searchParams{}},
@@ -57,16 +59,16 @@ var paramCases = []struct {
 	{"q 121 two-byte", "q=" + strings.Repeat("%C3%BC", 121), CodeInvalidParameter, searchParams{}},
 
 	// language and genre: 1 to 60 characters.
-	{"language 60", "language=" + strings.Repeat("l", 60), "", searchParams{Language: strings.Repeat("l", 60), Limit: 20}},
+	{"language 60", "language=" + strings.Repeat("l", 60), "", searchParams{Filter: filt("", strings.Repeat("l", 60), ""), Limit: 20}},
 	{"language 61", "language=" + strings.Repeat("l", 61), CodeInvalidParameter, searchParams{}},
 	{"language empty", "language=", CodeInvalidParameter, searchParams{}},
-	{"genre 60 multibyte", "genre=" + strings.Repeat("%E6%B5%81", 60), "", searchParams{Genre: strings.Repeat("流", 60), Limit: 20}},
+	{"genre 60 multibyte", "genre=" + strings.Repeat("%E6%B5%81", 60), "", searchParams{Filter: filt("", "", strings.Repeat("流", 60)), Limit: 20}},
 	{"genre 61", "genre=" + strings.Repeat("g", 61), CodeInvalidParameter, searchParams{}},
 	{"genre empty", "genre", CodeInvalidParameter, searchParams{}},
 
 	// country: ^[A-Za-z]{2}$.
-	{"country lower", "country=de", "", searchParams{Country: "de", Limit: 20}},
-	{"country mixed", "country=dE", "", searchParams{Country: "dE", Limit: 20}},
+	{"country lower", "country=de", "", searchParams{Filter: filt("de", "", ""), Limit: 20}},
+	{"country mixed", "country=dE", "", searchParams{Filter: filt("dE", "", ""), Limit: 20}},
 	{"country empty", "country=", CodeInvalidParameter, searchParams{}},
 	{"country one letter", "country=d", CodeInvalidParameter, searchParams{}},
 	{"country three letters", "country=deu", CodeInvalidParameter, searchParams{}},
@@ -104,6 +106,31 @@ var paramCases = []struct {
 	{"offset empty", "offset=", CodeInvalidParameter, searchParams{}},
 	{"offset overflow", "offset=18446744073709551617", CodeInvalidParameter, searchParams{}},
 	{"offset space", "offset=1%200", CodeInvalidParameter, searchParams{}},
+
+	// location: 1 to 60 characters, folded by the engine; https: true or false.
+	{"location", "location=Z%C3%BCrich", "", searchParams{Filter: dims(query.DimLocation, "Zürich"), Limit: 20}},
+	{"location 60", "location=" + strings.Repeat("l", 60), "", searchParams{Filter: dims(query.DimLocation, strings.Repeat("l", 60)), Limit: 20}},
+	{"location 61", "location=" + strings.Repeat("l", 61), CodeInvalidParameter, searchParams{}},
+	{"location empty", "location=", CodeInvalidParameter, searchParams{}},
+	{"repeated location", "location=a&location=b", CodeRepeatedParameter, searchParams{}},
+	{"https true", "https=true", "", searchParams{Filter: dims(query.DimHTTPS, "true"), Limit: 20}},
+	{"https false", "https=false", "", searchParams{Filter: dims(query.DimHTTPS, "false"), Limit: 20}},
+	{"https upper case", "https=TRUE", CodeInvalidParameter, searchParams{}},
+	{"https 1", "https=1", CodeInvalidParameter, searchParams{}},
+	{"https empty", "https=", CodeInvalidParameter, searchParams{}},
+	{"repeated https", "https=true&https=true", CodeRepeatedParameter, searchParams{}},
+
+	// List parameters: a,b or the parameter repeated, the same rules on
+	// the items of both.
+	{"codec repeated", "codec=aac&codec=mp3", "", searchParams{Filter: filt("", "", "", "MP3", "AAC"), Limit: 20}},
+	{"codec both forms", "codec=ogg,opus&codec=MP3", "", searchParams{Filter: filt("", "", "", "MP3", "OGG", "OPUS"), Limit: 20}},
+	{"codec repeated twice the same", "codec=mp3&codec=MP3", CodeInvalidParameter, searchParams{}},
+	{"codec repeated empty", "codec=mp3&codec=", CodeInvalidParameter, searchParams{}},
+	{"facets repeated", "facets=genre&facets=country", "", searchParams{Facets: query.DimsOf(query.DimCountry, query.DimGenre), FacetLimit: 10, Limit: 20}},
+	{"facets new dimensions", "facets=codec,location", "", searchParams{Facets: query.DimsOf(query.DimLocation, query.DimCodec), FacetLimit: 10, Limit: 20}},
+	{"facets repeated twice the same", "facets=genre&facets=genre", CodeInvalidParameter, searchParams{}},
+	{"facets no https facet", "facets=https", CodeInvalidParameter, searchParams{}},
+	{"facets past the items", "facets=" + strings.Repeat("genre,", 16) + "genre", CodeInvalidParameter, searchParams{}},
 
 	// Encoding: invalid UTF-8, control characters, malformed escapes.
 	{"q invalid utf-8", "q=%FF", CodeInvalidParameter, searchParams{}},
@@ -181,7 +208,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 		"country=deu":       {"country", "two-letter"},
 		"q=" + long(121):    {"q", "120"},
 		"genre=" + long(61): {"genre", "60"},
-		"sort=name":         {`"sort"`, "q, country, language, genre, codec, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, limit, offset"},
+		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, limit, offset"},
 		"q=a&q=b":           {"q", "once"},
 		"q=%ZZ":             {"percent-encoding"},
 	} {
@@ -214,7 +241,7 @@ func TestCanonicalQuery(t *testing.T) {
 		want string
 	}{
 		{searchParams{Limit: 20}, "limit=20&offset=0"},
-		{searchParams{Q: "rádio & co", Country: "pt", Language: "Portuguese", Genre: "80's", Limit: 5, Offset: 10},
+		{searchParams{Q: "rádio & co", Filter: filt("pt", "Portuguese", "80's"), Limit: 5, Offset: 10},
 			"q=r%C3%A1dio+%26+co&country=pt&language=Portuguese&genre=80%27s&limit=5&offset=10"},
 	} {
 		got := tc.p.canonicalQuery()
@@ -244,23 +271,47 @@ func TestAppendQueryEscape(t *testing.T) {
 	}
 }
 
-// TestParamBits: every allowed parameter has a bit of its own in paramSet,
-// and nothing else has one.
-func TestParamBits(t *testing.T) {
-	var all paramSet
-	for name := range strings.SplitSeq(allowedParams, ", ") {
-		bit := paramBit(name)
-		if bit == 0 || all&bit != 0 {
-			t.Errorf("parameter %s: bit %b (set so far %b)", name, bit, all)
-		}
-		all |= bit
+// TestParamRows: every allowed parameter is one row, found by its name,
+// with a bit of its own in paramSet, and nothing else is.
+func TestParamRows(t *testing.T) {
+	if len(searchParamTable) > 32 {
+		t.Fatalf("%d rows: paramSet has 32 bits", len(searchParamTable))
 	}
-	if len(searchParamNames) != strings.Count(allowedParams, ",")+1 {
-		t.Errorf("%d names with bits, %d allowed parameters", len(searchParamNames), strings.Count(allowedParams, ",")+1)
+	names := strings.Split(allowedParams, ", ")
+	if len(names) != len(searchParamTable) {
+		t.Fatalf("%d allowed parameters, %d rows", len(names), len(searchParamTable))
+	}
+	for i, name := range names {
+		if paramIndex(name) != i || searchParamTable[i].spec.Accepts == "" ||
+			searchParamTable[i].kind == kindFilter && searchParamTable[i].check == nil {
+			t.Errorf("parameter %s: row %d of %d, or a row without parser, writer or words", name, paramIndex(name), i)
+		}
 	}
 	for _, name := range []string{"", "Q", "limit ", "sort", "page"} {
-		if paramBit(name) != 0 {
-			t.Errorf("%q has a bit", name)
+		if paramIndex(name) >= 0 {
+			t.Errorf("%q has a row", name)
 		}
 	}
+}
+
+// dims is the Filters of one dimension's value.
+func dims(d query.Dim, v string) query.Filters {
+	var f query.Filters
+	f[d] = []string{v}
+	return f
+}
+
+// filt is the Filters of a country, language and genre ("" for none) and
+// any codecs, as the parser keeps them.
+func filt(country, language, genre string, codecs ...string) query.Filters {
+	var f query.Filters
+	for d, v := range [...]string{query.DimCountry: country, query.DimLanguage: language, query.DimGenre: genre} {
+		if v != "" {
+			f[d] = []string{v}
+		}
+	}
+	if len(codecs) > 0 {
+		f[query.DimCodec] = codecs
+	}
+	return f
 }

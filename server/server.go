@@ -16,7 +16,9 @@
 // routes use Server.handle on top of it for CORS, JSON errors and OPTIONS.
 //
 // File map:
-//   - server.go: wiring, routing, instrumentation, panic recovery
+//   - server.go: wiring, routing, instrumentation (the status is read
+//     through wire.Recorder, the one status-recording wrapper), panic
+//     recovery
 //   - handle.go: the one handler shape (resolver: a canonical key and a
 //     builder), answer (cache lookup, build into a pooled buffer, store);
 //     apiResource looks the request target up in the cache first
@@ -24,20 +26,24 @@
 //     HEAD, Content-Length, a cached answer sent in one writev (package
 //     server/wire); coding.go: gzip/zstd negotiation and encoders;
 //     cache.go: the byte-bounded response cache, with the request
-//     targets each entry answered; etag_match.go:
-//     If-None-Match
+//     targets each entry answered; etag_match.go: If-None-Match
 //   - api.go, api_json.go: the two operations, their envelopes, encoders
-//     and ETags
-//   - params.go: search parameters and their rules; limits.go: request
-//     limits; errors.go: error codes and their statuses; cors.go; shed.go
-//   - station.go: the Station JSON, from package stationjson with the
-//     service's own URLs
-//   - pages.go, page.go, page_home.go, page_search.go, page_station.go,
+//     and ETags; api_facets.go: the envelope's facets, suggestions and
+//     filter echoes
+//   - paramtable.go: the search parameters, one row each (parser, limits,
+//     canonical form, words, form field); params.go: parsing a query
+//     string and writing a canonical one; paramvalues.go: the value
+//     parsers of lists, positions and radii; paths.go: the fixed public
+//     paths; limits.go: request limits; errors.go: error codes and their
+//     statuses; cors.go; shed.go
+//   - pages.go, page.go, page_home.go, page_search.go, page_refine.go
+//     (did-you-mean, narrowing by facet, nearby stations), page_station.go,
 //     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
 //     and Markdown rendering; templates/ and static/
 //   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,
 //     sitemap.go, llms.go: the description and data files (the dumps keep
-//     their own stored-gzip path with Range)
+//     their own stored-gzip path with Range); static.go: the style sheet
+//     and icons
 package server
 
 import (
@@ -55,6 +61,7 @@ import (
 
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
+	"stationdex/server/wire"
 )
 
 // Observer is told about every request and every search, so that package
@@ -241,14 +248,14 @@ func (s *Server) handle(r *httprouter.Router, route string, h resolver) {
 func (s *Server) instrument(route string, h httprouter.Handle) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
-		sw := statusWriters.Get().(*statusWriter)
-		sw.ResponseWriter, sw.code = w, 0
+		sw := statusWriters.Get().(*wire.Recorder)
+		sw.Reset(w)
 		defer func() {
 			if v := recover(); v != nil {
 				s.recoverPanic(sw, r, route, v)
 			}
-			s.obs.Request(route, r.Method, sw.status(), time.Since(start))
-			sw.ResponseWriter = nil // the connection's writer must not outlive the request
+			s.obs.Request(route, r.Method, sw.Status(), time.Since(start))
+			sw.Reset(nil) // the connection's writer must not outlive the request
 			statusWriters.Put(sw)
 		}()
 		h(sw, r, ps)
@@ -258,14 +265,14 @@ func (s *Server) instrument(route string, h httprouter.Handle) httprouter.Handle
 // statusWriters are pooled: one per request was a tenth of the
 // allocations of an answer from the response cache. No handler keeps the
 // writer past its return.
-var statusWriters = sync.Pool{New: func() any { return new(statusWriter) }}
+var statusWriters = sync.Pool{New: func() any { return new(wire.Recorder) }}
 
-func (s *Server) recoverPanic(w *statusWriter, r *http.Request, route string, v any) {
+func (s *Server) recoverPanic(w *wire.Recorder, r *http.Request, route string, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v) // net/http's way to abort a response on purpose
 	}
 	s.log.Error("panic serving request", "route", route, "method", r.Method, "panic", v, "stack", string(debug.Stack()))
-	if w.code == 0 {
+	if !w.Written() {
 		s.writeError(w, r, fmt.Errorf("panic: %v", v))
 	}
 }
@@ -298,36 +305,6 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request, _ http
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
-
-// statusWriter remembers the status written, for the Observer.
-type statusWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.code == 0 {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) status() int {
-	if w.code == 0 {
-		return http.StatusOK
-	}
-	return w.code
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type nopObserver struct{}
 

@@ -22,7 +22,7 @@ func writeShed(w http.ResponseWriter, r *http.Request) {
 	body, _ := json.Marshal(errorBody{errShed.Code, errShed.Message}) // a fixed struct cannot fail
 	h := w.Header()
 	setCORS(h, r)
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Type", jsonType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Retry-After", strconv.Itoa(shedRetryAfter))

@@ -1,7 +1,9 @@
 package server
 
 import (
-	"stationdex/indexer/format"
+	"strconv"
+	"strings"
+
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
@@ -90,8 +92,43 @@ type capDataset struct {
 
 func nump(n float64) *float64 { return &n }
 
+// limits says l's bounds, default and dependency in words, for people.
+func (l capLimit) limits() string {
+	var parts []string
+	if l.MaxLength > 0 {
+		parts = append(parts, "at most "+strconv.Itoa(l.MaxLength)+" characters")
+	}
+	if l.Minimum != nil {
+		parts = append(parts, formatDecimal(*l.Minimum)+" to "+formatDecimal(l.Maximum))
+	}
+	if l.Default != nil {
+		parts = append(parts, "default "+formatDecimal(*l.Default))
+	}
+	if len(l.Items) > 0 {
+		parts = append(parts, "of "+strings.Join(l.Items, ", "))
+	}
+	if l.Requires != "" {
+		parts = append(parts, "only with "+l.Requires)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
 // capNearPattern is the shape of near: two decimals separated by a comma.
 const capNearPattern = `^-?[0-9]+(\.[0-9]+)?,-?[0-9]+(\.[0-9]+)?$`
+
+// paramSpecs are the specs of the parameters of group g, by name.
+func paramSpecs(g paramGroup) map[string]capLimit {
+	out := map[string]capLimit{}
+	for i := range searchParamTable {
+		if row := &searchParamTable[i]; row.group == g {
+			out[row.name] = row.spec
+		}
+	}
+	return out
+}
 
 func (s *Server) capabilities(ix *query.Index) (any, error) {
 	m := ix.Meta()
@@ -107,33 +144,14 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		OpenAPI:       b + pathOpenAPI,
 		Operations: []capOperation{
 			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + pathStations, "Search stations by words and filters, with facet counts and suggestions on request."},
-			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + "/api/stations/{id}", "Read one station by its UUID."},
+			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + pathStation + "{id}", "Read one station by its UUID."},
 		},
-		Filters: map[string]capLimit{
-			"q":        {Type: "string", MaxLength: maxQRunes, Accepts: "words; each must match a token of name, country, location, language or genre, whole or as a prefix"},
-			"country":  {Type: "string", Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case"},
-			"language": {Type: "string", MaxLength: maxFacetRunes, Accepts: "source label, ISO 639-1/639-2/639-3 code or English name, any case"},
-			"genre":    {Type: "string", MaxLength: maxFacetRunes, Accepts: "source tag, any case"},
-			"codec": {Type: "array", Items: format.Codecs,
-				Accepts: "comma-separated codecs, any case; a station with any of them matches; write AAC+ as AAC%2B"},
-			"bitrate_min": {Type: "integer", Minimum: nump(1), Maximum: maxBitrate, Accepts: "kbps; stations of unknown bitrate never match; at most bitrate_max"},
-			"bitrate_max": {Type: "integer", Minimum: nump(1), Maximum: maxBitrate, Accepts: "kbps; stations of unknown bitrate never match; at least bitrate_min"},
-			"near": {Type: "string", Pattern: capNearPattern,
-				Accepts: "LAT,LON in decimal degrees (-90..90, -180..180); stations within radius_km along the great circle; stations without coordinates never match"},
-			"radius_km": {Type: "number", Minimum: nump(minRadiusKm), Maximum: maxRadiusKm, Default: nump(defaultRadiusKm), Requires: "near", Accepts: "kilometres, decimals allowed"},
-		},
-		Paging: map[string]capLimit{
-			"limit":  {Type: "integer", Minimum: nump(minLimit), Maximum: maxLimit, Default: nump(defaultLimit), Accepts: "results per page"},
-			"offset": {Type: "integer", Minimum: nump(0), Maximum: maxOffset, Default: nump(0), Accepts: "zero-based offset; follow next"},
-		},
+		Filters: paramSpecs(groupFilter),
+		Paging:  paramSpecs(groupPaging),
 		Facets: capFacets{
-			Dimensions: facetNames[:],
-			Parameters: map[string]capLimit{
-				"facets": {Type: "array", Items: facetNames[:], Accepts: "comma-separated, each at most once"},
-				"facet_limit": {Type: "integer", Minimum: nump(1), Maximum: query.MaxFacetLimit, Default: nump(query.DefaultFacetLimit), Requires: "facets",
-					Accepts: "values per facet, most stations first, ties by value"},
-			},
-			Counting: "exact counts over the whole search; for a dimension the search filters on, each value counted in place of that filter; every entry's url returns its count",
+			Dimensions: facetNames(),
+			Parameters: paramSpecs(groupFacets),
+			Counting:   "exact counts over the whole search; for a dimension the search filters on, each value counted in place of that filter; every entry's url returns its count",
 		},
 		Suggestions: capSuggestions{
 			When:     "a search with q that finds nothing",

@@ -25,7 +25,9 @@ var capPartner = map[string]string{"near": "38.7223,-9.1393", "facets": "country
 // match), and shapes that a pattern must refuse or let through exactly
 // as the parser does.
 var capSamples = map[string]struct{ inRange, outOfRange []string }{
-	"country": {inRange: []string{"de", "US", "pT"}},
+	"country":  {inRange: []string{"de", "US", "pT"}},
+	"https":    {inRange: []string{"true", "false"}, outOfRange: []string{"TRUE", "1", "yes", "", "true,false"}},
+	"location": {inRange: []string{"berlin", "Zürich", strings.Repeat("a", 60)}},
 	"near": {inRange: []string{"-33.8688,151.2093", "0,0", "90,-180", "-90,180", "-0.5,007"},
 		outOfRange: []string{"91,0", "0,181", "-90.5,0", "0.0000000000000000001,0"}},
 }
@@ -50,7 +52,7 @@ func TestWellKnownParametersAsParsed(t *testing.T) {
 			params[name] = l
 		}
 	}
-	for _, want := range []string{"q", "country", "language", "genre", "codec", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit", "limit", "offset"} {
+	for _, want := range []string{"q", "country", "language", "genre", "location", "codec", "https", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit", "limit", "offset"} {
 		if _, ok := params[want]; !ok {
 			t.Errorf("capabilities do not list %s", want)
 		}

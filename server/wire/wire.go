@@ -20,6 +20,7 @@ package wire
 import (
 	"context"
 	"net"
+	"net/http"
 )
 
 // Conn is an accepted TCP connection whose writes can be held: between Hold
@@ -124,3 +125,51 @@ func From(ctx context.Context) *Conn {
 	c, _ := ctx.Value(connKey{}).(*Conn)
 	return c
 }
+
+// Recorder remembers the status written through it and counts the body
+// bytes: the one wrapper both the metrics (package server) and the access
+// log (package node) read a response's outcome from. Reset readies a
+// pooled one for another response.
+type Recorder struct {
+	http.ResponseWriter
+	code  int
+	bytes int64
+}
+
+// Reset points r at w, with nothing written yet.
+func (r *Recorder) Reset(w http.ResponseWriter) { *r = Recorder{ResponseWriter: w} }
+
+// WriteHeader records the first status.
+func (r *Recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Write records a 200 when no status was written, and counts the bytes.
+func (r *Recorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+// Written reports whether a status (or a body) was written.
+func (r *Recorder) Written() bool { return r.code != 0 }
+
+// Status is the status written, 200 when none was.
+func (r *Recorder) Status() int {
+	if r.code == 0 {
+		return http.StatusOK
+	}
+	return r.code
+}
+
+// Bytes is the number of body bytes written.
+func (r *Recorder) Bytes() int64 { return r.bytes }
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

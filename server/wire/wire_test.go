@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -163,5 +164,28 @@ func itoa(n int) string {
 func TestFromWithoutConn(t *testing.T) {
 	if From(context.Background()) != nil {
 		t.Fatal("a Conn from nowhere")
+	}
+}
+
+// TestRecorder: the first status written is the one recorded, a body
+// alone is a 200, and the body bytes are counted.
+func TestRecorder(t *testing.T) {
+	var r Recorder
+	rec := httptest.NewRecorder()
+	r.Reset(rec)
+	if r.Written() || r.Status() != http.StatusOK {
+		t.Fatalf("fresh recorder: written %v, status %d", r.Written(), r.Status())
+	}
+	r.WriteHeader(http.StatusNotFound)
+	r.WriteHeader(http.StatusInternalServerError)
+	if _, err := r.Write([]byte("gone")); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status() != http.StatusNotFound || r.Bytes() != 4 || rec.Code != http.StatusNotFound {
+		t.Fatalf("status %d, bytes %d, sent %d", r.Status(), r.Bytes(), rec.Code)
+	}
+	r.Reset(httptest.NewRecorder())
+	if _, err := r.Write([]byte("ok")); err != nil || r.Status() != http.StatusOK || r.Bytes() != 2 {
+		t.Fatalf("after reset: status %d, bytes %d, %v", r.Status(), r.Bytes(), err)
 	}
 }

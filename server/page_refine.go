@@ -8,18 +8,30 @@ import (
 	"stationdex/query"
 )
 
-// The search page's discovery blocks: "did you mean" links and facets as
+// The search page's refining blocks: "did you mean" links and facets as
 // refinement links with counts. They link search pages, so a reader
 // refines without JavaScript; the Markdown twin renders the same blocks.
 
 // pageFacetLimit is how many values of each facet the search page lists.
 const pageFacetLimit = 8
 
+// pageFacets are the facets the search page counts: every one a search
+// can.
+var pageFacets = func() query.DimSet {
+	var ds query.DimSet
+	for d := range query.NumDims {
+		if d.Facetable() {
+			ds = ds.With(d)
+		}
+	}
+	return ds
+}()
+
 // pageQuery is the engine query of the search page: the API's, with every
 // facet counted, whatever the reader asked for.
 func pageQuery(p searchParams) query.Query {
 	q := p.query()
-	q.Facets = query.DimsOf(query.DimCountry, query.DimLanguage, query.DimGenre)
+	q.Facets = pageFacets
 	q.FacetLimit = pageFacetLimit
 	return q
 }
@@ -49,17 +61,16 @@ func (s *Server) didYouMean(p searchParams, sg []query.Suggestion) []block {
 // that filter set.
 func (s *Server) refinements(p searchParams, f query.Facets) []block {
 	var out []block
-	headings := [...]string{"Narrow by country", "Narrow by language", "Narrow by genre"}
-	for i, counts := range facetCounts(f) {
+	for d, counts := range f {
 		if len(counts) == 0 {
 			continue
 		}
 		links := make([]link, len(counts))
 		for j, c := range counts {
-			links[j] = internalLink(c.Label, s.searchPageURL(p.refined(i, c.Value)))
+			links[j] = internalLink(c.Label, s.searchPageURL(p.refined(query.Dim(d), c.Value)))
 			links[j].Note = stationCount(c.Count)
 		}
-		out = append(out, block{Heading: headings[i], Links: links})
+		out = append(out, block{Heading: "Narrow by " + query.Dim(d).Name(), Links: links})
 	}
 	return out
 }

@@ -11,14 +11,14 @@ import (
 	"stationdex/query"
 )
 
-// FuzzDiscoveryParams fuzzes the values of the discovery parameters one by
+// FuzzFilterParams fuzzes the values of the filter and facet parameters one by
 // one (FuzzSearchParams mutates whole query strings, which rarely reach a
 // well-formed near or codec list). Whatever the values, the parser either
 // refuses them with a 400 or returns filters that keep every rule the
 // engine relies on, and whose canonical form reads back the same.
 //
-//	go test ./server -run '^$' -fuzz FuzzDiscoveryParams -fuzztime 30s
-func FuzzDiscoveryParams(f *testing.F) {
+//	go test ./server -run '^$' -fuzz FuzzFilterParams -fuzztime 30s
+func FuzzFilterParams(f *testing.F) {
 	for _, s := range []struct{ codec, bmin, bmax, near, radius, facets, limit string }{
 		{"mp3,aac", "64", "320", "52.52,13.405", "25", "country,language,genre", "10"},
 		{"AAC%2B", "", "", "-33.87,151.21", "", "genre", ""},
@@ -47,7 +47,7 @@ func FuzzDiscoveryParams(f *testing.F) {
 			checkParamError(t, raw, err)
 			return
 		}
-		checkDiscovery(t, raw, p.discovery)
+		checkFilters(t, raw, p)
 		back, err := parseSearchParams(p.canonicalQuery())
 		if err != nil || !reflect.DeepEqual(back, p) {
 			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.canonicalQuery(), back, err, p)
@@ -55,12 +55,13 @@ func FuzzDiscoveryParams(f *testing.F) {
 	})
 }
 
-// checkDiscovery holds the rules a parsed discovery filter keeps.
-func checkDiscovery(t *testing.T, raw string, d discovery) {
+// checkFilters holds the rules parsed filters keep.
+func checkFilters(t *testing.T, raw string, d searchParams) {
 	t.Helper()
-	for i, c := range d.Codecs {
-		if !slices.Contains(format.Codecs, c) || i > 0 && slices.Index(format.Codecs, d.Codecs[i-1]) >= slices.Index(format.Codecs, c) {
-			t.Fatalf("%q: codecs %q not distinct known codecs in canonical order", raw, d.Codecs)
+	codecs := d.Filter[query.DimCodec]
+	for i, c := range codecs {
+		if !slices.Contains(format.Codecs, c) || i > 0 && slices.Index(format.Codecs, codecs[i-1]) >= slices.Index(format.Codecs, c) {
+			t.Fatalf("%q: codecs %q not distinct known codecs in canonical order", raw, codecs)
 		}
 	}
 	for _, b := range [...]int{d.BitrateMin, d.BitrateMax} {

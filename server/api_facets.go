@@ -7,12 +7,12 @@ import (
 	"stationdex/query"
 )
 
-// facetsJSON is the envelope's "facets": only the facets asked for.
-type facetsJSON struct {
-	Country  *[]facetEntry `json:"country,omitempty"`
-	Language *[]facetEntry `json:"language,omitempty"`
-	Genre    *[]facetEntry `json:"genre,omitempty"`
-}
+// facetsJSON is the envelope's "facets": only the facets asked for, by
+// dimension, named by it, in dimension order.
+type facetsJSON [query.NumDims]*[]facetEntry
+
+// MarshalJSON writes the facets asked for as one object.
+func (f *facetsJSON) MarshalJSON() ([]byte, error) { return f.appendJSON(nil), nil }
 
 // facetEntry is one facet value with the link that selects it.
 type facetEntry struct {
@@ -36,17 +36,16 @@ func (s *Server) facetsJSON(p searchParams, f query.Facets) *facetsJSON {
 		return nil
 	}
 	out := &facetsJSON{}
-	dsts := [...]**[]facetEntry{&out.Country, &out.Language, &out.Genre}
-	for i, counts := range facetCounts(f) {
-		if !p.Facets.Has(query.Dim(i)) {
+	for d, counts := range f {
+		if !p.Facets.Has(query.Dim(d)) {
 			continue
 		}
 		entries := make([]facetEntry, len(counts))
 		for j, c := range counts {
 			entries[j] = facetEntry{Value: c.Value, Label: c.Label, Count: c.Count,
-				URL: s.base + pathStations + "?" + p.refined(i, c.Value).canonicalQuery()}
+				URL: s.base + pathStations + "?" + p.refined(query.Dim(d), c.Value).canonicalQuery()}
 		}
-		*dsts[i] = &entries
+		out[d] = &entries
 	}
 	return out
 }
@@ -82,31 +81,23 @@ func (e *searchEnvelope) appendFilters(dst []byte) []byte {
 	}
 	dst = append(dst, `,"radius_km":`...)
 	if e.RadiusKm == nil {
-		return append(dst, "null"...)
+		dst = append(dst, "null"...)
+	} else {
+		dst = stationjson.AppendFloat(dst, *e.RadiusKm)
 	}
-	return stationjson.AppendFloat(dst, *e.RadiusKm)
+	if e.Location != nil {
+		dst = stationjson.AppendString(append(dst, `,"location":`...), *e.Location)
+	}
+	if e.HTTPS != nil {
+		dst = strconv.AppendBool(append(dst, `,"https":`...), *e.HTTPS)
+	}
+	return dst
 }
 
 // appendFacetsAndSuggestions appends the envelope's last fields.
 func (e *searchEnvelope) appendFacetsAndSuggestions(dst []byte) []byte {
-	if f := e.Facets; f != nil {
-		dst = append(dst, `,"facets":{`...)
-		first := true
-		for _, l := range [...]struct {
-			name    string
-			entries *[]facetEntry
-		}{{"country", f.Country}, {"language", f.Language}, {"genre", f.Genre}} {
-			if l.entries == nil {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(append(append(dst, '"'), l.name...), `":`...)
-			dst = appendFacetEntries(dst, *l.entries)
-		}
-		dst = append(dst, '}')
+	if e.Facets != nil {
+		dst = e.Facets.appendJSON(append(dst, `,"facets":`...))
 	}
 	dst = append(dst, `,"suggestions":[`...)
 	for i, g := range e.Suggestions {
@@ -119,6 +110,24 @@ func (e *searchEnvelope) appendFacetsAndSuggestions(dst []byte) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
+}
+
+// appendJSON appends the facets asked for as one object.
+func (f *facetsJSON) appendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	first := true
+	for d, entries := range f {
+		if entries == nil {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(append(append(dst, '"'), query.Dim(d).Name()...), `":`...)
+		dst = appendFacetEntries(dst, *entries)
+	}
+	return append(dst, '}')
 }
 
 func appendFacetEntries(dst []byte, entries []facetEntry) []byte {
