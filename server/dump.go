@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/julienschmidt/httprouter"
@@ -117,17 +116,11 @@ func (g *gzipEncoded) WriteHeader(code int) {
 
 func (g *gzipEncoded) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 
-// acceptsGzip: Accept-Encoding names gzip (or *) with a q above zero.
+// acceptsGzip: Accept-Encoding makes gzip acceptable (by name or by
+// "*"). The dumps are stored gzip, so their choice is that or identity,
+// whatever the client prefers.
 func acceptsGzip(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept-Encoding") {
-		for part := range strings.SplitSeq(v, ",") {
-			coding, q := parseAcceptPart(part)
-			if (coding == "gzip" || coding == "x-gzip" || coding == "*") && q > 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return parseAcceptEncoding(r.Header.Values("Accept-Encoding"))[gzipCoding] > 0
 }
 
 // gunzipSeeker is the decompressed view of a gzip stream, seekable so that

@@ -236,17 +236,26 @@ func (s *Server) encoded(e *entity, c coding, store func(*entity, coding, []byte
 	return z
 }
 
-// negotiate picks the content coding from Accept-Encoding (RFC 9110,
-// 12.5.3): the acceptable coding with the highest q, zstd before gzip
-// before identity on a tie. No header: identity. "*" stands for any coding
-// not listed; q=0 refuses one. When even identity is refused (identity;q=0,
-// or *;q=0 without identity) and no coding is acceptable, identity is sent
-// anyway: an answer the client may reject beats a 406 for a read.
-func negotiate(accept []string) coding {
+// acceptQ is the q value Accept-Encoding gives each coding (RFC 9110,
+// 12.5.3), read once per request: the one parser of the header, for the
+// answers negotiate codes and for the stored gzip dumps.
+//
+// "*" stands for any coding not listed, but only for gzip: zstd is sent
+// only when named. A client saying "*" (node-fetch, and so Prism's proxy,
+// sends exactly that) may decode only gzip, deflate and br, and what
+// clients can decode decides. No header: identity only. Identity is
+// acceptable unless "identity;q=0", or "*;q=0" without identity, excludes
+// it; even then, when no coding is acceptable, identity is sent: an
+// answer the client may reject beats a 406 for a read (RFC 9110 allows
+// either), and every kind of response does the same.
+type acceptQ [numCodings]float64
+
+func parseAcceptEncoding(accept []string) acceptQ {
+	var q acceptQ
 	if len(accept) == 0 {
-		return identity
+		q[identity] = 1
+		return q
 	}
-	var q [numCodings]float64
 	var listed [numCodings]bool
 	star, starListed := 0.0, false
 	for _, field := range accept {
@@ -261,7 +270,7 @@ func negotiate(accept []string) coding {
 			}
 		}
 	}
-	for c := range numCodings {
+	for _, c := range [...]coding{identity, gzipCoding} { // what "*" stands for
 		if !listed[c] && starListed {
 			q[c] = star
 		}
@@ -269,6 +278,14 @@ func negotiate(accept []string) coding {
 	if !listed[identity] && !starListed {
 		q[identity] = 1e-9 // acceptable by default, but below any listed coding
 	}
+	return q
+}
+
+// negotiate picks the content coding: the acceptable coding with the
+// highest q, zstd before gzip before identity on a tie, identity when
+// none is acceptable (see acceptQ).
+func negotiate(accept []string) coding {
+	q := parseAcceptEncoding(accept)
 	best := identity
 	for _, c := range [...]coding{zstdCoding, gzipCoding} { // preference order
 		if q[c] > 0 && (q[c] > q[best] || best == identity && q[c] == q[best]) {

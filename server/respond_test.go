@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +90,13 @@ func TestNegotiate(t *testing.T) {
 		{[]string{"gzip;q=0.4, zstd;q=0.5"}, zstdCoding},
 		{[]string{"gzip;q=0, zstd;q=0"}, identity},
 		{[]string{"gzip;q=0"}, identity},
-		{[]string{"*"}, zstdCoding},
+		{[]string{"*"}, gzipCoding}, // what node-fetch sends: zstd only when named
+		{[]string{"*, zstd"}, zstdCoding},
+		{[]string{"zstd;q=0, *"}, gzipCoding},
+		{[]string{"*;q=0.5, gzip;q=0.2"}, identity}, // gzip named lower, identity by *
+		{[]string{"identity;q=0"}, identity},        // nothing acceptable: identity anyway
+		{[]string{"identity;q=0, *;q=0"}, identity},
+		{[]string{"identity;q=0, gzip"}, gzipCoding},
 		{[]string{"*;q=0.5, zstd;q=0"}, gzipCoding},
 		{[]string{"*;q=0"}, identity}, // nothing acceptable: identity anyway
 		{[]string{"identity;q=1, gzip;q=0.5"}, identity},
@@ -540,5 +547,40 @@ func TestCacheTargetsEvicted(t *testing.T) {
 	c.put(ix, "k2", "", &entity{body: body}) // evicts k0, the least recently used
 	if e, _ := c.getTarget(ix, "t0"); e != nil || len(c.targets) != 0 {
 		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.targets))
+	}
+}
+
+// TestWildcardAndRefusedIdentity: every kind of answer (API, pages and
+// twins, data dump, style sheet) answers "Accept-Encoding: *" with gzip or
+// as it is, never zstd, which such clients may not decode; and
+// "identity;q=0" with nothing else acceptable with the identity body,
+// status 200, the same for every kind.
+func TestWildcardAndRefusedIdentity(t *testing.T) {
+	s := newDemoServer(t, nil)
+	targets := append(slices.Clone(respondTargets), pathDumpNDJSON, stylePath)
+	gzipped := 0
+	for _, target := range targets {
+		plain := serve(s, http.MethodGet, target, "Accept-Encoding", "identity")
+		star := serve(s, http.MethodGet, target, "Accept-Encoding", "*")
+		switch enc := star.Header().Get("Content-Encoding"); enc {
+		case "gzip":
+			gzipped++
+			if body := gunzip(t, star.Body.Bytes()); !bytes.Equal(body, plain.Body.Bytes()) {
+				t.Errorf("%s with *: the gzip body is not the identity body", target)
+			}
+		case "":
+			if !bytes.Equal(star.Body.Bytes(), plain.Body.Bytes()) {
+				t.Errorf("%s with *: not the identity body", target)
+			}
+		default:
+			t.Errorf("%s with *: Content-Encoding %s", target, enc)
+		}
+		refused := serve(s, http.MethodGet, target, "Accept-Encoding", "identity;q=0")
+		if refused.Code != http.StatusOK || refused.Header().Get("Content-Encoding") != "" || !bytes.Equal(refused.Body.Bytes(), plain.Body.Bytes()) {
+			t.Errorf("%s with identity;q=0: status %d, encoding %q", target, refused.Code, refused.Header().Get("Content-Encoding"))
+		}
+	}
+	if gzipped < len(targets)/2 {
+		t.Errorf("only %d of %d answers to * were gzip", gzipped, len(targets))
 	}
 }
