@@ -80,6 +80,7 @@ type serveProcess struct {
 	lines       chan map[string]any
 	done        chan error
 	base, admin string
+	seen        []map[string]any // the log lines waitLog read
 }
 
 func startServe(t *testing.T, args ...string) *serveProcess {
@@ -129,6 +130,7 @@ func (p *serveProcess) waitLog(t *testing.T, msg string) map[string]any {
 			if !ok {
 				t.Fatalf("log ended before %q", msg)
 			}
+			p.seen = append(p.seen, line)
 			if line["msg"] == msg {
 				return line
 			}
