@@ -28,6 +28,7 @@ var samplePages = []struct{ name, target string }{
 	{"listen", "/stations/" + demoStationID + "/listen/"},
 	{"listen_hostile", "/stations/162f474f-9f60-49f6-a51d-af167c5ded1a/listen/"},
 	{"not_found", "/stations/00000000-0000-0000-0000-000000000000/"},
+	{"unknown_path", "/no/such/page/"},
 }
 
 // maxPageBytes keeps pages small: the largest demo page is a directory

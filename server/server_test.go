@@ -162,8 +162,9 @@ func TestAPINotFoundIsJSON(t *testing.T) {
 			t.Errorf("%s: code %q", target, got)
 		}
 	}
-	if rec := serve(s, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-		t.Errorf("non-API 404: status %d type %q", rec.Code, rec.Header().Get("Content-Type"))
+	demo := newDemoServer(t, nil)
+	if rec := serve(demo, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != htmlType {
+		t.Errorf("non-API 404: status %d type %q, want the HTML page", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
 
