@@ -183,3 +183,43 @@ func TestMakeHelpListsEveryTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeTestFailsOnLeftovers: make test runs its steps with a private
+// TMPDIR and fails when they leave anything in it, and passes when they
+// leave nothing. The steps are replaced here by one that leaves a file or
+// not, so that the wrapper itself is what is tested.
+func TestMakeTestFailsOnLeftovers(t *testing.T) {
+	m := newMakeCopy(t)
+	makefile, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := regexp.MustCompile(`(?m)^test-suite:.*$`)
+	if !steps.Match(makefile) {
+		t.Fatal("no test-suite rule in the Makefile")
+	}
+	private := t.TempDir()
+	for _, tc := range []struct {
+		recipe string
+		ok     bool
+	}{
+		{"\t@touch \"$$TMPDIR/left-behind\"", false},
+		{"\t@mktemp -d >/dev/null && echo ran", false},
+		{"\t@tmp=$$(mktemp -d) && rm -r \"$$tmp\" && echo ran", true},
+	} {
+		m.write("Makefile", steps.ReplaceAllLiteralString(string(makefile), "test-suite:\n"+tc.recipe))
+		cmd := exec.Command("make", "--no-print-directory", "test")
+		cmd.Dir = m.dir
+		cmd.Env = append(os.Environ(), "MAKEFLAGS=", "TMPDIR="+private)
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != tc.ok {
+			t.Errorf("steps %q: make test ok %v, want %v:\n%s", tc.recipe, err == nil, tc.ok, out)
+		}
+		if !tc.ok && !strings.Contains(string(out), "left files in their TMPDIR") {
+			t.Errorf("steps %q: the failure does not say why:\n%s", tc.recipe, out)
+		}
+		if left, _ := os.ReadDir(private); len(left) > 0 {
+			t.Errorf("make test left %d entries in the outer TMPDIR", len(left))
+		}
+	}
+}

@@ -23,6 +23,18 @@ import (
 // is re-executed as the command (see TestHelperStationdex).
 const helperArgsEnv = "STATIONDEX_HELPER_ARGS"
 
+// childEnv is the environment of the command run as a child: its
+// arguments, and a TMPDIR of the test, so that what a killed child could
+// not remove (the demo index, rewritten dumps) goes with the test.
+func childEnv(t *testing.T, args []string) []string {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), helperArgsEnv+"="+string(raw), "TMPDIR="+t.TempDir())
+}
+
 // TestHelperStationdex is not a test: it is the command, run in a child
 // process by TestServeSignals, so that real signals reach a real process
 // without a separate go build.
@@ -85,9 +97,8 @@ type serveProcess struct {
 
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
-	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStationdex$")
-	cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	cmd.Env = childEnv(t, args)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
