@@ -167,3 +167,17 @@ func get(t *testing.T, target string) string {
 	}
 	return string(body)
 }
+
+// TestServeBusyPortSaysWhatToDo: a port in use is refused with the flag
+// (and make variable) that chooses another.
+func TestServeBusyPortSaysWhatToDo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, stderr := runChild(t, "serve", "-addr", ln.Addr().String())
+	if code != 1 || !strings.Contains(stderr, "pass another -addr") {
+		t.Errorf("exit %d, stderr %q; want 1 and advice naming -addr", code, stderr)
+	}
+}

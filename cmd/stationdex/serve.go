@@ -153,6 +153,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	// Bound before the handler is built: with -addr :0 (or any port the
 	// system picks) the base URL's port is known only now.
 	ln, err := net.Listen("tcp", f.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: %w: pass another -addr (make run ADDR=127.0.0.1:8081)", f.addr, err)
+	}
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
