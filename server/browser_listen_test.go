@@ -2,18 +2,15 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"stationdex/indexer"
 	"stationdex/indexer/demo"
 	"stationdex/query"
 )
@@ -76,18 +73,7 @@ func streamIndex(t *testing.T, url string) *query.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := append(append(append([]byte{}, demo.NDJSON...), record...), '\n')
-	path := filepath.Join(t.TempDir(), "stream.db")
-	opts := indexer.Options{SnapshotAt: demo.SnapshotAt, Source: demo.Source}
-	if _, err := indexer.Build(context.Background(), path, opts, indexer.Input{Name: "stream", R: bytes.NewReader(data)}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := query.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ix.Close() })
-	return ix
+	return indexOf(t, demo.Source, append(append(append([]byte{}, demo.NDJSON...), record...), '\n'))
 }
 
 // toneWAV is d of a 440 Hz tone as 8 kHz mono 16-bit PCM in a WAV file.

@@ -1,23 +1,19 @@
 package server
 
 import (
-	"bytes"
-	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
-	"stationdex/query"
 )
 
 // TestDemoSaysItIsTheDemo: the demo's pages, llms.txt and data catalogue
 // call its stations fictional and credit no one else for them; the same
 // stations indexed as Radio Browser data credit its contributors.
 func TestDemoSaysItIsTheDemo(t *testing.T) {
-	real := realSourceIndex(t)
+	real := indexOf(t, indexer.DefaultSource, demo.NDJSON)
 	for _, target := range []string{"/", "/index.md", "/llms.txt", "/data/catalog.json", "/no/such/page/"} {
 		demoBody := serve(newDemoServer(t, nil), http.MethodGet, target).Body.String()
 		for _, never := range []string{"radio-browser.info", "fixed snapshot of stationdex demo"} {
@@ -33,21 +29,4 @@ func TestDemoSaysItIsTheDemo(t *testing.T) {
 			t.Errorf("real-data %s lacks the credit to radio-browser.info's contributors", target)
 		}
 	}
-}
-
-// realSourceIndex is the demo's records indexed under the default
-// (Radio Browser) source name.
-func realSourceIndex(t *testing.T) *query.Index {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "real.db")
-	opts := indexer.Options{SnapshotAt: demo.SnapshotAt, Source: indexer.DefaultSource}
-	if _, err := indexer.Build(context.Background(), path, opts, indexer.Input{Name: "real", R: bytes.NewReader(demo.NDJSON)}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := query.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ix.Close() })
-	return ix
 }
