@@ -135,6 +135,8 @@ func TestPageErrors(t *testing.T) {
 		{"/nothing-here", "text/html", htmlType},
 		{"/nothing-here", "text/markdown", markdownMediaType},
 		{"/static/none.css", "", htmlType},
+		{"/sitemaps/none.xml", "", htmlType},
+		{"/data/none.json", "", htmlType},
 		{"/x/y/index.md", "", markdownMediaType},
 	} {
 		rec := serve(s, http.MethodGet, tc.target, "Accept", tc.accept)
