@@ -2,14 +2,14 @@
 # `make test` (through .ci/run), so what CI checks is what you can run.
 
 GO        ?= go
-BIN       ?= bin/stationdex
+BIN       := bin/stationdex
 ##= ADDR: the address run and serve-real listen on (default 127.0.0.1:8080;
 ##= e.g. ADDR=127.0.0.1:8081 when 8080 is busy)
 ADDR      ?= 127.0.0.1:8080
 # The real directory: the snapshot in ../shared/data where a checkout has
 # one beside it, else the upstream directory's own /json/stations (any
 # server of it); DATA=file or URL names another.
-SHARED_DATA ?= ../shared/data/radiobrowser-2025-02-27.ndjson.gz
+SHARED_DATA := ../shared/data/radiobrowser-2025-02-27.ndjson.gz
 UPSTREAM  ?= https://de1.api.radio-browser.info/json/stations
 ##= DATA: the dump index-real reads, a file or an http(s) URL (default: the
 ##= snapshot in ../shared/data when there is one, else the upstream list)
