@@ -3,14 +3,21 @@
 
 GO        ?= go
 BIN       := bin/stationdex
+##= ADDR: the address run and serve-real listen on (default 127.0.0.1:8080;
+##= e.g. ADDR=127.0.0.1:8081 when 8080 is busy)
 ADDR      ?= 127.0.0.1:8080
 # The real directory: the snapshot in ../shared/data where a checkout has
 # one beside it, else the upstream directory's own /json/stations (any
 # server of it); DATA=file or URL names another.
 SHARED_DATA := ../shared/data/radiobrowser-2025-02-27.ndjson.gz
 UPSTREAM  ?= https://de1.api.radio-browser.info/json/stations
+##= DATA: the dump index-real reads, a file or an http(s) URL (default: the
+##= snapshot in ../shared/data when there is one, else the upstream list)
 DATA      ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),$(UPSTREAM))
+##= INDEX: the index file index-real writes and serve-real and check-real
+##= use (default data/stations.db)
 INDEX     ?= data/stations.db
+##= FUZZTIME: how long make fuzz runs each target (default 30s)
 FUZZTIME  ?= 30s
 # Short fuzz runs inside `make test`, counted in executions rather than
 # seconds (a time budget races the fuzz coordinator on a loaded machine):
@@ -25,26 +32,52 @@ TESTFUZZTIME ?= 2000x
 RACE_PKGS := ./server/... ./query/... ./indexer/stationjson/ ./indexer/extsort/
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
-.PHONY: all build run test test-unit test-race test-fuzz vet lint-go fuzz bench bench-full bench-smoke \
-        bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time clean
+.PHONY: all help build run test test-suite test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
+        bench-smoke bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time \
+        clean FORCE
 
+## all: the same as build
 all: build
 
+## help: this list of targets and variables, from the comments in the Makefile
+help:
+	@awk -f .make-help.awk $(firstword $(MAKEFILE_LIST))
+
+## build: bin/stationdex (the first build on a machine takes about a minute)
 build:
+	@[ -e $(BIN) ] || echo "building $(BIN) (the first build on a machine takes about a minute)"
 	$(GO) build -trimpath -o $(BIN) ./cmd/stationdex
 
 ## run: build and serve the embedded demo snapshot on http://$(ADDR)
+## (make run ADDR=127.0.0.1:8081 when port 8080 is busy)
 run: build
 	$(BIN) serve -addr $(ADDR)
 
-## test: the whole suite, as CI runs it
-test: vet lint-go test-unit test-race test-fuzz lint-public check-deploy bench-smoke
+## test: the whole suite, as CI runs it, with a private TMPDIR that must be
+## empty afterwards: a test that leaves files behind fails the run
+test:
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/stationdex-make-test-XXXXXX") || exit 1; \
+	  TMPDIR=$$tmp $(MAKE) --no-print-directory test-suite; status=$$?; \
+	  left=$$(cd $$tmp && ls -A); rm -rf "$$tmp"; \
+	  if [ -n "$$left" ]; then echo "make test: the tests left files in their TMPDIR:"; echo "$$left"; exit 1; fi; \
+	  exit $$status
+
+## test-suite: the steps of make test, without its TMPDIR check
+test-suite: vet lint-go test-unit test-race test-fuzz lint-public check-deploy bench-smoke
 
 # External checkers (npm linters, promtool, MariaDB, wrk) are installed by
 # .ci/run. On a machine without one, its step says so and is skipped; under
-# CI=true a missing checker fails, so CI can never pass by skipping.
-NPM_BIN ?= $(HOME)/.cache/stationdex-npm/node_modules/.bin
+# CI=true a missing checker fails, so CI can never pass by skipping. The npm
+# ones are pinned by tools/npm/package-lock.json and installed by
+# `npm ci --ignore-scripts` in NPM_DIR (.ci/run does it there); a machine
+# set up before the lockfile has them in ~/.cache/stationdex-npm.
+##= NPM_DIR: the folder holding node_modules of the npm checkers (default
+##= tools/npm, after cd tools/npm && npm ci --ignore-scripts)
+NPM_DIR ?= $(firstword $(wildcard $(CURDIR)/tools/npm/node_modules/.. $(HOME)/.cache/stationdex-npm/node_modules/..) $(CURDIR)/tools/npm)
+NPM_BIN := $(abspath $(NPM_DIR))/node_modules/.bin
 export PATH := $(NPM_BIN):$(PATH)
+# The sitemap and page-audit tests find sitemap.xsd and axe there.
+export STATIONDEX_NPM_PREFIX := $(abspath $(NPM_DIR))
 define need
 	@command -v $(1) >/dev/null || { \
 	  if [ "$$CI" = true ]; then echo "$(1) is required under CI=true (see .ci/run)"; exit 1; fi; \
@@ -64,17 +97,19 @@ lint-go:
 	$(GO) tool staticcheck ./...
 	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
 
-# The demo micro-benchmarks run once each, so that they cannot rot.
+## test-unit: go test of both modules' packages; the demo micro-benchmarks
+## once each, so that they cannot rot
 test-unit:
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x ./query/ ./server/ ./indexer/
 
+## test-race: the packages with shared state under the race detector
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 	$(GO) test -count=1 -race -run '$(RACE_INDEXER_TESTS)' ./indexer/
 
-# Every fuzz target in the module, each run briefly. The list is discovered,
-# so a new target is fuzzed without editing this file; finding none fails.
+## test-fuzz: every fuzz target in the module, each briefly; the list is
+## discovered, so a new target is fuzzed without editing this file
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TESTFUZZTIME)
 
@@ -111,6 +146,7 @@ bench:
 
 ## bench-compare: the demo micro-benchmarks of BASE (default HEAD) against
 ## the working tree, COUNT (default 6) runs each, under benchstat
+##= BASE, COUNT: the commit and the number of runs of bench-compare
 BASE ?= HEAD
 bench-compare:
 	bash bench/scripts/compare.sh $(BASE)
@@ -119,6 +155,7 @@ bench-compare:
 ## discovery, scaled data); about 30 min on 2 cores. Writes
 ## bench/results/<date>/. BENCH_ARGS passes benchsuite flags, e.g.
 ## BENCH_ARGS='-sizes 50k,500k -skip peers -out work/dev' (bench/README.md)
+##= BENCH_ARGS: flags for the benchmark suite of bench-full
 BENCH_ARGS ?=
 bench-full:
 	bash bench/run.sh full $(BENCH_ARGS)
@@ -134,32 +171,60 @@ bench-smoke:
 
 ## soak: steady load for SOAK_MINUTES (default 1); heap, RSS, goroutines and
 ## open files must stay flat
+##= SOAK_MINUTES: how long make soak runs (default 1)
 SOAK_MINUTES ?= 1
 soak: build
 	cd bench && $(GO) run ./soak -minutes $(SOAK_MINUTES)
 
 ## index-real: index the real Radio Browser directory into $(INDEX): the
 ## shared snapshot where it exists, else the live upstream list (DATA=...
-## names a file or URL)
-index-real: build
-	@mkdir -p $(dir $(INDEX))
-	$(BIN) index -o $(INDEX) $(DATA)
+## names a file or URL). Rebuilt when DATA changes or its file is newer;
+## a URL is fetched again only with make -B index-real
+index-real: $(INDEX)
 
-## serve-real: serve the real snapshot on http://$(ADDR)
-serve-real: index-real
+# The index is a file built from its input: a DATA file is a prerequisite,
+# so a newer dump rebuilds it; a URL cannot be one, so $(INDEX).source
+# records which DATA built it and changes, rebuilding the index, only when
+# another DATA is named. The binary is order-only: a rebuilt stationdex
+# does not make the index stale.
+DATA_FILE := $(if $(findstring ://,$(DATA)),,$(DATA))
+$(INDEX): $(DATA_FILE) $(INDEX).source | build
+	@echo "indexing $(DATA) into $@"
+	@$(BIN) index -o $@ $(DATA) || { \
+	  rm -f $(INDEX).source; rmdir $(dir $(INDEX)) 2>/dev/null; \
+	  echo "make: could not index $(DATA)$(if $(DATA_FILE),, (no shared snapshot at $(SHARED_DATA), so the upstream list; offline?))."; \
+	  echo "      Name a dump you have with: make index-real DATA=FILE (a JSON array or NDJSON, plain or gzip)."; \
+	  exit 1; }
+
+$(INDEX).source: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATA)' | cmp -s - $@ 2>/dev/null || echo '$(DATA)' > $@
+
+FORCE:
+
+# serve-real and check-real use the index that is there, whatever built it;
+# they build one only where none is.
+EXISTING_INDEX = $(if $(wildcard $(INDEX)),,$(INDEX))
+
+## serve-real: serve $(INDEX) on http://$(ADDR), building it first only
+## when it does not exist (never replacing one: make index-real does that)
+serve-real: build $(EXISTING_INDEX)
 	$(BIN) serve -index $(INDEX) -addr $(ADDR)
 
-## check-real: verify the real snapshot's index file
-check-real: index-real
+## check-real: verify the index file $(INDEX), building it first only when
+## it does not exist
+check-real: build $(EXISTING_INDEX)
 	$(BIN) check $(INDEX)
 
 ## startup-time: exec of `stationdex serve -index $(INDEX)` to its first
 ## answered request, RUNS starts (best and median); timing, so never part
 ## of make test. SERVE_ARGS adds serve flags (e.g. -check-on-start).
+##= RUNS, SERVE_ARGS: starts timed by startup-time, and serve flags for it
 RUNS ?= 5
 SERVE_ARGS ?=
 startup-time: build
 	$(GO) run ./cmd/startuptime -bin $(BIN) -index $(INDEX) -runs $(RUNS) -args "$(SERVE_ARGS)"
 
+## clean: remove bin/ and data/ (the built binary and the real index)
 clean:
 	rm -rf bin data

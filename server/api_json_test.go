@@ -69,6 +69,7 @@ func TestAPISendsStoredStationsAsEncoded(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := New(Config{BaseURL: base}, fixedSource{ix})
+		t.Cleanup(func() { _ = s.Close() })
 		get := func(target string) []byte {
 			rec := httptest.NewRecorder()
 			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))

@@ -37,7 +37,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	site.Start()
 	defer site.Close()
 
-	wd := startWebDriver(t, driver, chromium)
+	wd := startWebDriver(t, driver, chromium, browserOptions{})
 	defer wd.quit()
 
 	wd.checkJavaScriptIsOff()
@@ -92,7 +92,18 @@ type webDriver struct {
 	session string
 }
 
-func startWebDriver(t *testing.T, driver, chromium string) *webDriver {
+// browserOptions are what a test changes of the browser: JavaScript (off
+// unless a test reads the page through scripts, as the player test does)
+// and extra command-line switches.
+type browserOptions struct {
+	javaScript bool
+	args       []string
+}
+
+// startWebDriver starts chromedriver and a session. Both run with TMPDIR
+// set to a directory of the test, so the browser's profile and scratch
+// files go with it.
+func startWebDriver(t *testing.T, driver, chromium string, opt browserOptions) *webDriver {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +113,7 @@ func startWebDriver(t *testing.T, driver, chromium string) *webDriver {
 	var logs bytes.Buffer
 	cmd := exec.Command(driver, fmt.Sprintf("--port=%d", port))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -118,15 +130,17 @@ func startWebDriver(t *testing.T, driver, chromium string) *webDriver {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	chrome := map[string]any{
+		"binary": chromium,
+		"args": append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1024,900"}, opt.args...),
+	}
+	if !opt.javaScript {
+		// JavaScript off for every site, as a user would switch it off.
+		chrome["prefs"] = map[string]any{"profile.managed_default_content_settings.javascript": 2}
+	}
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName": "chrome",
-		"goog:chromeOptions": map[string]any{
-			"binary": chromium,
-			"args": []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-				"--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1024,900"},
-			// JavaScript off for every site, as a user would switch it off.
-			"prefs": map[string]any{"profile.managed_default_content_settings.javascript": 2},
-		},
+		"browserName": "chrome", "goog:chromeOptions": chrome,
 	}}}
 	var created struct{ SessionID string }
 	wd.call("POST", "/session", caps, &created)
@@ -253,4 +267,10 @@ func (wd *webDriver) quit() {
 	}
 	wd.cmd.Process.Kill()
 	wd.cmd.Wait()
+}
+
+// execute runs script in the page and decodes its result into out.
+func (wd *webDriver) execute(script string, out any) {
+	wd.t.Helper()
+	wd.call("POST", wd.session+"/execute/sync", map[string]any{"script": script, "args": []any{}}, out)
 }

@@ -12,10 +12,7 @@ import (
 // gzip is only a transfer encoding).
 
 // dataLicence: Radio Browser's data is public domain.
-const (
-	dataLicence     = "https://creativecommons.org/publicdomain/zero/1.0/"
-	dataAttribution = "Station data: contributors of radio-browser.info, public domain"
-)
+const dataLicence = "https://creativecommons.org/publicdomain/zero/1.0/"
 
 type catalogDoc struct {
 	Context      string         `json:"@context"`
@@ -67,6 +64,7 @@ func (s *Server) catalog(ix *query.Index) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	creator, credit := dataCredit(m.Source, s.base)
 	doc := catalogDoc{
 		Context:      "https://schema.org/",
 		Type:         "Dataset",
@@ -75,9 +73,9 @@ func (s *Server) catalog(ix *query.Index) (any, error) {
 		Description:  "Every radio station of the snapshot in the stationdex API's Station shape. Stream availability, schedules, broadcast rights and regional restrictions can change; no current availability check is implied.",
 		URL:          s.base + "/",
 		License:      dataLicence,
-		CreditText:   dataAttribution,
+		CreditText:   credit,
 		Free:         true,
-		Creator:      catalogAgent{Type: "Organization", Name: "contributors of radio-browser.info", URL: "https://www.radio-browser.info/"},
+		Creator:      creator,
 		IsBasedOn:    m.Source,
 		DateModified: snapshotAt(m),
 		Version:      schemaVersion(m),

@@ -40,15 +40,10 @@ func (f footer) Loaded() bool { return !f.SnapshotAt.IsZero() }
 
 func (f footer) text() string {
 	if !f.Loaded() {
-		return "No data snapshot is loaded yet. " + dataNotice
+		return "No data snapshot is loaded yet. " + dataNotice(f.Source)
 	}
-	return "Data snapshot taken " + f.Snapshot() + " from " + f.Source + ". " + dataNotice
+	return "Data snapshot taken " + f.Snapshot() + " from " + f.Source + ". " + dataNotice(f.Source)
 }
-
-// dataNotice is the spec's caveat, shown on every page.
-const dataNotice = "Station data is public domain (contributors of radio-browser.info). " +
-	"Stream availability, schedules, broadcast rights and regional restrictions can change; " +
-	"no current availability check is implied."
 
 // htmlView is the template's data: the page and what the layout adds.
 type htmlView struct {
@@ -68,7 +63,7 @@ func (s *Server) appendHTML(dst []byte, p *page, f footer) ([]byte, error) {
 		canonical += "?" + p.Query
 	}
 	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical),
-		Notice: dataNotice, Description: description(p), StylePath: stylePath}
+		Notice: dataNotice(f.Source), Description: description(p), StylePath: stylePath}
 	b := bytes.NewBuffer(dst)
 	if err := pageTemplate.Execute(b, v); err != nil {
 		return b.Bytes(), err

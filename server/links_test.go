@@ -46,9 +46,16 @@ func awkwardIndex(t *testing.T) *query.Index {
 		}
 		lines.Write(append(line, '\n'))
 	}
-	path := filepath.Join(t.TempDir(), "awkward.db")
-	opts := indexer.Options{SnapshotAt: demo.SnapshotAt, Source: demo.Source}
-	if _, err := indexer.Build(context.Background(), path, opts, indexer.Input{Name: "awkward", R: &lines}); err != nil {
+	return indexOf(t, demo.Source, lines.Bytes())
+}
+
+// indexOf builds an index of ndjson records under source, at the demo's
+// snapshot time, and opens it for one test.
+func indexOf(t *testing.T, source string, ndjson []byte) *query.Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	opts := indexer.Options{SnapshotAt: demo.SnapshotAt, Source: source}
+	if _, err := indexer.Build(context.Background(), path, opts, indexer.Input{Name: "test", R: bytes.NewReader(ndjson)}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := query.Open(path)

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"net/http"
-	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -27,9 +26,9 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	b := s.base
 	out := bytes.NewBuffer(dst)
 	out.WriteString("# stationdex\n\n")
-	out.WriteString("> " + mdText("A read-only directory of "+strconv.Itoa(m.Stations)+" radio stations from a fixed snapshot of "+m.Source+
+	out.WriteString("> " + mdText(directoryIntro(m)+
 		", with a JSON search API, HTML pages that work without JavaScript, Markdown twins of every page and whole-directory downloads.") + "\n\n")
-	out.WriteString(mdText("Snapshot taken "+snapshotAt(m)+". "+dataNotice+
+	out.WriteString(mdText("Snapshot taken "+snapshotAt(m)+". "+dataNotice(m.Source)+
 		" Search order is name relevance, then alphabetical; there is no paid placement.") + "\n\n")
 	section := func(title string, links [][3]string) {
 		out.WriteString("## " + title + "\n\n")

@@ -28,8 +28,7 @@ func (s *Server) homePage(_ *http.Request, ix *query.Index, _ []string) (*page, 
 		Path:    "/",
 		Form:    newSearchForm(s.base+pathSearch, func(string) string { return "" }),
 		Blocks: []block{
-			{Text: []string{"A read-only directory of " + strconv.Itoa(meta.Stations) + " radio stations from a fixed snapshot of " +
-				meta.Source + ". Search order is name relevance, then alphabetical; there is no paid placement and no editorial score."}},
+			{Text: []string{directoryIntro(meta) + ". Search order is name relevance, then alphabetical; there is no paid placement and no editorial score."}},
 			{Heading: "Browse", Links: browse},
 			{Heading: "For developers and agents", Links: s.resourceLinks()},
 		},

@@ -45,7 +45,8 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 		Description: stationDescription(&rec),
 		Blocks: []block{
 			{Facts: stationFacts(s.base, &rec, &st)},
-			{Heading: "Listen", Notice: availabilityNotice, Links: []link{internalLink("Listening page", st.ListenURL)}},
+			{Heading: "Listen", Notice: availabilityNotice,
+				Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, &rec)...)},
 			near,
 			{Heading: "Data", Links: []link{
 				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
@@ -146,6 +147,9 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 	player := block{Heading: "Player", Notice: availabilityNotice}
 	if isWebURL(rec.StreamURL) {
 		player.Audio = rec.StreamURL
+		if note := mixedContentNotice(rec.StreamURL); note != "" {
+			player.Text = []string{note}
+		}
 	} else {
 		player.Text = []string{"No playable http(s) stream address is listed for this station."}
 	}
@@ -153,12 +157,16 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 	if st.OfficialURL != nil {
 		links = append(links, externalLink("Official website", *st.OfficialURL))
 	}
+	blocks := []block{player}
+	if files := playlistLinks(s.base, &rec); files != nil {
+		blocks = append(blocks, block{Heading: "In another player", Links: files})
+	}
 	return &page{
 		Title:   "Listen: " + cleanText(st.PageTitle),
 		Heading: "Listen: " + cleanText(st.Name),
 		Path:    strings.TrimPrefix(st.ListenURL, s.base),
 		Media:   player.Audio != "",
-		Blocks:  []block{player, {Heading: "More", Links: links}},
+		Blocks:  append(blocks, block{Heading: "More", Links: links}),
 	}, nil
 }
 

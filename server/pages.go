@@ -39,9 +39,9 @@ func (s *Server) pageRoutes(r *httprouter.Router) {
 	s.exactPage(r, pathSearch, s.searchPage)
 	s.exactPage(r, pathGuide, s.guidePage)
 	s.get(r, pathMarkdownHome, s.markdownOnly(s.homePage))
-	s.tree(r, "stations", map[string]pageFunc{"/:id/": s.stationPage, "/:id/listen/": s.listenPage})
+	s.tree(r, "stations", map[string]pageFunc{"/:id/": s.stationPage, "/:id/listen/": s.listenPage}, s.playlistFiles())
 	for _, d := range directories {
-		s.tree(r, d.kind, map[string]pageFunc{"/": s.directoryIndex(d), "/:key/": s.directoryValue(d)})
+		s.tree(r, d.kind, map[string]pageFunc{"/": s.directoryIndex(d), "/:key/": s.directoryValue(d)}, nil)
 	}
 	s.staticRoutes(r)
 	s.resourceRoutes(r)
@@ -74,7 +74,9 @@ func (s *Server) markdownOnly(build pageFunc) httprouter.Handle {
 // ":x" for one path segment, to its builder. The catch-all itself is not
 // instrumented (Server.route would label every page of the tree alike):
 // each shape is, under its own template label, so labels stay a fixed set.
-func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFunc) {
+// files are the tree's other resources by shape ("/:id/listen.m3u"):
+// matched before the pages, never redirected to a trailing slash.
+func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFunc, files map[string]httprouter.Handle) {
 	prefix := "/" + top
 	handlers := map[string]httprouter.Handle{}
 	for shape, build := range shapes {
@@ -88,9 +90,17 @@ func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFu
 			})
 		}
 	}
+	fileHandlers := map[string]httprouter.Handle{}
+	for shape, h := range files {
+		fileHandlers[shape] = s.instrument(prefix+shape, h)
+	}
 	unmatched := s.instrument(RouteUnmatched, s.notFound)
 	dispatch := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		rest := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
+		if shape, segments, ok := matchFile(rest, files); ok {
+			fileHandlers[shape](w, req, httprouter.Params{{Key: "segments", Value: segments}})
+			return
+		}
 		shape, segments, md, ok := matchShape(rest, shapes)
 		switch {
 		case !ok:
@@ -129,6 +139,18 @@ func matchShape(rest string, shapes map[string]pageFunc) (shape, segments string
 		}
 	}
 	return "", "", false, false
+}
+
+// matchFile finds the file shape of rest: exactly its segments, with no
+// trailing slash.
+func matchFile(rest string, files map[string]httprouter.Handle) (shape, segments string, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
+	for sh := range files {
+		if args, match := matchParts(strings.Split(strings.TrimPrefix(sh, "/"), "/"), parts); match {
+			return sh, strings.Join(args, "/"), true
+		}
+	}
+	return "", "", false
 }
 
 func matchParts(shape, parts []string) ([]string, bool) {

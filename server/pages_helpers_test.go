@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -47,10 +48,16 @@ func tempDir(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	removeAtExit(dir)
+	return dir
+}
+
+// removeAtExit has TestMain remove dir: for directories shared by every
+// test of the binary (built once), which no one test's cleanup owns.
+func removeAtExit(dir string) {
 	testDirs.Lock()
 	testDirs.list = append(testDirs.list, dir)
 	testDirs.Unlock()
-	return dir
 }
 
 // serverAt is a Server over ix with base as its public base URL.
@@ -384,10 +391,27 @@ func externalOf(t testing.TB, ix *query.Index, id string) map[string]bool {
 	ext := map[string]bool{}
 	for _, u := range []string{rec.OfficialURL, rec.StreamURL} {
 		if u != "" {
-			ext[u] = true
+			ext[u], ext[templateURL(u)] = true, true
 		}
 	}
 	return ext
+}
+
+// templateURL is u as html/template writes it into an href: every byte
+// outside RFC 3986's unreserved and reserved characters (and '%')
+// percent-encoded.
+func templateURL(u string) string {
+	const kept = "-._~:/?#[]@!$&'()*+,;=%"
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(kept, c) >= 0) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // allStationIDs lists the ids of an index through the query API.

@@ -21,8 +21,19 @@ func (s *Server) resourceRoutes(r *httprouter.Router) {
 	s.get(r, pathDumpJSON, s.serveDump(stationjson.DumpJSON))
 	s.get(r, pathDumpNDJSON, s.serveDump(stationjson.DumpNDJSON))
 	s.get(r, pathSitemap, s.resource(s.sitemapIndex, s.writeError))
-	s.get(r, pathSitemaps+":file", s.resource(s.sitemapChild, s.writeError))
+	s.get(r, pathSitemaps+":file", s.resource(s.sitemapChild, s.writeFileError))
 	s.get(r, pathLLMs, s.resource(s.llmsTxt, s.writeError))
+}
+
+// writeFileError answers a file outside the API that failed: a name that
+// names no file gets the not-found page every unknown path gets; other
+// errors (503 while no index is loaded) keep the error body.
+func (s *Server) writeFileError(w http.ResponseWriter, r *http.Request, err error) {
+	if status, _ := errorStatus(err); status == http.StatusNotFound {
+		s.notFound(w, r, nil)
+		return
+	}
+	s.writeError(w, r, err)
 }
 
 // metaResource serves a JSON document built from the index, cacheable

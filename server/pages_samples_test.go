@@ -27,7 +27,9 @@ var samplePages = []struct{ name, target string }{
 	{"station_bidi", "/stations/b21a6676-6e02-4a25-aed3-8e51fcdcf186/"},
 	{"listen", "/stations/" + demoStationID + "/listen/"},
 	{"listen_hostile", "/stations/162f474f-9f60-49f6-a51d-af167c5ded1a/listen/"},
+	{"listen_http", "/stations/" + httpStationID + "/listen/"},
 	{"not_found", "/stations/00000000-0000-0000-0000-000000000000/"},
+	{"unknown_path", "/no/such/page/"},
 }
 
 // maxPageBytes keeps pages small: the largest demo page is a directory

@@ -101,6 +101,11 @@ func TestPageErrors(t *testing.T) {
 		{"/countries/zz/", 404, "no station"},
 		{"/stations/00000000-0000-0000-0000-000000000000/", 404, "no station with this id"},
 		{"/stations/not-a-uuid/listen/", 404, "no station with this id"},
+		// Paths that name no page get the same page, not Go's plain text.
+		{"/nothing-here/", 404, "there is no page at this address"},
+		{"/stations/", 404, "there is no page at this address"},
+		{"/genres/a/b/", 404, "there is no page at this address"},
+		{"/stations/" + demoStationID + "/other/", 404, "there is no page at this address"},
 	} {
 		for _, md := range []bool{false, true} {
 			target := tc.target
@@ -126,9 +131,19 @@ func TestPageErrors(t *testing.T) {
 			}
 		}
 	}
-	for _, target := range []string{"/nothing-here", "/stations/", "/genres/a/b/", "/stations/" + demoStationID + "/other/"} {
-		if rec := serve(s, http.MethodGet, target); rec.Code != http.StatusNotFound {
-			t.Errorf("%s: status %d", target, rec.Code)
+	for _, tc := range []struct{ target, accept, contentType string }{
+		{"/nothing-here", "text/html", htmlType},
+		{"/nothing-here", "text/markdown", markdownMediaType},
+		{"/static/none.css", "", htmlType},
+		{"/sitemaps/none.xml", "", htmlType},
+		{"/data/none.json", "", htmlType},
+		{"/x/y/index.md", "", markdownMediaType},
+	} {
+		rec := serve(s, http.MethodGet, tc.target, "Accept", tc.accept)
+		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != tc.contentType ||
+			!strings.Contains(rec.Body.String(), "no page at this address") {
+			t.Errorf("%s (Accept %s): %d %q %.100q; want the not-found page as %s", tc.target, tc.accept, rec.Code,
+				rec.Header().Get("Content-Type"), rec.Body.String(), tc.contentType)
 		}
 	}
 	rec := serve(s, http.MethodGet, "/stations/"+demoStationID+"?x=1")

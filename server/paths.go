@@ -26,3 +26,10 @@ const (
 	pathSitemaps     = "/sitemaps/" // + a child sitemap's name
 	pathLLMs         = "/llms.txt"
 )
+
+// A station's files below its page's path ("/stations/{id}/"): playlists
+// of its stream for players outside the browser.
+const (
+	stationM3U = "listen.m3u"
+	stationPLS = "listen.pls"
+)

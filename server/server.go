@@ -283,16 +283,25 @@ func (s *Server) unmatched(h httprouter.Handle) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { run(w, r, nil) })
 }
 
-// notFound answers paths no route matches: a JSON 404 under /api/, where
-// clients expect JSON, and a plain 404 elsewhere.
+// notFound answers paths no route matches in the form the client reads,
+// as a missing station is answered: the JSON error under /api/, where
+// clients expect JSON, and the not-found page elsewhere (its Markdown twin
+// for a path ending in index.md or a client preferring Markdown).
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if !isAPIPath(r.URL.Path) {
-		http.NotFound(w, r)
+		md := strings.HasSuffix(r.URL.Path, "/"+markdownIndex) || wantsMarkdown(r)
+		s.servePage(w, r, noPage, nil, md)
 		return
 	}
 	setCORS(w.Header(), r)
 	s.writeError(w, r, errorf(CodeNotFound, "no such API endpoint; the API has /api/stations and /api/stations/{id}"))
 }
+
+// errNoPage is the not-found page's message for a path that names no page.
+var errNoPage = &Error{CodeNotFound, "there is no page at this address"}
+
+// noPage builds the page of a path no route matches: always not found.
+func noPage(*http.Request, *query.Index, []string) (*page, error) { return nil, errNoPage }
 
 // methodNotAllowed answers a known path with a method it does not take. The
 // router has already set Allow.

@@ -32,6 +32,7 @@ var demoIndex = sync.OnceValues(func() (*query.Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	removeAtExit(dir)
 	path, err := demo.Build(context.Background(), dir)
 	if err != nil {
 		return nil, err
@@ -51,13 +52,17 @@ func newDemoServer(t testing.TB, obs Observer) *Server {
 	if err != nil {
 		t.Fatalf("demo index: %v", err)
 	}
-	return New(testConfig(obs), fixedSource{ix})
+	s := New(testConfig(obs), fixedSource{ix})
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 // newEmptyServer is a Server with no index loaded: every read is a 503, but
 // everything decided before the index is needed still works.
 func newEmptyServer(t testing.TB) *Server {
-	return New(testConfig(nil), fixedSource{})
+	s := New(testConfig(nil), fixedSource{})
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 func testConfig(obs Observer) Config {
@@ -162,8 +167,9 @@ func TestAPINotFoundIsJSON(t *testing.T) {
 			t.Errorf("%s: code %q", target, got)
 		}
 	}
-	if rec := serve(s, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-		t.Errorf("non-API 404: status %d type %q", rec.Code, rec.Header().Get("Content-Type"))
+	demo := newDemoServer(t, nil)
+	if rec := serve(demo, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != htmlType {
+		t.Errorf("non-API 404: status %d type %q, want the HTML page", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
 

@@ -56,7 +56,7 @@ func (s *Server) staticFile(w http.ResponseWriter, r *http.Request, ps httproute
 	case strings.HasPrefix(name, "style.") && strings.HasSuffix(name, ".css"):
 		s.serveAsset(styleAsset, dailyAge)(w, r, ps)
 	default:
-		http.NotFound(w, r)
+		s.notFound(w, r, ps)
 	}
 }
 

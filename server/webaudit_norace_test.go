@@ -73,7 +73,8 @@ func run(t *testing.T, limit time.Duration, name string, args ...string) []byte 
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath(t))
+	// TMPDIR: the browser profiles the tools make go with the test.
+	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath(t), "TMPDIR="+t.TempDir())
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish in %v:\n%s", filepath.Base(name), limit, lastOf(stderr.String()))

@@ -170,6 +170,8 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 			{"text/markdown", "every page: append index.md or send Accept: text/markdown; /text/index.md"},
 			{"application/xml", pathSitemap},
 			{"text/plain", pathLLMs},
+			{"audio/x-mpegurl", "a station's stream as an M3U playlist: /stations/{id}/" + stationM3U},
+			{"audio/x-scpls", "a station's stream as a PLS playlist: /stations/{id}/" + stationPLS},
 		},
 		Datasets: []capDataset{
 			{b + pathDumpJSON, stationjson.MediaJSON},

@@ -2,33 +2,23 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"stationdex/indexer/format"
 	"stationdex/query"
 )
 
-// runCheck implements `stationdex check FILE`: it verifies the whole index
+// runCheckTo implements `stationdex check FILE`: it verifies the whole index
 // and prints a short report. Exit status 0: the index is sound; 1: it is
 // damaged, foreign, of another version or unreadable; 2: usage error.
-func runCheck(args []string) int {
-	return runCheckTo(args, os.Stdout, os.Stderr)
-}
-
 func runCheckTo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stationdex check FILE\n\nVerifies an index file: format version, buckets, bitmaps, records and counts.")
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs := newFlagSet("check", stderr)
+	if err := parseCommand(fs, checkHelp, args, stdout, stderr); err != nil {
+		return exitStatus(err)
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		checkHelp.usageError(stderr, fs, "want exactly one FILE")
 		return 2
 	}
 	rep, err := query.Check(fs.Arg(0))

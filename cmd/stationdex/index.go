@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,28 +17,12 @@ import (
 	"stationdex/indexer"
 )
 
-const indexUsage = `usage: stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME]
-                        [-memory MIB] [-tmpdir DIR] INPUT...
-
-Builds an index file from Radio Browser dumps. An INPUT is a file, - for
-standard input, or an http(s) URL of the upstream /json/stations endpoint;
-each may be a JSON array or NDJSON, plain or gzip. The index is written to a
-temporary file and renamed to FILE only when complete.
-
-Memory stays bounded whatever the input size: the build buffers at most
--memory MiB of records and posting lists before it spills sorted runs to
--tmpdir, and otherwise holds 4 bytes per station. The spilled runs and the
-temporary index need free space there of about twice the index size.
-
-Flags:
-`
-
 // runIndex implements `stationdex index`. Exit status 0: index written;
 // 1: the build failed (nothing is left at FILE); 2: usage error.
-func runIndex(args []string) int {
+func runIndex(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runIndexTo(ctx, args, os.Stdout, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
+	return runIndexTo(ctx, args, stdout, stderr, term.IsTerminal(int(os.Stderr.Fd())))
 }
 
 // indexArgs are the parsed command line of `stationdex index`.
@@ -51,9 +34,9 @@ type indexArgs struct {
 }
 
 func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, interactive bool) int {
-	ia, ok := parseIndexArgs(args, stderr)
-	if !ok {
-		return 2
+	ia, err := parseIndexArgs(args, stdout, stderr)
+	if err != nil {
+		return exitStatus(err)
 	}
 	if os.Getenv("GOGC") == "" {
 		// The build's live heap is mostly its long-lived buffers, while
@@ -89,15 +72,10 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 	return 0
 }
 
-func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
+func parseIndexArgs(args []string, stdout, stderr io.Writer) (indexArgs, error) {
 	var ia indexArgs
 	var snapshot string
-	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, indexUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("index", stderr)
 	fs.StringVar(&ia.out, "o", "", "index `FILE` to write (required)")
 	fs.StringVar(&snapshot, "snapshot-at", "", "snapshot time, `RFC3339` (default: the newest check or change time in the records)")
 	fs.StringVar(&ia.opts.Source, "source", indexer.DefaultSource, "data source `NAME` stored in the index")
@@ -106,19 +84,18 @@ func parseIndexArgs(args []string, stderr io.Writer) (indexArgs, bool) {
 	memory := fs.Int("memory", indexer.DefaultMemoryBudget>>20, "`MiB` of records and posting lists buffered before spilling to -tmpdir (at least 4)")
 	fs.StringVar(&ia.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to `FILE` (go tool pprof)")
 	fs.StringVar(&ia.opts.TempDir, "tmpdir", "", "`DIR` for spilled runs and data dumps during the build (default: the directory of -o)")
-	if err := fs.Parse(args); err != nil {
-		return ia, false
+	if err := parseCommand(fs, indexHelp, args, stdout, stderr); err != nil {
+		return ia, err
 	}
 	if *memory > 0 && *memory <= 1<<20 { // 1 TiB; beyond, the shift could overflow
 		ia.opts.MemoryBudget = *memory << 20
 	}
 	ia.inputs = fs.Args()
 	if msg := ia.check(snapshot); msg != "" {
-		fmt.Fprintf(stderr, "stationdex index: %s\n\n", msg)
-		fs.Usage()
-		return ia, false
+		indexHelp.usageError(stderr, fs, msg)
+		return ia, errors.New(msg)
 	}
-	return ia, true
+	return ia, nil
 }
 
 // check validates the arguments, filling in the snapshot time; it returns
@@ -134,7 +111,7 @@ func (ia *indexArgs) check(snapshot string) string {
 	case ia.opts.MemoryBudget < indexer.MinMemoryBudget:
 		return fmt.Sprintf("-memory must be between %d and %d MiB", indexer.MinMemoryBudget>>20, 1<<20)
 	}
-	if _, err := parseBaseURL(ia.opts.BaseURL, ""); err != nil {
+	if _, err := parseBaseURL(ia.opts.BaseURL); err != nil {
 		return err.Error()
 	}
 	if snapshot != "" {

@@ -16,22 +16,6 @@ import (
 	"runtime/debug"
 )
 
-const usage = `stationdex: a read-only radio station directory served from a precomputed index
-
-Usage:
-  stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
-        Build an index from Radio Browser dumps (JSON array or NDJSON, plain
-        or gzip; files, - for stdin, or an http(s) URL of /json/stations).
-  stationdex serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]
-        Serve the JSON API and pages. Without -index, serves the embedded demo.
-  stationdex check FILE
-        Verify an index file; exits non-zero on a damaged or foreign file.
-  stationdex version
-        Print the build version.
-
-Run "stationdex COMMAND -h" for the flags of a command.
-`
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -40,26 +24,39 @@ func main() {
 // 0 success, 1 failure, 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, topUsage())
 		return 2
 	}
 	switch args[0] {
 	case "index":
-		return runIndex(args[1:])
+		return runIndex(args[1:], stdout, stderr)
 	case "serve":
-		return runServe(args[1:])
+		return runServe(args[1:], stdout, stderr)
 	case "check":
-		return runCheck(args[1:])
+		return runCheckTo(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, "stationdex", version())
-		return 0
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, topUsage())
 		return 0
 	default:
-		fmt.Fprintf(stderr, "stationdex: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "stationdex: unknown command %q\n\n%s", args[0], topUsage())
 		return 2
 	}
+}
+
+// runVersion implements `stationdex version`.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", stderr)
+	if err := parseCommand(fs, versionHelp, args, stdout, stderr); err != nil {
+		return exitStatus(err)
+	}
+	if fs.NArg() > 0 {
+		versionHelp.usageError(stderr, fs, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+		return 2
+	}
+	fmt.Fprintln(stdout, "stationdex", version())
+	return 0
 }
 
 // version is the module version stamped by the Go toolchain, plus the VCS

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -35,13 +36,12 @@ type serveFlags struct {
 	cacheMinUses                 int
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, error) {
 	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stderr)
 	fs.StringVar(&f.index, "index", "", "index file to serve; SIGHUP reloads it (default: build and serve the embedded demo snapshot)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "public listen address")
-	fs.StringVar(&f.base, "base-url", "", "public base URL of the service (default: http://ADDR)")
+	fs.StringVar(&f.base, "base-url", "", "public base URL of the service (default: http://ADDR, with 127.0.0.1 for an -addr without a host or with every interface)")
 	fs.StringVar(&f.adminAddr, "admin-addr", "", "admin listen address for /metrics, /healthz, /readyz, /debug/pprof/ (default: none)")
 	fs.IntVar(&f.maxInFlight, "max-inflight", node.DefaultMaxInFlight, "requests answered at once before more are refused with 503 (negative: no bound)")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", node.DefaultDrainTimeout, "on SIGTERM/SIGINT, how long in-flight requests get to finish")
@@ -54,40 +54,46 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.BoolVar(&f.checkOnStart, "check-on-start", false, "also decode and cross-check the whole index (as stationdex check does) before serving it; "+
 		"without it the file is still verified against its checksums, which refuses a damaged, truncated or foreign file, in one linear read")
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseCommand(fs, serveHelp, args, stdout, stderr); err != nil {
 		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if f.maxInFlight == 0 {
 		f.maxInFlight = node.DefaultMaxInFlight // what node.Config does with 0, said once here for the metric
 	}
-	if f.watch < 0 || f.drainTimeout <= 0 {
-		return f, errors.New("-watch must not be negative and -drain-timeout must be positive")
-	}
-	if f.cacheBytes < 0 {
-		return f, errors.New("-cache-bytes must not be negative (0 disables the cache)")
-	}
-	if f.cacheMinUses != 1 && f.cacheMinUses != 2 {
-		return f, fmt.Errorf("-cache-min-uses must be 1 or 2; got %d", f.cacheMinUses)
+	if err := f.check(fs.Args()); err != nil {
+		serveHelp.usageError(stderr, fs, err.Error())
+		return f, err
 	}
 	return f, nil
 }
 
+// check refuses values no node can run with; the arguments left after
+// the flags must be none.
+func (f serveFlags) check(rest []string) error {
+	switch {
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	case f.watch < 0 || f.drainTimeout <= 0:
+		return errors.New("-watch must not be negative and -drain-timeout must be positive")
+	case f.cacheBytes < 0:
+		return errors.New("-cache-bytes must not be negative (0 disables the cache)")
+	case f.cacheMinUses != 1 && f.cacheMinUses != 2:
+		return fmt.Errorf("-cache-min-uses must be 1 or 2; got %d", f.cacheMinUses)
+	}
+	_, err := newBaseURLPlan(f.base, f.addr)
+	return err
+}
+
 // runServe implements `stationdex serve`: 0 after a stop by SIGTERM/SIGINT,
 // 1 when serving fails, 2 on bad flags.
-func runServe(args []string) int {
-	f, err := parseServeFlags(args, os.Stderr)
+func runServe(args []string, stdout, stderr io.Writer) int {
+	f, err := parseServeFlags(args, stdout, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "stationdex serve:", err)
-		}
-		return 2
+		return exitStatus(err)
 	}
-	log, err := newLogger(os.Stderr, f.logFormat, f.logLevel)
+	log, err := newLogger(stderr, f.logFormat, f.logLevel)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stationdex serve:", err)
+		fmt.Fprintln(stderr, "stationdex serve:", err)
 		return 2
 	}
 	slog.SetDefault(log)
@@ -123,7 +129,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 
 // serve runs the node until ctx is done.
 func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
-	baseURL, err := parseBaseURL(f.base, f.addr)
+	base, err := newBaseURLPlan(f.base, f.addr)
 	if err != nil {
 		return err
 	}
@@ -144,16 +150,46 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	holder := query.NewHolder(ix)
 	defer holder.Close()
+	// Bound before the handler is built: with -addr :0 (or any port the
+	// system picks) the base URL's port is known only now.
+	ln, err := net.Listen("tcp", f.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: %w: pass another -addr (make run ADDR=127.0.0.1:8081)", f.addr, err)
+	}
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	baseURL := base.resolve(ln.Addr())
+	if base.everyInterface {
+		log.Warn("listening on every interface; links name the loopback address: pass -base-url with the address clients use",
+			"addr", ln.Addr().String(), "base_url", baseURL.String())
+	}
+	return serveOn(ctx, f, log, ln, baseURL, servedIndex{path, holder, meta, ix != nil})
+}
+
+// servedIndex is the index a node starts with: its file, the holder that
+// reloads swap, and its meta (zero while unready).
+type servedIndex struct {
+	path   string
+	holder *query.Holder
+	meta   format.Meta
+	loaded bool
+}
+
+// serveOn builds the API and the node on a bound public listener and
+// serves until ctx is done.
+func serveOn(ctx context.Context, f serveFlags, log *slog.Logger, ln net.Listener, baseURL *url.URL, si servedIndex) error {
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
+		_ = ln.Close()
 		return err
 	}
-	if ix != nil {
-		m.SetIndex(meta)
+	if si.loaded {
+		m.SetIndex(si.meta)
 	}
 	m.SetInFlightLimit(f.maxInFlight)
-	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes), CacheMinUses: f.cacheMinUses}, holder)
+	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes), CacheMinUses: f.cacheMinUses}, si.holder)
 	m.SetResponseCache(func() metrics.CacheStats { return metrics.CacheStats(api.CacheStats()) })
 	defer func() {
 		if err := api.Close(); err != nil {
@@ -161,16 +197,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		}
 	}()
 	n := node.New(node.Config{
-		Addr: f.addr, AdminAddr: f.adminAddr,
-		Handler: api.Handler(), Shed: server.Shed(), Source: holder, Gatherer: reg, Load: m,
+		Listener: ln, AdminAddr: f.adminAddr,
+		Handler: api.Handler(), Shed: server.Shed(), Source: si.holder, Gatherer: reg, Load: m,
 		MaxInFlight: f.maxInFlight, DrainTimeout: f.drainTimeout,
 		AccessLog: f.accessLog, Logger: log,
 	})
 	if err := n.Listen(); err != nil {
 		return err
 	}
-	logStartup(log, f, n, baseURL, path, meta)
-	startReloading(ctx, f, node.NewReloader(path, holder, purgeOnSwap{m, api}, log), log)
+	logStartup(log, f, n, baseURL, si.path, si.meta)
+	startReloading(ctx, f, node.NewReloader(si.path, si.holder, purgeOnSwap{m, api}, log), log)
 	return n.Serve(ctx)
 }
 
@@ -253,16 +289,52 @@ func indexFile(path string) (string, func(), error) {
 	return demo.BuildTemp(context.Background())
 }
 
-// parseBaseURL checks -base-url, defaulting to the listen address.
-func parseBaseURL(raw, addr string) (*url.URL, error) {
-	if raw == "" {
-		raw = "http://" + addr
-	}
+// parseBaseURL checks an explicit -base-url.
+func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("-base-url %q: want an absolute http(s) URL such as https://radio.example.org", raw)
 	}
 	return u, nil
+}
+
+// baseURLPlan is the public base URL decided before listening: an
+// explicit -base-url, or one derived from -addr whose port is read from
+// the bound listener (so -addr :0 links to the port the system chose).
+type baseURLPlan struct {
+	explicit *url.URL
+	// host is the derived URL's host: -addr's, or the loopback address
+	// where -addr names no host or every interface (":8080", "0.0.0.0:8080",
+	// "[::]:8080"), which no browser can follow.
+	host           string
+	everyInterface bool
+}
+
+func newBaseURLPlan(raw, addr string) (baseURLPlan, error) {
+	if raw != "" {
+		u, err := parseBaseURL(raw)
+		return baseURLPlan{explicit: u}, err
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return baseURLPlan{}, fmt.Errorf("-addr %q: want HOST:PORT such as 127.0.0.1:8080 or :8080", addr)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return baseURLPlan{host: "127.0.0.1", everyInterface: true}, nil
+	}
+	return baseURLPlan{host: host}, nil
+}
+
+// resolve gives the base URL for the address the node is bound to.
+func (p baseURLPlan) resolve(bound net.Addr) *url.URL {
+	if p.explicit != nil {
+		return p.explicit
+	}
+	port := "80"
+	if tcp, ok := bound.(*net.TCPAddr); ok {
+		port = strconv.Itoa(tcp.Port)
+	}
+	return &url.URL{Scheme: "http", Host: net.JoinHostPort(p.host, port)}
 }
 
 // openIndex opens the index to serve first. query.Open verifies the page

@@ -23,6 +23,18 @@ import (
 // is re-executed as the command (see TestHelperStationdex).
 const helperArgsEnv = "STATIONDEX_HELPER_ARGS"
 
+// childEnv is the environment of the command run as a child: its
+// arguments, and a TMPDIR of the test, so that what a killed child could
+// not remove (the demo index, rewritten dumps) goes with the test.
+func childEnv(t *testing.T, args []string) []string {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), helperArgsEnv+"="+string(raw), "TMPDIR="+t.TempDir())
+}
+
 // TestHelperStationdex is not a test: it is the command, run in a child
 // process by TestServeSignals, so that real signals reach a real process
 // without a separate go build.
@@ -80,13 +92,13 @@ type serveProcess struct {
 	lines       chan map[string]any
 	done        chan error
 	base, admin string
+	seen        []map[string]any // the log lines waitLog read
 }
 
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
-	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStationdex$")
-	cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	cmd.Env = childEnv(t, args)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +141,7 @@ func (p *serveProcess) waitLog(t *testing.T, msg string) map[string]any {
 			if !ok {
 				t.Fatalf("log ended before %q", msg)
 			}
+			p.seen = append(p.seen, line)
 			if line["msg"] == msg {
 				return line
 			}

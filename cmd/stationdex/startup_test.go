@@ -137,9 +137,8 @@ func runChild(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	raw, _ := json.Marshal(args)
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperStationdex$")
-	cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	cmd.Env = childEnv(t, args)
 	var stderr bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, &stderr
 	err := cmd.Run()
@@ -225,9 +224,8 @@ type child struct {
 
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	raw, _ := json.Marshal(args)
 	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperStationdex$"), done: make(chan error, 1)}
-	c.cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(raw))
+	c.cmd.Env = childEnv(t, args)
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

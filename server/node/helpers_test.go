@@ -26,12 +26,24 @@ var (
 	snapshotB = time.Date(2025, 2, 28, 12, 0, 0, 0, time.UTC)
 )
 
+// fixturesDir holds the fixtures; TestMain removes it.
+var fixturesDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixturesDir != "" {
+		_ = os.RemoveAll(fixturesDir)
+	}
+	os.Exit(code)
+}
+
 // fixtures builds the two index files once per test binary.
 var fixtures = sync.OnceValues(func() ([2]string, error) {
 	dir, err := os.MkdirTemp("", "stationdex-node-test-")
 	if err != nil {
 		return [2]string{}, err
 	}
+	fixturesDir = dir
 	lines := bytes.SplitAfter(demo.NDJSON, []byte("\n"))
 	a, err := buildIndex(dir, "a.db", snapshotA, demo.NDJSON)
 	if err != nil {

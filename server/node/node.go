@@ -40,6 +40,10 @@ type Node struct {
 type Config struct {
 	Addr      string // public address, HOST:PORT (":0" in tests)
 	AdminAddr string // admin address; "": no admin listener
+	// Listener, when set, is the public listener already bound (the
+	// command binds it first to build its base URL on the port it got);
+	// Addr is then unused. The node closes it.
+	Listener net.Listener
 
 	Handler  http.Handler        // the public API (server.Server.Handler)
 	Shed     http.Handler        // answers a request over MaxInFlight; nil: a plain 503
@@ -203,9 +207,9 @@ func newAdminServer(h http.Handler, log *slog.Logger) *http.Server {
 // fails start-up before anything is served, and so that tests can listen
 // on ":0" and read the port back with Addr.
 func (n *Node) Listen() error {
-	ln, err := net.Listen("tcp", n.cfg.Addr)
+	ln, err := n.publicListener()
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", n.cfg.Addr, err)
+		return err
 	}
 	if n.admin == nil {
 		n.ln = ln
@@ -218,6 +222,17 @@ func (n *Node) Listen() error {
 	}
 	n.ln, n.adminLn = ln, adminLn
 	return nil
+}
+
+func (n *Node) publicListener() (net.Listener, error) {
+	if n.cfg.Listener != nil {
+		return n.cfg.Listener, nil
+	}
+	ln, err := net.Listen("tcp", n.cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", n.cfg.Addr, err)
+	}
+	return ln, nil
 }
 
 // Addr is the bound public address (after Listen).

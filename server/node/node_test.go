@@ -46,7 +46,9 @@ func TestPublicHandlerAnswersNoAdminPath(t *testing.T) {
 	h := query.NewHolder(ix)
 	defer h.Close()
 	base, _ := url.Parse("http://stationdex.test")
-	public := server.New(server.Config{BaseURL: base}, h).Handler()
+	api := server.New(server.Config{BaseURL: base}, h)
+	defer api.Close()
+	public := api.Handler()
 	for _, p := range adminPaths {
 		rec := httptest.NewRecorder()
 		public.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
