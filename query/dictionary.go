@@ -17,10 +17,13 @@ import (
 )
 
 // dictionary is the index's word list (the keys of the all_tokens FST the
-// indexer writes, with their station counts), held in memory as a trie of
-// runes for typo correction. Close words are found by walking the trie
-// with the rows of an edit-distance table, one row per node, pruning a
-// subtree as soon as its row is beyond the allowed distance. vellum's
+// indexer writes, with their station counts), held in memory for typo
+// correction: filed under the strings its words leave with one or two
+// deletions (deleteIndex, deletes.go), which finds the close words of a
+// query word in a few dozen lookups; and as a trie of runes, walked with
+// the rows of an edit-distance table, one row per node, pruning a subtree
+// as soon as its row is beyond the allowed distance, for the words the
+// index does not cover. vellum's
 // automaton search over the FST visits the same prefixes but costs several
 // times more per step (a profile of a two-word typo put 70% of the
 // suggestion time in its iterator), and its automaton is built per word.
@@ -29,6 +32,9 @@ type dictionary struct {
 	ends   []uint32 // ends[i] is the end of word i in text
 	counts []uint32 // station count of each word
 	nodes  []trieNode
+	// deletes finds the close words of all but very long query words
+	// (nil past its bound: the walk answers all)
+	deletes *deleteIndex
 }
 
 // trieNode is one rune of the trie; node 0 is the root. A node's children
@@ -45,8 +51,9 @@ type lazyDictionary struct {
 	err  error
 }
 
-// dictionary loads the word list on first use: on a loaded 2-core machine
-// about 15 ms for the real snapshot's words.
+// dictionary loads the word list on first use (Warm does it in the
+// background): on a loaded 2-core machine about 0.2 s for the real
+// snapshot's words, most of it the delete index.
 func (ix *Index) dictionary() (*dictionary, error) {
 	ld := &ix.dict
 	ld.once.Do(func() {
@@ -101,6 +108,7 @@ func loadDictionary(b *bolt.Bucket) (d *dictionary, err error) {
 	}
 	d.text = string(text)
 	d.buildTrie()
+	d.deletes = buildDeleteIndex(d)
 	return d, nil
 }
 
@@ -164,7 +172,12 @@ func (d *dictionary) word(i int) string {
 // string alignment: a transposition of neighbours is one edit), other than
 // w itself: fewest edits, then most stations, then by word.
 func (d *dictionary) closeWords(w string) []closeWord {
-	out := d.within(w)
+	var out []closeWord
+	if d.deletes != nil && utf8.RuneCountInString(w) <= maxIndexedRunes-2 {
+		out = d.withinByDeletes(w)
+	} else {
+		out = d.within(w)
+	}
 	slices.SortFunc(out, func(a, b closeWord) int {
 		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
 	})
@@ -179,6 +192,35 @@ func (d *dictionary) within(w string) []closeWord {
 	wk := trieWalk{d: d, t: newEditTable(w), w: w}
 	wk.walk(&d.nodes[0])
 	return wk.out
+}
+
+// withinByDeletes is every word within maxEdits(w) of w other than w,
+// found through the delete index (any order), for a w of at most
+// maxIndexedRunes-2 runes: a word within two edits of it is at most two
+// runes longer, so it is indexed.
+func (d *dictionary) withinByDeletes(w string) []closeWord {
+	target := []rune(w)
+	k := int(maxEdits(w))
+	var rows [3 * (maxIndexedRunes + 1)]int
+	var ids []uint32
+	d.deletes.candidates(target, k, nil, func(id uint32) { ids = append(ids, id) })
+	slices.Sort(ids)
+	var word []rune
+	var out []closeWord
+	for _, id := range slices.Compact(ids) {
+		s := d.word(int(id))
+		if s == w || len(s) > 4*(len(target)+k) || len(s) < len(target)-k {
+			continue // itself, or more runes apart than k edits bridge
+		}
+		word = word[:0]
+		for _, r := range s {
+			word = append(word, r)
+		}
+		if e, ok := osaWithin(target, word, k, rows[:]); ok {
+			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id])})
+		}
+	}
+	return out
 }
 
 // trieWalk finds the close words of w under a node.

@@ -59,7 +59,7 @@
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
-//	            into a trie of runes and walks it with edit-distance rows;
+//	            and files its words under their deletions, SymSpell's way;
 //	            see dictionary.go here and query/dictionary.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
