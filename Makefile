@@ -152,7 +152,7 @@ bench-compare:
 	bash bench/scripts/compare.sh $(BASE)
 
 ## bench-full: the whole benchmark suite (peers, ceiling, HTTP mixes,
-## discovery, scaled data); about 30 min on 2 cores. Writes
+## facets and suggestions, scaled data); about 30 min on 2 cores. Writes
 ## bench/results/<date>/. BENCH_ARGS passes benchsuite flags, e.g.
 ## BENCH_ARGS='-sizes 50k,500k -skip peers -out work/dev' (bench/README.md)
 ##= BENCH_ARGS: flags for the benchmark suite of bench-full

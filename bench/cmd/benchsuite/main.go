@@ -52,11 +52,11 @@ type config struct {
 	// distinct searches and the length of the hot request sequence.
 	coldPerRound, coldProbes int
 	hotDistinct, hotRequests int
-	// Discovery (issue #11): zero-result typo searches, and how hard to time
+	// Facets and suggestions (issue #11): zero-result typo searches, and how hard to time
 	// the facet and suggestion searches.
-	typos     int
-	discovery timing
-	// parts left out (-skip): "peers", "http", "mixes", "discovery".
+	typos       int
+	facetTiming timing
+	// parts left out (-skip): "peers", "http", "mixes", "facets".
 	skip map[string]bool
 }
 
@@ -70,7 +70,7 @@ func configFor(mode string) (config, error) {
 			ours:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 200},
 			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
 			coldPerRound: 200_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
-			typos: 400, discovery: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
+			typos: 400, facetTiming: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
 		}, nil
 	case "smoke":
 		return config{
@@ -80,7 +80,7 @@ func configFor(mode string) (config, error) {
 			ours:         timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
 			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
 			coldPerRound: 2000, coldProbes: 100, hotDistinct: 100, hotRequests: 5000,
-			typos: 20, discovery: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 5},
+			typos: 20, facetTiming: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 5},
 		}, nil
 	}
 	return config{}, fmt.Errorf("unknown mode %q (full or smoke)", mode)
@@ -117,7 +117,7 @@ func main() {
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
-	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold and hot HTTP mixes), discovery (facets, suggestions)")
+	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold and hot HTTP mixes), facets (facet counts and suggestions)")
 	rerender := flag.String("rerender", "", "only rewrite report.md, plots (and, for a full run, the README table) of a results `DIR` from its results.json")
 	flag.Parse()
 	if *rerender != "" {
@@ -140,10 +140,10 @@ func main() {
 	for _, p := range strings.Split(*skip, ",") {
 		switch p {
 		case "":
-		case "peers", "http", "mixes", "discovery":
+		case "peers", "http", "mixes", "facets":
 			cfg.skip[p] = true
 		default:
-			fatal(fmt.Errorf("unknown part %q for -skip (peers, http, mixes, discovery)", p))
+			fatal(fmt.Errorf("unknown part %q for -skip (peers, http, mixes, facets)", p))
 		}
 	}
 	s := &suite{mode: *mode, cfg: cfg, partial: *skip != "" || *out != ""}

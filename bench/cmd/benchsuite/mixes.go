@@ -50,7 +50,7 @@ const (
 	hotZipfS    = 1.1
 )
 
-// trafficStages runs the generated HTTP mixes and the discovery
+// trafficStages runs the generated HTTP mixes and the facet
 // measurements on the base set.
 func (s *suite) trafficStages(b *base) {
 	var src *traffic.Source
@@ -67,8 +67,8 @@ func (s *suite) trafficStages(b *base) {
 	if !s.cfg.skip["mixes"] {
 		s.stage("http: cold and hot mixes vs ceiling", func() error { return s.mixesStage(b, src) })
 	}
-	if !s.cfg.skip["discovery"] {
-		s.stage("discovery "+b.data.Label, func() error { return s.discoveryStage(b, src) })
+	if !s.cfg.skip["facets"] {
+		s.stage("facets "+b.data.Label, func() error { return s.facetStage(b, src) })
 	}
 }
 

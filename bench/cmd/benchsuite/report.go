@@ -227,7 +227,7 @@ func (s *suite) markdown() string {
 	s.classTable(&w)
 	w.WriteString("\n![cost vs data size](growth.svg)\n")
 	s.scaleSection(&w)
-	s.discoverySection(&w)
+	s.facetSection(&w)
 	s.profileSection(&w)
 	if len(r.Notes) > 0 {
 		w.WriteString("\n## Notes\n\n")

@@ -89,7 +89,7 @@ func (s *suite) moreTargets() []Target {
 			ts = append(ts, atMost(fmt.Sprintf("broadest all-facet search (no q, every station, three facets) at %s, median", at), "< 20 ms", " us", l.Broadest.MedianUs, broadestGoalUs))
 		}
 	}
-	if d := s.res.Discovery; d != nil {
+	if d := s.res.Facets; d != nil {
 		worst, worstC := 0.0, ""
 		for _, c := range mix.Classes {
 			if fc, ok := d.Classes[c.Name]; ok && fc.RatioMedian > worst {
@@ -208,13 +208,13 @@ func (s *suite) shapeSection(w *strings.Builder) {
 	}
 }
 
-// discoverySection: facets and suggestions (issue #11).
-func (s *suite) discoverySection(w *strings.Builder) {
-	d := s.res.Discovery
+// facetSection: facets and suggestions (issue #11).
+func (s *suite) facetSection(w *strings.Builder) {
+	d := s.res.Facets
 	if d == nil {
 		return
 	}
-	fmt.Fprintf(w, "\n## Discovery: facets and suggestions at %s (%d stations; issue #11)\n\n", d.Label, d.Stations)
+	fmt.Fprintf(w, "\n## Facets and suggestions at %s (%d stations; issue #11)\n\n", d.Label, d.Stations)
 	fmt.Fprintf(w, "The engine mix (%d queries) in process, each query without facets and with facets=country,language,genre "+
 		"(facet_limit 10), same run, each timed as the engine stage does. Over the mix: median %.1f us without, %.1f us with (%.2fx); "+
 		"p99 with facets %.0f us %s (goal < 2 ms).\n\n", d.Plain.N, d.Plain.MedianUs, d.Faceted.MedianUs, d.Faceted.MedianUs/d.Plain.MedianUs,

@@ -61,7 +61,7 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 					s.stage("http: "+name+" peer under wrk", func() error { return s.httpPeer(name, b.data.Path) })
 				}
 			}
-			if !s.cfg.skip["mixes"] || !s.cfg.skip["discovery"] {
+			if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] {
 				s.trafficStages(&b)
 			}
 			b.e.Close()
@@ -98,7 +98,7 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 			}
 			return nil
 		})
-	if ok && !s.cfg.skip["discovery"] {
+	if ok && !s.cfg.skip["facets"] {
 		s.stage("broadest all-facet search "+d.Label, func() (err error) {
 			sz.Broadest, err = broadest(e.Ix, 7)
 			s.logf("   %s: broadest all-facet search median %.0f us", d.Label, sz.Broadest.MedianUs)

@@ -31,7 +31,7 @@ func TestMoreTargets(t *testing.T) {
 			Classes: map[string]Summary{"name_full": {MedianUs: 50, P99Us: 900}, "prefix1": {MedianUs: 150, P99Us: 400}}},
 			Broadest: Summary{N: 7, MedianUs: 25_000}},
 	}
-	s.res.Discovery = &Discovery{Label: "50k", Faceted: Summary{P99Us: 1500}, Suggest: Summary{MedianUs: 1200},
+	s.res.Facets = &FacetCosts{Label: "50k", Faceted: Summary{P99Us: 1500}, Suggest: Summary{MedianUs: 1200},
 		Classes: map[string]FacetsClass{"genre": {RatioMedian: 2.5}, "combo": {RatioMedian: 3.5}}}
 	got := map[string]bool{}
 	for _, tg := range s.moreTargets() {

@@ -14,10 +14,10 @@ import (
 	"stationdex/query"
 )
 
-// Discovery is what issue #11 asks of the base set: the cost of all three
+// FacetCosts is what issue #11 asks of the base set: the cost of all three
 // facets per query class of the mix, and the suggestions of zero-result
 // typo searches.
-type Discovery struct {
+type FacetCosts struct {
 	Label    string `json:"label"`
 	Stations int    `json:"stations"`
 	// Plain and Faceted: the engine mix without and with
@@ -101,9 +101,9 @@ func timeQueries(ix *query.Index, qs []query.Query, t timing) (times []float64, 
 	return times, totals, suggestions, nil
 }
 
-func (s *suite) discoveryStage(b *base, src *traffic.Source) error {
+func (s *suite) facetStage(b *base, src *traffic.Source) error {
 	qs := s.mixQueries
-	d := &Discovery{Label: b.data.Label, Stations: b.e.Ix.Meta().Stations, Classes: map[string]FacetsClass{}}
+	d := &FacetCosts{Label: b.data.Label, Stations: b.e.Ix.Meta().Stations, Classes: map[string]FacetsClass{}}
 	plain := make([]query.Query, len(qs))
 	faceted := make([]query.Query, len(qs))
 	for i, q := range qs {
@@ -111,11 +111,11 @@ func (s *suite) discoveryStage(b *base, src *traffic.Source) error {
 		faceted[i] = plain[i]
 		faceted[i].Facets, faceted[i].FacetLimit = allFacets, query.DefaultFacetLimit
 	}
-	pt, ptot, _, err := timeQueries(b.e.Ix, plain, s.cfg.discovery)
+	pt, ptot, _, err := timeQueries(b.e.Ix, plain, s.cfg.facetTiming)
 	if err != nil {
 		return err
 	}
-	ft, ftot, _, err := timeQueries(b.e.Ix, faceted, s.cfg.discovery)
+	ft, ftot, _, err := timeQueries(b.e.Ix, faceted, s.cfg.facetTiming)
 	if err != nil {
 		return err
 	}
@@ -143,12 +143,12 @@ func (s *suite) discoveryStage(b *base, src *traffic.Source) error {
 		d.PerSearch.Median, d.PerSearch.P99, d.PerSearch.Max, d.PerSearch.Worst[0].Path, d.PerSearch.Over, float64(facetsRatioGoal))
 	s.logf("   facets: median %.1f us vs %.1f us without (%.2fx), p99 %.1f us; suggestions: median %.1f us, p99 %.1f us, %d of %d typos with one",
 		d.Faceted.MedianUs, d.Plain.MedianUs, d.Faceted.MedianUs/d.Plain.MedianUs, d.Faceted.P99Us, d.Suggest.MedianUs, d.Suggest.P99Us, d.WithSuggestion, d.Typos)
-	s.res.Discovery = d
+	s.res.Facets = d
 	return nil
 }
 
 // typoStage times the suggestions of zero-result typo searches.
-func (s *suite) typoStage(b *base, src *traffic.Source, d *Discovery) error {
+func (s *suite) typoStage(b *base, src *traffic.Source, d *FacetCosts) error {
 	zero := func(q mix.Query) bool {
 		n, _, err := b.e.Search(q, false)
 		return err == nil && n == 0
@@ -165,7 +165,7 @@ func (s *suite) typoStage(b *base, src *traffic.Source, d *Discovery) error {
 			d.TypoExamples = append(d.TypoExamples, fmt.Sprintf("%s (from %s)", t.Query.Q, t.From))
 		}
 	}
-	times, _, sugg, err := timeQueries(b.e.Ix, qs, s.cfg.discovery)
+	times, _, sugg, err := timeQueries(b.e.Ix, qs, s.cfg.facetTiming)
 	if err != nil {
 		return err
 	}
