@@ -100,6 +100,24 @@ type browserOptions struct {
 	args       []string
 }
 
+// browserTemp is a directory of the test for a browser's profile and
+// scratch files, under a short name: Chromium puts a Unix socket in it,
+// whose path may not pass 107 bytes, which a test's own TempDir under a
+// private TMPDIR (make test's) passes, and then the browser exits.
+func browserTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
+	return dir
+}
+
 // startWebDriver starts chromedriver and a session. Both run with TMPDIR
 // set to a directory of the test, so the browser's profile and scratch
 // files go with it.
@@ -113,7 +131,7 @@ func startWebDriver(t *testing.T, driver, chromium string, opt browserOptions) *
 	var logs bytes.Buffer
 	cmd := exec.Command(driver, fmt.Sprintf("--port=%d", port))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "TMPDIR="+browserTemp(t))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func run(t *testing.T, limit time.Duration, name string, args ...string) []byte 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// TMPDIR: the browser profiles the tools make go with the test.
-	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath(t), "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath(t), "TMPDIR="+browserTemp(t))
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish in %v:\n%s", filepath.Base(name), limit, lastOf(stderr.String()))
