@@ -39,7 +39,9 @@
 //   - pages.go, page.go, page_home.go, page_search.go, page_refine.go
 //     (did-you-mean, narrowing by facet, nearby stations), page_station.go,
 //     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
-//     and Markdown rendering; templates/ and static/
+//     and Markdown rendering; templates/ and static/; playlist.go: a
+//     station's M3U and PLS files; provenance.go: where the stations come
+//     from, as every page, llms.txt and the catalogue say it
 //   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,
 //     sitemap.go, llms.go: the description and data files (the dumps keep
 //     their own stored-gzip path with Range); static.go: the style sheet
