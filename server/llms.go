@@ -45,7 +45,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + pathSearch + "index.md", "search with ?" + formQuery + "; " +
-			"results come with counts by " + wordList(facetNames()) + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
+			"results come with counts by " + wordList(facetNames(), "and") + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
 		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},

@@ -83,15 +83,16 @@ var formParams = func() string {
 			names = append(names, row.name)
 		}
 	}
-	return wordList(names)
+	return wordList(names, "and")
 }()
 
-// wordList joins names as a sentence lists them: "a, b and c".
-func wordList(names []string) string {
+// wordList joins names as a sentence lists them: "a, b and c" (or
+// "a, b or c" with last "or").
+func wordList(names []string, last string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + " " + last + " " + names[len(names)-1]
 }
 
 // formQuery is the search form's parameters as an empty query, for

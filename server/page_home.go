@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"stationdex/indexer/format"
 	"stationdex/query"
@@ -75,7 +76,7 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 				Code: "curl '" + b + pathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + pathStations + "?language=german&genre=news'\n" +
 					"curl '" + b + pathStations + "?codec=aac,AAC%2B&bitrate_min=128'\ncurl '" + b + pathStations + "?location=berlin&https=true'"},
 			{Heading: "Search parameters", Facts: paramFacts()},
-			{Heading: "Count by country, language, genre, location or codec", Text: []string{"facets=country,language,genre,location,codec (any of them, each once) adds facets to the answer: " +
+			{Heading: "Count by " + wordList(facetNames(), "or"), Text: []string{"facets=" + strings.Join(facetNames(), ",") + " (any of them, each once) adds facets to the answer: " +
 				"for each, the facet_limit values (1 to 50, default 10) with the most matching stations, with the value the filter takes, a label, the count " +
 				"and the URL of the search narrowed to that value, which returns exactly that count. " +
 				"For a filter the search already has, the count is what replacing its value would give, so the current value is listed with the search's total."},
