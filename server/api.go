@@ -31,39 +31,6 @@ func (s *Server) apiRoutes(r *httprouter.Router) {
 	s.handle(r, pathStation+":id", s.getStation)
 }
 
-// searchEnvelope is the spec's search response. Field order is the spec's.
-type searchEnvelope struct {
-	SchemaVersion string             `json:"schema_version"`
-	SnapshotAt    string             `json:"snapshot_at"`
-	Source        string             `json:"source"`
-	Ranking       string             `json:"ranking"`
-	Q             string             `json:"q"`
-	Country       *string            `json:"country"`
-	Language      *string            `json:"language"`
-	Genre         *string            `json:"genre"`
-	Codec         []string           `json:"codec"`
-	BitrateMin    *int               `json:"bitrate_min"`
-	BitrateMax    *int               `json:"bitrate_max"`
-	Near          *stationjson.Point `json:"near"`
-	RadiusKm      *float64           `json:"radius_km"`
-	// Filters added after schema 1.0 are echoed only when given, so
-	// that a search without them answers as before.
-	Location    *string               `json:"location,omitempty"`
-	HTTPS       *bool                 `json:"https,omitempty"`
-	Total       int                   `json:"total"`
-	Limit       int                   `json:"limit"`
-	Offset      int                   `json:"offset"`
-	Results     []stationjson.Station `json:"results"`
-	Next        *string               `json:"next"`
-	Facets      *facetsJSON           `json:"facets,omitempty"`
-	Suggestions []suggestionJSON      `json:"suggestions"`
-
-	// stored, when set, stands for Results: the page's stations as the
-	// index stores them (query.SearchJSON), written with the base URL
-	// spliced in instead of encoding Results.
-	stored storedJSON
-}
-
 // storedJSON is stations in the index's stored form (comma-separated
 // when several) and the escaped base URL to splice into them.
 type storedJSON struct {
@@ -117,43 +84,6 @@ func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, b
 var jsonHead = entityHead{contentType: jsonType}
 
 const jsonType = "application/json; charset=utf-8"
-
-func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Result) searchEnvelope {
-	env := searchEnvelope{
-		SchemaVersion: schemaVersion(meta),
-		SnapshotAt:    snapshotAt(meta),
-		Source:        meta.Source,
-		Ranking:       Ranking,
-		Q:             p.Q,
-		Country:       stationjson.Nullable(p.one(query.DimCountry)),
-		Language:      stationjson.Nullable(p.one(query.DimLanguage)),
-		Genre:         stationjson.Nullable(p.one(query.DimGenre)),
-		Location:      stationjson.Nullable(p.one(query.DimLocation)),
-		Codec:         p.Filter[query.DimCodec],
-		BitrateMin:    positive(p.BitrateMin),
-		BitrateMax:    positive(p.BitrateMax),
-		Total:         res.Total,
-		Limit:         p.Limit,
-		Offset:        p.Offset,
-		Results:       make([]stationjson.Station, len(res.Stations)),
-		Next:          s.nextPage(p, res.Total),
-	}
-	for i := range res.Stations {
-		env.Results[i] = stationjson.New(s.base, &res.Stations[i])
-	}
-	if p.Near != nil {
-		env.Near = &stationjson.Point{Lat: p.Near.Lat, Lon: p.Near.Lon}
-		radius := p.RadiusKm // not &p.RadiusKm, which would move all of p to the heap on every search
-		env.RadiusKm = &radius
-	}
-	if https := p.one(query.DimHTTPS); https != "" {
-		on := https == "true"
-		env.HTTPS = &on
-	}
-	env.Facets = s.facetsJSON(p, res.Facets)
-	env.Suggestions = s.suggestionsJSON(p, res.Suggestions)
-	return env
-}
 
 // positive allocates only what it returns: a parameter whose address is
 // returned is moved to the heap on entry, before the test, so "return &n"

@@ -62,38 +62,6 @@ func (s *Server) suggestionsJSON(p searchParams, sg []query.Suggestion) []sugges
 	return out
 }
 
-// appendFilters appends the filter echoes the envelope carries after
-// genre, as encoding/json writes them.
-func (e *searchEnvelope) appendFilters(dst []byte) []byte {
-	dst = append(dst, `,"codec":`...)
-	if e.Codec == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendStrings(dst, e.Codec)
-	}
-	dst = appendNullableInt(append(dst, `,"bitrate_min":`...), e.BitrateMin)
-	dst = appendNullableInt(append(dst, `,"bitrate_max":`...), e.BitrateMax)
-	dst = append(dst, `,"near":`...)
-	if e.Near == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = e.Near.AppendJSON(dst)
-	}
-	dst = append(dst, `,"radius_km":`...)
-	if e.RadiusKm == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = stationjson.AppendFloat(dst, *e.RadiusKm)
-	}
-	if e.Location != nil {
-		dst = stationjson.AppendString(append(dst, `,"location":`...), *e.Location)
-	}
-	if e.HTTPS != nil {
-		dst = strconv.AppendBool(append(dst, `,"https":`...), *e.HTTPS)
-	}
-	return dst
-}
-
 // appendFacetsAndSuggestions appends the envelope's last fields.
 func (e *searchEnvelope) appendFacetsAndSuggestions(dst []byte) []byte {
 	if e.Facets != nil {

@@ -68,11 +68,8 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 			{Text: []string{"The API is read-only JSON over HTTP GET. It needs no account, no key and no JavaScript; CORS is open to every origin. " +
 				"Every response states snapshot_at (when the data snapshot was taken) and source. A response's cache time is not a verification date."}},
 			{Heading: "Search stations", Text: []string{"All words of q must match a station's name, country, location, language or genre; a word also matches as a prefix. " +
-				"Filters: country (two-letter ISO code), language (source label, ISO 639 code or English name), genre (source tag), " +
-				"location (the place as the directory lists it, any case and accents), " +
-				"codec (any of MP3, AAC, AAC+, OGG, FLAC, OPUS, comma-separated or repeated; write AAC+ as AAC%2B), " +
-				"https (true: HTTPS streams only, which play on an HTTPS page; false: plain HTTP), bitrate_min and bitrate_max (kbps, 1 to 10000). " +
-				"limit is 1 to 50 (default 20), offset 0 to 5000. Results come in the order name_match_then_alphabetical. Every parameter is listed below."},
+				"Every filter narrows the search, and they combine; each parameter, with what it takes and its limits, is listed below. " +
+				"A list (codec, facets) is comma-separated or the parameter repeated. Results come in the order name_match_then_alphabetical."},
 				Code: "curl '" + b + pathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + pathStations + "?language=german&genre=news'\n" +
 					"curl '" + b + pathStations + "?codec=aac,AAC%2B&bitrate_min=128'\ncurl '" + b + pathStations + "?location=berlin&https=true'"},
 			{Heading: "Search parameters", Facts: paramFacts()},
