@@ -35,6 +35,37 @@ type dictionary struct {
 	// deletes finds the close words of all but very long query words
 	// (nil past its bound: the walk answers all)
 	deletes *deleteIndex
+	// recent remembers the close words of recent query words: a
+	// correct word beside a typo ("radio" in "raqio radio") is looked up
+	// by search after search, and a common word has hundreds of close
+	// words to check
+	recent closeCache
+}
+
+// closeCache is a bounded map of query words to their close words, emptied
+// when full. The lists are shared and never modified.
+type closeCache struct {
+	mu    sync.RWMutex
+	words map[string][]closeWord
+}
+
+// closeCacheWords bounds closeCache: about a megabyte of short lists.
+const closeCacheWords = 1 << 12
+
+func (c *closeCache) get(w string) ([]closeWord, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	l, ok := c.words[w]
+	return l, ok
+}
+
+func (c *closeCache) put(w string, l []closeWord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.words == nil || len(c.words) >= closeCacheWords {
+		c.words = make(map[string][]closeWord, closeCacheWords)
+	}
+	c.words[w] = l
 }
 
 // trieNode is one rune of the trie; node 0 is the root. A node's children
@@ -172,6 +203,16 @@ func (d *dictionary) word(i int) string {
 // string alignment: a transposition of neighbours is one edit), other than
 // w itself: fewest edits, then most stations, then by word.
 func (d *dictionary) closeWords(w string) []closeWord {
+	if l, ok := d.recent.get(w); ok {
+		return l
+	}
+	l := d.findCloseWords(w)
+	d.recent.put(strings.Clone(w), l)
+	return l
+}
+
+// findCloseWords is closeWords without the cache.
+func (d *dictionary) findCloseWords(w string) []closeWord {
 	var out []closeWord
 	if d.deletes != nil && utf8.RuneCountInString(w) <= maxIndexedRunes-2 {
 		out = d.withinByDeletes(w)
@@ -181,7 +222,7 @@ func (d *dictionary) closeWords(w string) []closeWord {
 	slices.SortFunc(out, func(a, b closeWord) int {
 		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
 	})
-	return out[:min(len(out), wordCandidates)]
+	return slices.Clone(out[:min(len(out), wordCandidates)]) // kept by the cache: not the whole candidate list
 }
 
 // within is every word within maxEdits(w) of w other than w, in word order.

@@ -63,17 +63,14 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}}
+	c := combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: -1}
 	if filtered {
 		c.filter = s.w.settle(f).bm
 	}
 	if len(options) > 0 {
-		c.walk(0, nil, 0)
+		c.search()
 	}
-	slices.SortFunc(c.found, func(a, b Suggestion) int {
-		return cmp.Or(cmp.Compare(a.Edits, b.Edits), cmp.Compare(b.Total, a.Total), strings.Compare(a.Q, b.Q))
-	})
-	return c.found[:min(len(c.found), MaxSuggestions)], nil
+	return c.best(), nil
 }
 
 // wordOptions lists, per query word, the words it may be replaced by.
@@ -119,6 +116,47 @@ type combiner struct {
 	seen    map[string]bool
 	found   []Suggestion
 	tried   int
+	// want, when not -1, is the only number of edits counted
+	want int
+}
+
+// search counts the combinations. When there are few enough that the
+// suggestCombinations bound cannot cut the walk, they are counted in
+// order of edits, fewest first, and the walk stops once MaxSuggestions
+// are found: suggestions are ranked by edits first, so none with more
+// edits could enter. The found set up to those edits is the whole walk's,
+// so the suggestions are the same; for the common typo beside a correct
+// word ("raqio radio") this skips most of the intersections.
+func (c *combiner) search() {
+	combinations, most := 1, 0
+	for _, opts := range c.options {
+		combinations *= max(len(opts), 1)
+		most += maxEditsOf(opts)
+		if combinations > suggestCombinations {
+			c.walk(0, nil, 0)
+			return
+		}
+	}
+	for c.want = 1; c.want <= most && len(c.found) < MaxSuggestions; c.want++ {
+		c.walk(0, nil, 0)
+	}
+}
+
+// best is the first MaxSuggestions found: fewest edits, most stations, q.
+func (c *combiner) best() []Suggestion {
+	slices.SortFunc(c.found, func(a, b Suggestion) int {
+		return cmp.Or(cmp.Compare(a.Edits, b.Edits), cmp.Compare(b.Total, a.Total), strings.Compare(a.Q, b.Q))
+	})
+	return c.found[:min(len(c.found), MaxSuggestions)]
+}
+
+// maxEditsOf is the most edits of any option, 0 for none.
+func maxEditsOf(opts []wordOption) int {
+	most := 0
+	for _, o := range opts {
+		most = max(most, o.edits)
+	}
+	return most
 }
 
 // walk extends the combination of positions before i, whose stations are
@@ -129,6 +167,9 @@ func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
 	for _, o := range c.options[i] {
 		if c.tried >= suggestCombinations {
 			return
+		}
+		if c.want >= 0 && (edits+o.edits > c.want || last && edits+o.edits != c.want) {
+			continue
 		}
 		c.tried++
 		c.words[i] = o.word
