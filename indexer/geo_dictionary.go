@@ -3,6 +3,7 @@ package indexer
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -60,43 +61,98 @@ type cellID [4]byte
 func cellKey(c format.GeoCell) cellID { return cellID(format.GeoCellKey(c)) }
 
 // dictionarySource yields the dictionary bucket: an FST over the keys of
-// the token bucket already written, each mapped to its station count. The
-// keys come from bbolt in ascending order, which is the order the FST
-// builder needs. The FST is held in memory while it is built: a few bytes
+// the token bucket already written, each mapped to its station count, and
+// every word's reach (format.KeyWordReach). The keys come from bbolt in
+// ascending order, which is the order the FST builder needs. Both are made
+// in the first call, inside one transaction, since they read the token
+// lists in place; the FST is held in memory while it is built: a few bytes
 // per distinct token, far less than the records.
-func dictionarySource(tokens []byte) kvSource {
-	done := false
+func dictionarySource(tokens, prefixes []byte) kvSource {
+	var pending [][2][]byte
+	started := false
 	return func(tx *bolt.Tx) ([]byte, []byte, error) {
-		if done {
+		if !started {
+			started = true
+			fst, reach, err := buildDictionary(tx.Bucket(tokens), tx.Bucket(prefixes))
+			if err != nil {
+				return nil, nil, fmt.Errorf("dictionary of %s: %w", tokens, err)
+			}
+			pending = [][2][]byte{{bytes.Clone(format.KeyAllTokensFST), fst}, {bytes.Clone(format.KeyWordReach), reach}}
+		}
+		if len(pending) == 0 {
 			return nil, nil, nil
 		}
-		done = true
-		fst, err := buildDictionary(tx.Bucket(tokens))
-		if err != nil {
-			return nil, nil, fmt.Errorf("dictionary of %s: %w", tokens, err)
-		}
-		return bytes.Clone(format.KeyAllTokensFST), fst, nil
+		kv := pending[0]
+		pending = pending[1:]
+		return kv[0], kv[1], nil
 	}
 }
 
-func buildDictionary(b *bolt.Bucket) ([]byte, error) {
+func buildDictionary(tokens, prefixes *bolt.Bucket) (fst, reach []byte, err error) {
+	var words, lists [][]byte // in place, valid during the transaction
+	c := tokens.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		words, lists = append(words, k), append(lists, v)
+	}
 	var out bytes.Buffer
 	fb, err := vellum.New(&out, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	bm := roaring.New()
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if _, err := bm.FromBuffer(v); err != nil {
-			return nil, fmt.Errorf("token %q: %w", k, err)
+	reach = make([]byte, 0, 4*len(words))
+	for i, k := range words {
+		n, err := cardinality(lists[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("token %q: %w", k, err)
 		}
-		if err := fb.Insert(k, bm.GetCardinality()); err != nil {
-			return nil, fmt.Errorf("token %q: %w", k, err)
+		if err := fb.Insert(k, n); err != nil {
+			return nil, nil, fmt.Errorf("token %q: %w", k, err)
 		}
+		r, err := wordReach(words, lists, i, prefixes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("token %q: %w", k, err)
+		}
+		reach = binary.LittleEndian.AppendUint32(reach, uint32(min(r, 1<<32-1)))
 	}
 	if err := fb.Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out.Bytes(), nil
+	return out.Bytes(), reach, nil
+}
+
+// wordReach is the number of stations word i finds as a query word: those
+// with a token it begins, as a reader unions them (the prefix bucket's
+// list when there is one, else the tokens from word i on that begin with
+// it, at most PrefixFanout). Precomputed so that a suggestion's total
+// costs a lookup, not a union of lists of a million stations.
+func wordReach(words, lists [][]byte, i int, prefixes *bolt.Bucket) (uint64, error) {
+	if v := prefixes.Get(words[i]); v != nil {
+		return cardinality(v)
+	}
+	end := i + 1
+	for end < len(words) && bytes.HasPrefix(words[end], words[i]) {
+		if end-i == format.PrefixFanout {
+			return 0, fmt.Errorf("more than %d tokens begin with it and the prefix bucket has no list", format.PrefixFanout)
+		}
+		end++
+	}
+	if end == i+1 {
+		return cardinality(lists[i])
+	}
+	views := make([]*roaring.Bitmap, end-i)
+	for j := range views {
+		views[j] = roaring.New()
+		if _, err := views[j].FromBuffer(lists[i+j]); err != nil {
+			return 0, err
+		}
+	}
+	return roaring.FastOr(views...).GetCardinality(), nil
+}
+
+func cardinality(list []byte) (uint64, error) {
+	bm := roaring.New()
+	if _, err := bm.FromBuffer(list); err != nil {
+		return 0, err
+	}
+	return bm.GetCardinality(), nil
 }

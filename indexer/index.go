@@ -210,7 +210,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
 		return f.fail(err)
 	}
-	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens)); err != nil {
+	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
 		return f.fail(err)
 	}
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {

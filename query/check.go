@@ -48,7 +48,7 @@ func Check(path string) (CheckReport, error) {
 	defer func() { _ = ix.Close() }() // opened read-only: nothing to lose
 	rep := CheckReport{Path: path, Version: format.Version, Meta: ix.meta}
 	err = ix.view(func(tx *bolt.Tx) error {
-		c := &checker{tx: tx, rep: &rep, stations: uint32(ix.meta.Stations)}
+		c := &checker{ix: ix, tx: tx, rep: &rep, stations: uint32(ix.meta.Stations)}
 		return c.run()
 	})
 	if err != nil {
@@ -59,6 +59,7 @@ func Check(path string) (CheckReport, error) {
 
 // checker walks one index inside a read transaction.
 type checker struct {
+	ix       *Index
 	tx       *bolt.Tx
 	rep      *CheckReport
 	stations uint32
@@ -68,7 +69,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkFiles,
+		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkReach, c.checkFiles,
 	} {
 		if err := step(); err != nil {
 			return err

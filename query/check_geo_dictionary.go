@@ -78,6 +78,41 @@ func (c *checker) checkDictionary() (err error) {
 	return nil
 }
 
+// checkReach: each word's stored reach is what a search for the word
+// finds, counted by the reader's own lookup (wordSet), so that a
+// suggestion's total read from it is the total the suggested search
+// shows.
+func (c *checker) checkReach() error {
+	d, err := c.ix.dictionary()
+	if err != nil {
+		return err
+	}
+	for i := range d.len() {
+		n, err := c.wordReach(d.word(i))
+		if err != nil {
+			return err
+		}
+		if n != int(d.reach[i]) {
+			return fmt.Errorf("%w: dictionary reach of %q is %d, a search finds %d", format.ErrCorrupt, d.word(i), d.reach[i], n)
+		}
+	}
+	return nil
+}
+
+// wordReach counts the stations a search for word finds, in a workspace
+// of its own: each union it builds is dropped with it.
+func (c *checker) wordReach(word string) (int, error) {
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(c.ix)
+	s.tx = c.tx
+	set, err := s.wordSet(allSpace, word)
+	if err != nil {
+		return 0, err
+	}
+	return set.card(), nil
+}
+
 func (c *checker) cardinality(v []byte) uint64 {
 	defer c.bm.Clear()
 	if _, err := c.bm.FromBuffer(v); err != nil {

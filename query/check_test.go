@@ -89,6 +89,17 @@ func TestCheckFindsDamage(t *testing.T) {
 		{"station JSON block missing", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketStationJSON).Delete(format.BlockKey(0)) }
 		}},
+		{"word reach off by one", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error {
+				b := tx.Bucket(format.BucketDictionary)
+				reach := bytes.Clone(b.Get(format.KeyWordReach))
+				reach[0]++
+				return b.Put(format.KeyWordReach, reach)
+			}
+		}},
+		{"word reach missing", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketDictionary).Delete(format.KeyWordReach) }
+		}},
 		{"meta counts wrong", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error {
 				return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1)))

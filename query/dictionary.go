@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,7 +32,10 @@ type dictionary struct {
 	text   string   // the words, concatenated in order
 	ends   []uint32 // ends[i] is the end of word i in text
 	counts []uint32 // station count of each word
-	nodes  []trieNode
+	// reach is the stations each word finds as a query word (format:
+	// KeyWordReach): a close word's total, when it alone is the search
+	reach []uint32
+	nodes []trieNode
 	// deletes finds the close words of all but very long query words
 	// (nil past its bound: the walk answers all)
 	deletes *deleteIndex
@@ -138,9 +142,24 @@ func loadDictionary(b *bolt.Bucket) (d *dictionary, err error) {
 		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
 	}
 	d.text = string(text)
+	if d.reach, err = loadReach(b.Get(format.KeyWordReach), len(d.ends)); err != nil {
+		return nil, err
+	}
 	d.buildTrie()
 	d.deletes = buildDeleteIndex(d)
 	return d, nil
+}
+
+// loadReach copies the words' reach out of the mapping, one per word.
+func loadReach(v []byte, words int) ([]uint32, error) {
+	if len(v) != 4*words {
+		return nil, fmt.Errorf("%w: dictionary reach of %d bytes for %d words", format.ErrCorrupt, len(v), words)
+	}
+	reach := make([]uint32, words)
+	for i := range reach {
+		reach[i] = binary.LittleEndian.Uint32(v[4*i:])
+	}
+	return reach, nil
 }
 
 // buildTrie lays the sorted words out as a trie, children of a node
@@ -258,7 +277,7 @@ func (d *dictionary) withinByDeletes(w string) []closeWord {
 			word = append(word, r)
 		}
 		if e, ok := osaWithin(target, word, k, rows[:]); ok {
-			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id])})
+			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id]), reach: d.reach[id]})
 		}
 	}
 	return out
@@ -278,7 +297,7 @@ func (wk *trieWalk) walk(node *trieNode) {
 		if wk.t.push(child.r) {
 			if e := wk.t.distance(); child.word >= 0 && e <= wk.t.max {
 				if word := wk.d.word(int(child.word)); word != wk.w {
-					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word])})
+					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word]), reach: wk.d.reach[child.word]})
 				}
 			}
 			if child.kids > 0 {

@@ -40,7 +40,7 @@ func TestCloseWordsMatchBruteForceOnRealSnapshot(t *testing.T) {
 		}
 		have := dict.within(p)
 		for i := range have {
-			have[i].stations = 0
+			have[i].stations, have[i].reach = 0, 0
 		}
 		if !slices.Equal(have, want) {
 			t.Fatalf("%q: close words %v, brute force %v", p, have, want)
@@ -79,17 +79,18 @@ func TestCloseWordsRanking(t *testing.T) {
 		text += e.w
 		d.ends = append(d.ends, uint32(len(text)))
 		d.counts = append(d.counts, e.n)
+		d.reach = append(d.reach, e.n)
 	}
 	d.text = text
 	d.buildTrie()
 	got := d.closeWords("jazz")
-	want := []closeWord{{"jezz", 1, 200}, {"jazzy", 1, 7}, {"jaz", 1, 5}, {"razz", 1, 1}}
+	want := []closeWord{{"jezz", 1, 200, 200}, {"jazzy", 1, 7, 7}, {"jaz", 1, 5, 5}, {"razz", 1, 1, 1}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("closeWords(jazz) = %v, want %v", got, want)
 	}
 	// A transposition is one edit: jzaz is one from jazz and (a deletion)
 	// from jaz, two from jezz.
-	want = []closeWord{{"jazz", 1, 90}, {"jaz", 1, 5}}
+	want = []closeWord{{"jazz", 1, 90, 90}, {"jaz", 1, 5, 5}}
 	if got := d.closeWords("jzaz"); !slices.Equal(got, want) {
 		t.Fatalf("closeWords(jzaz) = %v, want %v", got, want)
 	}

@@ -42,11 +42,14 @@ func maxEdits(word string) uint8 {
 }
 
 // wordOption is one word a query position may take, with its edits and
-// the stations it matches (as a prefix, like any query word).
+// the stations it matches (as a prefix, like any query word). A close
+// word's set is read only when a combination needs it (setOf): alone, its
+// total is its reach, which the index stores.
 type wordOption struct {
 	word  string
 	edits int
-	set   *roaring.Bitmap
+	reach int             // stations it matches; -1: unknown until set is read
+	set   *roaring.Bitmap // nil until read
 }
 
 // suggest computes the suggestions of a query without result. Each word
@@ -63,14 +66,14 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: -1}
+	c := combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: -1}
 	if filtered {
 		c.filter = s.w.settle(f).bm
 	}
 	if len(options) > 0 {
 		c.search()
 	}
-	return c.best(), nil
+	return c.best(), c.err
 }
 
 // wordOptions lists, per query word, the words it may be replaced by.
@@ -86,17 +89,13 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 			return nil, err
 		}
 		if !own.empty() {
-			options[i] = append(options[i], wordOption{word: w, set: s.w.settle(own).bm})
+			options[i] = append(options[i], wordOption{word: w, reach: -1, set: s.w.settle(own).bm})
 		}
 		if i >= suggestWords {
 			continue
 		}
 		for _, cw := range dict.closeWords(w) {
-			set, err := s.wordSet(allSpace, cw.word)
-			if err != nil {
-				return nil, err
-			}
-			options[i] = append(options[i], wordOption{word: cw.word, edits: cw.edits, set: s.w.settle(set).bm})
+			options[i] = append(options[i], wordOption{word: cw.word, edits: cw.edits, reach: int(cw.reach)})
 		}
 	}
 	return options, nil
@@ -105,11 +104,13 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 type closeWord struct {
 	word     string
 	edits    int
-	stations uint64
+	stations uint64 // with the word itself as a token: the rank of close words
+	reach    uint32 // found by the word as a query word (see dictionary.reach)
 }
 
 // combiner walks the combinations of word options depth first.
 type combiner struct {
+	s       *search
 	options [][]wordOption
 	filter  *roaring.Bitmap // nil: no filter
 	words   []string
@@ -118,6 +119,21 @@ type combiner struct {
 	tried   int
 	// want, when not -1, is the only number of edits counted
 	want int
+	err  error // reading a close word's set; ends the walk
+}
+
+// setOf reads the stations of option o once, as a bitmap that outlives
+// the workspace's next scratch set.
+func (c *combiner) setOf(o *wordOption) *roaring.Bitmap {
+	if o.set == nil && c.err == nil {
+		set, err := c.s.wordSet(allSpace, o.word)
+		if err != nil {
+			c.err = err
+			return nil
+		}
+		o.set = c.s.w.settle(set).bm
+	}
+	return o.set
 }
 
 // search counts the combinations. When there are few enough that the
@@ -164,8 +180,9 @@ func maxEditsOf(opts []wordOption) int {
 // is counted with AndCardinality, without materialising the intersection.
 func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
 	last := i == len(c.options)-1
-	for _, o := range c.options[i] {
-		if c.tried >= suggestCombinations {
+	for j := range c.options[i] {
+		o := &c.options[i][j]
+		if c.tried >= suggestCombinations || c.err != nil {
 			return
 		}
 		if c.want >= 0 && (edits+o.edits > c.want || last && edits+o.edits != c.want) {
@@ -174,24 +191,17 @@ func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
 		c.tried++
 		c.words[i] = o.word
 		if last && (acc == nil || c.filter == nil) {
-			if edits+o.edits == 0 {
-				continue // the query itself, which has no result
+			if edits+o.edits > 0 { // else the query itself, which has no result
+				c.add(c.lastTotal(acc, o), edits+o.edits)
 			}
-			var total uint64
-			switch {
-			case acc != nil:
-				total = acc.AndCardinality(o.set)
-			case c.filter != nil:
-				total = o.set.AndCardinality(c.filter)
-			default:
-				total = o.set.GetCardinality()
-			}
-			c.add(int(total), edits+o.edits)
 			continue
 		}
-		next := o.set
+		next := c.setOf(o)
+		if next == nil {
+			return
+		}
 		if acc != nil {
-			next = roaring.And(acc, o.set)
+			next = roaring.And(acc, next)
 		}
 		if next.IsEmpty() {
 			continue
@@ -203,6 +213,27 @@ func (c *combiner) walk(i int, acc *roaring.Bitmap, edits int) {
 			continue
 		}
 		c.walk(i+1, next, edits+o.edits)
+	}
+}
+
+// lastTotal counts the combination ending in o at the last position,
+// with the stations acc of the positions before it (nil: none) or the
+// filter (one of them at most): a close word alone by its reach, the
+// others with AndCardinality, without materialising the intersection.
+func (c *combiner) lastTotal(acc *roaring.Bitmap, o *wordOption) int {
+	if acc == nil && c.filter == nil && o.reach >= 0 {
+		return o.reach
+	}
+	set := c.setOf(o)
+	switch {
+	case set == nil:
+		return 0
+	case acc != nil:
+		return int(acc.AndCardinality(set))
+	case c.filter != nil:
+		return int(set.AndCardinality(c.filter))
+	default:
+		return int(set.GetCardinality())
 	}
 }
 

@@ -137,7 +137,7 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 				return err
 			}
 			newCombiner := func(want int) *combiner {
-				c := &combiner{options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: want}
+				c := &combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: want}
 				if filtered {
 					c.filter = s.w.settle(f).bm
 				}

@@ -57,3 +57,10 @@ func ParseBitrateKey(k []byte) (uint32, error) {
 // all_tokens. Its values are the tokens' station counts. vellum's format
 // is its own (version 1); Check compares the FST with all_tokens key by key.
 var KeyAllTokensFST = []byte("all_tokens.fst")
+
+// KeyWordReach is the dictionary-bucket key of every FST word's reach, in
+// the FST's order, 4 bytes little-endian each: the number of stations the
+// word finds as a query word (its own list, or the union of the lists of
+// the tokens it begins, as the prefix buckets define). A suggestion's
+// total is one of these when nothing else narrows it.
+var KeyWordReach = []byte("all_tokens.reach")

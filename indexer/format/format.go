@@ -60,7 +60,9 @@
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
 //	            and files its words under their deletions, SymSpell's way;
-//	            see dictionary.go here and query/dictionary.go)
+//	            see dictionary.go here and query/dictionary.go);
+//	            KeyWordReach -> each word's reach, in FST order: the
+//	            stations it finds as a query word (see filters.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
 //	            work per request. A file is the concatenation of its chunks
@@ -108,6 +110,8 @@
 //	   dumps already did; the dumps are unchanged.
 //	8  schemes: the stations of each stream address scheme (http, https),
 //	   for the https filter.
+//	9  dictionary KeyWordReach: a suggestion's total without a union of
+//	   lists when a close word alone is the whole search.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -128,7 +132,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 8
+const Version = 9
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
