@@ -213,6 +213,9 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
 		return f.fail(err)
 	}
+	if err := f.putSorted(ctx, format.BucketFacetMemo, facetMemoSource(b.kept)); err != nil {
+		return f.fail(err)
+	}
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
 		return f.fail(err)
 	}

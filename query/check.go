@@ -69,7 +69,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkReach, c.checkFiles,
+		c.checkFanout, c.checkMetaCounts, c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
 		if err := step(); err != nil {
 			return err

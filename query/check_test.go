@@ -100,6 +100,17 @@ func TestCheckFindsDamage(t *testing.T) {
 		{"word reach missing", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketDictionary).Delete(format.KeyWordReach) }
 		}},
+		{"facet memo that is not the count", func(t *testing.T) func(tx *bolt.Tx) error {
+			m := format.MemoCounts{Stations: 1, Limit: 50, Facets: [][]format.MemoCount{{{ID: 0, N: 1}}, nil, nil}}
+			return put("facet_memo", string(format.MemoListKey(0, []byte("DE"))), string(format.AppendMemoCounts(nil, &m)))
+		}},
+		{"facet memo of no list", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error {
+				b := tx.Bucket(format.BucketFacetMemo)
+				_, v := b.Cursor().First()
+				return b.Put(format.MemoListKey(0, []byte("ZZ")), bytes.Clone(v))
+			}
+		}},
 		{"meta counts wrong", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error {
 				return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1)))

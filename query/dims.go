@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math/bits"
-	"unicode/utf8"
 
 	"stationdex/indexer/format"
 	"stationdex/indexer/iso"
@@ -42,9 +41,9 @@ type dimRow struct {
 	buckets [][]byte
 	// directory is the bucket the directory lists (nil: no directory).
 	directory []byte
-	// facet: searches may count the dimension; memo: the facet memo
-	// holds it (its lists are operands, its counts kept).
-	facet, memo bool
+	// facet: searches may count the dimension (format.FacetMemoFacets
+	// says which of them the facet memo holds).
+	facet bool
 	// folded: keys are format.FacetKey of labels, so a key that is not
 	// Filterable cannot be given back as a filter value.
 	folded bool
@@ -59,16 +58,16 @@ type dimRow struct {
 var dims = [NumDims]dimRow{
 	DimCountry: {
 		name: "country", key: countryKey, buckets: [][]byte{format.BucketCountries},
-		directory: format.BucketCountries, facet: true, memo: true, named: iso.CountryName,
+		directory: format.BucketCountries, facet: true, named: iso.CountryName,
 	},
 	DimLanguage: {
 		name: "language", key: languageKey, buckets: [][]byte{format.BucketLangCodes, format.BucketLangLabels},
-		directory: format.BucketLangLabels, facet: true, memo: true, named: iso.LanguageName,
+		directory: format.BucketLangLabels, facet: true, named: iso.LanguageName,
 		spelled: func(r *format.Record) []string { return r.Languages },
 	},
 	DimGenre: {
 		name: "genre", key: foldedKey(format.BucketGenres), buckets: [][]byte{format.BucketGenres},
-		directory: format.BucketGenres, facet: true, memo: true, folded: true,
+		directory: format.BucketGenres, facet: true, folded: true,
 		spelled: func(r *format.Record) []string { return r.Genres },
 	},
 	DimLocation: {
@@ -204,14 +203,12 @@ func spelling(d Dim, r *format.Record, key string) string {
 }
 
 // MaxFilterRunes is the longest language, genre or location filter value,
-// in characters.
-const MaxFilterRunes = 60
+// in characters (the indexer's facet memo needs the same bound).
+const MaxFilterRunes = format.MaxFilterRunes
 
 // Filterable reports whether a folded key can be given back as a filter
 // value that selects exactly its stations.
-func Filterable(key string) bool {
-	return key != "" && utf8.RuneCountInString(key) <= MaxFilterRunes && format.FacetKey(key) == key
-}
+func Filterable(key string) bool { return format.Filterable(key) }
 
 // DimsOf is the set of ds.
 func DimsOf(ds ...Dim) DimSet {

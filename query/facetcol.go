@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -125,14 +126,14 @@ func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key)) })
+	slices.SortFunc(entries, func(a, b entry) int { return format.FacetOrder(a.n, b.n, a.key, b.key) })
 	col.keys = make([]string, len(entries))
 	col.count = make([]uint32, len(entries))
 	col.skip = make([]bool, len(entries))
 	col.postings = make([][]byte, len(entries))
 	for i, e := range entries {
 		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
-		col.skip[i] = folded && !Filterable(e.key)
+		col.skip[i] = folded && !format.Filterable(e.key)
 	}
 	col.labels = make([]atomic.Pointer[string], len(entries))
 	col.byKey = make([]uint32, len(entries))
@@ -550,16 +551,25 @@ func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) 
 }
 
 // Warm builds now what the index otherwise builds on first use: the facet
-// columns and the typo dictionary. Holder calls it in the background for
-// every index it is given, so that no search pays for it.
+// columns and the typo dictionary, and reads the facet memo, each on a
+// goroutine of its own, so that on two cores all is ready within a second
+// of start-up at 5M stations (the genre column is the longest part).
+// Holder calls it in the background for every index it is given, so that
+// no search pays for it.
 func (ix *Index) Warm() error {
-	if err := ix.WarmFacets(); err != nil {
-		return err
+	var wg sync.WaitGroup
+	errs := make([]error, NumDims+2)
+	for d := range NumDims {
+		if d.Facetable() {
+			wg.Go(func() { _, errs[d] = ix.column(d) })
+		}
 	}
-	if _, err := ix.dictionary(); err != nil {
-		return err
-	}
-	return ix.warmFacetMemo()
+	wg.Go(func() { _, errs[NumDims] = ix.dictionary() })
+	wg.Go(func() { // read like a search: Close waits for it
+		errs[NumDims+1] = ix.read(func() error { _, err := ix.facetMemo(); return err })
+	})
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // WarmFacets builds the facet columns now, which the first faceted search

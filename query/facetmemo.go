@@ -1,92 +1,73 @@
 package query
 
 import (
-	"cmp"
+	"bytes"
 	"fmt"
-	"slices"
 	"sync"
-	"sync/atomic"
-
-	"github.com/RoaringBitmap/roaring/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
-	"stationdex/query/rawroaring"
+	"stationdex/query/pagetree"
 )
 
-// The facet memo: the top MaxFacetLimit values of every facet, counted
-// once per snapshot, for each large stored posting list a search can match
-// exactly: a country, language or genre filter alone, or one query word
-// whose stations are stored as one list (the prefix buckets). These are
-// the broadest searches people make (country=FR, q=radio, q=u), and their
-// facets are the expensive ones: counting tens of thousands of stations
-// costs several times the search itself, which only decodes its page.
-// With the memo such a search's facets are a copy of a list.
+// The facet memo: the top values of the counted facets (country,
+// language, genre) of each large stored posting list a search can match
+// exactly (a country, language or genre filter alone, or one query word
+// whose stations are stored as one list: the prefix buckets), and of the
+// largest intersections of two of them (a word and a country, two words).
+// These are the broadest searches people make (country=FR, q=radio, q=u,
+// q=music radio), and their facets are the expensive ones: counting tens
+// of thousands of stations costs several times the search itself, which
+// only decodes its page. With the memo such a search's facets are a copy
+// of a list.
 //
-// The memo is built by Index.Warm, in the background, from the same
-// counting code a search uses (the real-snapshot tests compare both to the
-// oracle); until it is built, or for any other search, facets are counted
-// as before. A posting list is known by its place in the file (listID).
+// The indexer counts the memo and stores it (format/facetmemo.go says
+// which lists and pairs, and how); it is read once, by Warm or the first
+// search that needs it, in milliseconds, and a list is known here by its
+// place in the file (listID). For any other set, or a larger facet limit
+// for a pair, facets are counted. Check recounts every entry.
 
-// The smallest memoised list: stations/memoShare stations, and never
-// below memoFloor. On the real snapshot that is 256 stations, 761 lists:
-// visiting the records of a set of a few hundred stations, scattered over
-// the name order, already costs as much as the search itself (country=PH, 767 stations, took 3.5x
-// the plain search when the floor was 791), while a smaller set costs
-// well under it. The share keeps the number of lists, and so the memo's
-// size, about the same at any scale.
-const (
-	memoShare = 256
-	memoFloor = 256
-)
+// memoSources are the memoised buckets of format.FacetMemoSources as the
+// engine knows them (the dimension a list filters; noDim for words'
+// lists), and memoDims the dimension of each of format.FacetMemoFacets;
+// memoFacetSet is those dimensions.
+var memoSources, memoDims, memoFacetSet = func() ([]memoSource, []Dim, DimSet) {
+	var ds []Dim
+	var set DimSet
+	for _, f := range format.FacetMemoFacets {
+		d := dimOfFacetBucket(f.Bucket)
+		if dims[d].folded != f.Folded {
+			panic(fmt.Sprintf("facet memo: %s folded %v, its row %v", f.Bucket, f.Folded, dims[d].folded))
+		}
+		ds, set = append(ds, d), set.With(d)
+	}
+	var srcs []memoSource
+	for _, src := range format.FacetMemoSources {
+		d := noDim
+		if src.Facet >= 0 {
+			d = ds[src.Facet]
+		}
+		srcs = append(srcs, memoSource{d, src.Bucket})
+	}
+	return srcs, ds, set
+}()
 
-// The pair memo's bounds (see memoPairs): pairs of at least pairShare
-// times the smallest memoised list, among the pairLists largest lists,
-// sized on pairKeys keys, and pairBudget records counted in all, whatever
-// the number of stations.
-const (
-	pairShare  = 2
-	pairLists  = 256
-	pairKeys   = 8
-	pairBudget = 1 << 24
-)
+// dimOfFacetBucket is the dimension whose facet counts bucket b; it
+// panics when no row counts it (the format and the table disagree).
+func dimOfFacetBucket(b []byte) Dim {
+	for d := range NumDims {
+		if dims[d].facet && bytes.Equal(dims[d].buckets[0], b) {
+			return d
+		}
+	}
+	panic(fmt.Sprintf("facet memo: no facet counts bucket %s", b))
+}
 
-// memoSource is a bucket whose lists a search uses as they are, and the
-// dimension of its lists (noDim for words' lists): a search intersects at
-// most one list per filter dimension, and any number of words' lists.
+// memoSource is a memoised bucket and the dimension its lists filter.
 type memoSource struct {
 	d      Dim
 	bucket []byte
 }
 
-// memoSources are the buckets of the dimensions the memo holds, then the
-// words' prefixes; memoFacetSet the facets it counts.
-var memoSources, memoFacetSet = func() ([]memoSource, DimSet) {
-	var out []memoSource
-	var ds DimSet
-	for d := range NumDims {
-		if !dims[d].memo {
-			continue
-		}
-		ds = ds.With(d)
-		for _, b := range dims[d].buckets {
-			out = append(out, memoSource{d, b})
-		}
-	}
-	return append(out, memoSource{noDim, format.BucketAllPrefix}), ds
-}()
-
-// The pair memo: the same top values, DefaultFacetLimit of each facet,
-// for the intersection of two of those lists (a word and a country, a
-// country and a genre, two words: q=music radio). These are most of the
-// searches whose facets still cost several times the search itself: a
-// search with a word and a filter counts the facet of that filter over
-// the word alone, often thousands of stations (country=DE&genre=news&
-// q=radio counts the genres of q=radio&country=DE). memoPairs chooses and
-// bounds them; BenchmarkFacetMemo reports how many the real snapshot gets,
-// and their time and memory. A set of three conditions or more, or a
-// larger facet limit for a pair, is counted.
-//
 // A pair is known by both lists, lower first, and memoOf finds it from a
 // search's lists before intersecting them.
 type listPair struct{ a, b listID }
@@ -110,15 +91,14 @@ func (ix *Index) idOf(v []byte) listID {
 }
 
 // memoFacets is the top limit values of each facet of one set, most
-// first, as facetTops finds them; compact, since the memo holds
-// thousands.
+// first, as facetTops finds them.
 type memoFacets struct {
 	limit int
 	n     int // stations in the set
 	lists [NumDims][]memoCount
 }
 
-type memoCount struct{ id, n uint32 }
+type memoCount = format.MemoCount
 
 // tops appends the first k values of facet d to top, or reports that the
 // memo has fewer than k of them when the facet has more, or does not
@@ -129,192 +109,98 @@ func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
 		return top, false
 	}
 	for _, c := range l[:min(k, len(l))] {
-		top = append(top, topCount{c.id, int(c.n)})
+		top = append(top, topCount{c.ID, int(c.N)})
 	}
 	return top, true
 }
 
 type facetMemo struct {
-	min   int
 	lists map[listID]*memoFacets
 	pairs map[listPair]*memoFacets
 }
 
 type lazyMemo struct {
-	once  sync.Once
-	err   error
-	ready atomic.Pointer[facetMemo]
+	once sync.Once
+	err  error
+	memo *facetMemo
 }
 
-// warmFacetMemo builds the memo once.
-func (ix *Index) warmFacetMemo() error {
+// facetMemo reads the stored memo once, through the page tree: the
+// caller holds the mapping (a search, or Warm through Index.read).
+func (ix *Index) facetMemo() (*facetMemo, error) {
 	lm := &ix.memo
-	lm.once.Do(func() {
-		memo, err := ix.buildFacetMemo()
+	lm.once.Do(func() { lm.memo, lm.err = ix.readFacetMemo() })
+	return lm.memo, lm.err
+}
+
+// readFacetMemo decodes the memo bucket through the page tree, as
+// searches read (they know lists by the places they read them at).
+func (ix *Index) readFacetMemo() (*facetMemo, error) {
+	values := make([]int, len(format.FacetMemoFacets))
+	for f, facet := range format.FacetMemoFacets {
+		c, err := ix.treeCursor(facet.Bucket)
 		if err != nil {
-			lm.err = err
-			return
+			return nil, err
 		}
-		lm.ready.Store(memo)
-	})
-	return lm.err
-}
-
-// memoList is one list of the memo while it is built.
-type memoList struct {
-	dim Dim
-	v   []byte
-	bm  *roaring.Bitmap // a view of v
-	n   int
-}
-
-func (ix *Index) buildFacetMemo() (*facetMemo, error) {
-	memo := &facetMemo{
-		min:   max(memoFloor, ix.meta.Stations/memoShare),
-		lists: map[listID]*memoFacets{},
-		pairs: map[listPair]*memoFacets{},
-	}
-	return memo, ix.view(func(tx *bolt.Tx) error {
-		var large []memoList
-		var cs []rawroaring.Container
-		for _, src := range memoSources {
-			name := src.bucket
-			// through the page tree: searches key the memo by the
-			// addresses of the lists they read through it
-			root, ok := ix.tree.Root(string(name))
-			if !ok {
-				return fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
-			}
-			c := ix.tree.Cursor(root)
-			for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
-				n, err := rawroaring.Cardinality(v, &cs)
-				if err != nil {
-					return fmt.Errorf("%s %q: %w", name, k, err)
-				}
-				if n < memo.min || n >= ix.meta.Stations {
-					continue // small, or every station: counted fast as it is
-				}
-				f, err := ix.countMemo(tx, MaxFacetLimit, func(w *workspace) (set, error) { return w.view(v) })
-				if err != nil {
-					return fmt.Errorf("%s %q: %w", name, k, err)
-				}
-				f.n = n
-				memo.lists[ix.idOf(v)] = f
-				bm := roaring.New()
-				if _, err := bm.FromBuffer(v); err != nil {
-					return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, name, k, err)
-				}
-				large = append(large, memoList{src.d, v, bm, n})
-			}
-		}
-		return ix.memoPairs(tx, memo, large)
-	})
-}
-
-// memoPairs counts the facets of the pairs of large lists that a search
-// can intersect (two dimensions, or two words) whose intersection holds
-// at least pairShare times the memo's smallest list, largest first, until
-// pairBudget records have been counted. An intersection as large as one
-// of its lists is that list, which searches find in the list memo (see
-// memoOf).
-//
-// The pairs are sized on a sample of pairKeys keys (ranges of 65,536
-// records) spread over the records, among the pairLists largest lists, so
-// that sizing them costs the same at any scale; the pairs counted are
-// sized exactly.
-func (ix *Index) memoPairs(tx *bolt.Tx, memo *facetMemo, large []memoList) error {
-	least := pairShare * memo.min
-	large = slices.DeleteFunc(slices.Clone(large), func(l memoList) bool { return l.n < least })
-	slices.SortStableFunc(large, func(a, b memoList) int { return cmp.Compare(b.n, a.n) })
-	large = large[:min(len(large), pairLists)]
-	keys := (ix.meta.Stations + 1<<16 - 1) >> 16
-	mask, sampled := sampleMask(keys)
-	samples := make([]*roaring.Bitmap, len(large))
-	for i, l := range large {
-		samples[i] = roaring.And(l.bm, mask)
-	}
-	type pair struct{ a, b, est int }
-	var pairs []pair
-	for i, a := range large {
-		for j := i + 1; j < len(large); j++ {
-			if a.dim == large[j].dim && a.dim != noDim {
-				continue
-			}
-			if est := int(samples[i].AndCardinality(samples[j])) * keys / sampled; est >= least {
-				pairs = append(pairs, pair{i, j, est})
-			}
+		for k, _ := c.Seek(nil); k != nil; k, _ = c.Next() {
+			values[f]++
 		}
 	}
-	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Compare(y.est, x.est) })
-	budget := pairBudget
-	for _, p := range pairs {
-		if budget < 0 {
-			break
-		}
-		a, b := large[p.a], large[p.b]
-		n := int(a.bm.AndCardinality(b.bm))
-		if n < least || n == min(a.n, b.n) {
-			continue
-		}
-		budget -= n
-		f, err := ix.countMemo(tx, DefaultFacetLimit, func(w *workspace) (set, error) {
-			sa, err := w.view(a.v)
-			if err != nil {
-				return set{}, err
-			}
-			sb, err := w.view(b.v)
-			if err != nil {
-				return set{}, err
-			}
-			return w.and(sa, sb), nil
-		})
-		if err != nil {
-			return err
-		}
-		f.n = n
-		memo.pairs[pairOf(ix.idOf(a.v), ix.idOf(b.v))] = f
-	}
-	return nil
-}
-
-// sampleMask is every record of at most pairKeys of the keys, spread
-// evenly, and how many.
-func sampleMask(keys int) (*roaring.Bitmap, int) {
-	mask := roaring.New()
-	n := min(keys, pairKeys)
-	for i := range n {
-		k := uint64(i * keys / n)
-		mask.AddRange(k<<16, (k+1)<<16)
-	}
-	return mask, n
-}
-
-// countMemo counts the facets of the set made by mk, k values of each, in
-// a workspace of its own. The memo is published once built, so this
-// counts afresh.
-func (ix *Index) countMemo(tx *bolt.Tx, k int, mk func(w *workspace) (set, error)) (*memoFacets, error) {
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
-	s.tx = tx
-	m, err := mk(w)
+	c, err := ix.treeCursor(format.BucketFacetMemo)
 	if err != nil {
 		return nil, err
 	}
-	q := Query{Facets: memoFacetSet, FacetLimit: k}
-	tasks, err := s.facetTops(q, m, false)
+	memo := &facetMemo{lists: map[listID]*memoFacets{}, pairs: map[listPair]*memoFacets{}}
+	for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
+		ids, err := ix.memoLists(k)
+		if err != nil {
+			return nil, err
+		}
+		m, err := format.ParseMemoCounts(v, values)
+		if err != nil {
+			return nil, err
+		}
+		f := &memoFacets{limit: m.Limit, n: m.Stations}
+		for i, l := range m.Facets {
+			f.lists[memoDims[i]] = l
+		}
+		if len(ids) == 1 {
+			memo.lists[ids[0]] = f
+		} else {
+			memo.pairs[pairOf(ids[0], ids[1])] = f
+		}
+	}
+	return memo, nil
+}
+
+// treeCursor is a page-tree cursor over bucket name.
+func (ix *Index) treeCursor(name []byte) (pagetree.Cursor, error) {
+	root, ok := ix.tree.Root(string(name))
+	if !ok {
+		return pagetree.Cursor{}, fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
+	}
+	return ix.tree.Cursor(root), nil
+}
+
+// memoLists finds the lists memo key k names.
+func (ix *Index) memoLists(k []byte) ([]listID, error) {
+	lists, err := format.ParseMemoKey(k)
 	if err != nil {
 		return nil, err
 	}
-	f := &memoFacets{limit: k}
-	for d := range tasks {
-		f.lists[d] = make([]memoCount, len(tasks[d].top))
-		for i, c := range tasks[d].top {
-			f.lists[d][i] = memoCount{c.id, uint32(c.n)}
+	ids := make([]listID, len(lists))
+	for i, l := range lists {
+		c, err := ix.treeCursor(format.FacetMemoSources[l.Source].Bucket)
+		if err != nil {
+			return nil, err
 		}
-		w.tops[d] = tasks[d].top[:0]
+		key, v := c.Seek(l.Key)
+		if key == nil || !bytes.Equal(key, l.Key) {
+			return nil, fmt.Errorf("%w: facet memo of %q, which has no list", format.ErrCorrupt, l.Key)
+		}
+		ids[i] = ix.idOf(v)
 	}
-	return f, nil
+	return ids, nil
 }
 
 // memoOperand is a word or filter of a search as the memo may know it:
@@ -331,8 +217,11 @@ type memoOperand struct {
 func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 	ops := s.w.memoOps[:0]
 	defer func() { s.w.memoOps = ops[:0] }()
-	if s.ix.memo.ready.Load() == nil || q.Near != nil || len(s.w.words) > 2 {
+	if q.Near != nil || len(s.w.words) > 2 {
 		return nil, nil
+	}
+	if _, err := s.ix.facetMemo(); err != nil {
+		return nil, err
 	}
 	one := func(lists [][]byte) listID {
 		if len(lists) != 1 {
@@ -376,7 +265,10 @@ func (ix *Index) memoOf(ops []memoOperand, except Dim, n int) *memoFacets {
 			k++
 		}
 	}
-	memo := ix.memo.ready.Load()
+	if k == 0 {
+		return nil // also: the memo may not be read yet (memoOperands)
+	}
+	memo := ix.memo.memo
 	switch {
 	case memo == nil:
 		return nil

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"unsafe"
 
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
 	qoracle "stationdex/query/oracle"
 )
 
@@ -14,13 +17,11 @@ import (
 // filter dimension among them (counted afresh, as the rule says).
 func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	if err := ix.warmFacetMemo(); err != nil {
-		t.Fatal(err)
-	}
-	memo := ix.memo.ready.Load()
-	t.Logf("facet memo: %d posting lists of at least %d stations", len(memo.lists), memo.min)
+	memo := readMemo(t, ix)
+	least := format.FacetMemoMin(ix.meta.Stations)
+	t.Logf("facet memo: %d posting lists of at least %d stations", len(memo.lists), least)
 	if len(memo.lists) < 20 {
-		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), memo.min)
+		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), least)
 	}
 	queries := []Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
 		{Filter: filters("US", "", "")}, {Filter: filters("de", "", "")}, {Filter: filters("FR", "", "")}, {Filter: filters("CN", "", ""), Offset: 3250},
@@ -67,9 +68,7 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 // (and the next search) alone.
 func TestFacetMemoListsAreCopies(t *testing.T) {
 	ix, _ := realIndex(t)
-	if err := ix.warmFacetMemo(); err != nil {
-		t.Fatal(err)
-	}
+	readMemo(t, ix)
 	q := Query{Q: "radio", Facets: DimsOf(DimCountry), FacetLimit: 3, Limit: 1}
 	first, err := ix.Search(q)
 	if err != nil {
@@ -91,9 +90,7 @@ func TestFacetMemoListsAreCopies(t *testing.T) {
 // from the memo, and agree with the oracle.
 func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 	ix, o := realIndex(t)
-	if err := ix.warmFacetMemo(); err != nil {
-		t.Fatal(err)
-	}
+	readMemo(t, ix)
 	q := Query{Q: "am", Filter: filters("US", "", ""), Facets: DimsOf(DimLanguage, DimGenre), FacetLimit: 10, Limit: 10}
 	us := len(o.search(Query{Filter: filters("US", "", "")}))
 	if n := len(o.search(q)); n != us || n < 256 {
@@ -122,10 +119,7 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 // among them. Every facet agrees with the oracle.
 func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	if err := ix.warmFacetMemo(); err != nil {
-		t.Fatal(err)
-	}
-	memo := ix.memo.ready.Load()
+	memo := readMemo(t, ix)
 	t.Logf("pair memo: %d pairs", len(memo.pairs))
 	if len(memo.pairs) < 1000 {
 		t.Fatalf("pair memo of %d pairs: the common pairs are not in it", len(memo.pairs))
@@ -164,18 +158,15 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	}
 }
 
-// BenchmarkFacetMemo builds the facet memo of the real snapshot, as
-// Index.Warm does after start-up, and reports its lists and pairs and the
-// memory they hold (the lists' values and their headers).
+// BenchmarkFacetMemo reads the stored facet memo of the real snapshot,
+// as Index.Warm does after start-up, and reports its lists and pairs and
+// the memory they hold (the lists' values and their headers).
 func BenchmarkFacetMemo(b *testing.B) {
 	ix, _ := realIndex(b)
-	if err := ix.WarmFacets(); err != nil {
-		b.Fatal(err)
-	}
 	var memo *facetMemo
 	for b.Loop() {
 		var err error
-		if memo, err = ix.buildFacetMemo(); err != nil {
+		if memo, err = ix.readFacetMemo(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -193,4 +184,38 @@ func BenchmarkFacetMemo(b *testing.B) {
 	b.ReportMetric(float64(len(memo.pairs)), "pairs")
 	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.lists))))/1024, "list-KiB")
 	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.pairs))))/1024, "pair-KiB")
+}
+
+// readMemo reads ix's stored facet memo, failing t if it cannot.
+func readMemo(t testing.TB, ix *Index) *facetMemo {
+	t.Helper()
+	var memo *facetMemo
+	err := ix.read(func() (err error) { memo, err = ix.facetMemo(); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return memo
+}
+
+// The memo the indexer stores is what the engine counts, entry by entry,
+// on the real snapshot (Check's own recount, run here to see it fail
+// loudly) and in every entry's shape: lists and pairs, both limits.
+func TestStoredFacetMemoIsTheEngineCount(t *testing.T) {
+	ix, _ := realIndex(t)
+	memo := readMemo(t, ix)
+	entries := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		c := &checker{ix: ix, tx: tx, rep: &CheckReport{}}
+		if err := c.countBuckets(); err != nil {
+			return err
+		}
+		entries = tx.Bucket(format.BucketFacetMemo).Stats().KeyN
+		return c.checkFacetMemo()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries != len(memo.lists)+len(memo.pairs) || len(memo.pairs) < 1000 {
+		t.Fatalf("%d entries stored, %d lists and %d pairs read", entries, len(memo.lists), len(memo.pairs))
+	}
 }

@@ -63,6 +63,8 @@
 //	            see dictionary.go here and query/dictionary.go);
 //	            KeyWordReach -> each word's reach, in FST order: the
 //	            stations it finds as a query word (see filters.go)
+//	facet_memo  the top values of the counted facets of the largest
+//	            posting lists and pairs of lists (see facetmemo.go)
 //	files       FileChunkKey(name, i) -> chunk i of file name: the data
 //	            dumps, made at index time so that serving them costs no
 //	            work per request. A file is the concatenation of its chunks
@@ -111,7 +113,9 @@
 //	8  schemes: the stations of each stream address scheme (http, https),
 //	   for the https filter.
 //	9  dictionary KeyWordReach: a suggestion's total without a union of
-//	   lists when a close word alone is the whole search.
+//	   lists when a close word alone is the whole search; facet_memo: the
+//	   facets of the broadest searches, counted by the indexer instead of
+//	   by every server at start-up.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -165,6 +169,7 @@ var (
 	BucketBitrates    = []byte("bitrates")
 	BucketGeo         = []byte("geo")
 	BucketDictionary  = []byte("dictionary")
+	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
@@ -174,7 +179,7 @@ var AllBuckets = [][]byte{
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFiles,
+	BucketFacetMemo, BucketFiles,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.

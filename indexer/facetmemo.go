@@ -1,0 +1,240 @@
+package indexer
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+)
+
+// facetMemoSource yields the facet memo bucket (see format/facetmemo.go):
+// the top values of the counted facets of every large list and of the
+// largest pairs of lists, counted from the lists already written by
+// sweeping each set's records once over a per-record table of their values
+// (facetValues). A reader used to count the same sets at start-up, value
+// by value against each list, which took 10 s at 5M stations; the sweep
+// takes a fraction of that, on every core.
+func facetMemoSource(stations int) kvSource {
+	return onePass(func(tx *bolt.Tx) ([][2][]byte, error) {
+		m, err := newMemoBuild(tx, stations)
+		if err != nil {
+			return nil, err
+		}
+		return m.entries(), nil
+	})
+}
+
+// onePass is a source whose pairs are made in its first call, inside one
+// transaction (they read the lists already written in place), then
+// yielded in key order.
+func onePass(build func(tx *bolt.Tx) ([][2][]byte, error)) kvSource {
+	var pending [][2][]byte
+	started := false
+	return func(tx *bolt.Tx) ([]byte, []byte, error) {
+		if !started {
+			started = true
+			var err error
+			if pending, err = build(tx); err != nil {
+				return nil, nil, err
+			}
+			slices.SortFunc(pending, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
+		}
+		if len(pending) == 0 {
+			return nil, nil, nil
+		}
+		kv := pending[0]
+		pending = pending[1:]
+		return kv[0], kv[1], nil
+	}
+}
+
+// memoList is one memoised list: its source, key, stations and bitmap (a
+// view of the written list, valid during the transaction).
+type memoList struct {
+	source, facet int
+	key           []byte
+	bm            *roaring.Bitmap
+	n             int
+}
+
+// memoSet is a set the memo counts: one list (b nil) or a pair.
+type memoSet struct {
+	a, b  *memoList
+	limit int
+	n     int
+}
+
+type memoBuild struct {
+	stations int
+	min      int
+	facets   []*facetValues
+	values   *recordValues
+	lists    []*memoList
+	sets     []memoSet
+	counts   []format.MemoCounts
+}
+
+func newMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
+	m := &memoBuild{stations: stations, min: format.FacetMemoMin(stations)}
+	for _, f := range format.FacetMemoFacets {
+		fv, err := newFacetValues(tx.Bucket(f.Bucket), stations, f.Folded)
+		if err != nil {
+			return nil, fmt.Errorf("facet memo: %s: %w", f.Bucket, err)
+		}
+		m.facets = append(m.facets, fv)
+	}
+	m.values = newRecordValues(m.facets, stations)
+	if err := m.findLists(tx); err != nil {
+		return nil, err
+	}
+	for _, l := range m.lists {
+		m.sets = append(m.sets, memoSet{a: l, limit: format.FacetMemoListLimit, n: l.n})
+	}
+	m.findPairs()
+	m.countAll()
+	return m, nil
+}
+
+// findLists collects the lists of the memoised buckets that hold at least
+// min stations and not all of them, bucket by bucket in key order.
+func (m *memoBuild) findLists(tx *bolt.Tx) error {
+	for si, src := range format.FacetMemoSources {
+		err := tx.Bucket(src.Bucket).ForEach(func(k, v []byte) error {
+			bm := roaring.New()
+			if _, err := bm.FromBuffer(v); err != nil {
+				return fmt.Errorf("facet memo: %s %q: %w", src.Bucket, k, err)
+			}
+			if n := int(bm.GetCardinality()); n >= m.min && n < m.stations {
+				m.lists = append(m.lists, &memoList{source: si, facet: src.Facet, key: k, bm: bm, n: n})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findPairs chooses the pairs: among the FacetMemoPairLists largest lists
+// of at least the pair minimum, the pairs of lists a search can intersect
+// (not two of one facet) estimated on a sample of the records to reach
+// that minimum, largest estimate first, sized exactly, until the budget
+// of records is spent. Sampling keeps the choice's cost the same at any
+// scale.
+func (m *memoBuild) findPairs() {
+	least := format.FacetMemoPairShare * m.min
+	large := slices.DeleteFunc(slices.Clone(m.lists), func(l *memoList) bool { return l.n < least })
+	slices.SortStableFunc(large, func(a, b *memoList) int { return cmp.Compare(b.n, a.n) })
+	large = large[:min(len(large), format.FacetMemoPairLists)]
+	keys := (m.stations + 1<<16 - 1) >> 16
+	mask, sampled := sampleMask(keys)
+	samples := make([]*roaring.Bitmap, len(large))
+	for i, l := range large {
+		samples[i] = l.bm
+		if sampled < keys {
+			samples[i] = roaring.And(l.bm, mask)
+		}
+	}
+	pairs := slices.Concat(eachRow(len(large), func(i int) []pair {
+		var row []pair
+		for j := i + 1; j < len(large); j++ {
+			if large[i].facet == large[j].facet && large[i].facet >= 0 {
+				continue
+			}
+			if est := int(samples[i].AndCardinality(samples[j])) * keys / sampled; est >= least {
+				row = append(row, pair{i, j, est})
+			}
+		}
+		return row
+	})...)
+	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Compare(y.est, x.est) })
+	budget := format.FacetMemoPairBudget
+	for _, p := range pairs {
+		if budget < 0 {
+			break
+		}
+		a, b := large[p.a], large[p.b]
+		n := p.est // exact when the sample is every record
+		if sampled < keys {
+			n = int(a.bm.AndCardinality(b.bm))
+		}
+		if n < least || n == min(a.n, b.n) {
+			continue // small, or one of the lists, which the list memo holds
+		}
+		budget -= n
+		m.sets = append(m.sets, memoSet{a: a, b: b, limit: format.FacetMemoPairLimit, n: n})
+	}
+}
+
+// pair is two of the large lists and the estimate of their intersection.
+type pair struct{ a, b, est int }
+
+// eachRow calls row(i) for i in [0, n) on every core and returns the
+// results in order.
+func eachRow[T any](n int, row func(i int) T) []T {
+	out := make([]T, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				out[i] = row(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// sampleMask is every record of at most FacetMemoPairKeys of the keys
+// (ranges of 65,536 records), spread evenly, and how many.
+func sampleMask(keys int) (*roaring.Bitmap, int) {
+	mask := roaring.New()
+	n := min(keys, format.FacetMemoPairKeys)
+	for i := range n {
+		k := uint64(i * keys / n)
+		mask.AddRange(k<<16, (k+1)<<16)
+	}
+	return mask, n
+}
+
+// countAll counts every set, on every core; the results land in the
+// sets' order.
+func (m *memoBuild) countAll() {
+	var pool sync.Pool // a counter per worker, not per set
+	m.counts = eachRow(len(m.sets), func(i int) format.MemoCounts {
+		c, _ := pool.Get().(*memoCounter)
+		if c == nil {
+			c = newMemoCounter(m.facets, m.values)
+		}
+		defer pool.Put(c)
+		s := m.sets[i]
+		bm := s.a.bm
+		if s.b != nil {
+			bm = roaring.And(s.a.bm, s.b.bm)
+		}
+		return c.count(bm, s.n, s.limit)
+	})
+}
+
+// entries encodes the memo as the bucket's pairs.
+func (m *memoBuild) entries() [][2][]byte {
+	out := make([][2][]byte, len(m.sets))
+	for i, s := range m.sets {
+		k := format.MemoListKey(s.a.source, s.a.key)
+		if s.b != nil {
+			k = format.MemoPairKey(s.a.source, s.a.key, s.b.source, s.b.key)
+		}
+		out[i] = [2][]byte{k, format.AppendMemoCounts(nil, &m.counts[i])}
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+package indexer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+)
+
+// facetValues numbers the values of one counted facet bucket: ids in
+// format.FacetOrder, with what ranking a count needs.
+type facetValues struct {
+	base  uint32 // the facet's first id in recordValues
+	lists []*roaring.Bitmap
+	ids   []uint32 // id of each list, in key order
+	total []uint32 // stations of each value id
+	rank  []uint32 // place of each value id in key order, for ties
+	skip  []bool   // values no filter can name
+}
+
+// newFacetValues reads bucket b's lists (views, valid during the
+// transaction) and numbers its values.
+func newFacetValues(b *bolt.Bucket, stations int, folded bool) (*facetValues, error) {
+	var keys []string
+	fv := &facetValues{}
+	err := b.ForEach(func(k, v []byte) error {
+		bm := roaring.New()
+		if _, err := bm.FromBuffer(v); err != nil {
+			return fmt.Errorf("%q: %w", k, err)
+		}
+		if bm.GetCardinality() > 0 && int(bm.Maximum()) >= stations {
+			return fmt.Errorf("%q lists record %d of %d", k, bm.Maximum(), stations)
+		}
+		keys, fv.lists = append(keys, string(k)), append(fv.lists, bm)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fv.number(keys, folded)
+	return fv, nil
+}
+
+// number gives the values their ids in FacetOrder (keys in bucket order,
+// which is key order).
+func (fv *facetValues) number(keys []string, folded bool) {
+	order := make([]uint32, len(keys))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	n := func(i uint32) uint32 { return uint32(fv.lists[i].GetCardinality()) }
+	slices.SortFunc(order, func(a, b uint32) int { return format.FacetOrder(n(a), n(b), keys[a], keys[b]) })
+	fv.ids = make([]uint32, len(keys))
+	fv.total, fv.rank, fv.skip = make([]uint32, len(keys)), make([]uint32, len(keys)), make([]bool, len(keys))
+	for id, i := range order {
+		fv.ids[i] = uint32(id)
+		fv.total[id], fv.rank[id] = n(i), i
+		fv.skip[id] = folded && !format.Filterable(keys[i])
+	}
+}
+
+// recordValues is the counted facets turned around: per record, the ids
+// of its values in all of them (a facet's ids offset by its base), so
+// that a set's facets are counted in one sweep over its records instead
+// of one intersection per value.
+type recordValues struct {
+	first []uint32 // record r's values are vals[first[r]:first[r+1]]
+	vals  []uint32
+	ids   int // ids in all facets
+}
+
+// newRecordValues reads the facets' lists twice: to count each record's
+// values, then to place them.
+func newRecordValues(facets []*facetValues, stations int) *recordValues {
+	rv := &recordValues{first: make([]uint32, stations+1)}
+	for _, fv := range facets {
+		fv.base = uint32(rv.ids)
+		rv.ids += len(fv.total)
+		for _, bm := range fv.lists {
+			bm.Iterate(func(r uint32) bool { rv.first[r+1]++; return true })
+		}
+	}
+	for r := range stations {
+		rv.first[r+1] += rv.first[r]
+	}
+	rv.vals = make([]uint32, rv.first[stations])
+	at := slices.Clone(rv.first[:stations])
+	for _, fv := range facets {
+		for i, bm := range fv.lists {
+			id := fv.base + fv.ids[i]
+			bm.Iterate(func(r uint32) bool {
+				rv.vals[at[r]] = id
+				at[r]++
+				return true
+			})
+		}
+	}
+	return rv
+}
+
+// memoCounter counts sets over recordValues, with counters of its own.
+type memoCounter struct {
+	facets []*facetValues
+	rv     *recordValues
+	counts []uint32
+	recs   []uint32
+}
+
+func newMemoCounter(facets []*facetValues, rv *recordValues) *memoCounter {
+	return &memoCounter{facets: facets, rv: rv, counts: make([]uint32, rv.ids), recs: make([]uint32, 1024)}
+}
+
+// count is the memo of set bm (n stations): the top limit values of each
+// facet.
+func (c *memoCounter) count(bm *roaring.Bitmap, n, limit int) format.MemoCounts {
+	clear(c.counts)
+	first, vals, counts := c.rv.first, c.rv.vals, c.counts
+	it := bm.ManyIterator()
+	for k := it.NextMany(c.recs); k > 0; k = it.NextMany(c.recs) {
+		for _, r := range c.recs[:k] {
+			for _, v := range vals[first[r]:first[r+1]] {
+				counts[v]++
+			}
+		}
+	}
+	m := format.MemoCounts{Stations: n, Limit: limit, Facets: make([][]format.MemoCount, len(c.facets))}
+	for f, fv := range c.facets {
+		m.Facets[f] = fv.top(counts[fv.base:int(fv.base)+len(fv.total)], limit)
+	}
+	return m
+}
+
+// top is the first limit counted values, most first, ties in key order;
+// values in id order have ever fewer stations in all, so the scan stops
+// at the first that could not enter.
+func (fv *facetValues) top(counts []uint32, limit int) []format.MemoCount {
+	var top []format.MemoCount
+	less := func(a, b format.MemoCount) int {
+		if a.N != b.N {
+			return int(b.N) - int(a.N)
+		}
+		return int(fv.rank[a.ID]) - int(fv.rank[b.ID])
+	}
+	for id, n := range counts {
+		if len(top) == limit && fv.total[id] < top[limit-1].N {
+			break
+		}
+		c := format.MemoCount{ID: uint32(id), N: n}
+		if n == 0 || fv.skip[id] || len(top) == limit && less(c, top[limit-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, c, less)
+		if len(top) == limit {
+			top = top[:limit-1]
+		}
+		top = slices.Insert(top, i, c)
+	}
+	return top
+}
