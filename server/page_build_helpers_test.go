@@ -16,7 +16,11 @@ import (
 // the builder fails) and its footer.
 func builtPage(t testing.TB, s *Server, ix *query.Index, target string) (*page, footer) {
 	t.Helper()
-	r := httptest.NewRequest(http.MethodGet, target, nil)
+	return buildPage(s, ix, httptest.NewRequest(http.MethodGet, target, nil))
+}
+
+// buildPage is the page the handler answers r with, and its footer.
+func buildPage(s *Server, ix *query.Index, r *http.Request) (*page, footer) {
 	build, args := pageBuilder(s, r.URL.EscapedPath())
 	p, err := build(r, ix, args)
 	if err != nil {
