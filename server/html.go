@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // HTML pages are written by hand, by the functions below and in
@@ -202,11 +203,10 @@ func description(p *page) string {
 
 // clipWords cuts s to at most n runes at a space, with an ellipsis.
 func clipWords(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	cut := string(r[:n-1])
+	cut := string([]rune(s)[:n-1])
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}

@@ -164,7 +164,14 @@ func isWebURL(s string) bool {
 // output: control characters become spaces and bidirectional formatting
 // characters are dropped, so a name can neither break a line-based format
 // nor reorder the text around it. Escaping is left to each renderer.
-func cleanText(s string) string { return strings.Map(cleanRune, s) }
+func cleanText(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' {
+			return strings.Map(cleanRune, s)
+		}
+	}
+	return s // printable ASCII, which cleanRune keeps: most names
+}
 
 func cleanRune(r rune) rune {
 	switch {
