@@ -33,6 +33,19 @@ func TestPagesWrittenAsTemplateDemo(t *testing.T) {
 	}
 }
 
+// TestPagesWrittenAsTemplateAwkward: the same on the awkward fixture
+// (links_test.go), whose tags put '#', '%', quotes, slashes, spaces and
+// non-Latin scripts into directory URLs and link texts, served under a
+// base URL with a space and a non-ASCII letter in its path.
+func TestPagesWrittenAsTemplateAwkward(t *testing.T) {
+	ix := awkwardIndex(t)
+	s := serverAt(t, ix, "https://radio.example/d%20ex/m%C3%BAsica")
+	for _, target := range pageTargets(t, ix, 1) {
+		p, f := builtPage(t, s, ix, target)
+		requireSameHTML(t, s, target, p, f)
+	}
+}
+
 // TestPagesWrittenAsTemplateReal: the same on the real snapshot, for every
 // page of every directory index, every 20th directory value and every
 // 20th station.
