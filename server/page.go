@@ -175,6 +175,8 @@ func cleanText(s string) string {
 
 func cleanRune(r rune) rune {
 	switch {
+	case r < firstBidiControl && !unicode.IsControl(r):
+		return r // Latin, Greek, Cyrillic and the like: no table to search
 	case isBidiControl(r):
 		return -1
 	case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff':
@@ -182,6 +184,9 @@ func cleanRune(r rune) rune {
 	}
 	return r
 }
+
+// firstBidiControl is the lowest Bidi_Control character (U+061C).
+var firstBidiControl = rune(unicode.Bidi_Control.R16[0].Lo)
 
 // isBidiControl: the explicit directional marks, embeddings, overrides and
 // isolates (Unicode Bidi_Control).
