@@ -1,26 +1,37 @@
 package server
 
 import (
-	"bytes"
-	"embed"
-	"html/template"
+	_ "embed"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// HTML pages are rendered with html/template from one layout
-// (templates/page.html), which escapes every value for its context. Station
-// text reaches it only through Page (see page.go), and hrefs only as
-// absolute http(s) URLs, so the template never has to trust a value. The
-// pages use no JavaScript and one same-origin style sheet.
-
-//go:embed templates/*.html
-var templateFS embed.FS
+// HTML pages are written by hand, by the functions below and in
+// html_parts.go, one for each part of the one layout every page has: head, site navigation, heading
+// and error, search form, blocks (text, notice, player, facts, links,
+// code), pager, footer. They append bytes to the response buffer: the
+// html/template layout they replace spent more time in reflection than in
+// writing (a third of a page crawl's CPU).
+//
+// They escape exactly as html/template did in the same places, so every
+// page is byte for byte the page the template wrote (html_escape.go; the
+// tests keep the template and compare every kind of page and fuzzed
+// pages with it):
+//   - text, <title> and quoted attribute values: & ' < > " + as entities,
+//     NUL as U+FFFD (appendText);
+//   - href, src and action: a URL whose scheme is not http, https or
+//     mailto becomes "#ZgotmplZ"; bytes outside RFC 3986's characters, and
+//     ' ( ), are percent-encoded in lower-case hex, valid escapes kept;
+//     then & and + as entities (appendURL).
+//
+// Station text reaches a page only through the page model (see page.go),
+// and hrefs only as absolute http(s) URLs, so the writers never trust a
+// value; they still escape every one as the template did. The pages use
+// no JavaScript and one same-origin style sheet.
 
 //go:embed static/style.css
 var styleCSS []byte
-
-var pageTemplate = template.Must(template.New("page.html").ParseFS(templateFS, "templates/page.html"))
 
 // footer is what every page and file states about its data: when the
 // snapshot was taken and where it comes from. It never shows the time the
@@ -32,8 +43,8 @@ type footer struct {
 
 func (f footer) Snapshot() string { return f.SnapshotAt.UTC().Format(time.RFC3339) }
 
-// SnapshotDay is the snapshot time for people.
-func (f footer) SnapshotDay() string { return f.SnapshotAt.UTC().Format("2 January 2006, 15:04 UTC") }
+// snapshotDay is the layout of the snapshot time for people.
+const snapshotDay = "2 January 2006, 15:04 UTC"
 
 // Loaded is false on the pages served while no index is loaded.
 func (f footer) Loaded() bool { return !f.SnapshotAt.IsZero() }
@@ -45,30 +56,128 @@ func (f footer) text() string {
 	return "Data snapshot taken " + f.Snapshot() + " from " + f.Source + ". " + dataNotice(f.Source)
 }
 
-// htmlView is the template's data: the page and what the layout adds.
-type htmlView struct {
-	*page
-	Footer       footer
-	Base         string // base URL, no trailing slash
-	CanonicalURL string
-	MarkdownURL  string
-	Notice       string
-	Description  string // the meta description: what a search result shows
-	StylePath    string
+// layout is what the layout adds to a page: its addresses and the texts
+// every page has.
+type layout struct {
+	footer
+	base        string // base URL, no trailing slash
+	canonical   string
+	markdown    string // the Markdown twin's URL
+	notice      string
+	description string // the meta description: what a search result shows
 }
 
-func (s *Server) appendHTML(dst []byte, p *page, f footer) ([]byte, error) {
+// layoutOf is what the layout adds to p: its URLs are the page's path and
+// query under the base URL.
+func (s *Server) layoutOf(p *page, f footer) layout {
 	canonical := s.base + p.Path
 	if p.Query != "" {
 		canonical += "?" + p.Query
 	}
-	v := htmlView{page: p, Footer: f, Base: s.base, CanonicalURL: canonical, MarkdownURL: mdTwin(canonical),
-		Notice: dataNotice(f.Source), Description: description(p), StylePath: stylePath}
-	b := bytes.NewBuffer(dst)
-	if err := pageTemplate.Execute(b, v); err != nil {
-		return b.Bytes(), err
+	return layout{footer: f, base: s.base, canonical: canonical, markdown: mdTwin(canonical),
+		notice: dataNotice(f.Source), description: description(p)}
+}
+
+// appendHTML appends p as an HTML page.
+func (s *Server) appendHTML(dst []byte, p *page, f footer) []byte {
+	l := s.layoutOf(p, f)
+	dst = appendPageHead(dst, p, &l)
+	dst = appendSiteNav(dst, l.base)
+	dst = appendMain(dst, p)
+	return appendFooter(dst, &l)
+}
+
+// documentStart is every page up to its title.
+const documentStart = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
+
+// appendPageHead writes the head: title, description, style sheet, icon,
+// canonical URL, Markdown twin and neighbouring pages.
+func appendPageHead(dst []byte, p *page, l *layout) []byte {
+	dst = appendWrapped(dst, documentStart, p.Title, "</title>\n<meta name=\"description\" content=\"")
+	dst = appendText(dst, l.description)
+	dst = appendURL(append(dst, "\">\n<link rel=\"stylesheet\" href=\""...), l.base)
+	dst = appendURL(dst, stylePath)
+	dst = appendURL(append(dst, "\">\n<link rel=\"icon\" href=\""...), l.base)
+	dst = appendURL(append(dst, "/favicon.svg\" type=\"image/svg+xml\">\n<link rel=\"canonical\" href=\""...), l.canonical)
+	dst = appendURL(append(dst, "\">\n<link rel=\"alternate\" type=\"text/markdown\" href=\""...), l.markdown)
+	dst = append(dst, "\">"...)
+	if p.Pager != nil {
+		dst = appendHeadLink(dst, "prev", p.Pager.Prev)
+		dst = appendHeadLink(dst, "next", p.Pager.Next)
 	}
-	return b.Bytes(), nil
+	return append(dst, "\n</head>\n<body>\n"...)
+}
+
+// appendHeadLink links a neighbouring page, if there is one.
+func appendHeadLink(dst []byte, rel, href string) []byte {
+	if href == "" {
+		return dst
+	}
+	dst = append(append(dst, "\n<link rel=\""...), rel...)
+	return appendHref(dst, "\" href=\"", href, "\">")
+}
+
+// navEntry is a page of the site's navigation: its path under the base
+// URL and its name.
+type navEntry struct{ path, name string }
+
+// siteNav is the navigation of every page: home, search, every directory,
+// the guide.
+var siteNav = func() []navEntry {
+	nav := []navEntry{{"/", "stationdex"}, {pathSearch, "Search"}}
+	for _, d := range directories {
+		nav = append(nav, navEntry{"/" + d.kind + "/", d.title})
+	}
+	return append(nav, navEntry{pathGuide, "API guide"})
+}()
+
+func appendSiteNav(dst []byte, base string) []byte {
+	dst = append(dst, "<header>\n<nav aria-label=\"Site\">\n<ul>\n"...)
+	for _, n := range siteNav {
+		dst = appendURL(append(dst, "<li><a href=\""...), base)
+		dst = append(append(append(append(dst, n.path...), "\">"...), n.name...), "</a></li>\n"...)
+	}
+	return append(dst, "</ul>\n</nav>\n</header>\n"...)
+}
+
+// appendMain writes the page's own content: heading, error, form, blocks
+// and pager.
+func appendMain(dst []byte, p *page) []byte {
+	dst = appendWrapped(dst, "<main>\n<h1><bdi>", p.Heading, "</bdi></h1>")
+	if p.Error != "" {
+		dst = appendWrapped(dst, "\n<p class=\"error\" role=\"alert\">", p.Error, "</p>")
+	}
+	if p.Form != nil {
+		dst = appendForm(dst, p.Form)
+	}
+	for i := range p.Blocks {
+		dst = appendBlock(dst, &p.Blocks[i])
+	}
+	if p.Pager != nil {
+		dst = appendPager(dst, p.Pager)
+	}
+	return append(dst, "\n</main>\n"...)
+}
+
+// appendFooter writes what the page says of its data (the snapshot, its
+// source, the notice) and links to its twin, the API and the downloads.
+func appendFooter(dst []byte, l *layout) []byte {
+	dst = append(dst, "<footer>"...)
+	if l.Loaded() {
+		var at [64]byte
+		t := l.SnapshotAt.UTC()
+		dst = appendText(append(dst, "\n<p>Data snapshot taken <time datetime=\""...), t.AppendFormat(at[:0], time.RFC3339))
+		dst = appendText(append(dst, "\">"...), t.AppendFormat(at[:0], snapshotDay))
+		dst = appendWrapped(dst, "</time> from ", l.Source, ".</p>")
+	} else {
+		dst = append(dst, "\n<p>No data snapshot is loaded yet.</p>"...)
+	}
+	dst = appendWrapped(dst, "\n<p>", l.notice, "</p>")
+	dst = appendURL(append(dst, "\n<p><a href=\""...), l.markdown)
+	dst = appendURL(append(dst, "\" type=\"text/markdown\">This page as Markdown</a> · <a href=\""...), l.base)
+	dst = appendURL(append(dst, "/openapi.json\">OpenAPI</a> · <a href=\""...), l.base)
+	return append(dst, "/data/catalog.json\">Data downloads</a></p>\n</footer>\n</body>\n</html>\n"...)
 }
 
 // siteDescription describes a page that has no text of its own.
@@ -94,11 +203,10 @@ func description(p *page) string {
 
 // clipWords cuts s to at most n runes at a space, with an ellipsis.
 func clipWords(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	cut := string(r[:n-1])
+	cut := string([]rune(s)[:n-1])
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}

@@ -164,10 +164,19 @@ func isWebURL(s string) bool {
 // output: control characters become spaces and bidirectional formatting
 // characters are dropped, so a name can neither break a line-based format
 // nor reorder the text around it. Escaping is left to each renderer.
-func cleanText(s string) string { return strings.Map(cleanRune, s) }
+func cleanText(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' {
+			return strings.Map(cleanRune, s)
+		}
+	}
+	return s // printable ASCII, which cleanRune keeps: most names
+}
 
 func cleanRune(r rune) rune {
 	switch {
+	case r < firstBidiControl && !unicode.IsControl(r):
+		return r // Latin, Greek, Cyrillic and the like: no table to search
 	case isBidiControl(r):
 		return -1
 	case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufffe' || r == '\uffff':
@@ -175,6 +184,9 @@ func cleanRune(r rune) rune {
 	}
 	return r
 }
+
+// firstBidiControl is the lowest Bidi_Control character (U+061C).
+var firstBidiControl = rune(unicode.Bidi_Control.R16[0].Lo)
 
 // isBidiControl: the explicit directional marks, embeddings, overrides and
 // isolates (Unicode Bidi_Control).

@@ -86,7 +86,7 @@ func dropEmptyPairs(rawQuery string) string {
 }
 
 // formValues refills the form with what was sent, valid or not, so the
-// reader can correct it. html/template escapes it.
+// reader can correct it. The page writer escapes it (html.go).
 func formValues(action, rawQuery string) *searchForm {
 	v, _ := url.ParseQuery(rawQuery)
 	return newSearchForm(action, v.Get)

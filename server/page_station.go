@@ -33,27 +33,32 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 	if err != nil {
 		return nil, err
 	}
-	st := stationjson.New(s.base, &rec)
 	near, err := s.nearBlock(ix, &rec)
 	if err != nil {
 		return nil, err
 	}
+	return s.stationPageOf(&rec, near), nil
+}
+
+// stationPageOf is the station page of rec, near being its nearby stations.
+func (s *Server) stationPageOf(rec *format.Record, near block) *page {
+	st := stationjson.New(s.base, rec)
 	return &page{
 		Title:       cleanText(st.PageTitle),
 		Heading:     cleanText(st.Name),
 		Path:        strings.TrimPrefix(st.PageURL, s.base),
-		Description: stationDescription(&rec),
+		Description: stationDescription(rec),
 		Blocks: []block{
-			{Facts: stationFacts(s.base, &rec, &st)},
+			{Facts: stationFacts(s.base, rec, &st)},
 			{Heading: "Listen", Notice: availabilityNotice,
-				Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, &rec)...)},
+				Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, rec)...)},
 			near,
 			{Heading: "Data", Links: []link{
 				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
 				internalLink("All stations as a download", s.base+pathCatalog),
 			}},
 		},
-	}, nil
+	}
 }
 
 // stationFacts lists the record's fields, each value linked to its
@@ -143,7 +148,12 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 	if err != nil {
 		return nil, err
 	}
-	st := stationjson.New(s.base, &rec)
+	return s.listenPageOf(&rec), nil
+}
+
+// listenPageOf is the listening page of rec.
+func (s *Server) listenPageOf(rec *format.Record) *page {
+	st := stationjson.New(s.base, rec)
 	player := block{Heading: "Player", Notice: availabilityNotice}
 	if isWebURL(rec.StreamURL) {
 		player.Audio = rec.StreamURL
@@ -158,7 +168,7 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 		links = append(links, externalLink("Official website", *st.OfficialURL))
 	}
 	blocks := []block{player}
-	if files := playlistLinks(s.base, &rec); files != nil {
+	if files := playlistLinks(s.base, rec); files != nil {
 		blocks = append(blocks, block{Heading: "In another player", Links: files})
 	}
 	return &page{
@@ -167,7 +177,7 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 		Path:    strings.TrimPrefix(st.ListenURL, s.base),
 		Media:   player.Audio != "",
 		Blocks:  append(blocks, block{Heading: "More", Links: links}),
-	}, nil
+	}
 }
 
 // stationDescription says what and where a station is, for search results.

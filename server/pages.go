@@ -208,12 +208,13 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFun
 		if err != nil {
 			p = s.errorPage(r, err)
 		}
-		return s.renderPage(dst, p, footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
+		head, body := s.renderPage(dst, p, footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
+		return head, body, nil
 	}, func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) })
 }
 
 // failPage answers a page that could not be built: 503 while no index is
-// loaded, a plain 500 when rendering failed.
+// loaded, a plain 500 for any other failure.
 func (s *Server) failPage(w http.ResponseWriter, r *http.Request, err error, md bool) {
 	if err != errNoIndex {
 		s.log.Error("render page", "path", r.URL.Path, "err", err)
@@ -222,11 +223,7 @@ func (s *Server) failPage(w http.ResponseWriter, r *http.Request, err error, md 
 	}
 	p := &page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
 		Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery}
-	head, body, err := s.renderPage(nil, p, footer{}, md)
-	if err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
+	head, body := s.renderPage(nil, p, footer{}, md)
 	w.Header().Set("Retry-After", retryAfterSeconds)
 	s.send(w, r, &entity{contentType: head.contentType, csp: head.csp, body: body}, reply{status: head.status}, nil)
 }
@@ -262,17 +259,16 @@ func (s *Server) errorPage(r *http.Request, err error) *page {
 }
 
 // renderPage appends p in HTML or Markdown to dst.
-func (s *Server) renderPage(dst []byte, p *page, f footer, md bool) (entityHead, []byte, error) {
+func (s *Server) renderPage(dst []byte, p *page, f footer, md bool) (entityHead, []byte) {
 	head := entityHead{contentType: htmlType, status: p.Status, csp: pageCSP}
 	if p.Media {
 		head.csp = pageMediaCSP
 	}
 	if md {
 		head.contentType = markdownMediaType
-		return head, s.appendMarkdown(dst, p, f), nil
+		return head, s.appendMarkdown(dst, p, f)
 	}
-	body, err := s.appendHTML(dst, p, f)
-	return head, body, err
+	return head, s.appendHTML(dst, p, f)
 }
 
 // wantsMarkdown reports whether the Accept header prefers text/markdown

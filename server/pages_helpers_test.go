@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -112,7 +111,7 @@ type htmlPage struct {
 	text     string
 }
 
-// allowedElements are the elements the page template can produce. Any
+// allowedElements are the elements the page writers (html.go) can produce. Any
 // other element in a page was injected.
 var allowedElements = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "link": true, "body": true,
@@ -197,7 +196,7 @@ func attr(n *html.Node, key string) string {
 
 // checkHTMLPage asserts what every HTML page promises: headers, language,
 // one h1, a Markdown alternate, labelled inputs, the snapshot and source,
-// only template elements, no event attributes, and only http(s) URLs,
+// only the layout's elements, no event attributes, and only http(s) URLs,
 // internal ones under base and external ones listed in external.
 func checkHTMLPage(t testing.TB, rec *httptest.ResponseRecorder, base string, external map[string]bool) *htmlPage {
 	t.Helper()
@@ -391,27 +390,16 @@ func externalOf(t testing.TB, ix *query.Index, id string) map[string]bool {
 	ext := map[string]bool{}
 	for _, u := range []string{rec.OfficialURL, rec.StreamURL} {
 		if u != "" {
-			ext[u], ext[templateURL(u)] = true, true
+			ext[u], ext[hrefOf(u)] = true, true
 		}
 	}
 	return ext
 }
 
-// templateURL is u as html/template writes it into an href: every byte
-// outside RFC 3986's unreserved and reserved characters (and '%')
-// percent-encoded.
-func templateURL(u string) string {
-	const kept = "-._~:/?#[]@!$&'()*+,;=%"
-	var b strings.Builder
-	for i := 0; i < len(u); i++ {
-		c := u[i]
-		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(kept, c) >= 0) {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
+// hrefOf is u as a page's href reads once parsed: written by appendURL
+// (bytes outside RFC 3986's characters percent-encoded), entities decoded.
+func hrefOf(u string) string {
+	return html.UnescapeString(string(appendURL(nil, u)))
 }
 
 // allStationIDs lists the ids of an index through the query API.

@@ -9,7 +9,7 @@ import (
 // samplePages are demo pages kept, both representations, in
 // testdata/pages as golden files. The test compares them (regenerate with
 // go test ./server -run TestSamplePages -update), and make test lints them
-// with html-validate and markdownlint (configs in server/), so a template
+// with html-validate and markdownlint (configs in server/), so a layout
 // change is seen in review and checked by real validators.
 var samplePages = []struct{ name, target string }{
 	{"home", "/"},

@@ -38,8 +38,10 @@
 //     statuses; cors.go; shed.go
 //   - pages.go, page.go, page_home.go, page_search.go, page_refine.go
 //     (did-you-mean, narrowing by facet, nearby stations), page_station.go,
-//     page_directory.go: the HTML pages; html.go and markdown.go: their HTML
-//     and Markdown rendering; templates/ and static/; playlist.go: a
+//     page_directory.go: the HTML pages; html.go (the layout, written by
+//     hand), html_parts.go (form, blocks, pager) and html_escape.go
+//     (html/template's escaping, byte for byte) write them as HTML,
+//     markdown.go as Markdown; static/; playlist.go: a
 //     station's M3U and PLS files; provenance.go: where the stations come
 //     from, as every page, llms.txt and the catalogue say it
 //   - pages_resources.go, openapi.go, wellknown.go, dump.go, catalog.go,

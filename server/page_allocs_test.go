@@ -1,0 +1,47 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// pageAllocBounds are the most allocations one page of each kind (of
+// pageKinds) may make, built from the demo index and written, a little
+// above what it makes now; writing alone makes at most writeAllocBound
+// (the page's canonical and Markdown URLs and its description). Building
+// makes the rest: the model's strings and the records read.
+var pageAllocBounds = map[string]float64{
+	"home":            75,
+	"search":          420,
+	"station":         200,
+	"listen":          62,
+	"directory":       380,
+	"directory_entry": 140,
+	"guide":           160,
+}
+
+const writeAllocBound = 8
+
+// TestPageAllocs guards the allocations of each kind of page, built and
+// written, and written alone into a buffer that has grown.
+func TestPageAllocs(t *testing.T) {
+	if pagesRace {
+		t.Skip("the race detector allocates on its own")
+	}
+	s, ix := newDemoServer(t, nil), demoIx(t)
+	for _, k := range pageKinds {
+		r := httptest.NewRequest(http.MethodGet, k.target, nil)
+		var dst []byte
+		all := testing.AllocsPerRun(50, func() {
+			p, f := buildPage(s, ix, r)
+			dst = s.appendHTML(dst[:0], p, f)
+		})
+		p, f := buildPage(s, ix, r)
+		write := testing.AllocsPerRun(50, func() { dst = s.appendHTML(dst[:0], p, f) })
+		if all > pageAllocBounds[k.name] || write > writeAllocBound {
+			t.Errorf("%s page: %v allocations built and written (at most %v), %v written (at most %v)",
+				k.name, all, pageAllocBounds[k.name], write, writeAllocBound)
+		}
+	}
+}
