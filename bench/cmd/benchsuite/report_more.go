@@ -138,7 +138,7 @@ func (s *suite) mixesSection(w *strings.Builder) {
 		"(`cmd/ceiling`) answering a fixed body of the mix's median response size, loaded in the same run with the same wrk settings, "+
 		"rounds alternating ceiling and stationdex. Cold: the probe searches (same generator, never part of the load) are checked "+
 		"(200, same total as in process) and give the size; each round loads a slice of never-sent searches, every wrk thread walking "+
-		"its part in order (`scripts/wrk-slice.lua`), for a duration sized from stationdex's rate on a one-second calibration slice (again never-sent searches) so that no slice runs out. "+
+		"its part in order (`scripts/wrk-slice.lua`), for a duration sized from stationdex's rate on a one-second calibration slice after a one-second warm-up (again never-sent searches) so that no slice runs out. "+
 		"Crawl: every page is first asked for on another node (200, and Markdown for a twin), which gives the size; then sliced like the cold mix. Hot: "+
 		"every distinct search is checked first (which also warms any cache, as real traffic would), the size is the median over the "+
 		"request sequence. With `Accept-Encoding`, the size is the median of the bytes sent as encoded (the ceiling sends them unencoded).\n\n", trafficSeed)
