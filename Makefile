@@ -169,8 +169,9 @@ bench-smoke:
 	$(call need,wrk)
 	@if command -v wrk >/dev/null; then bash bench/run.sh smoke; fi
 
-## soak: steady load for SOAK_MINUTES (default 1); heap, RSS, goroutines and
-## open files must stay flat
+## soak: steady load for SOAK_MINUTES (default 1): cold searches, a crawl of
+## every page and zero-result typo searches; heap, RSS, goroutines and open
+## files must stay flat
 ##= SOAK_MINUTES: how long make soak runs (default 1)
 SOAK_MINUTES ?= 1
 soak: build

@@ -85,12 +85,15 @@ func coldPath(qs []mix.Query, n int) string {
 
 // load sends requests at a steady rate and counts the outcomes.
 type load struct {
-	base    string
-	paths   []string    // cycled through (mix traffic), or
-	cold    []mix.Query // asked with distinct limits and offsets (cold traffic)
-	workers int
-	client  *http.Client
-	next    atomic.Int64
+	base  string
+	paths []string    // cycled through (mix traffic), or
+	cold  []mix.Query // asked with distinct limits and offsets (cold traffic)
+	// realistic: crawl pages and typo searches, cycled through, one
+	// request in realisticEvery.
+	realistic []string
+	workers   int
+	client    *http.Client
+	next      atomic.Int64
 
 	mu        sync.Mutex
 	latencies []time.Duration
@@ -98,9 +101,9 @@ type load struct {
 	errors    map[string]int
 }
 
-func newLoad(addr string, paths []string, cold []mix.Query, workers int) *load {
+func newLoad(addr string, paths []string, cold []mix.Query, realistic []string, workers int) *load {
 	return &load{
-		base: "http://" + addr, paths: paths, cold: cold, workers: workers,
+		base: "http://" + addr, paths: paths, cold: cold, realistic: realistic, workers: workers,
 		client:   &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}},
 		statuses: map[int]int{}, errors: map[string]int{},
 	}
@@ -156,20 +159,29 @@ func (l *load) pace(ctx context.Context, rate int, tokens chan<- struct{}, n *no
 }
 
 func (l *load) one() {
-	n := int(l.next.Add(1))
-	var path string
-	if l.cold != nil {
-		path = coldPath(l.cold, n)
-	} else {
-		path = l.paths[n%len(l.paths)]
-	}
 	start := time.Now()
-	resp, err := l.client.Get(l.base + path)
+	resp, err := l.client.Get(l.base + l.path(int(l.next.Add(1))))
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	d := time.Since(start)
+	l.record(resp, err, time.Since(start))
+}
+
+// path is request n: a crawl page or typo search one in realisticEvery,
+// else the traffic's own.
+func (l *load) path(n int) string {
+	switch {
+	case len(l.realistic) > 0 && n%realisticEvery == 0:
+		return l.realistic[(n/realisticEvery)%len(l.realistic)]
+	case l.cold != nil:
+		return coldPath(l.cold, n)
+	}
+	return l.paths[n%len(l.paths)]
+}
+
+// record counts one outcome: an error, or a status and its latency.
+func (l *load) record(resp *http.Response, err error, d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {

@@ -3,7 +3,7 @@
 // open file descriptors are sampled after a warm-up and again after the
 // load, and each must stay within a tolerance of where it was.
 //
-//	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE] [-minutes 3] [-traffic cold|mix] [-cache-bytes N]
+//	cd bench && go run ./soak [-bin ../bin/stationdex] [-index FILE -data DUMP] [-minutes 3] [-traffic cold|mix] [-cache-bytes N]
 //
 // The default traffic is cold: a stream of distinct searches, each a miss
 // of the node's response cache that is stored and evicts an older one (the
@@ -14,10 +14,14 @@
 // within its bound (growth by what the cache still had room for at the
 // first sample is allowed), the cache itself must stay within its bound,
 // and the load must have missed and evicted. -traffic mix replays the
-// benchmark mix with pages and files, mostly cache hits.
+// benchmark mix with pages and files, mostly cache hits. Either way, one
+// request in three is what real traffic adds to searches that find
+// stations (issue #24): a crawl of every page of the index (station,
+// listening and directory pages, Markdown twins) and zero-result searches
+// for misspelt words, made from the dump the index was built from.
 //
-// It starts `stationdex serve` itself on 127.0.0.1 (the embedded demo, or
-// -index), reads the node's Go and process metrics from its admin port
+// It starts `stationdex serve` itself on 127.0.0.1 (the demo, built into
+// a temporary file, or -index), reads the node's Go and process metrics from its admin port
 // (forcing a garbage collection first through /debug/pprof/heap?gc=1, so
 // that the heap compared is the live one), reads anonymous RSS from
 // /proc (file-backed pages of the memory-mapped index are cache, not
@@ -42,7 +46,7 @@ const (
 )
 
 type config struct {
-	bin, index, mix       string
+	bin, index, data, mix string
 	traffic               string
 	cacheBytes            int64
 	duration, warmup      time.Duration
@@ -57,6 +61,7 @@ func parseFlags() config {
 	var c config
 	flag.StringVar(&c.bin, "bin", "../bin/stationdex", "the stationdex binary (make build)")
 	flag.StringVar(&c.index, "index", "", "index file to serve (default: the embedded demo)")
+	flag.StringVar(&c.data, "data", "", "the dump -index was built from, for the typo searches (default: the demo's)")
 	flag.StringVar(&c.mix, "mix", "queries/mix.tsv", "query mix of API searches; a few pages and files are added")
 	flag.StringVar(&c.traffic, "traffic", trafficCold, "cold: distinct searches, each a response-cache miss; mix: the query mix with pages and files, repeated")
 	flag.Int64Var(&c.cacheBytes, "cache-bytes", 2<<20, "the node's response cache bound (its -cache-bytes; 0 disables)")
@@ -78,6 +83,10 @@ func parseFlags() config {
 	}
 	if *minutes > 0 {
 		c.duration = time.Duration(*minutes * float64(time.Minute))
+	}
+	if err := checkIndexData(c.index, c.data); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(2)
 	}
 	return c
 }
@@ -104,16 +113,28 @@ func soak(ctx context.Context, c config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	n, err := startNode(c.bin, c.index, c.cacheBytes)
+	index := c.index
+	if index == "" {
+		var cleanup func()
+		if index, cleanup, err = demoIndex(); err != nil {
+			return false, err
+		}
+		defer cleanup()
+	}
+	realistic, err := realisticPaths(index, c.data)
+	if err != nil {
+		return false, fmt.Errorf("crawl and typos: %w", err)
+	}
+	n, err := startNode(c.bin, index, c.cacheBytes)
 	if err != nil {
 		return false, err
 	}
 	defer n.kill()
-	fmt.Printf("soak: node pid %d on %s, index %s, response cache %d bytes; %s traffic, %d req/s from %d clients, warm-up %v, load %v\n",
-		n.pid(), n.addr, indexName(c.index), c.cacheBytes, c.traffic, c.rate, c.workers, c.warmup, c.duration)
-	clients := newLoad(n.addr, mixPaths(qs), nil, c.workers)
+	fmt.Printf("soak: node pid %d on %s, index %s, response cache %d bytes; %s traffic with %d crawl pages and typo searches, %d req/s from %d clients, warm-up %v, load %v\n",
+		n.pid(), n.addr, indexName(c.index), c.cacheBytes, c.traffic, len(realistic), c.rate, c.workers, c.warmup, c.duration)
+	clients := newLoad(n.addr, mixPaths(qs), nil, realistic, c.workers)
 	if c.traffic == trafficCold {
-		clients = newLoad(n.addr, nil, distinctSearches(qs), c.workers)
+		clients = newLoad(n.addr, nil, distinctSearches(qs), realistic, c.workers)
 	}
 	if err := clients.run(ctx, c.rate, c.warmup, nil); err != nil {
 		return false, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,29 @@ import (
 
 	"stationdex/bench/internal/mix"
 )
+
+// get asks for url with the given request headers and reads the whole
+// body.
+func get(client *http.Client, url string, header http.Header) (*http.Response, []byte, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(req.Header, header)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
+}
+
+// freeAddr is a free loopback address, for a listener of a child.
+func freeAddr() (string, error) {
+	port, err := freePort()
+	return fmt.Sprintf("127.0.0.1:%d", port), err
+}
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -33,12 +57,7 @@ func verifyHTTP(base string, qs []mix.Query, totals []int) (int, error) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	var sizes []int
 	for i, q := range qs {
-		resp, err := client.Get(base + q.Path())
-		if err != nil {
-			return 0, err
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body, err := get(client, base+q.Path(), nil)
 		if err != nil {
 			return 0, err
 		}
@@ -74,6 +93,8 @@ type wrkOut struct {
 	P99        int64 `json:"p99_us"`
 	P999       int64 `json:"p999_us"`
 	Wraps      int64 `json:"wraps"` // wrk-slice.lua: slices that ran out
+	// Command is the wrk command line, for the report.
+	Command string `json:"-"`
 }
 
 // wrk loads base for the configured duration, cycling through paths.
@@ -103,6 +124,7 @@ func (s *suite) wrkRun(base string, dur time.Duration, script string, flags, scr
 			if w.Requests == 0 {
 				return w, fmt.Errorf("wrk made no requests against %s:\n%s", base, out)
 			}
+			w.Command = "wrk " + strings.Join(args, " ")
 			return w, nil
 		}
 	}
@@ -124,11 +146,10 @@ func (w *Wrk) add(o wrkOut, rounds int) {
 // httpStage compares our server with the ceiling under the same wrk load,
 // alternating ceiling and ours for the configured number of rounds.
 func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, error) {
-	aport, err := freePort()
+	admin, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	admin := fmt.Sprintf("127.0.0.1:%d", aport)
 	ours, _, err := s.startOurs(idx, "-admin-addr", admin)
 	if err != nil {
 		return nil, err
@@ -213,7 +234,11 @@ func (s *suite) wrkRound(h *HTTP, t wrkTarget, paths string, round int) error {
 	var prof chan error
 	if t.admin != "" && round == s.cfg.rounds-1 {
 		prof = make(chan error, 1)
-		go func() { prof <- s.serverProfile(t.admin, h) }()
+		go func() {
+			var err error
+			h.Profile, err = s.serverProfile(t.admin, int(s.cfg.wrkDur.Seconds())-1, "server-cpu.prof")
+			prof <- err
+		}()
 	}
 	o, err := s.wrk(t.url, paths)
 	if err != nil {
@@ -241,29 +266,29 @@ func wrkVersion() string {
 }
 
 // serverProfile takes a CPU profile of our server through its admin
-// listener while wrk loads it, and keeps the top of `go tool pprof -top`.
-func (s *suite) serverProfile(admin string, h *HTTP) error {
-	secs := max(1, int(s.cfg.wrkDur.Seconds())-1)
+// listener for secs seconds (at least one) while wrk loads it, keeps it in
+// raw/file and returns the top of `go tool pprof -top -cum`.
+func (s *suite) serverProfile(admin string, secs int, file string) (string, error) {
+	secs = max(1, secs)
 	client := &http.Client{Timeout: time.Duration(secs+30) * time.Second}
 	resp, err := client.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, secs))
 	if err != nil {
-		return fmt.Errorf("server profile: %w", err)
+		return "", fmt.Errorf("server profile: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != 200 {
-		return fmt.Errorf("server profile: status %d, %v", resp.StatusCode, err)
+		return "", fmt.Errorf("server profile: status %d, %v", resp.StatusCode, err)
 	}
-	path := filepath.Join(s.raw, "server-cpu.prof")
+	path := filepath.Join(s.raw, file)
 	if err := os.WriteFile(path, body, 0o644); err != nil {
-		return err
+		return "", err
 	}
 	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=35", s.bin("stationdex"), path).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("go tool pprof: %w\n%s", err, out)
+		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
 	}
-	h.Profile = string(out)
-	return nil
+	return string(out), nil
 }
 
 // cpuSeconds is the user+system CPU time a process has used so far.

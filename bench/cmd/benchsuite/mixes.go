@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -43,6 +42,13 @@ type HTTPMix struct {
 	SentPerSearch  float64 `json:"requests_per_distinct_search,omitempty"`
 	CalibrationRPS float64 `json:"calibration_rps,omitempty"`
 	Wraps          int64   `json:"slice_wraps,omitempty"`
+	// ZeroShare (cold): the share of the distinct searches made to find
+	// nothing (misspelt words, words with an excluding filter).
+	ZeroShare float64 `json:"zero_result_share,omitempty"`
+	// Command is the wrk command of the mix's last stationdex round, and
+	// Profile (crawl) the top of a CPU profile of the node taken during it.
+	Command string `json:"wrk_command,omitempty"`
+	Profile string `json:"server_cpu_profile_top,omitempty"`
 }
 
 const (
@@ -65,7 +71,7 @@ func (s *suite) trafficStages(b *base) {
 		return
 	}
 	if !s.cfg.skip["mixes"] {
-		s.stage("http: cold and hot mixes vs ceiling", func() error { return s.mixesStage(b, src) })
+		s.stage("http: cold, crawl and hot mixes vs ceiling", func() error { return s.mixesStage(b, src) })
 	}
 	if !s.cfg.skip["facets"] {
 		s.stage("facets "+b.data.Label, func() error { return s.facetStage(b, src) })
@@ -73,20 +79,24 @@ func (s *suite) trafficStages(b *base) {
 }
 
 func (s *suite) mixesStage(b *base, src *traffic.Source) error {
-	ours, _, err := s.startOurs(b.idx)
+	crawl, err := s.crawlPages(b)
+	if err != nil {
+		return fmt.Errorf("crawl mix: %w", err)
+	}
+	admin, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	ours, _, err := s.startOurs(b.idx, "-admin-addr", admin)
 	if err != nil {
 		return err
 	}
 	defer ours.stop()
-	rounds := s.cfg.rounds
-	calib := s.cfg.coldPerRound / 4
-	cold, err := traffic.Cold(src, trafficSeed, s.cfg.coldProbes+calib+rounds*s.cfg.coldPerRound)
-	if err != nil {
-		return err
-	}
-	probes, calibration, load := cold[:s.cfg.coldProbes], cold[s.cfg.coldProbes:s.cfg.coldProbes+calib], cold[s.cfg.coldProbes+calib:]
-	if err := s.coldMix(b, ours, probes, calibration, load); err != nil {
+	if err := s.coldMix(b, ours, src); err != nil {
 		return fmt.Errorf("cold mix: %w", err)
+	}
+	if err := s.crawlMix(ours, admin, crawl); err != nil {
+		return fmt.Errorf("crawl mix: %w", err)
 	}
 	hot, err := traffic.NewHot(src, trafficSeed, s.cfg.hotDistinct, s.cfg.hotRequests, hotZipfS)
 	if err != nil {
@@ -100,37 +110,63 @@ func (s *suite) mixesStage(b *base, src *traffic.Source) error {
 	return nil
 }
 
-// coldMix checks and sizes the probes (same distribution, never part of the
-// load), then loads each round with its own slice of never-sent searches.
-func (s *suite) coldMix(b *base, ours *server, probes, calibration, load []mix.Query) error {
-	base := "http://" + ours.addr
-	sizes, encs, err := s.probe(b, base, probes, "")
+// coldMix draws the cold searches (each of a zero-result kind checked to
+// find nothing in process), checks and sizes the probes (same
+// distribution, never part of the load), then loads each round with its
+// own slice of never-sent searches.
+func (s *suite) coldMix(b *base, ours *server, src *traffic.Source) error {
+	zero := func(q mix.Query) bool {
+		n, _, err := b.e.Search(q, false)
+		return err == nil && n == 0
+	}
+	calib := s.cfg.coldPerRound / 4
+	cold, err := traffic.Cold(src, trafficSeed, s.cfg.coldProbes+calib+s.cfg.rounds*s.cfg.coldPerRound, zero)
+	if err != nil {
+		return err
+	}
+	probes, calibration, load := cold[:s.cfg.coldProbes], cold[s.cfg.coldProbes:s.cfg.coldProbes+calib], cold[s.cfg.coldProbes+calib:]
+	sizes, encs, err := s.probe(b, "http://"+ours.addr, probes, "")
 	if err != nil {
 		return err
 	}
 	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: s.cfg.rounds,
-		BodyBytes: medianOf(sizes), Encodings: encs,
-		What: fmt.Sprintf("%d distinct searches generated from the snapshot's words, prefixes, filters and offsets, "+
-			"a separate slice per round, each thread walking its part of the slice in order", len(load))}
-	// Sized so that stationdex does not run out of searches: its rate on
-	// a calibration slice (same generator, never loaded again) for a
-	// second, 80% of what that rate would take, whole seconds (wrk's unit),
-	// at most the configured duration.
+		BodyBytes: medianOf(sizes), Encodings: encs, ZeroShare: zeroShare(load),
+		What: fmt.Sprintf("%d distinct searches generated from the snapshot's words, prefixes, filters and offsets, %.1f%% of them "+
+			"made to find nothing (a name word misspelt by one or two edits, or a name word with a country or language none of its "+
+			"stations has; each checked to find nothing in process), a separate slice per round, each thread walking its part of "+
+			"the slice in order", len(load), 100*zeroShare(load))}
+	return s.slicedLoad(m, ours, "", traffic.Paths(calibration), traffic.Paths(load))
+}
+
+// zeroShare is the share of qs of a zero-result kind.
+func zeroShare(qs []mix.Query) float64 {
+	n := 0
+	for _, q := range qs {
+		if traffic.IsZero(q.Class) {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(qs), 1))
+}
+
+// slicedLoad loads ours and the mix's ceiling with paths each sent once:
+// a separate slice of load per round. The round's duration is sized so
+// that stationdex does not run out: its rate on the calibration paths
+// (same generator, never loaded again), 80% of what that rate would take,
+// whole seconds (wrk's unit), at most twice the configured duration. With
+// admin set, the node is profiled during its last round.
+func (s *suite) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, load []string) error {
+	base := "http://" + ours.addr
 	perRound := len(load) / m.Rounds
-	cpath, err := s.writeLines("paths-cold-calibration.txt", traffic.Paths(calibration))
-	if err != nil {
+	var err error
+	if m.CalibrationRPS, err = s.calibrate(m.Name, base, calibration); err != nil {
 		return err
 	}
-	co, err := s.wrkRun(base, time.Second, "wrk-slice.lua", nil, []string{cpath, strconv.Itoa(s.cfg.threads)})
-	if err != nil {
-		return err
-	}
-	m.CalibrationRPS = float64(co.Requests) / (float64(co.DurationUs) / 1e6)
 	dur := time.Duration(float64(perRound) / m.CalibrationRPS * 0.8 * float64(time.Second)).Truncate(time.Second)
 	// Up to twice the configured duration: on a slow machine the run still
 	// sends the 30,000 distinct searches the issue asks for.
 	m.DurationSec = min(max(dur, time.Second), 2*s.cfg.wrkDur).Seconds()
-	s.logf("  cold calibration: %.0f req/s on %d other searches: %.0f s per round for %d searches", m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
+	s.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
 	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
 	if err != nil {
 		return err
@@ -138,28 +174,65 @@ func (s *suite) coldMix(b *base, ours *server, probes, calibration, load []mix.Q
 	defer ceil.stop()
 	var sent int64
 	for r := 0; r < m.Rounds; r++ {
-		paths, err := s.writeLines(fmt.Sprintf("paths-cold-%d.txt", r+1), traffic.Paths(load[r*perRound:(r+1)*perRound]))
+		paths, err := s.writeLines(fmt.Sprintf("paths-%s-%d.txt", m.Name, r+1), load[r*perRound:(r+1)*perRound])
 		if err != nil {
 			return err
 		}
-		for _, t := range []struct {
-			url string
-			w   *Wrk
-			pid int
-		}{{ceilURL, &m.Ceiling, ceil.cmd.Process.Pid}, {base, &m.Ours, ours.cmd.Process.Pid}} {
-			o, err := s.loadRound(m, t.url, t.w, t.pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads))
-			if err != nil {
-				return err
-			}
-			if t.url == base {
-				sent += o.Requests
-				m.Wraps += o.Wraps
-				m.DistinctSent += min(int(o.Requests), perRound)
-			}
+		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads)); err != nil {
+			return err
 		}
+		o, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, paths)
+		if err != nil {
+			return err
+		}
+		sent += o.Requests
+		m.Wraps += o.Wraps
+		m.DistinctSent += min(int(o.Requests), perRound)
 	}
 	m.SentPerSearch = float64(sent) / float64(max(m.DistinctSent, 1))
 	return s.finishMix(m)
+}
+
+// calibrate is stationdex's rate on the second half of the calibration
+// paths, for a second, after a second on the first half: the first second
+// of a mix on a fresh node is slower (the crawl's by a third), and sizing
+// the rounds by it would let the slices run out.
+func (s *suite) calibrate(name, base string, calibration []string) (float64, error) {
+	half := len(calibration) / 2
+	var rps float64
+	for i, part := range [][]string{calibration[:half], calibration[half:]} {
+		path, err := s.writeLines(fmt.Sprintf("paths-%s-calibration-%d.txt", name, i+1), part)
+		if err != nil {
+			return 0, err
+		}
+		o, err := s.wrkRun(base, time.Second, "wrk-slice.lua", nil, []string{path, strconv.Itoa(s.cfg.threads)})
+		if err != nil {
+			return 0, err
+		}
+		rps = float64(o.Requests) / (float64(o.DurationUs) / 1e6)
+	}
+	return rps, nil
+}
+
+// profiledRound is one stationdex round of a sliced load, profiled through
+// the admin listener when asked.
+func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool, paths string) (wrkOut, error) {
+	var prof chan error
+	if admin != "" && last {
+		prof = make(chan error, 1)
+		go func() {
+			var err error
+			m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, "server-cpu-"+m.Name+".prof")
+			prof <- err
+		}()
+	}
+	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads))
+	if prof != nil {
+		if perr := <-prof; err == nil {
+			err = perr
+		}
+	}
+	return o, err
 }
 
 // hotMix checks every distinct search, sizes the ceiling by the median
@@ -227,6 +300,9 @@ func (s *suite) loadRound(m *HTTPMix, url string, w *Wrk, pid int, script, paths
 	}
 	w.add(o, m.Rounds)
 	w.Wraps += o.Wraps
+	if w == &m.Ours {
+		m.Command = o.Command
+	}
 	if pid > 0 {
 		w.CPUUsPerReq += (cpuSeconds(pid) - cpu0) * 1e6 / float64(o.Requests) / float64(m.Rounds)
 	}
@@ -248,16 +324,11 @@ func (s *suite) probe(b *base, base string, qs []mix.Query, enc string) ([]int, 
 		if err != nil {
 			return nil, "", err
 		}
-		req, _ := http.NewRequest("GET", base+q.Path(), nil)
+		header := http.Header{}
 		if enc != "" {
-			req.Header.Set("Accept-Encoding", enc)
+			header.Set("Accept-Encoding", enc)
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, "", err
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body, err := get(client, base+q.Path(), header)
 		if err != nil {
 			return nil, "", err
 		}

@@ -11,6 +11,7 @@ type Results struct {
 	Mode      string      `json:"mode"`
 	Machine   Machine     `json:"machine"`
 	Commit    string      `json:"commit"`
+	Command   string      `json:"command,omitempty"` // the benchsuite invocation
 	MixFile   string      `json:"mix_file"`
 	MixCount  int         `json:"mix_queries"`
 	Sizes     []Size      `json:"sizes"`

@@ -364,7 +364,9 @@ func writeTraffic(kind string, all []raw.Station, seed uint64, n int, out string
 	switch kind {
 	case "cold":
 		var err error
-		if qs, err = traffic.Cold(src, seed, n); err != nil {
+		// No engine here: the zero-result searches rest on the
+		// generator's own model of the vocabulary.
+		if qs, err = traffic.Cold(src, seed, n, nil); err != nil {
 			return err
 		}
 	case "hot":

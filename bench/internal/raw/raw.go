@@ -78,7 +78,11 @@ func EachLine(path string, fn func(line []byte) error) error {
 		return err
 	}
 	defer rc.Close()
-	sc := bufio.NewScanner(rc)
+	return eachLine(path, rc, fn)
+}
+
+func eachLine(name string, r io.Reader, fn func(line []byte) error) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -90,7 +94,7 @@ func EachLine(path string, fn func(line []byte) error) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
@@ -98,9 +102,14 @@ func EachLine(path string, fn func(line []byte) error) error {
 // ReadAll decodes every station of an NDJSON dump. A line that does not
 // decode is an error: the snapshot is a fixed, known-good file.
 func ReadAll(path string) ([]Station, error) {
+	rc, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
 	var out []Station
 	n := 0
-	err := EachLine(path, func(line []byte) error {
+	err = eachLine(path, rc, func(line []byte) error {
 		n++
 		var s Station
 		if err := json.Unmarshal(line, &s); err != nil {
@@ -110,6 +119,22 @@ func ReadAll(path string) ([]Station, error) {
 		return nil
 	})
 	return out, err
+}
+
+// Read decodes the stations of an NDJSON dump read from r (named name in
+// errors), skipping and counting the lines that are not a station object:
+// a fixture may have them on purpose (the demo snapshot has one).
+func Read(name string, r io.Reader) (out []Station, skipped int, err error) {
+	err = eachLine(name, r, func(line []byte) error {
+		var s Station
+		if json.Unmarshal(line, &s) != nil {
+			skipped++
+			return nil
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, skipped, err
 }
 
 // SplitList splits an upstream comma list, trimming and dropping empties.

@@ -9,6 +9,14 @@
 //     a long tail rarely.
 //   - Typos: zero-result searches made from real words by one or two
 //     edits, for the "did you mean" suggestions.
+//   - Crawl: every station page, listening page, Markdown twin and
+//     directory page of an index, each once, the way a crawler walks a
+//     site (crawl.go).
+//
+// Real search traffic finds nothing often: the cold mix has misspelt
+// words and words with a filter that excludes all their stations
+// (zero.go), at least 15% of it, so that a node's cost of an empty answer
+// is part of what is measured.
 //
 // The committed mix (queries/mix.tsv) is for the engine; these are
 // generated at run time and never committed.
@@ -34,12 +42,20 @@ type station struct {
 	langs    []string // ISO 639 codes
 	tags     []string // source tags fit for a filter
 	hasWords bool
+	// langKeys: every language value a filter could match the station
+	// by (codes from the labels and from the source's own codes, and the
+	// labels' facet keys), so that an excluding filter excludes.
+	langKeys []string
 }
 
 // Source is the vocabulary of a snapshot.
 type Source struct {
 	stations []station
 	common   []string // the most frequent name words, for broad searches
+	vocab    vocabulary
+	// countries and languages by how many stations have them, most
+	// first: the filters an excluding search draws from.
+	countries, languages []string
 }
 
 // NewSource extracts the vocabulary of the real stations. Stations without
@@ -70,9 +86,13 @@ func NewSource(all []raw.Station) *Source {
 				st.tags = append(st.tags, t)
 			}
 		}
+		st.langKeys = languageKeys(r, st.langs)
+		src.vocab.add(int32(len(src.stations)), searchable(r))
 		src.stations = append(src.stations, st)
 	}
 	src.common = topWords(freq, 50)
+	src.vocab.seal()
+	src.countries, src.languages = src.filterValues()
 	return src
 }
 
@@ -90,19 +110,33 @@ func topWords(freq map[string]int, n int) []string {
 	return words[:min(n, len(words))]
 }
 
-// Kinds of generated searches with their weights (per 100), in the order
-// the generator draws them.
-var Kinds = []struct {
+// Kind is a kind of generated search with its weight (per 100).
+type Kind struct {
 	Name   string
 	Weight int
-}{
+}
+
+// HotKinds are the kinds of the hot mix, in the order the generator draws
+// them: searches that find stations, as popular searches do.
+var HotKinds = []Kind{
 	{"word", 22}, {"prefix", 14}, {"two_words", 18}, {"word_country", 10}, {"word_genre", 6},
 	{"word_language", 5}, {"country_genre", 7}, {"filter_offset", 10}, {"broad_offset", 8},
 }
 
+// ColdKinds are the kinds of the cold mix: the hot kinds at 82% and the
+// zero-result kinds (ZeroKinds) at 18%, so that a little over 15% of the
+// distinct searches find nothing even where repeats of the small kinds
+// are dropped.
+var ColdKinds = []Kind{
+	{"word", 18}, {"prefix", 12}, {"two_words", 15}, {"word_country", 8}, {"word_genre", 5},
+	{"word_language", 4}, {"country_genre", 6}, {"filter_offset", 8}, {"broad_offset", 6},
+	{KindTypo1, 7}, {KindTypo2, 5}, {KindExcluded, 6},
+}
+
 type gen struct {
-	src *Source
-	rng *rand.Rand
+	src   *Source
+	rng   *rand.Rand
+	kinds []Kind
 }
 
 func (g *gen) station(ok func(*station) bool) *station {
@@ -121,17 +155,31 @@ func (g *gen) word(s *station) string { return s.words[g.rng.IntN(len(s.words))]
 
 func (g *gen) kind() string {
 	r := g.rng.IntN(100)
-	for _, k := range Kinds {
+	for _, k := range g.kinds {
 		if r < k.Weight {
 			return k.Name
 		}
 		r -= k.Weight
 	}
-	return Kinds[0].Name
+	return g.kinds[0].Name
 }
 
-// one draws a search of the given kind.
-func (g *gen) one(kind string) mix.Query {
+// one draws a search of the given kind; a zero-result kind may find no
+// candidate in one draw (ok false), the others always do.
+func (g *gen) one(kind string) (q mix.Query, ok bool) {
+	switch kind {
+	case KindTypo1:
+		return g.typo(1)
+	case KindTypo2:
+		return g.typo(2)
+	case KindExcluded:
+		return g.excluded()
+	}
+	return g.found(kind), true
+}
+
+// found draws a search of one of the hot kinds.
+func (g *gen) found(kind string) mix.Query {
 	q := mix.Query{Class: kind, Limit: g.limit()}
 	switch kind {
 	case "word":
@@ -186,24 +234,76 @@ func longest(words []string) int {
 	return n
 }
 
-// Cold returns n distinct searches (distinct request paths), drawn by kind
-// weights, in a deterministic order.
-func Cold(src *Source, seed uint64, n int) ([]mix.Query, error) {
-	g := &gen{src: src, rng: rand.New(rand.NewPCG(seed, 0xc01d))}
+// Cold returns n distinct searches (distinct request paths), drawn by the
+// weights of ColdKinds, in a deterministic order. zero, when not nil, is
+// asked about every search of a zero-result kind (the suite asks the
+// engine): one it refuses is drawn again, so the searches meant to find
+// nothing find nothing even where this package's model of the index
+// (vocabulary.go) falls short. Deterministic for a seed and the same zero
+// answers.
+func Cold(src *Source, seed uint64, n int, zero func(mix.Query) bool) ([]mix.Query, error) {
+	g := &gen{src: src, rng: rand.New(rand.NewPCG(seed, 0xc01d)), kinds: ColdKinds}
+	return g.distinct(n, zero)
+}
+
+// distinct draws n searches with distinct paths. A draw of a zero-result
+// kind that fails is repeated in the same kind, so that kinds keep their
+// weights.
+func (g *gen) distinct(n int, zero func(mix.Query) bool) ([]mix.Query, error) {
 	seen := make(map[string]bool, n)
 	out := make([]mix.Query, 0, n)
+	zeros := 0
 	for tries := 0; len(out) < n; tries++ {
 		if tries > 50*n {
 			return nil, fmt.Errorf("traffic: only %d distinct searches after %d draws (wanted %d)", len(out), tries, n)
 		}
-		q := g.one(g.kind())
-		if p := q.Path(); !seen[p] {
+		q, ok := g.retry(g.kind(), zero)
+		if p := q.Path(); ok && !seen[p] && !g.zeroFull(q, zeros, len(out)) {
 			seen[p] = true
 			out = append(out, q)
+			if IsZero(q.Class) {
+				zeros++
+			}
 		}
 	}
 	return out, nil
 }
+
+// zeroFull reports that q, of a zero-result kind, would take the
+// zero-result share of the first n+1 searches past the kinds' weight.
+// Misspellings never run out while the kinds that find stations repeat
+// and are dropped more and more: without the bound, 400,000 cold searches
+// were 40% zero-result ones, more than real traffic has.
+func (g *gen) zeroFull(q mix.Query, zeros, n int) bool {
+	return IsZero(q.Class) && 100*(zeros+1) > zeroWeight(g.kinds)*(n+1)
+}
+
+// zeroWeight is the weight of the zero-result kinds among kinds, per 100.
+func zeroWeight(kinds []Kind) int {
+	w := 0
+	for _, k := range kinds {
+		if IsZero(k.Name) {
+			w += k.Weight
+		}
+	}
+	return w
+}
+
+// retry draws a search of kind until one is found (at most maxRetries
+// draws), a zero-result one also passing zero.
+func (g *gen) retry(kind string, zero func(mix.Query) bool) (mix.Query, bool) {
+	for range maxRetries {
+		q, ok := g.one(kind)
+		if ok && (zero == nil || !IsZero(kind) || zero(q)) {
+			return q, true
+		}
+	}
+	return mix.Query{}, false
+}
+
+// maxRetries bounds the draws of one search: a vocabulary without a word
+// fit for a kind gives up rather than loop.
+const maxRetries = 200
 
 // Hot is a Zipf-shaped request sequence over a small set of searches.
 type Hot struct {
@@ -212,10 +312,12 @@ type Hot struct {
 	S       float64     // the Zipf exponent
 }
 
-// NewHot draws distinct searches like Cold (another seed stream) and a
+// NewHot draws distinct searches like Cold (another seed stream, only the
+// kinds that find stations: HotKinds) and a
 // sequence of requests whose ranks follow P(rank k) ∝ k^-s, k = 1..distinct.
 func NewHot(src *Source, seed uint64, distinct, requests int, s float64) (*Hot, error) {
-	qs, err := Cold(src, seed^0x407, distinct)
+	g := &gen{src: src, rng: rand.New(rand.NewPCG(seed^0x407, 0xc01d)), kinds: HotKinds}
+	qs, err := g.distinct(distinct, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -54,22 +54,24 @@ func tiny() *Source {
 
 func TestColdDeterministic(t *testing.T) {
 	src := tiny()
-	a, err := Cold(src, 7, 300)
+	a, err := Cold(src, 7, 300, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Cold(src, 7, 300)
+	b, _ := Cold(src, 7, 300, nil)
 	if !slices.Equal(a, b) {
 		t.Fatal("same seed, different searches")
 	}
-	c, _ := Cold(src, 8, 300)
+	c, _ := Cold(src, 8, 300, nil)
 	if slices.Equal(a, c) {
 		t.Fatal("another seed, the same searches")
 	}
 }
 
 func TestColdTooFewFails(t *testing.T) {
-	if _, err := Cold(tiny(), 1, 20_000); err == nil {
+	// Misspellings are endless, so the kinds that find stations are
+	// what run out.
+	if _, err := NewHot(tiny(), 1, 20_000, 10, 1.1); err == nil {
 		t.Fatal("a tiny vocabulary gave 20,000 distinct searches")
 	}
 }
@@ -78,8 +80,8 @@ func TestColdTooFewFails(t *testing.T) {
 // (paths), every kind represented near its weight, every parameter within
 // the API's limits.
 func TestColdReal(t *testing.T) {
-	const n = 40_000
-	qs, err := Cold(real(t), 1, n)
+	const n = coldRealN
+	qs, err := coldReal(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestColdReal(t *testing.T) {
 	if len(paths) < 30_000 || len(paths) != n {
 		t.Fatalf("%d distinct paths of %d searches, want %d (>= 30,000)", len(paths), len(qs), n)
 	}
-	for _, k := range Kinds {
+	for _, k := range ColdKinds {
 		// Repeats are dropped, so kinds with a small vocabulary (single
 		// words, prefixes) end below their weight: within half of it.
 		share := float64(kinds[k.Name]) / n * 100

@@ -18,7 +18,8 @@ type Typo struct {
 
 // Typos returns n searches made from real name words by one or two edits
 // (substitution, deletion, insertion, swap of adjacent letters) for which
-// zero(q) holds (the caller checks that the search finds nothing). Words of
+// zero(q) holds (the caller checks that the search finds nothing; the
+// misspelt word is also absent from the vocabulary). Words of
 // at least 4 letters get one edit, words of at least 6 one or two. A third
 // of the searches have two words, of which the first is misspelt and the
 // second kept. Deterministic for a seed and the same zero answers.
@@ -36,9 +37,9 @@ func Typos(src *Source, seed uint64, n int, zero func(mix.Query) bool) ([]Typo, 
 		if len([]rune(w)) >= 6 && g.rng.IntN(3) == 0 {
 			edits = 2
 		}
-		bad := w
-		for range edits {
-			bad = g.edit(bad)
+		bad, ok := g.misspell(w, edits)
+		if !ok {
+			continue
 		}
 		t := Typo{Query: mix.Query{Class: "typo", Q: bad, Limit: 20}, From: w, Edits: edits}
 		if len(s.words) >= 2 && g.rng.IntN(3) == 0 {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"stationdex/bench/internal/traffic"
+)
+
+// crawl is the crawl mix as probed: the pages of the base set, split into
+// a calibration slice and the load, and the probe's figures.
+type crawl struct {
+	calibration, load []string
+	bodyBytes         int    // median response size over every page
+	kinds             string // pages per kind
+	checked           int
+}
+
+// crawlPages lists every page of the base set (traffic.Crawl) and asks a
+// node of its own for each once, wanting 200 from all of them: the node
+// loaded later has never seen a page of the crawl, as a crawler's first
+// visit finds it.
+func (s *suite) crawlPages(b *base) (*crawl, error) {
+	site, err := traffic.SiteOf(b.e.Ix)
+	if err != nil {
+		return nil, err
+	}
+	pages := traffic.Crawl(site, trafficSeed)
+	probeNode, _, err := s.startOurs(b.idx)
+	if err != nil {
+		return nil, err
+	}
+	defer probeNode.stop()
+	sizes, err := probeCrawl("http://"+probeNode.addr, pages)
+	if err != nil {
+		return nil, err
+	}
+	calib := min(len(pages)/10, s.cfg.coldPerRound/4)
+	c := &crawl{calibration: traffic.CrawlPaths(pages[:calib]), load: traffic.CrawlPaths(pages[calib:]),
+		bodyBytes: medianOf(sizes[calib:]), kinds: pageKinds(pages), checked: len(pages)}
+	s.logf("  crawl: %d pages answered 200 (%s); median %d bytes", len(pages), c.kinds, c.bodyBytes)
+	return c, nil
+}
+
+// crawlMix loads ours and a ceiling of the crawl's median page size with
+// the crawl's pages, each once, a separate slice per round, and profiles
+// the node in the last round.
+func (s *suite) crawlMix(ours *server, admin string, c *crawl) error {
+	m := &HTTPMix{Name: "crawl", Distinct: len(c.load), Sequence: len(c.load), Checked: c.checked, Rounds: s.cfg.rounds,
+		BodyBytes: c.bodyBytes, Encodings: "identity (HTML and Markdown)",
+		What: fmt.Sprintf("%d distinct pages of the base set, as a crawler walks the site: every station page, listening page, "+
+			"their Markdown twins, and every directory page (countries, languages, genres, locations: the indexes in both orders "+
+			"and every page of every list, HTML and Markdown), shuffled, a separate slice per round, each page requested once "+
+			"(%s in all, every one answered 200 on another node before the load)", len(c.load), c.kinds)}
+	return s.slicedLoad(m, ours, admin, c.calibration, c.load)
+}
+
+// crawlWorkers ask for the crawl's pages in parallel: a few, so that the
+// probe of a quarter of a million pages takes seconds, not minutes.
+const crawlWorkers = 4
+
+// probeCrawl asks for every page once and returns the body sizes; any page
+// not answering 200, or a Markdown twin not answering Markdown, fails it.
+func probeCrawl(base string, pages []traffic.Page) ([]int, error) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: crawlWorkers, DisableCompression: true}}
+	sizes := make([]int, len(pages))
+	errs := make([]error, len(pages))
+	var wg sync.WaitGroup
+	for w := range crawlWorkers {
+		wg.Go(func() {
+			for i := w; i < len(pages); i += crawlWorkers {
+				sizes[i], errs[i] = probePage(client, base, pages[i])
+			}
+		})
+	}
+	wg.Wait()
+	var failed []string
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("%d of %d crawl pages failed: %s", len(failed), len(pages), strings.Join(failed[:min(5, len(failed))], "; "))
+	}
+	return sizes, nil
+}
+
+func probePage(client *http.Client, base string, p traffic.Page) (int, error) {
+	resp, body, err := get(client, base+p.Path, nil)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != 200 {
+		return 0, fmt.Errorf("GET %s: status %d", p.Path, resp.StatusCode)
+	}
+	ct := resp.Header.Get("Content-Type")
+	if p.Markdown() != strings.Contains(ct, "markdown") {
+		return 0, fmt.Errorf("GET %s (%s): Content-Type %s", p.Path, p.Kind, ct)
+	}
+	return len(body), nil
+}
+
+// pageKinds counts the pages of each kind, in the order of PageKinds.
+func pageKinds(pages []traffic.Page) string {
+	n := map[string]int{}
+	for _, p := range pages {
+		n[p.Kind]++
+	}
+	parts := make([]string, 0, len(traffic.PageKinds))
+	for _, k := range traffic.PageKinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, n[k]))
+	}
+	return strings.Join(parts, ", ")
+}
