@@ -26,9 +26,12 @@ func walkNear(tx *bolt.Tx, n Near, fn func(p format.GeoPoint, km float64)) error
 	if !all {
 		spans = lonSpans(lonLo, lonHi)
 	}
+	reach := nearReach(n)
 	visit := func(p format.GeoPoint) error {
-		if d := format.DistanceKm(n.Lat, n.Lon, p.Geo.LatDeg(), p.Geo.LonDeg()); d <= n.RadiusKm {
-			fn(p, d)
+		if !reach.out(p.Geo) {
+			if d := format.DistanceKm(n.Lat, n.Lon, p.Geo.LatDeg(), p.Geo.LonDeg()); d <= n.RadiusKm {
+				fn(p, d)
+			}
 		}
 		return nil
 	}
@@ -47,6 +50,35 @@ func walkNear(tx *bolt.Tx, n Near, fn func(p format.GeoPoint, km float64)) error
 		}
 	}
 	return nil
+}
+
+// reachBox is the latitudes and longitudes a circle can reach, by the
+// bounds nearCells selects cells by: a point outside them is farther than
+// the radius, found without the trigonometry of the exact distance (a
+// cell of a city holds thousands of stations, and a small circle reaches
+// few of them).
+type reachBox struct {
+	lat, lon, dLat, dLon float64 // dLon < 0: every longitude
+}
+
+func nearReach(n Near) reachBox {
+	dLat := n.RadiusKm / kmPerDegree
+	b := reachBox{lat: n.Lat, lon: n.Lon, dLat: dLat, dLon: -1}
+	if latLo, latHi := n.Lat-dLat, n.Lat+dLat; latLo > -90 && latHi < 90 {
+		if dLon := dLat / math.Cos(max(math.Abs(latLo), math.Abs(latHi))*math.Pi/180); dLon < 180 {
+			b.dLon = dLon
+		}
+	}
+	return b
+}
+
+// out reports whether g is surely beyond the circle.
+func (b reachBox) out(g format.Geo) bool {
+	if math.Abs(g.LatDeg()-b.lat) > b.dLat {
+		return true
+	}
+	d := math.Abs(g.LonDeg() - b.lon)
+	return b.dLon >= 0 && min(d, 360-d) > b.dLon
 }
 
 // nearCells is the rows and longitude cells (unwrapped: lonLo may be
@@ -87,6 +119,35 @@ func lonSpans(lo, hi int) [][2]int {
 	return [][2]int{{lo, hi}}
 }
 
+// nearest keeps the k nearest points offered, nearest first, ties in
+// record order, and counts all: a circle over a city offers thousands.
+type nearest struct {
+	k    int
+	seen int
+	hits []nearHit
+}
+
+type nearHit struct {
+	rec uint32
+	km  float64
+}
+
+func (n *nearest) reset(k int) { n.k, n.seen, n.hits = k, 0, n.hits[:0] }
+
+func (n *nearest) offer(p format.GeoPoint, km float64) {
+	n.seen++
+	h := nearHit{p.Record, km}
+	less := func(a, b nearHit) int { return cmp.Or(cmp.Compare(a.km, b.km), cmp.Compare(a.rec, b.rec)) }
+	if len(n.hits) == n.k && less(h, n.hits[n.k-1]) >= 0 {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(n.hits, h, less)
+	if len(n.hits) == n.k {
+		n.hits = n.hits[:n.k-1]
+	}
+	n.hits = slices.Insert(n.hits, i, h)
+}
+
 // NearStation is a station near another, with its distance.
 type NearStation struct {
 	Station    format.Record
@@ -97,42 +158,31 @@ type NearStation struct {
 // stations; the last covers the globe.
 var nearRadii = [...]float64{10, 50, 250, 1000, 5000, 20100}
 
-// Nearby returns up to k stations nearest to the station id, nearest
-// first (ties in record order), without the station itself; none when it
-// has no coordinates.
-func (ix *Index) Nearby(id format.UUID, k int) ([]NearStation, error) {
+// Nearby returns up to k stations nearest to station self (as Station
+// read it: its page has it already), nearest first (ties in record
+// order), without self; none when it has no coordinates.
+func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 	var out []NearStation
+	id := self.ID
 	err := ix.view(func(tx *bolt.Tx) error {
-		var self format.Record
-		if err := readStation(tx, id, &self); err != nil || !self.Geo.Known || k <= 0 {
-			return err
+		if !self.Geo.Known || k <= 0 {
+			return nil
 		}
-		type hit struct {
-			rec uint32
-			km  float64
-		}
-		var hits []hit
+		var near nearest
 		for _, r := range nearRadii {
-			hits = hits[:0]
+			near.reset(k + 1) // the station itself is among them
 			n := Near{Lat: self.Geo.LatDeg(), Lon: self.Geo.LonDeg(), RadiusKm: r}
-			err := walkNear(tx, n, func(p format.GeoPoint, km float64) {
-				hits = append(hits, hit{p.Record, km})
-			})
-			if err != nil {
+			if err := walkNear(tx, n, near.offer); err != nil {
 				return err
 			}
-			if len(hits) > k { // the station itself is among them
+			if near.seen > k {
 				break
 			}
 		}
-		slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.km, b.km), cmp.Compare(a.rec, b.rec)) })
-		recs := make([]uint32, 0, k+1)
-		kms := make([]float64, 0, k+1)
-		for _, h := range hits {
-			if len(recs) == k+1 {
-				break
-			}
-			recs, kms = append(recs, h.rec), append(kms, h.km)
+		recs := make([]uint32, len(near.hits))
+		kms := make([]float64, len(near.hits))
+		for i, h := range near.hits {
+			recs[i], kms[i] = h.rec, h.km
 		}
 		stations, _, err := decodeRecords(newRecordReader(tx), recs, nil)
 		if err != nil {

@@ -84,7 +84,7 @@ func (s *Server) nearBlock(ix *query.Index, r *format.Record) (block, error) {
 	if !r.Geo.Known {
 		return block{}, nil
 	}
-	near, err := ix.Nearby(r.ID, nearbyStations)
+	near, err := ix.Nearby(r, nearbyStations)
 	if err != nil || len(near) == 0 {
 		return block{}, err
 	}
