@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 )
 
 // The Markdown twin of every page, rendered from the same Page as the HTML.
@@ -144,7 +145,13 @@ var mdDestEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "\\", "%5C", " "
 // The text may begin a line (a paragraph, a list item, a heading), so its
 // first character is escaped when it could open a block there.
 func mdText(s string) string {
-	s = strings.Join(strings.Fields(cleanText(s)), " ")
+	s = cleanText(s)
+	if !singleSpaced(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	if strings.IndexFunc(s, mdMarkupByte) < 0 {
+		return s // most names: nothing to escape, nothing to copy
+	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	for i := 0; i < len(s); i++ {
@@ -154,6 +161,29 @@ func mdText(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// singleSpaced reports whether s is as strings.Fields and a join with
+// single spaces would leave it.
+func singleSpaced(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return false // Unicode spaces: let Fields decide
+		}
+		if c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') || c != ' ' && asciiSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiSpace(c byte) bool { return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+
+// mdMarkupByte reports whether r is one of the bytes mdEscapes may
+// escape.
+func mdMarkupByte(r rune) bool {
+	return r < utf8.RuneSelf && strings.IndexByte("\\`*[]<~_&:@.)#-+>=|", byte(r)) >= 0
 }
 
 // mdEscapes reports whether s[i] needs a backslash.

@@ -26,6 +26,9 @@ func FuzzMarkdownText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := strings.Join(strings.Fields(cleanText(s)), " ")
+		if got, full := mdText(s), mdTextByRule(s); got != full {
+			t.Errorf("%q: mdText %q, by the rule on every byte %q", s, got, full)
+		}
 		for _, prefix := range []string{"", "# ", "- ", "## x "} {
 			src := []byte(prefix + mdText(s) + "\n")
 			root := markdownParser.Parser().Parse(gmtext.NewReader(src))
@@ -63,6 +66,20 @@ func FuzzMarkdownText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mdTextByRule is mdText without its shortcuts: every byte through
+// mdEscapes, spaces always collapsed.
+func mdTextByRule(s string) string {
+	s = strings.Join(strings.Fields(cleanText(s)), " ")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if mdEscapes(s, i) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // TestMarkdownTextReadable: ordinary punctuation is written as it is; only
