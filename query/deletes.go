@@ -2,6 +2,7 @@ package query
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -23,14 +24,13 @@ import (
 type deleteIndex struct {
 	hashes []uint64 // sorted
 	words  []uint32 // the word of each hash
-	// starts[b] is the first hash whose top bucketBits bits are b, so
-	// that a lookup searches a bucket of a few dozen, not the whole
+	// starts[b] is the first hash whose top bits (bits of them) are b:
+	// about one bucket per hash, so that a lookup is one probe of starts
+	// and a hash or two, not a binary search
 	starts []uint32
+	bits   int
 	seed   maphash.Seed
 }
-
-// bucketBits is the number of a hash's top bits that pick its bucket.
-const bucketBits = 16
 
 // Bounds of the delete index. Words longer than maxIndexedRunes are left
 // out (a word of n runes leaves about n²/2 strings): they are within two
@@ -76,10 +76,11 @@ func buildDeleteIndex(d *dictionary) *deleteIndex {
 	entries = slices.Compact(entries)
 	x.hashes = make([]uint64, len(entries))
 	x.words = make([]uint32, len(entries))
-	x.starts = make([]uint32, 1<<bucketBits+1)
+	x.bits = min(max(bits.Len(uint(len(entries))), 8), 24)
+	x.starts = make([]uint32, 1<<x.bits+1)
 	for i, e := range entries {
 		x.hashes[i], x.words[i] = e.h, e.id
-		x.starts[e.h>>(64-bucketBits)+1] = uint32(i + 1)
+		x.starts[e.h>>(64-x.bits)+1] = uint32(i + 1)
 	}
 	for b := 1; b < len(x.starts); b++ {
 		x.starts[b] = max(x.starts[b], x.starts[b-1]) // empty buckets start where the last ended
@@ -125,11 +126,11 @@ func eachDeletion(r []rune, k int, buf []byte, fn func([]byte)) []byte {
 func (x *deleteIndex) candidates(w []rune, k int, buf []byte, fn func(id uint32)) []byte {
 	return eachDeletion(w, k, buf, func(s []byte) {
 		h := maphash.Bytes(x.seed, s)
-		b := h >> (64 - bucketBits)
-		lo, hi := int(x.starts[b]), int(x.starts[b+1])
-		i, _ := slices.BinarySearch(x.hashes[lo:hi], h)
-		for i += lo; i < hi && x.hashes[i] == h; i++ {
-			fn(x.words[i])
+		b := h >> (64 - x.bits)
+		for i := int(x.starts[b]); i < int(x.starts[b+1]) && x.hashes[i] <= h; i++ {
+			if x.hashes[i] == h {
+				fn(x.words[i])
+			}
 		}
 	})
 }

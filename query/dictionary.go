@@ -238,10 +238,27 @@ func (d *dictionary) findCloseWords(w string) []closeWord {
 	} else {
 		out = d.within(w)
 	}
-	slices.SortFunc(out, func(a, b closeWord) int {
+	return firstCloseWords(out, wordCandidates)
+}
+
+// firstCloseWords is a copy of the first n of out in closeWords' order,
+// chosen without sorting all: a short word has hundreds within two edits.
+func firstCloseWords(out []closeWord, n int) []closeWord {
+	less := func(a, b closeWord) int {
 		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
-	})
-	return slices.Clone(out[:min(len(out), wordCandidates)]) // kept by the cache: not the whole candidate list
+	}
+	first := make([]closeWord, 0, min(n, len(out)))
+	for _, c := range out {
+		if len(first) == n && less(c, first[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(first, c, less)
+		if len(first) == n {
+			first = first[:n-1]
+		}
+		first = slices.Insert(first, i, c)
+	}
+	return first // kept by the cache: not the whole candidate list
 }
 
 // within is every word within maxEdits(w) of w other than w, in word order.

@@ -66,6 +66,16 @@ func BenchmarkSuggest(b *testing.B) {
 			i++
 		}
 	})
+	// without the cache of recent words: a typo met for the first time
+	b.Run("close_words_found", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			for _, w := range strings.Fields(qs[i%len(qs)].Q) {
+				dict.findCloseWords(w)
+			}
+			i++
+		}
+	})
 }
 
 // TestCloseWordsByDeletesAsByWalk: the delete index finds exactly the
