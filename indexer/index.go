@@ -372,7 +372,11 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if err := f.putSortedAhead(ctx, name, s.source(bk)); err != nil {
+		src := s.source(bk)
+		if bk == bGenreSpellings {
+			src = s.genreLabelSource()
+		}
+		if err := f.putSortedAhead(ctx, name, src); err != nil {
 			return err
 		}
 		var prefixes []byte

@@ -48,7 +48,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 			"results come with counts by " + wordList(facetNames(), "and") + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
-		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},
+		{"Genres", b + "/genres/index.md", "every genre (its spellings as one: hip hop, hip-hop, hiphop) with its station count, most stations first (?order=name: A to Z)"},
 		{"Locations", b + "/locations/index.md", "every location with its station count, most stations first (?order=name: A to Z)"},
 	})
 	section("Data", [][3]string{

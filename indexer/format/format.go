@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("8")
+//	            "version"  -> Version, decimal ASCII ("9")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -47,7 +47,12 @@
 //	countries   ISO alpha-2, upper case  -> bitmap
 //	lang_labels folded source language label -> bitmap
 //	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
-//	genres      folded source tag     -> bitmap
+//	genres      GenreKey of a source tag -> bitmap: the stations listing
+//	            any spelling of that genre (case, accents, spaces, hyphens,
+//	            apostrophes and a leading '#' aside)
+//	genre_labels GenreKey -> the spelling of the genre most of its
+//	            stations list (ties: the bytewise smallest), as it is
+//	            listed: the label of its directory page and facet entry
 //	locations   folded location text  -> bitmap
 //	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
 //	schemes     SchemeHTTP or SchemeHTTPS -> bitmap: stations whose stream
@@ -108,6 +113,10 @@
 //	   dumps already did; the dumps are unchanged.
 //	8  schemes: the stations of each stream address scheme (http, https),
 //	   for the https filter.
+//	9  genres keyed by GenreKey instead of FacetKey, so that the spellings
+//	   of one genre ("hip hop", "hip-hop", "hiphop") share a key; a tag of
+//	   punctuation only has none. genre_labels: each genre's commonest
+//	   spelling.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -128,7 +137,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 8
+const Version = 9
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -154,6 +163,7 @@ var (
 	BucketLangLabels  = []byte("lang_labels")
 	BucketLangCodes   = []byte("lang_codes")
 	BucketGenres      = []byte("genres")
+	BucketGenreLabels = []byte("genre_labels")
 	BucketLocations   = []byte("locations")
 	BucketFiles       = []byte("files")
 	BucketCodecs      = []byte("codecs")
@@ -168,7 +178,7 @@ var (
 var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
-	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFiles,
 }
@@ -235,7 +245,7 @@ type Meta struct {
 	Tokens        int       `json:"tokens"`    // distinct keys in all_tokens
 	Countries     int       `json:"countries"` // distinct keys in countries
 	Languages     int       `json:"languages"` // distinct keys in lang_labels
-	Genres        int       `json:"genres"`    // distinct keys in genres
+	Genres        int       `json:"genres"`    // distinct keys in genres (genre keys)
 	Skipped       Skipped   `json:"skipped"`   // input records left out
 	// BuiltBy names the program, its module version and the Go version.
 	// There is deliberately no build time: the same input must give the
