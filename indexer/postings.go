@@ -156,9 +156,11 @@ func (k *postingKeyer) label(label string) *labelKeys {
 	if len(k.labels) == maxMemoLabels {
 		clear(k.labels)
 	}
-	lk := &labelKeys{facet: format.FacetKey(label), genre: format.GenreKey(label), tokens: fold.Tokens(label)}
-	if lk.genre != "" {
-		lk.spelling = spellingKey(lk.genre, label)
+	lk := &labelKeys{facet: format.FacetKey(label), tokens: fold.Tokens(label)}
+	if genre := format.GenreKey(label); genre != "" {
+		// The genre key is the spelling key's head: one string, not two.
+		lk.spelling = spellingKey(genre, label)
+		lk.genre = lk.spelling[:len(genre)]
 	}
 	k.labels[label] = lk
 	return lk

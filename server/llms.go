@@ -39,7 +39,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	}
 	section("API", [][3]string{
 		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
-		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation, parameters, limits and error codes"},
+		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
 	})
 	section("Pages", [][3]string{

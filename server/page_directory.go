@@ -191,6 +191,10 @@ func (s *Server) directoryValue(d directory) pageFunc {
 		if n > 1 && len(res.Stations) == 0 {
 			return nil, errPageRange(n)
 		}
+		groups, err := ix.ListedGroups(d.facet, fv.Key)
+		if err != nil {
+			return nil, err
+		}
 		pageURL := d.valueURL(s.base, fv.Key)
 		return &page{
 			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
@@ -198,7 +202,8 @@ func (s *Server) directoryValue(d directory) pageFunc {
 			Path:    strings.TrimPrefix(pageURL, s.base),
 			Query:   pageParam("", n),
 			Blocks: []block{
-				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order."}},
+				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order.",
+					groupsText(fv.Stations, groups)}},
 				{Heading: "Stations", Links: s.stationLinks(res.Stations)},
 				{Heading: "More", Links: s.valueLinks(d, fv)},
 			},

@@ -38,21 +38,27 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 	if err != nil {
 		return nil, err
 	}
+	variants, err := s.variantsBlock(ix, &rec)
+	if err != nil {
+		return nil, err
+	}
+	listen := []block{
+		{Facts: stationFacts(s.base, &rec, &st)},
+		{Heading: "Listen", Notice: availabilityNotice,
+			Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, &rec)...)},
+	}
+	if variants.Heading != "" { // a station that stands alone has no such section
+		listen = append(listen, variants)
+	}
 	return &page{
 		Title:       cleanText(st.PageTitle),
 		Heading:     cleanText(st.Name),
 		Path:        strings.TrimPrefix(st.PageURL, s.base),
 		Description: stationDescription(&rec),
-		Blocks: []block{
-			{Facts: stationFacts(s.base, &rec, &st)},
-			{Heading: "Listen", Notice: availabilityNotice,
-				Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, &rec)...)},
-			near,
-			{Heading: "Data", Links: []link{
-				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
-				internalLink("All stations as a download", s.base+pathCatalog),
-			}},
-		},
+		Blocks: append(listen, near, block{Heading: "Data", Links: []link{
+			internalLink("This station in the JSON API", s.base+pathStation+st.ID),
+			internalLink("All stations as a download", s.base+pathCatalog),
+		}}),
 	}, nil
 }
 

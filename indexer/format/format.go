@@ -61,6 +61,10 @@
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
 //	            cell of one degree, as packed points (see geo.go)
+//	groups      GroupKey(g) -> the members of group g (see groups.go)
+//	group_of    BlockKey(b) -> the group of each record of block b (see
+//	            groups.go): with groups, the entries that are one stream
+//	            or one station, found in one lookup
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
@@ -116,7 +120,8 @@
 //	9  genres keyed by GenreKey instead of FacetKey, so that the spellings
 //	   of one genre ("hip hop", "hip-hop", "hiphop") share a key; a tag of
 //	   punctuation only has none. genre_labels: each genre's commonest
-//	   spelling.
+//	   spelling. groups and group_of: the entries that are one stream or
+//	   one station (groups.go); meta counts groups and grouped_stations.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -171,6 +176,8 @@ var (
 	BucketBitrates    = []byte("bitrates")
 	BucketGeo         = []byte("geo")
 	BucketDictionary  = []byte("dictionary")
+	BucketGroups      = []byte("groups")
+	BucketGroupOf     = []byte("group_of")
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
@@ -180,7 +187,7 @@ var AllBuckets = [][]byte{
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFiles,
+	BucketGroups, BucketGroupOf, BucketFiles,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.
@@ -246,7 +253,11 @@ type Meta struct {
 	Countries     int       `json:"countries"` // distinct keys in countries
 	Languages     int       `json:"languages"` // distinct keys in lang_labels
 	Genres        int       `json:"genres"`    // distinct keys in genres (genre keys)
-	Skipped       Skipped   `json:"skipped"`   // input records left out
+	// Groups counts the groups of more than one entry (see groups.go),
+	// GroupedStations the entries in them.
+	Groups          int     `json:"groups"`
+	GroupedStations int     `json:"grouped_stations"`
+	Skipped         Skipped `json:"skipped"` // input records left out
 	// BuiltBy names the program, its module version and the Go version.
 	// There is deliberately no build time: the same input must give the
 	// same file contents.

@@ -30,8 +30,11 @@ type oracleStation struct {
 	codes           []string
 	genres          []string // genre keys of the tags (GenreKey), none for a tag without one
 	tags            []string // the tags as listed
-	location        string   // facet key of the location
-	https           string   // "true", "false", or "" without a stream address
+	name            string
+	stream          string // stream address as listed
+	homepage        string // as listed
+	location        string // facet key of the location
+	https           string // "true", "false", or "" without a stream address
 	codec           string
 	bitrate         uint32
 	geo             format.Geo
@@ -64,6 +67,7 @@ func prepare(r *format.Record) oracleStation {
 		id: r.ID, nameKey: fold.Key(r.Name), folded: fold.String(r.Name),
 		nameTokens: fold.Tokens(r.Name), country: r.CountryCode, codes: r.LanguageCodes,
 		codec: r.Codec, bitrate: r.BitrateKbps, geo: r.Geo,
+		name: r.Name, stream: r.StreamURL, homepage: r.OfficialURL,
 	}
 	fields := []string{r.Name, r.Country, r.CountryCode, iso.CountryName(r.CountryCode), r.Location}
 	fields = append(append(fields, r.Languages...), r.Genres...)
