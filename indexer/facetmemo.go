@@ -85,7 +85,7 @@ type memoBuild struct {
 func newMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 	m := &memoBuild{stations: stations, min: format.FacetMemoMin(stations)}
 	for _, f := range format.FacetMemoFacets {
-		fv, err := newFacetValues(tx.Bucket(f.Bucket), stations, f.Folded)
+		fv, err := newFacetValues(tx.Bucket(f.Bucket), stations, f.Fold)
 		if err != nil {
 			return nil, fmt.Errorf("facet memo: %s: %w", f.Bucket, err)
 		}

@@ -23,7 +23,7 @@ type facetValues struct {
 
 // newFacetValues reads bucket b's lists (views, valid during the
 // transaction) and numbers its values.
-func newFacetValues(b *bolt.Bucket, stations int, folded bool) (*facetValues, error) {
+func newFacetValues(b *bolt.Bucket, stations int, fold func(string) string) (*facetValues, error) {
 	var keys []string
 	fv := &facetValues{}
 	err := b.ForEach(func(k, v []byte) error {
@@ -40,13 +40,13 @@ func newFacetValues(b *bolt.Bucket, stations int, folded bool) (*facetValues, er
 	if err != nil {
 		return nil, err
 	}
-	fv.number(keys, folded)
+	fv.number(keys, fold)
 	return fv, nil
 }
 
 // number gives the values their ids in FacetOrder (keys in bucket order,
 // which is key order).
-func (fv *facetValues) number(keys []string, folded bool) {
+func (fv *facetValues) number(keys []string, fold func(string) string) {
 	order := make([]uint32, len(keys))
 	for i := range order {
 		order[i] = uint32(i)
@@ -58,7 +58,7 @@ func (fv *facetValues) number(keys []string, folded bool) {
 	for id, i := range order {
 		fv.ids[i] = uint32(id)
 		fv.total[id], fv.rank[id] = n(i), i
-		fv.skip[id] = folded && !format.Filterable(keys[i])
+		fv.skip[id] = fold != nil && !format.Filterable(keys[i], fold)
 	}
 }
 

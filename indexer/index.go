@@ -32,15 +32,25 @@ import (
 //     with the first occurrence first: that settles duplicates and the
 //     snapshot time, and later yields the ids bucket in key order.
 //   - postings (postingBuffer): bucket and key -> lists of t.
+//   - rels: relation key -> t, for grouping entries (groups.go).
 //
-// The one structure that grows with the input is final, 4 bytes per
+// The structures that grow with the input are final, 4 bytes per
 // record: temporary number -> record number, filled in while the stations
-// bucket is written and used to renumber the ids and posting lists.
+// bucket is written and used to renumber the ids and posting lists; and
+// parent, 4 bytes per record, the grouping's union-find (groups.go).
 type builder struct {
 	order *extsort.Sorter
 	ids   *extsort.Sorter
 	ps    *postingBuffer
-	geo   []geoPoint // stations with coordinates, by temporary number
+	rels  *extsort.Sorter // relation key -> t
+	ranks *extsort.Sorter // class and rank -> t (joinRelations)
+	geo   []geoPoint      // stations with coordinates, by temporary number
+	tmp   string          // the sorters' directory
+
+	parent []uint32 // union-find over t, then each record's group
+	// groupCount and groupedEntries count the groups of more than one
+	// entry and their entries, for the meta document.
+	groupCount, groupedEntries int
 
 	temps uint32   // records read, before de-duplication
 	final []uint32 // temporary number -> record number, or dropped
@@ -63,7 +73,8 @@ const dropped = math.MaxUint32
 // the bulk of the data; posting lists are buffered twice (as lists in maps,
 // then compactly encoded in their sorter) and need room in both.
 const (
-	orderShare        = 3.0 / 8
+	orderShare        = 5.0 / 16
+	groupsShare       = 1.0 / 16 // the relations sorter, then the ranks sorter
 	idsShare          = 1.0 / 8
 	postingsShare     = 1.0 / 4
 	postingRunsShare  = 1.0 / 4
@@ -77,18 +88,20 @@ func newBuilder(tmp string, budget int) *builder {
 		budget = defaultBudget
 	}
 	budget = max(budget, minimumBudget)
-	share := func(f float64) int { return int(float64(budget) * f) }
-	return &builder{
-		budget: budget,
-		order:  extsort.New(tmp, share(orderShare)),
-		ids:    extsort.New(tmp, share(idsShare)),
-		ps:     newPostingBuffer(share(postingsShare), extsort.New(tmp, share(postingRunsShare))),
-	}
+	b := &builder{budget: budget, tmp: tmp}
+	b.order = extsort.New(tmp, b.share(orderShare))
+	b.ids = extsort.New(tmp, b.share(idsShare))
+	b.rels = extsort.New(tmp, b.share(groupsShare))
+	b.ps = newPostingBuffer(b.share(postingsShare), extsort.New(tmp, b.share(postingRunsShare)))
+	return b
 }
+
+// share is fraction f of the memory budget, in bytes.
+func (b *builder) share(f float64) int { return int(float64(b.budget) * f) }
 
 // runs is the number of sorted runs the sorters have spilled to disk.
 func (b *builder) runs() int {
-	return b.order.Runs() + b.ids.Runs() + b.ps.runs.Runs()
+	return b.order.Runs() + b.ids.Runs() + b.ps.runs.Runs() + b.rels.Runs()
 }
 
 // close releases the sorters' buffers and files.
@@ -96,6 +109,10 @@ func (b *builder) close() {
 	b.order.Close()
 	b.ids.Close()
 	b.ps.close()
+	b.rels.Close()
+	if b.ranks != nil {
+		b.ranks.Close()
+	}
 }
 
 // add files one cleaned record, with its check/change time, under the next
@@ -112,8 +129,11 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 		return err
 	}
 	b.key = binary.BigEndian.AppendUint32(append(b.key[:0], rec.ID[:]...), t)
-	b.val = appendTime(b.val[:0], at)
+	b.val = appendRankInfo(appendTime(b.val[:0], at), rec)
 	if err := b.ids.Add(b.key, b.val); err != nil {
+		return err
+	}
+	if err := b.addRelations(t, f.stream, f.station); err != nil {
 		return err
 	}
 	if rec.Geo.Known {
@@ -122,6 +142,9 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 	return b.ps.addStation(t, f.postings)
 }
 
+// timeLen is the length of appendTime's encoding.
+const timeLen = 12
+
 // appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
 func appendTime(dst []byte, t time.Time) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix()))
@@ -129,7 +152,7 @@ func appendTime(dst []byte, t time.Time) []byte {
 }
 
 func decodeTime(b []byte) time.Time {
-	if len(b) != 12 {
+	if len(b) < timeLen {
 		return time.Time{}
 	}
 	return time.Unix(int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint32(b[8:]))).UTC()
@@ -207,6 +230,9 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := b.writePostings(ctx, f); err != nil {
 		return f.fail(err)
 	}
+	if err := b.writeGroups(ctx, f); err != nil {
+		return f.fail(err)
+	}
 	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
 		return f.fail(err)
 	}
@@ -230,6 +256,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	meta.Countries = b.keys[bCountries]
 	meta.Languages = b.keys[bLangLabels]
 	meta.Genres = b.keys[bGenres]
+	meta.Groups, meta.GroupedStations = b.groupCount, b.groupedEntries
 	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta, f.sums)); err != nil {
 		return f.fail(err)
 	}
@@ -375,7 +402,11 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if err := f.putSortedAhead(ctx, name, s.source(bk)); err != nil {
+		src := s.source(bk)
+		if bk == bGenreSpellings {
+			src = s.genreLabelSource()
+		}
+		if err := f.putSortedAhead(ctx, name, src); err != nil {
 			return err
 		}
 		var prefixes []byte

@@ -146,6 +146,9 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 	if err == nil {
 		err = b.dedup()
 	}
+	if err == nil {
+		err = b.joinRelations()
+	}
 	if err != nil {
 		return sum, err
 	}

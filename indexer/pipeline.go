@@ -68,6 +68,9 @@ type filing struct {
 	order    []byte
 	record   []byte
 	postings []postingKey
+	// stream and station are the relation keys (relationKeys), empty
+	// for a relation the record is not in.
+	stream, station []byte
 }
 
 // filingsAdder is how readParallel hands on a kept record.
@@ -164,7 +167,7 @@ func (b *rawBatch) decode(k *postingKeyer) {
 // whole batch rather than three allocations a record. The slices are cut
 // once both buffers are complete, since they may move while they grow.
 func (b *rawBatch) file(k *postingKeyer) {
-	type ends struct{ order, record, postings int }
+	type ends struct{ order, record, postings, stream, station int }
 	end := make([]ends, len(b.out))
 	data, postings := b.filed[:0], b.postings[:0]
 	for i := range b.out {
@@ -177,6 +180,7 @@ func (b *rawBatch) file(k *postingKeyer) {
 		end[i].order = len(data)
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
+		data, end[i].stream, end[i].station = relationKeys(data, &d.rec, o)
 		postings = k.postingKeys(postings, &d.rec, o)
 		end[i].postings = len(postings)
 	}
@@ -187,9 +191,11 @@ func (b *rawBatch) file(k *postingKeyer) {
 		}
 		e := end[i]
 		b.out[i].f = filing{
-			order:    data[start.record:e.order:e.order],
+			order:    data[start.station:e.order:e.order],
 			record:   data[e.order:e.record:e.record],
 			postings: postings[start.postings:e.postings:e.postings],
+			stream:   data[e.record:e.stream:e.stream],
+			station:  data[e.stream:e.station:e.station],
 		}
 		start = e
 	}

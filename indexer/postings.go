@@ -29,6 +29,7 @@ const (
 	bLangLabels
 	bLangCodes
 	bGenres
+	bGenreSpellings
 	bLocations
 	bCodecs
 	bSchemes
@@ -39,7 +40,7 @@ const (
 var postingBucketNames = [numPostingBuckets][]byte{
 	bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
 	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
-	bGenres: format.BucketGenres, bLocations: format.BucketLocations,
+	bGenres: format.BucketGenres, bGenreSpellings: format.BucketGenreLabels, bLocations: format.BucketLocations,
 	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
 }
 
@@ -123,11 +124,12 @@ type postingKeyer struct {
 	tokens       []string // scratch
 }
 
-// labelKeys is what a label is filed under: its facet key (format.FacetKey)
-// and its tokens.
+// labelKeys is what a label is filed under: its facet key (format.FacetKey),
+// as a genre its genre key (format.GenreKey) and the spelling key that
+// counts it among the genre's spellings, and its tokens.
 type labelKeys struct {
-	facet  string
-	tokens []string
+	facet, genre, spelling string
+	tokens                 []string
 }
 
 // maxMemoLabels bounds postingKeyer.labels: past it, the memo starts
@@ -155,6 +157,11 @@ func (k *postingKeyer) label(label string) *labelKeys {
 		clear(k.labels)
 	}
 	lk := &labelKeys{facet: format.FacetKey(label), tokens: fold.Tokens(label)}
+	if genre := format.GenreKey(label); genre != "" {
+		// The genre key is the spelling key's head: one string, not two.
+		lk.spelling = spellingKey(genre, label)
+		lk.genre = lk.spelling[:len(genre)]
+	}
 	k.labels[label] = lk
 	return lk
 }
@@ -185,7 +192,8 @@ func (k *postingKeyer) appendFacets(dst []postingKey, rec *format.Record) []post
 	}
 	dst = appendKeys(dst, bLangCodes, rec.LanguageCodes)
 	for _, g := range rec.Genres {
-		dst = append(dst, postingKey{bGenres, k.label(g).facet})
+		lk := k.label(g)
+		dst = append(dst, postingKey{bGenres, lk.genre}, postingKey{bGenreSpellings, lk.spelling})
 	}
 	dst = append(dst, postingKey{bCodecs, rec.Codec})
 	dst = append(dst, postingKey{bSchemes, format.SchemeOf(rec.StreamURL)})

@@ -44,9 +44,14 @@ type dimRow struct {
 	// facet: searches may count the dimension (format.FacetMemoFacets
 	// says which of them the facet memo holds).
 	facet bool
-	// folded: keys are format.FacetKey of labels, so a key that is not
-	// Filterable cannot be given back as a filter value.
-	folded bool
+	// folded is the function a folded row keys its labels by
+	// (format.FacetKey, for genres format.GenreKey; nil: keys are not
+	// folded labels): a key it does not give back unchanged (Filterable)
+	// cannot be given back as a filter value.
+	folded func(label string) string
+	// labels is the bucket holding a label for each key (nil: a key is
+	// named or spelled as below).
+	labels []byte
 	// named names a key of the facet bucket for people (nil: use
 	// spelled); spelled lists the labels of a record that a key of a
 	// folded bucket folds from, so that a key is shown as a station
@@ -62,17 +67,18 @@ var dims = [NumDims]dimRow{
 	},
 	DimLanguage: {
 		name: "language", key: languageKey, buckets: [][]byte{format.BucketLangCodes, format.BucketLangLabels},
-		directory: format.BucketLangLabels, facet: true, named: iso.LanguageName,
+		directory: format.BucketLangLabels, facet: true, named: iso.LanguageName, folded: format.FacetKey,
 		spelled: func(r *format.Record) []string { return r.Languages },
 	},
 	DimGenre: {
-		name: "genre", key: foldedKey(format.BucketGenres), buckets: [][]byte{format.BucketGenres},
-		directory: format.BucketGenres, facet: true, folded: true,
+		name: "genre", key: foldedKey(format.BucketGenres, format.GenreKey), buckets: [][]byte{format.BucketGenres},
+		directory: format.BucketGenres, facet: true, folded: format.GenreKey,
+		labels:  format.BucketGenreLabels,
 		spelled: func(r *format.Record) []string { return r.Genres },
 	},
 	DimLocation: {
-		name: "location", key: foldedKey(format.BucketLocations), buckets: [][]byte{format.BucketLocations},
-		directory: format.BucketLocations, facet: true, folded: true,
+		name: "location", key: foldedKey(format.BucketLocations, format.FacetKey), buckets: [][]byte{format.BucketLocations},
+		directory: format.BucketLocations, facet: true, folded: format.FacetKey,
 		spelled: func(r *format.Record) []string { return []string{r.Location} },
 	},
 	DimCodec: {
@@ -116,7 +122,8 @@ func (ds DimSet) Len() int { return bits.OnesCount16(uint16(ds)) }
 // Filters are, per dimension, the values a station must have one of; a
 // dimension without values does not filter. Countries are ISO alpha-2
 // codes in any case; languages a source label or anything iso.LanguageCode
-// resolves; genres and locations a label, matched after folding; codecs
+// resolves; locations a label, matched after folding; genres a tag,
+// matched by format.GenreKey (any spelling of the genre); codecs
 // format.Codecs in any case; https "true" (the stream address is HTTPS)
 // or "false" (it is plain HTTP; a station without one has neither).
 type Filters [NumDims][]string
@@ -157,10 +164,10 @@ func languageKey(dst []byte, v string) (bucket, key []byte) {
 	return format.BucketLangLabels, append(dst, format.FacetKey(v)...)
 }
 
-// foldedKey files a value under its format.FacetKey in bucket.
-func foldedKey(bucket []byte) func(dst []byte, v string) ([]byte, []byte) {
+// foldedKey looks a value up under its key by keyOf in bucket.
+func foldedKey(bucket []byte, keyOf func(string) string) func(dst []byte, v string) ([]byte, []byte) {
 	return func(dst []byte, v string) ([]byte, []byte) {
-		return bucket, append(dst, format.FacetKey(v)...)
+		return bucket, append(dst, keyOf(v)...)
 	}
 }
 
@@ -195,7 +202,7 @@ func facetName(d Dim, key string) (label string, ok bool) {
 // spelling is the label of r that folds to key, or key itself.
 func spelling(d Dim, r *format.Record, key string) string {
 	for _, label := range dims[d].spelled(r) {
-		if format.FacetKey(label) == key {
+		if dims[d].folded(label) == key {
 			return label
 		}
 	}
@@ -206,9 +213,18 @@ func spelling(d Dim, r *format.Record, key string) string {
 // in characters (the indexer's facet memo needs the same bound).
 const MaxFilterRunes = format.MaxFilterRunes
 
-// Filterable reports whether a folded key can be given back as a filter
-// value that selects exactly its stations.
-func Filterable(key string) bool { return format.Filterable(key) }
+// Filterable reports whether a key of d's folded bucket can be given back
+// as a filter value that selects exactly its stations.
+func Filterable(d Dim, key string) bool { return format.Filterable(key, dims[d].folded) }
+
+// ListingKey is the key of d's directory bucket that a label of d is filed
+// under: the folded label for a folded row, else the value as it is.
+func ListingKey(d Dim, label string) string {
+	if d >= NumDims || dims[d].folded == nil {
+		return label
+	}
+	return dims[d].folded(label)
+}
 
 // DimsOf is the set of ds.
 func DimsOf(ds ...Dim) DimSet {

@@ -79,29 +79,38 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 	return l, ok, err
 }
 
-// listing counts the stations of one key and labels it: as the first
-// station (alphabetically) filed under the key spells it where the key
-// is folded from labels, else by the row's name for it (countries by
-// their English names).
+// listing counts the stations of one key and labels it: by the label the
+// row's labels bucket holds for it (a genre's commonest spelling), else as
+// the first station (alphabetically) filed under the key spells it where
+// the key is folded from labels, else by the row's name for it (countries
+// by their English names).
 func listing(tx *bolt.Tx, w *workspace, d Dim, k, v []byte) (Listing, error) {
 	s, err := w.view(v)
 	if err != nil {
 		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
 	l := Listing{Key: string(k), Label: string(k), Stations: s.card()}
-	if dims[d].spelled == nil {
+	switch {
+	case dims[d].labels != nil:
+		l.Label = storedLabel(tx, d, l.Key)
+	case dims[d].spelled == nil:
 		l.Label, _ = facetName(d, l.Key)
-		return l, nil
+	case !s.empty():
+		var r format.Record
+		if err := decodeRecord(tx.Bucket(format.BucketStations), s.bm.Minimum(), &r); err != nil {
+			return Listing{}, err
+		}
+		l.Label = spelling(d, &r, l.Key)
 	}
-	if s.empty() {
-		return l, nil
-	}
-	var r format.Record
-	if err := decodeRecord(tx.Bucket(format.BucketStations), s.bm.Minimum(), &r); err != nil {
-		return Listing{}, err
-	}
-	l.Label = spelling(d, &r, l.Key)
 	return l, nil
+}
+
+// storedLabel is the label d's labels bucket holds for key, or key itself.
+func storedLabel(tx *bolt.Tx, d Dim, key string) string {
+	if v := tx.Bucket(dims[d].labels).Get([]byte(key)); len(v) > 0 {
+		return string(v)
+	}
+	return key
 }
 
 // ListedStations returns the stations filed under key in d, alphabetically

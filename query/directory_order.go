@@ -65,7 +65,11 @@ func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err
 				return fmt.Errorf("%s %q: %w", d.Name(), k, err)
 			}
 			key := string(k)
-			byName = append(byName, directoryEntry{key: key, name: sortName(d, key), stations: s.card()})
+			name := sortName(d, key)
+			if dims[d].labels != nil {
+				name = fold.Key(storedLabel(tx, d, key))
+			}
+			byName = append(byName, directoryEntry{key: key, name: name, stations: s.card()})
 			return nil
 		})
 	})
@@ -77,7 +81,8 @@ func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err
 
 // sortName is what a value sorts under A–Z: the row's name for it where
 // the directory labels it so (a country's English name), else the key
-// (the folded label).
+// (the folded label). A row with stored labels sorts by the label instead
+// (directoryOrder): a genre key has lost its spaces.
 func sortName(d Dim, key string) string {
 	if dims[d].spelled == nil {
 		if name, ok := facetName(d, key); ok {

@@ -92,7 +92,7 @@ func (ix *Index) column(d Dim) (*facetColumn, error) {
 	lc.once.Do(func() {
 		lc.err = ix.view(func(tx *bolt.Tx) error {
 			var err error
-			lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, dims[d].folded)
+			lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d)
 			return err
 		})
 	})
@@ -103,7 +103,7 @@ func (ix *Index) column(d Dim) (*facetColumn, error) {
 // when they fit, every record's value ids, in two passes over the posting
 // lists (count per record, then fill). Posting lists are read in place, so
 // the build allocates only the column.
-func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error) {
+func buildColumn(b *bolt.Bucket, stations int, d Dim) (*facetColumn, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: facet bucket missing", format.ErrCorrupt)
 	}
@@ -133,7 +133,7 @@ func buildColumn(b *bolt.Bucket, stations int, folded bool) (*facetColumn, error
 	col.postings = make([][]byte, len(entries))
 	for i, e := range entries {
 		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
-		col.skip[i] = folded && !format.Filterable(e.key)
+		col.skip[i] = dims[d].folded != nil && !Filterable(d, e.key)
 	}
 	col.labels = make([]atomic.Pointer[string], len(entries))
 	col.byKey = make([]uint32, len(entries))
@@ -517,15 +517,18 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 }
 
 // facetLabel names a value: by the row's name for it (countries and
-// languages by their English names, codecs as they are), or by the
-// spelling of the first station filed under it (genres, locations); read
-// once, then cached.
+// languages by their English names, codecs as they are), by its stored
+// label (genres: the commonest spelling), or by the spelling of the first
+// station filed under it (locations); read once, then cached.
 func (s *search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
 	if l := col.labels[id].Load(); l != nil {
 		return *l, nil
 	}
 	key := col.keys[id]
 	label, ok := facetName(d, key)
+	if dims[d].labels != nil {
+		label, ok = cmp.Or(string(s.lookup(dims[d].labels, []byte(key))), key), true
+	}
 	if !ok {
 		var err error
 		if label, err = s.spelledLabel(d, dims[d].buckets[0], key); err != nil {

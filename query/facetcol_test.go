@@ -214,7 +214,7 @@ func BenchmarkFacetColumns(b *testing.B) {
 	for b.Loop() {
 		err := ix.view(func(tx *bolt.Tx) error {
 			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
-				if _, err := buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, dims[d].folded); err != nil {
+				if _, err := buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
 					return err
 				}
 			}

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"stationdex/indexer/format"
@@ -35,8 +36,8 @@ var memoSources, memoDims, memoFacetSet = func() ([]memoSource, []Dim, DimSet) {
 	var set DimSet
 	for _, f := range format.FacetMemoFacets {
 		d := dimOfFacetBucket(f.Bucket)
-		if dims[d].folded != f.Folded {
-			panic(fmt.Sprintf("facet memo: %s folded %v, its row %v", f.Bucket, f.Folded, dims[d].folded))
+		if !sameFold(dims[d].folded, f.Fold) {
+			panic(fmt.Sprintf("facet memo: %s folded unlike its row", f.Bucket))
 		}
 		ds, set = append(ds, d), set.With(d)
 	}
@@ -50,6 +51,12 @@ var memoSources, memoDims, memoFacetSet = func() ([]memoSource, []Dim, DimSet) {
 	}
 	return srcs, ds, set
 }()
+
+// sameFold reports whether a and b are the same folding function (or
+// both none): the indexer's memo skips the keys the row's function does.
+func sameFold(a, b func(string) string) bool {
+	return (a == nil) == (b == nil) && (a == nil || reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer())
+}
 
 // dimOfFacetBucket is the dimension whose facet counts bucket b; it
 // panics when no row counts it (the format and the table disagree).

@@ -114,7 +114,7 @@ func TestFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 func oracleTop(all []qoracle.FacetCount, facet string, k int) []qoracle.FacetCount {
 	var out []qoracle.FacetCount
 	for _, c := range all {
-		if (facet == qoracle.FacetGenre || facet == qoracle.FacetLocation) && !Filterable(c.Value) {
+		if (facet == qoracle.FacetGenre || facet == qoracle.FacetLocation) && !Filterable(dimOfFacet(facet), c.Value) {
 			continue
 		}
 		if out = append(out, c); len(out) == k {

@@ -47,9 +47,9 @@ type stationEnvelope struct {
 	SchemaVersion string              `json:"schema_version"`
 	SnapshotAt    string              `json:"snapshot_at"`
 	Source        string              `json:"source"`
-	Station       stationjson.Station `json:"station"`
+	Station       stationWithVariants `json:"station"`
 
-	stored storedJSON // when set, stands for Station (query.StationJSON)
+	stored storedJSON // when set, stands for Station.Station (query.StationJSON)
 }
 
 // searchStations is GET /api/stations (searchStations in the spec).
@@ -127,11 +127,16 @@ func (s *Server) getStation(_ *http.Request, ps httprouter.Params) (string, buil
 		if err != nil {
 			return entityHead{}, dst, fmt.Errorf("station %s: %w", id, err)
 		}
+		variants, total, err := variantsOf(ix, s.base, id)
+		if err != nil {
+			return entityHead{}, dst, fmt.Errorf("station %s: variants: %w", id, err)
+		}
 		meta := ix.Meta()
 		env := stationEnvelope{
 			SchemaVersion: schemaVersion(meta),
 			SnapshotAt:    snapshotAt(meta),
 			Source:        meta.Source,
+			Station:       stationWithVariants{Variants: variants, VariantsTotal: total},
 			stored:        storedJSON{json: stored, base: s.baseJSON, ok: true},
 		}
 		return jsonHead, append(env.AppendJSON(dst), '\n'), nil

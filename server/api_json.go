@@ -51,9 +51,12 @@ func (e *stationEnvelope) AppendJSON(dst []byte) []byte {
 	if e.stored.ok {
 		dst = e.stored.append(dst)
 	} else {
-		dst = e.Station.AppendJSON(dst)
+		dst = e.Station.Station.AppendJSON(dst)
 	}
-	return append(dst, '}')
+	// The station object is reopened for its variants: its closing
+	// brace is the last byte either way.
+	dst = appendVariants(dst[:len(dst)-1], e.Station.Variants, e.Station.VariantsTotal)
+	return append(dst, "}}"...)
 }
 
 // appendHead opens an envelope with the fields every response starts

@@ -167,6 +167,11 @@ func checkDumpedStations(t *testing.T, s *Server, name string, body []byte, want
 		if err := json.Unmarshal(api.Body.Bytes(), &env); err != nil {
 			t.Fatal(err)
 		}
+		// The API's station record adds its variants, last, to the
+		// Station the dumps hold.
+		if i := bytes.LastIndex(env.Station, []byte(`,"variants":[`)); i > 0 {
+			env.Station = append(env.Station[:i:i], '}')
+		}
 		if !bytes.Equal(env.Station, line) {
 			t.Errorf("%s record %d differs from the API:\n%s\n%s", name, i, line, env.Station)
 		}

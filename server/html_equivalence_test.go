@@ -122,7 +122,7 @@ func FuzzPageWriter(f *testing.F) {
 		rec := fuzzedRecord(name, tag, address, bitrate)
 		at := footer{SnapshotAt: time.Unix(int64(bitrate), 0), Source: tag}
 		results := block{Heading: name, Links: s.stationLinks([]format.Record{rec})}
-		requireSameHTML(t, s, "station page", s.stationPageOf(&rec, results), at)
+		requireSameHTML(t, s, "station page", s.stationPageOf(&rec, results, block{Heading: "Also listed as", Links: results.Links}), at)
 		requireSameHTML(t, s, "listening page", s.listenPageOf(&rec), at)
 		requireSameHTML(t, &Server{base: address}, "hostile page", hostilePage(name, address, num), at)
 		requireSameHTML(t, &Server{base: tag}, "hostile page", hostilePage(tag, name, num), footer{})

@@ -39,7 +39,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	}
 	section("API", [][3]string{
 		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
-		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation, parameters, limits and error codes"},
+		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
 	})
 	section("Pages", [][3]string{
@@ -48,7 +48,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 			"results come with counts by " + wordList(facetNames(), "and") + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
-		{"Genres", b + "/genres/index.md", "every genre tag with its station count, most stations first (?order=name: A to Z)"},
+		{"Genres", b + "/genres/index.md", "every genre (its spellings as one: hip hop, hip-hop, hiphop) with its station count, most stations first (?order=name: A to Z)"},
 		{"Locations", b + "/locations/index.md", "every location with its station count, most stations first (?order=name: A to Z)"},
 	})
 	section("Data", [][3]string{

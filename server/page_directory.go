@@ -50,14 +50,15 @@ func (d directory) valueURL(base, key string) string {
 }
 
 // lookupKeys are the bucket keys the path segment may name, in order: the
-// segment itself (the links the service makes carry the exact key; FacetKey
-// is not idempotent on every key, e.g. one ending in a space the folding
-// left), then any spelling the index would file under the same key.
+// segment itself (the links the service makes carry the exact key; a key
+// function is not idempotent on every key, e.g. one ending in a space the
+// folding left), then the key the index files that spelling under (so
+// /genres/Hip-Hop/ finds hiphop).
 func (d directory) lookupKeys(segment string) []string {
 	if d.facet == query.DimCountry {
 		return []string{strings.ToUpper(segment)}
 	}
-	return []string{segment, format.FacetKey(segment)}
+	return []string{segment, query.ListingKey(d.facet, segment)}
 }
 
 // lookup finds the value named by the path segment.
@@ -190,6 +191,10 @@ func (s *Server) directoryValue(d directory) pageFunc {
 		if n > 1 && len(res.Stations) == 0 {
 			return nil, errPageRange(n)
 		}
+		groups, err := ix.ListedGroups(d.facet, fv.Key)
+		if err != nil {
+			return nil, err
+		}
 		pageURL := d.valueURL(s.base, fv.Key)
 		return &page{
 			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
@@ -197,7 +202,8 @@ func (s *Server) directoryValue(d directory) pageFunc {
 			Path:    strings.TrimPrefix(pageURL, s.base),
 			Query:   pageParam("", n),
 			Blocks: []block{
-				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order."}},
+				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order.",
+					groupsText(fv.Stations, groups)}},
 				{Heading: "Stations", Links: s.stationLinks(res.Stations)},
 				{Heading: "More", Links: s.valueLinks(d, fv)},
 			},

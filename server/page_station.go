@@ -37,27 +37,35 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.stationPageOf(&rec, near), nil
+	variants, err := s.variantsBlock(ix, &rec)
+	if err != nil {
+		return nil, err
+	}
+	return s.stationPageOf(&rec, near, variants), nil
 }
 
-// stationPageOf is the station page of rec, near being its nearby stations.
-func (s *Server) stationPageOf(rec *format.Record, near block) *page {
+// stationPageOf is the station page of rec, near being its nearby stations
+// and variants the other entries of its group (none: a station that
+// stands alone has no such section).
+func (s *Server) stationPageOf(rec *format.Record, near, variants block) *page {
 	st := stationjson.New(s.base, rec)
+	listen := []block{
+		{Facts: stationFacts(s.base, rec, &st)},
+		{Heading: "Listen", Notice: availabilityNotice,
+			Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, rec)...)},
+	}
+	if variants.Heading != "" {
+		listen = append(listen, variants)
+	}
 	return &page{
 		Title:       cleanText(st.PageTitle),
 		Heading:     cleanText(st.Name),
 		Path:        strings.TrimPrefix(st.PageURL, s.base),
 		Description: stationDescription(rec),
-		Blocks: []block{
-			{Facts: stationFacts(s.base, rec, &st)},
-			{Heading: "Listen", Notice: availabilityNotice,
-				Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, rec)...)},
-			near,
-			{Heading: "Data", Links: []link{
-				internalLink("This station in the JSON API", s.base+pathStation+st.ID),
-				internalLink("All stations as a download", s.base+pathCatalog),
-			}},
-		},
+		Blocks: append(listen, near, block{Heading: "Data", Links: []link{
+			internalLink("This station in the JSON API", s.base+pathStation+st.ID),
+			internalLink("All stations as a download", s.base+pathCatalog),
+		}}),
 	}
 }
 

@@ -363,7 +363,7 @@ func stationOf(t testing.TB, s *Server, id string) stationjson.Station {
 	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}
-	return env.Station
+	return env.Station.Station
 }
 
 // stationURLs are every URL field of a Station.

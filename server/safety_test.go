@@ -36,7 +36,7 @@ func TestSafeJSONAPI(t *testing.T) {
 		checkSafeJSONBytes(t, "/api/stations/"+id, body)
 		var env stationEnvelope
 		decodeStrict(t, body, &env)
-		checkSafeStation(t, &env.Station)
+		checkSafeStation(t, &env.Station.Station)
 		for _, word := range fold.Tokens(env.Station.Name)[:min(2, len(fold.Tokens(env.Station.Name)))] {
 			checkSafeSearch(t, s, "/api/stations?limit=50&q="+url.QueryEscape(word))
 		}

@@ -57,7 +57,7 @@ func TestStationFullRecord(t *testing.T) {
 	check("location_url", *s.LocationURL, "https://x.example/dex/locations/lisboa%20%2F%20centro/")
 	check("language_urls", strings.Join(s.LanguageURLs, " "), "https://x.example/dex/languages/portuguese/")
 	check("genre_urls", strings.Join(s.GenreURLs, " "),
-		"https://x.example/dex/genres/80%27s/ https://x.example/dex/genres/r&b%2Fsoul/ https://x.example/dex/genres/100%25/")
+		"https://x.example/dex/genres/80s/ https://x.example/dex/genres/r&b%2Fsoul/ https://x.example/dex/genres/100%25/")
 	check("official_url", *s.OfficialURL, "https://comercial.example.pt/")
 	check("page_title", s.PageTitle, "Rádio <Comercial> — Portugal | stationdex")
 	if s.BitrateKbps == nil || *s.BitrateKbps != 128 {

@@ -144,7 +144,7 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		OpenAPI:       b + pathOpenAPI,
 		Operations: []capOperation{
 			{"searchStations", []string{"GET", "HEAD", "OPTIONS"}, b + pathStations, "Search stations by words and filters, with facet counts and suggestions on request."},
-			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + pathStation + "{id}", "Read one station by its UUID."},
+			{"getStation", []string{"GET", "HEAD", "OPTIONS"}, b + pathStation + "{id}", "Read one station by its UUID, with its variants: the other entries of its group (the same stream address, or the same folded name, homepage and country), at most 20, the representative first (highest bitrate, then a known codec, then the smallest id), and variants_total."},
 		},
 		Filters: paramSpecs(groupFilter),
 		Paging:  paramSpecs(groupPaging),

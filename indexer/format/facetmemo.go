@@ -39,12 +39,13 @@ type FacetMemoSource struct {
 	Facet  int
 }
 
-// FacetMemoFacet is a facet the memo counts: its bucket, and whether its
-// keys are folded labels, of which only the Filterable ones are counted
-// (no filter could name the others, so no link could count them).
+// FacetMemoFacet is a facet the memo counts: its bucket, and the function
+// its keys fold labels by (nil: not folded labels); of a folded facet only
+// the Filterable keys are counted (no filter could name the others, so no
+// link could count them).
 type FacetMemoFacet struct {
 	Bucket []byte
-	Folded bool
+	Fold   func(label string) string
 }
 
 // The memoised buckets and the counted facets (country, language and
@@ -54,7 +55,7 @@ var (
 	FacetMemoSources = []FacetMemoSource{
 		{BucketCountries, 0}, {BucketLangCodes, 1}, {BucketLangLabels, 1}, {BucketGenres, 2}, {BucketAllPrefix, -1},
 	}
-	FacetMemoFacets = []FacetMemoFacet{{BucketCountries, false}, {BucketLangCodes, false}, {BucketGenres, true}}
+	FacetMemoFacets = []FacetMemoFacet{{BucketCountries, nil}, {BucketLangCodes, FacetKey}, {BucketGenres, GenreKey}}
 )
 
 // Sizes. A list is memoised when it holds at least FacetMemoMin stations
@@ -87,10 +88,10 @@ func FacetMemoMin(stations int) int { return max(FacetMemoFloor, stations/FacetM
 // in runes.
 const MaxFilterRunes = 60
 
-// Filterable reports whether a folded facet key can be given back as a
-// filter value: not empty, not too long, and its own key.
-func Filterable(key string) bool {
-	return key != "" && utf8.RuneCountInString(key) <= MaxFilterRunes && FacetKey(key) == key
+// Filterable reports whether a key of a facet folded by fold can be given
+// back as a filter value: not empty, not too long, and its own key.
+func Filterable(key string, fold func(string) string) bool {
+	return key != "" && utf8.RuneCountInString(key) <= MaxFilterRunes && fold(key) == key
 }
 
 // FacetOrder orders a facet's values: most stations first, then by key.

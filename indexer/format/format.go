@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("8")
+//	            "version"  -> Version, decimal ASCII ("9")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -47,7 +47,12 @@
 //	countries   ISO alpha-2, upper case  -> bitmap
 //	lang_labels folded source language label -> bitmap
 //	lang_codes  ISO 639 code (639-1 where one exists, else 639-3) -> bitmap
-//	genres      folded source tag     -> bitmap
+//	genres      GenreKey of a source tag -> bitmap: the stations listing
+//	            any spelling of that genre (case, accents, spaces, hyphens,
+//	            apostrophes and a leading '#' aside)
+//	genre_labels GenreKey -> the spelling of the genre most of its
+//	            stations list (ties: the bytewise smallest), as it is
+//	            listed: the label of its directory page and facet entry
 //	locations   folded location text  -> bitmap
 //	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
 //	schemes     SchemeHTTP or SchemeHTTPS -> bitmap: stations whose stream
@@ -56,6 +61,10 @@
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
 //	            cell of one degree, as packed points (see geo.go)
+//	groups      GroupKey(g) -> the members of group g (see groups.go)
+//	group_of    BlockKey(b) -> the group of each record of block b (see
+//	            groups.go): with groups, the entries that are one stream
+//	            or one station, found in one lookup
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
@@ -116,6 +125,11 @@
 //	   lists when a close word alone is the whole search; facet_memo: the
 //	   facets of the broadest searches, counted by the indexer instead of
 //	   by every server at start-up.
+//	10 genres keyed by GenreKey instead of FacetKey, so that the spellings
+//	   of one genre ("hip hop", "hip-hop", "hiphop") share a key; a tag of
+//	   punctuation only has none. genre_labels: each genre's commonest
+//	   spelling. groups and group_of: the entries that are one stream or
+//	   one station (groups.go); meta counts groups and grouped_stations.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -136,7 +150,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 9
+const Version = 10
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -162,6 +176,7 @@ var (
 	BucketLangLabels  = []byte("lang_labels")
 	BucketLangCodes   = []byte("lang_codes")
 	BucketGenres      = []byte("genres")
+	BucketGenreLabels = []byte("genre_labels")
 	BucketLocations   = []byte("locations")
 	BucketFiles       = []byte("files")
 	BucketCodecs      = []byte("codecs")
@@ -169,6 +184,8 @@ var (
 	BucketBitrates    = []byte("bitrates")
 	BucketGeo         = []byte("geo")
 	BucketDictionary  = []byte("dictionary")
+	BucketGroups      = []byte("groups")
+	BucketGroupOf     = []byte("group_of")
 	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
@@ -177,9 +194,9 @@ var (
 var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
-	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
+	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFacetMemo, BucketFiles,
+	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketFiles,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.
@@ -244,8 +261,12 @@ type Meta struct {
 	Tokens        int       `json:"tokens"`    // distinct keys in all_tokens
 	Countries     int       `json:"countries"` // distinct keys in countries
 	Languages     int       `json:"languages"` // distinct keys in lang_labels
-	Genres        int       `json:"genres"`    // distinct keys in genres
-	Skipped       Skipped   `json:"skipped"`   // input records left out
+	Genres        int       `json:"genres"`    // distinct keys in genres (genre keys)
+	// Groups counts the groups of more than one entry (see groups.go),
+	// GroupedStations the entries in them.
+	Groups          int     `json:"groups"`
+	GroupedStations int     `json:"grouped_stations"`
+	Skipped         Skipped `json:"skipped"` // input records left out
 	// BuiltBy names the program, its module version and the Go version.
 	// There is deliberately no build time: the same input must give the
 	// same file contents.

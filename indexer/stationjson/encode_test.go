@@ -107,8 +107,8 @@ func FuzzAppendJSON(f *testing.F) {
 // send the old shape from an older file of the same version). When this
 // fails on purpose, bump format.Version and set both values here.
 const (
-	storedDigestVersion = 9
-	storedDigest        = "514e82b245cdacb825f5b68237fcd158dfa3a2c792540d84028bbd42a2b487da"
+	storedDigestVersion = 10
+	storedDigest        = "b33da0581578d390e3a7a51a7a098e3cc6310518df50bf99cf8c28f5a85aab82"
 )
 
 func TestStoredJSONPinnedToFormatVersion(t *testing.T) {

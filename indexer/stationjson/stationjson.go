@@ -10,6 +10,7 @@ package stationjson
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 
 	"stationdex/indexer/format"
@@ -150,11 +151,14 @@ func optionalLocationURL(base, place string) *string {
 }
 
 // facetURLs maps labels to their directory pages, skipping labels that fold
-// to nothing (they have no page), so the list may be shorter than labels.
+// to nothing (they have no page) and pages already listed, so the list may
+// be shorter than labels.
 func facetURLs(base string, labels []string, page func(base, label string) (string, bool)) []string {
 	urls := make([]string, 0, len(labels))
 	for _, l := range labels {
-		if u, ok := page(base, l); ok {
+		// Two spellings of one genre ("hip hop", "hip-hop") share a page,
+		// which is listed once.
+		if u, ok := page(base, l); ok && !slices.Contains(urls, u) {
 			urls = append(urls, u)
 		}
 	}

@@ -13,10 +13,10 @@ import (
 // trailing slash. Every directory URL ends in '/', as the pages are
 // directories.
 //
-// Facet values (language labels, genre tags, locations) are keyed by
-// format.FacetKey, the same key the index files them under, so "Jazz" and
-// "jazz" share one page, and path-escaped, so a tag with '/' or '?' stays one
-// path segment.
+// Facet values are keyed as the index files them: language labels and
+// locations by format.FacetKey, so "Jazz" and "jazz" share one page, genre
+// tags by format.GenreKey, so "Hip Hop" and "hip-hop" do; and
+// path-escaped, so a tag with '/' or '?' stays one path segment.
 
 // Directory kinds: the first path segment of a directory page.
 const (
@@ -50,20 +50,28 @@ func LocationURL(base, place string) (string, bool) { return FacetURL(base, Kind
 // FacetURL is the directory page of value under kind (one of the Kind
 // constants except KindCountries).
 func FacetURL(base, kind, value string) (string, bool) {
-	seg, ok := facetSegments.get(value)
+	seg, ok := facetSegments[kind].get(value)
 	if !ok {
 		return "", false
 	}
 	return base + "/" + kind + "/" + seg + "/", true
 }
 
-// facetSegments caches the path segment of facet labels. Every station of
-// every response names its languages and genres, and folding a label that
-// is not plain ASCII runs the x/text chain each time; the labels come from
-// the index, so the same few thousand recur. The cache stops growing at
-// maxCachedSegments entries (a few MB at most), after which labels are
-// folded each time as before.
-var facetSegments = segmentCache{m: make(map[string]segment)}
+// facetSegments caches, per kind, the path segment of facet labels. Every
+// station of every response names its languages and genres, and folding a
+// label that is not plain ASCII runs the x/text chain each time; the
+// labels come from the index, so the same few thousand recur. A cache
+// stops growing at maxCachedSegments entries (a few MB at most), after
+// which labels are folded each time as before.
+var facetSegments = map[string]*segmentCache{
+	KindLanguages: newSegmentCache(format.FacetKey),
+	KindGenres:    newSegmentCache(format.GenreKey),
+	KindLocations: newSegmentCache(format.FacetKey),
+}
+
+func newSegmentCache(keyOf func(string) string) *segmentCache {
+	return &segmentCache{keyOf: keyOf, m: make(map[string]segment)}
+}
 
 const maxCachedSegments = 1 << 16
 
@@ -73,8 +81,9 @@ type segment struct {
 }
 
 type segmentCache struct {
-	mu sync.RWMutex
-	m  map[string]segment
+	keyOf func(label string) string // the key the index files a label under
+	mu    sync.RWMutex
+	m     map[string]segment
 }
 
 // get is the path segment of label's directory page; ok is false when it
@@ -86,7 +95,7 @@ func (c *segmentCache) get(label string) (string, bool) {
 	if hit {
 		return s.seg, s.ok
 	}
-	key := format.FacetKey(label)
+	key := c.keyOf(label)
 	if s.ok = HasPage(key); s.ok {
 		s.seg = PathSegment(key)
 	}

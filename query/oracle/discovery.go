@@ -41,8 +41,8 @@ const (
 
 // Facets counts, for every value of facet, the stations matching q with
 // q's own filter of that dimension left out, and returns every value with
-// a count, most first, ties by value. Genre and location values are the
-// facet keys of the labels; language values the ISO codes; country values
+// a count, most first, ties by value. Genre values are genre keys (GenreKey),
+// location values the facet keys of the labels; language values the ISO codes; country values
 // alpha-2 codes; codec values the codec names.
 func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 	switch facet {

@@ -28,9 +28,13 @@ type oracleStation struct {
 	country         string
 	languages       []string // facet keys of the labels
 	codes           []string
-	genres          []string // facet keys of the tags
-	location        string   // facet key of the location
-	https           string   // "true", "false", or "" without a stream address
+	genres          []string // genre keys of the tags (GenreKey), none for a tag without one
+	tags            []string // the tags as listed
+	name            string
+	stream          string // stream address as listed
+	homepage        string // as listed
+	location        string // facet key of the location
+	https           string // "true", "false", or "" without a stream address
 	codec           string
 	bitrate         uint32
 	geo             format.Geo
@@ -63,6 +67,7 @@ func prepare(r *format.Record) oracleStation {
 		id: r.ID, nameKey: fold.Key(r.Name), folded: fold.String(r.Name),
 		nameTokens: fold.Tokens(r.Name), country: r.CountryCode, codes: r.LanguageCodes,
 		codec: r.Codec, bitrate: r.BitrateKbps, geo: r.Geo,
+		name: r.Name, stream: r.StreamURL, homepage: r.OfficialURL,
 	}
 	fields := []string{r.Name, r.Country, r.CountryCode, iso.CountryName(r.CountryCode), r.Location}
 	fields = append(append(fields, r.Languages...), r.Genres...)
@@ -73,8 +78,11 @@ func prepare(r *format.Record) oracleStation {
 		s.languages = append(s.languages, format.FacetKey(l))
 	}
 	for _, g := range r.Genres {
-		s.genres = append(s.genres, format.FacetKey(g))
+		if k := GenreKey(g); k != "" {
+			s.genres = append(s.genres, k)
+		}
 	}
+	s.tags = r.Genres
 	s.location = format.FacetKey(r.Location)
 	switch lower := strings.ToLower(r.StreamURL); {
 	case strings.HasPrefix(lower, "https:"):
@@ -156,7 +164,7 @@ func newFilter(q Request) filter {
 		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near,
 		hasLocation: q.Location != "", location: format.FacetKey(q.Location), https: q.HTTPS}
 	if f.hasGenre {
-		f.genre = format.FacetKey(q.Genre)
+		f.genre = GenreKey(q.Genre)
 	}
 	if f.hasLanguage {
 		f.language = format.FacetKey(q.Language)
@@ -179,7 +187,7 @@ func (f filter) passes(s *oracleStation) bool {
 	if f.near != nil && (!s.geo.Known || greatCircleKm(f.near.Lat, f.near.Lon, s.geo) > f.near.RadiusKm) {
 		return false
 	}
-	if f.hasGenre && !slices.Contains(s.genres, f.genre) {
+	if f.hasGenre && (f.genre == "" || !slices.Contains(s.genres, f.genre)) {
 		return false
 	}
 	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https {

@@ -1,0 +1,99 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Groups. The source lists one station many times: the same stream
+// submitted again, or one broadcaster's streams in several codecs and
+// bitrates. The indexer puts every entry in a group, and no entry is
+// dropped for it:
+//
+//   - entries whose stream addresses have the same AddressKey are one
+//     stream;
+//   - entries with the same folded name (fold.String), the same homepage
+//     AddressKey and the same country code are one station;
+//   - a group is what these two relations connect: the classes of their
+//     union, transitively. An entry without a stream address is in no
+//     stream relation, one without a homepage in no station relation; an
+//     entry in neither stands alone.
+//
+// A group's representative is chosen by an objective rule, as the
+// specification allows no popularity or editorial score: the highest
+// bitrate (unknown counts as 0), then a known codec, then the smallest id
+// (UUID bytes). It is listed first among the group's members. A group of
+// one entry is no group: its record has NoGroup.
+//
+//	group_of BlockKey(b) -> a uint32 big-endian per record, for records
+//	         b*RecordsPerBlock onward (all RecordsPerBlock of them but in
+//	         the last block): the record's group, NoGroup when it stands
+//	         alone. A record's group is one lookup and a slice.
+//	groups   GroupKey(g) -> the record numbers of group g's members,
+//	         uint32 big-endian each, the representative first, then the
+//	         others by the same rule. g is the representative's record
+//	         number.
+
+// NoGroup is the group of a record that stands alone.
+const NoGroup = ^uint32(0)
+
+// GroupKey is the groups-bucket key of group g.
+func GroupKey(g uint32) []byte { return RecordKey(g) }
+
+// AppendGroupOf appends a record's group to a group_of block.
+func AppendGroupOf(dst []byte, g uint32) []byte { return binary.BigEndian.AppendUint32(dst, g) }
+
+// GroupOf is the group of the record in slot of a group_of block.
+func GroupOf(block []byte, slot int) (uint32, error) {
+	if slot < 0 || len(block) < 4*(slot+1) || len(block)%4 != 0 {
+		return 0, fmt.Errorf("%w: group_of block of %d bytes, slot %d", ErrCorrupt, len(block), slot)
+	}
+	return binary.BigEndian.Uint32(block[4*slot:]), nil
+}
+
+// GroupMembers decodes a groups-bucket value into dst.
+func GroupMembers(dst []uint32, v []byte) ([]uint32, error) {
+	if len(v) < 8 || len(v)%4 != 0 {
+		return dst, fmt.Errorf("%w: group of %d bytes", ErrCorrupt, len(v))
+	}
+	for i := 0; i < len(v); i += 4 {
+		dst = append(dst, binary.BigEndian.Uint32(v[i:]))
+	}
+	return dst, nil
+}
+
+// AddressKey is what a stream address or homepage is compared by: the
+// address with its scheme and host in lower case, the scheme's default
+// port (80 for http, 443 for https) left out, one trailing '/' of the
+// path left out, and an empty query or fragment ("?" or "#" with nothing
+// after it) left out; user, path, query and fragment are otherwise kept
+// as written. An
+// address net/url cannot parse, or without a scheme or host, is compared
+// as written, surrounding space aside. "" (no address) stays "".
+func AddressKey(addr string) string {
+	addr = strings.TrimSpace(addr)
+	u, err := url.Parse(addr)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" {
+		return addr
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		host = host[:len(host)-len(port)-1]
+	}
+	var b strings.Builder
+	b.WriteString(scheme + "://")
+	if u.User != nil {
+		b.WriteString(u.User.String() + "@")
+	}
+	b.WriteString(host)
+	b.WriteString(strings.TrimSuffix(u.EscapedPath(), "/"))
+	if u.RawQuery != "" {
+		b.WriteString("?" + u.RawQuery)
+	}
+	if u.Fragment != "" {
+		b.WriteString("#" + u.EscapedFragment())
+	}
+	return b.String()
+}

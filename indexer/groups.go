@@ -1,0 +1,262 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/extsort"
+	"stationdex/indexer/format"
+)
+
+// Grouping entries (see the groups section of package format): while
+// reading, every entry's two relation keys go to the relations sorter;
+// after de-duplication, its merge puts equal keys side by side, and a
+// union-find over temporary numbers joins each key's entries. The
+// representatives are then found by sorting the kept entries by group and
+// rank (the ranks sorter), and the groups are written once record numbers
+// are known. What grows with the input is the union-find's table, 4 bytes
+// a record, which afterwards holds each record's group.
+
+// Relation kinds: the first byte of a relations-sorter key.
+const (
+	relStream  = 's' // the stream's AddressKey
+	relStation = 'h' // folded name, homepage AddressKey, country code
+)
+
+// relationKeys appends an entry's relation keys to dst and returns the
+// ends of the two: dst[start:stream] and dst[stream:station], each empty
+// when the entry is in no relation of that kind.
+func relationKeys(dst []byte, rec *format.Record, o format.NameOrder) (out []byte, stream, station int) {
+	if k := format.AddressKey(rec.StreamURL); k != "" {
+		dst = append(append(dst, relStream), k...)
+	}
+	stream = len(dst)
+	if k := format.AddressKey(rec.OfficialURL); k != "" {
+		dst = append(append(dst, relStation), o.Folded...)
+		dst = append(append(dst, 0), k...)
+		dst = append(append(dst, 0), rec.CountryCode...)
+	}
+	return dst, stream, len(dst)
+}
+
+// addRelations files temporary number t under its relation keys.
+func (b *builder) addRelations(t uint32, keys ...[]byte) error {
+	b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
+	for _, k := range keys {
+		if len(k) > 0 {
+			if err := b.rels.Add(k, b.val); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rank is what orders an entry in its group, best first: the group, then
+// the highest bitrate, a known codec, the smallest id.
+func appendRank(dst []byte, root uint32, r rankInfo) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, root)
+	dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32-r.bitrate)
+	if r.codec {
+		dst = append(dst, 0)
+	} else {
+		dst = append(dst, 1)
+	}
+	return append(dst, r.id[:]...)
+}
+
+// rankInfo is what the representative rule reads of an entry; the ids
+// sorter carries it (after the time) to the grouping.
+type rankInfo struct {
+	id      format.UUID
+	bitrate uint32
+	codec   bool
+}
+
+func appendRankInfo(dst []byte, rec *format.Record) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, rec.BitrateKbps)
+	if rec.Codec != "" {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
+}
+
+func decodeRankInfo(id []byte, v []byte) rankInfo {
+	var r rankInfo
+	copy(r.id[:], id)
+	if len(v) >= 5 {
+		r.bitrate, r.codec = binary.BigEndian.Uint32(v), v[4] == 1
+	}
+	return r
+}
+
+// find is the root of t's class, halving the path on the way.
+func (b *builder) find(t uint32) uint32 {
+	p := b.parent
+	for p[t] != t {
+		p[t] = p[p[t]]
+		t = p[t]
+	}
+	return t
+}
+
+// union joins the classes of a and b under the smaller root, so that a
+// class's root is its first entry in input order.
+func (b *builder) union(x, y uint32) {
+	rx, ry := b.find(x), b.find(y)
+	if rx > ry {
+		rx, ry = ry, rx
+	}
+	b.parent[ry] = rx
+}
+
+// joinRelations joins, for every relation key, the kept entries filed
+// under it, then files every kept entry in the ranks sorter under its
+// class and rank. It runs after dedup, which marks the dropped entries.
+func (b *builder) joinRelations() error {
+	b.parent = make([]uint32, b.temps)
+	for t := range b.parent {
+		b.parent[t] = uint32(t)
+	}
+	it, err := b.rels.Iter()
+	if err != nil {
+		return err
+	}
+	var key []byte
+	first := uint32(dropped) // the first kept entry of key
+	for it.Next() {
+		t := binary.BigEndian.Uint32(it.Value())
+		if b.final[t] == dropped {
+			continue
+		}
+		if first == dropped || !bytes.Equal(it.Key(), key) {
+			key, first = append(key[:0], it.Key()...), t
+			continue
+		}
+		b.union(first, t)
+	}
+	it.Close()
+	if err := it.Err(); err != nil {
+		return err
+	}
+	b.rels.Close()
+	return b.rankEntries()
+}
+
+// rankEntries files every kept entry in the ranks sorter: key its class
+// and rank, value its temporary number.
+func (b *builder) rankEntries() error {
+	b.ranks = extsort.New(b.tmp, b.share(groupsShare))
+	it, err := b.ids.Iter()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		id, t := splitIDKey(it.Key())
+		if b.final[t] == dropped {
+			continue
+		}
+		b.key = appendRank(b.key[:0], b.find(t), decodeRankInfo(id, it.Value()[timeLen:]))
+		b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
+		if err := b.ranks.Add(b.key, b.val); err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// writeGroups writes the groups and group_of buckets; record numbers are
+// known (writeRecords). The union-find's table, no longer needed, holds
+// each record's group meanwhile.
+func (b *builder) writeGroups(ctx context.Context, f *indexFile) error {
+	groupOf := b.parent[:b.kept]
+	for n := range groupOf {
+		groupOf[n] = format.NoGroup
+	}
+	out := extsort.New(b.tmp, b.share(groupsShare))
+	defer out.Close()
+	err := b.collectGroups(out, groupOf)
+	b.ranks.Close()
+	if err != nil {
+		return err
+	}
+	it, err := out.Iter()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	err = f.putSorted(ctx, format.BucketGroups, func(*bolt.Tx) ([]byte, []byte, error) {
+		if !it.Next() {
+			return nil, nil, it.Err()
+		}
+		return bytes.Clone(it.Key()), bytes.Clone(it.Value()), nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.putSorted(ctx, format.BucketGroupOf, groupOfSource(groupOf))
+}
+
+// collectGroups reads the ranks sorter, one class after another with its
+// best entry first, and files each class of more than one entry in out
+// (group key -> members), marking the members' group in groupOf.
+func (b *builder) collectGroups(out *extsort.Sorter, groupOf []uint32) error {
+	it, err := b.ranks.Iter()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var members []uint32
+	var root []byte
+	flush := func() error {
+		defer func() { members = members[:0] }()
+		if len(members) < 2 {
+			return nil
+		}
+		b.groupCount++
+		b.groupedEntries += len(members)
+		b.val = b.val[:0]
+		for _, n := range members {
+			groupOf[n] = members[0]
+			b.val = binary.BigEndian.AppendUint32(b.val, n)
+		}
+		return out.Add(format.GroupKey(members[0]), b.val)
+	}
+	for it.Next() {
+		if k := it.Key(); len(members) == 0 || !bytes.Equal(k[:4], root) {
+			if err := flush(); err != nil {
+				return err
+			}
+			root = append(root[:0], k[:4]...)
+		}
+		members = append(members, b.final[binary.BigEndian.Uint32(it.Value())])
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// groupOfSource yields the group_of bucket: groupOf in blocks of
+// format.RecordsPerBlock.
+func groupOfSource(groupOf []uint32) kvSource {
+	block := uint32(0)
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		start := int(block) * format.RecordsPerBlock
+		if start >= len(groupOf) {
+			return nil, nil, nil
+		}
+		var v []byte
+		for _, g := range groupOf[start:min(start+format.RecordsPerBlock, len(groupOf))] {
+			v = format.AppendGroupOf(v, g)
+		}
+		k := format.BlockKey(block)
+		block++
+		return k, v, nil
+	}
+}

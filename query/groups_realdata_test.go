@@ -1,0 +1,90 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/format"
+)
+
+// TestGroupsMatchOracleOnRealSnapshot: the index holds exactly the groups
+// the oracle's own union-find finds, each in its representative order,
+// and every record's group_of entry names its group.
+func TestGroupsMatchOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	want := o.Groups()
+	got := indexGroups(t, ix)
+	entries := 0
+	for _, g := range want {
+		entries += len(g)
+	}
+	t.Logf("%d groups of %d entries; the largest has %d", len(want), entries, len(slices.MaxFunc(want, func(a, b []format.UUID) int { return len(a) - len(b) })))
+	if len(got) != len(want) {
+		t.Errorf("%d groups, oracle %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("group %d:\n got %v\nwant %v", i, got[i], want[i])
+		}
+	}
+	if m := ix.Meta(); m.Groups != len(want) || m.GroupedStations != entries {
+		t.Errorf("meta counts %d groups of %d entries, oracle %d of %d", m.Groups, m.GroupedStations, len(want), entries)
+	}
+}
+
+// indexGroups reads every stored group as ids, the groups in the order of
+// their representatives' ids, checking group_of of every record.
+func indexGroups(t *testing.T, ix *Index) [][]format.UUID {
+	t.Helper()
+	var out [][]format.UUID
+	err := ix.view(func(tx *bolt.Tx) error {
+		stations := tx.Bucket(format.BucketStations)
+		inGroup := map[uint32]uint32{}
+		err := tx.Bucket(format.BucketGroups).ForEach(func(k, v []byte) error {
+			members, err := format.GroupMembers(nil, v)
+			if err != nil {
+				return err
+			}
+			ids := make([]format.UUID, len(members))
+			for i, n := range members {
+				var r format.Record
+				if err := decodeRecord(stations, n, &r); err != nil {
+					return err
+				}
+				ids[i], inGroup[n] = r.ID, members[0]
+			}
+			out = append(out, ids)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return checkGroupOf(tx, ix.meta.Stations, inGroup)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(out, func(a, b []format.UUID) int { return bytes.Compare(a[0][:], b[0][:]) })
+	return out
+}
+
+func checkGroupOf(tx *bolt.Tx, stations int, inGroup map[uint32]uint32) error {
+	for n := range uint32(stations) {
+		g, err := groupOf(tx, n)
+		if err != nil {
+			return err
+		}
+		want, ok := inGroup[n]
+		if !ok {
+			want = format.NoGroup
+		}
+		if g != want {
+			return fmt.Errorf("record %d: group_of %d, member of %d", n, g, want)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"strconv"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// variantsBlock is a station page's "Also listed as": the other entries of
+// its group (the same stream, or the same station in other codecs and
+// bitrates), each a link to its own page; nothing for a station that
+// stands alone.
+func (s *Server) variantsBlock(ix *query.Index, r *format.Record) (block, error) {
+	vs, total, err := ix.Variants(r.ID)
+	if err != nil || total == 0 {
+		return block{}, err
+	}
+	text := "The directory lists this station " + timesMore(total) +
+		": the same stream submitted again, or the station in other codecs and bitrates. Each entry keeps its own page."
+	links := make([]link, len(vs), len(vs)+1)
+	for i := range vs {
+		links[i] = internalLink(vs[i].Name, stationjson.StationURL(s.base, vs[i].ID))
+		links[i].Note = cleanText(resultNote(&vs[i]))
+	}
+	if more := total - len(vs); more > 0 {
+		links = append(links, textValue("and "+strconv.Itoa(more)+" more"))
+	}
+	return block{Heading: "Also listed as", Text: []string{text}, Links: links}, nil
+}
+
+// timesMore is "once more" or "n more times".
+func timesMore(n int) string {
+	if n == 1 {
+		return "once more"
+	}
+	return strconv.Itoa(n) + " more times"
+}
+
+// entryCount is "1 entry" or "n entries".
+func entryCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.Itoa(n) + " entries"
+}
+
+// groupsText counts a directory value's entries and the stations they
+// stand for (their groups).
+func groupsText(entries, groups int) string {
+	return entryCount(entries) + " of " + stationCount(groups) +
+		" (entries of the same stream, or of one station in several codecs and bitrates, count as one station)."
+}
