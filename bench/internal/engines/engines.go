@@ -110,7 +110,7 @@ func KeysOf(r *format.Record) Keys {
 	}
 	for _, g := range r.Genres {
 		all = fold.AppendTokens(all, g)
-		k.Genres = append(k.Genres, format.FacetKey(g))
+		k.Genres = append(k.Genres, format.GenreKey(g))
 	}
 	k.AllTokens = uniq(all)
 	k.Langs = uniq(k.Langs)
@@ -153,7 +153,7 @@ func QueryKeysOf(q mix.Query) QueryKeys {
 		k.Langs = uniq(k.Langs)
 	}
 	if q.Genre != "" {
-		k.Genre = format.FacetKey(q.Genre)
+		k.Genre = format.GenreKey(q.Genre)
 	}
 	return k
 }
