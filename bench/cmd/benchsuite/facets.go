@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -199,8 +199,11 @@ func broadest(ix *query.Index, runs int) (Summary, error) {
 // Per-search ratios: every search of the mix is timed plain and faceted
 // alternately, pairRounds windows of pairBudget each, keeping the fastest
 // window of each side; then the retimeN searches of the worst ratio are
-// timed again, retimeRounds windows of retimeBudget per side, each after
-// a collection, as testing.B's runs start.
+// timed again, retimeRounds windows of retimeBudget per side, each with
+// the collector off, so that no collection lands in a window (testing.B
+// collects before each run instead, which with the suite's heap at 5M,
+// gigabytes of generated stations, took a second a window: the stage ran
+// for over fifteen minutes).
 const (
 	pairRounds   = 3
 	pairBudget   = 300 * time.Microsecond
@@ -208,6 +211,16 @@ const (
 	retimeRounds = 7
 	retimeBudget = 3 * time.Millisecond
 )
+
+// timeWindow times q[0] as timeQueries does, with the collector off when
+// quiet is set.
+func timeWindow(ix *query.Index, q []query.Query, t timing, quiet bool) ([]float64, error) {
+	if quiet {
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	}
+	us, _, _, err := timeQueries(ix, q, t)
+	return us, err
+}
 
 // perSearchRatios is the faceted / plain cost of each search of the mix.
 // The class medians above come from one window per search, enough for a
@@ -222,10 +235,7 @@ func perSearchRatios(ix *query.Index, qs []mix.Query, plain, faceted []query.Que
 		t := timing{Budget: budget, MaxReps: 1000}
 		for range rounds {
 			for side, q := range [2][]query.Query{plain[i : i+1], faceted[i : i+1]} {
-				if collect {
-					runtime.GC()
-				}
-				us, _, _, err := timeQueries(ix, q, t)
+				us, err := timeWindow(ix, q, t, collect)
 				if err != nil {
 					return 0, 0, err
 				}
