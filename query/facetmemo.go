@@ -27,11 +27,10 @@ import (
 // place in the file (listID). For any other set, or a larger facet limit
 // for a pair, facets are counted. Check recounts every entry.
 
-// memoSources are the memoised buckets of format.FacetMemoSources as the
-// engine knows them (the dimension a list filters; noDim for words'
-// lists), and memoDims the dimension of each of format.FacetMemoFacets;
-// memoFacetSet is those dimensions.
-var memoSources, memoDims, memoFacetSet = func() ([]memoSource, []Dim, DimSet) {
+// memoDims is the dimension of each of format.FacetMemoFacets, and
+// memoFacetSet those dimensions: the facets a stored memo entry lists, in
+// that order.
+var memoDims, memoFacetSet = func() ([]Dim, DimSet) {
 	var ds []Dim
 	var set DimSet
 	for _, f := range format.FacetMemoFacets {
@@ -41,15 +40,7 @@ var memoSources, memoDims, memoFacetSet = func() ([]memoSource, []Dim, DimSet) {
 		}
 		ds, set = append(ds, d), set.With(d)
 	}
-	var srcs []memoSource
-	for _, src := range format.FacetMemoSources {
-		d := noDim
-		if src.Facet >= 0 {
-			d = ds[src.Facet]
-		}
-		srcs = append(srcs, memoSource{d, src.Bucket})
-	}
-	return srcs, ds, set
+	return ds, set
 }()
 
 // sameFold reports whether a and b are the same folding function (or
@@ -67,12 +58,6 @@ func dimOfFacetBucket(b []byte) Dim {
 		}
 	}
 	panic(fmt.Sprintf("facet memo: no facet counts bucket %s", b))
-}
-
-// memoSource is a memoised bucket and the dimension its lists filter.
-type memoSource struct {
-	d      Dim
-	bucket []byte
 }
 
 // A pair is known by both lists, lower first, and memoOf finds it from a
