@@ -115,6 +115,44 @@ func TestCheckFindsDamage(t *testing.T) {
 			return func(tx *bolt.Tx) error {
 				return tx.Bucket(format.BucketGenres).Put([]byte("extra"), []byte(serialized(t, 1)))
 			}
+		}}, // The groups cases start from sound groups (grouped), as the small
+		// set has none.
+		{"record missing from group_of", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{1, 4}), func(tx *bolt.Tx) error {
+				b := tx.Bucket(format.BucketGroupOf)
+				v := b.Get(format.BlockKey(0))
+				return b.Put(format.BlockKey(0), bytes.Clone(v[:len(v)-4]))
+			})
+		}},
+		{"grouped record that group_of says stands alone", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{1, 4}), func(tx *bolt.Tx) error { return setGroupOf(tx, 4, 0) })
+		}},
+		{"member listed in two groups", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{1, 4}, []int{2, 3}), func(tx *bolt.Tx) error {
+				return putGroup(tx, 2, 3, 4) // 4 also in 2's group, in id order
+			})
+		}},
+		{"group_of pointing to the wrong group", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{1, 4}, []int{2, 3}), func(tx *bolt.Tx) error { return setGroupOf(tx, 4, 2) })
+		}},
+		{"group out of representative order", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{2, 3, 5}), func(tx *bolt.Tx) error {
+				return putGroup(tx, 2, 5, 3) // 5's id is after 3's
+			})
+		}},
+		{"meta group count wrong", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{1, 4}), func(tx *bolt.Tx) error {
+				return setMeta(tx, func(m *format.Meta) { m.Groups++ })
+			})
+		}},
+		{"genre label whose key differs", func(t *testing.T) func(tx *bolt.Tx) error {
+			return put("genre_labels", "pop", "rock")
+		}},
+		{"missing genre label", func(t *testing.T) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error { return tx.Bucket(format.BucketGenreLabels).Delete([]byte("pop")) }
+		}},
+		{"genre label of no genre", func(t *testing.T) func(tx *bolt.Tx) error {
+			return put("genre_labels", "polka", "Polka")
 		}},
 	}
 	for _, tt := range tests {
@@ -129,6 +167,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			if !errors.Is(err, format.ErrCorrupt) {
 				t.Errorf("Check of the resealed file: %v, want ErrCorrupt", err)
 			}
+			t.Log(err)
 		})
 	}
 }
