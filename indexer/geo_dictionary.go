@@ -68,24 +68,13 @@ func cellKey(c format.GeoCell) cellID { return cellID(format.GeoCellKey(c)) }
 // lists in place; the FST is held in memory while it is built: a few bytes
 // per distinct token, far less than the records.
 func dictionarySource(tokens, prefixes []byte) kvSource {
-	var pending [][2][]byte
-	started := false
-	return func(tx *bolt.Tx) ([]byte, []byte, error) {
-		if !started {
-			started = true
-			fst, reach, err := buildDictionary(tx.Bucket(tokens), tx.Bucket(prefixes))
-			if err != nil {
-				return nil, nil, fmt.Errorf("dictionary of %s: %w", tokens, err)
-			}
-			pending = [][2][]byte{{bytes.Clone(format.KeyAllTokensFST), fst}, {bytes.Clone(format.KeyWordReach), reach}}
+	return onePass(func(tx *bolt.Tx) ([][2][]byte, error) {
+		fst, reach, err := buildDictionary(tx.Bucket(tokens), tx.Bucket(prefixes))
+		if err != nil {
+			return nil, fmt.Errorf("dictionary of %s: %w", tokens, err)
 		}
-		if len(pending) == 0 {
-			return nil, nil, nil
-		}
-		kv := pending[0]
-		pending = pending[1:]
-		return kv[0], kv[1], nil
-	}
+		return [][2][]byte{{bytes.Clone(format.KeyAllTokensFST), fst}, {bytes.Clone(format.KeyWordReach), reach}}, nil
+	})
 }
 
 func buildDictionary(tokens, prefixes *bolt.Bucket) (fst, reach []byte, err error) {

@@ -2,6 +2,8 @@ package query
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -69,11 +71,17 @@ func groupMembers(tx *bolt.Tx, n uint32) ([]uint32, error) {
 
 // ListedGroups is the number of groups among the stations filed under key
 // in d (an entry that stands alone is a group of its own): what a
-// directory page's entries stand for.
+// directory page's entries stand for. Counting visits every station of
+// the value, so each count is kept for the life of the Index: a value of
+// many pages shows it on each.
 func (ix *Index) ListedGroups(d Dim, key string) (int, error) {
 	bucket, err := directoryBucket(d)
 	if err != nil {
 		return 0, err
+	}
+	gc := &ix.listedGroups[d]
+	if n, ok := gc.get(key); ok {
+		return n, nil
 	}
 	n := 0
 	err = ix.view(func(tx *bolt.Tx) error {
@@ -88,7 +96,33 @@ func (ix *Index) ListedGroups(d Dim, key string) (int, error) {
 		n, err = countGroups(tx, bm)
 		return err
 	})
+	if err == nil {
+		gc.put(strings.Clone(key), n) // key may be read from the mapping
+	}
 	return n, err
+}
+
+// groupCounts keeps the group counts of one dimension's values; at most
+// one entry per value of the snapshot.
+type groupCounts struct {
+	mu     sync.RWMutex
+	counts map[string]int
+}
+
+func (g *groupCounts) get(key string) (int, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n, ok := g.counts[key]
+	return n, ok
+}
+
+func (g *groupCounts) put(key string, n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.counts == nil {
+		g.counts = map[string]int{}
+	}
+	g.counts[key] = n
 }
 
 // countGroups counts the groups of the records in bm, reading each
