@@ -233,6 +233,10 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := b.writeGroups(ctx, f); err != nil {
 		return f.fail(err)
 	}
+	listed := &listedGroupsSource{groupOf: b.parent[:b.kept]} // writeGroups left each record's group there
+	if err := f.putSorted(ctx, format.BucketListedGroups, listed.next); err != nil {
+		return f.fail(err)
+	}
 	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
 		return f.fail(err)
 	}

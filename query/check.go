@@ -38,8 +38,9 @@ type BucketCount struct {
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, groups and group_of agree and follow the representative rule,
-// every genre has one label that is a spelling of it (check_groups.go),
-// and the stored files are whole and match their manifest.
+// listed_groups counts what group_of gives, every genre has one label
+// that is a spelling of it (check_groups.go), and the stored files are
+// whole and match their manifest.
 // Errors wrap format.ErrNotIndex, format.ErrVersion, format.ErrCorrupt or
 // the operating system's error.
 func Check(path string) (CheckReport, error) {
@@ -71,7 +72,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkGenreLabels,
+		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
 		if err := step(); err != nil {

@@ -215,3 +215,44 @@ func compareKeys(a, b []byte) int {
 	}
 	return bytes.Compare(a, b)
 }
+
+// checkListedGroups: listed_groups holds, for every key of every
+// directory bucket and for nothing else, the groups among its stations,
+// counted again here from group_of (checked before): the indexer counts
+// from its own table of groups, so two ways to one answer.
+func (c *checker) checkListedGroups() error {
+	want, stored := 0, newListedGroups(c.tx)
+	for _, bucket := range format.DirectoryBuckets {
+		want += c.keys(bucket)
+		if err := c.tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+			return c.checkListedGroup(stored, bucket, k, v)
+		}); err != nil {
+			return err
+		}
+	}
+	if got := c.keys(format.BucketListedGroups); got != want {
+		return fmt.Errorf("%w: listed_groups has %d keys, the directory buckets %d", format.ErrCorrupt, got, want)
+	}
+	return nil
+}
+
+// checkListedGroup checks the group count stored for key k of bucket,
+// whose posting list is v (checkBitmaps validated it).
+func (c *checker) checkListedGroup(groups *listedGroups, bucket, k, v []byte) error {
+	defer c.bm.Clear() // drop references into the mapping
+	if _, err := c.bm.FromBuffer(v); err != nil {
+		return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, bucket, k, err)
+	}
+	counted, err := countGroups(c.tx, &c.bm)
+	if err != nil {
+		return err
+	}
+	stored, err := groups.of(bucket, k)
+	if err != nil {
+		return err
+	}
+	if stored != counted {
+		return fmt.Errorf("%w: listed_groups counts %d groups for %s %q, group_of %d", format.ErrCorrupt, stored, bucket, k, counted)
+	}
+	return nil
+}

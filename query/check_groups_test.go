@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
@@ -35,8 +36,33 @@ func grouped(groups ...[]int) func(tx *bolt.Tx) error {
 		if err := tx.Bucket(format.BucketGroupOf).Put(format.BlockKey(0), groupOf); err != nil {
 			return err
 		}
+		if err := recountListedGroups(tx); err != nil {
+			return err
+		}
 		return setMeta(tx, func(m *format.Meta) { m.Groups, m.GroupedStations = len(groups), grouped })
 	}
+}
+
+// recountListedGroups stores listed_groups again from group_of.
+func recountListedGroups(tx *bolt.Tx) error {
+	out := tx.Bucket(format.BucketListedGroups)
+	for _, bucket := range format.DirectoryBuckets {
+		err := tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+			var bm roaring.Bitmap
+			if _, err := bm.FromBuffer(v); err != nil {
+				return err
+			}
+			n, err := countGroups(tx, &bm)
+			if err != nil {
+				return err
+			}
+			return out.Put(format.ListedGroupsKey(bucket, k), format.AppendListedGroups(nil, n))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // putGroup stores a group of small-set stations, listed in the order
@@ -111,6 +137,10 @@ func TestCheckAcceptsGroups(t *testing.T) {
 	}
 	if rep.Meta.Groups != 3 || rep.Meta.GroupedStations != 7 {
 		t.Errorf("meta %+v, want 3 groups of 7 entries", rep.Meta)
+	}
+	de, _, err := openIndex(t, path).Listing(DimCountry, "DE") // stations 5, 11 and 12
+	if err != nil || de.Stations != 3 || de.Groups != 1 {
+		t.Errorf("DE lists %d entries of %d groups (%v), want 3 of 1", de.Stations, de.Groups, err)
 	}
 	vs, total, err := openIndex(t, path).Variants(station{n: 12}.uuid())
 	if err != nil || total != 2 || len(vs) != 2 || vs[0].ID != (station{n: 5}.uuid()) {

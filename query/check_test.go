@@ -145,6 +145,15 @@ func TestCheckFindsDamage(t *testing.T) {
 				return setMeta(tx, func(m *format.Meta) { m.Groups++ })
 			})
 		}},
+		{"listed groups that are not the count", func(t *testing.T) func(tx *bolt.Tx) error {
+			return then(grouped([]int{5, 11}), func(tx *bolt.Tx) error {
+				de := format.ListedGroupsKey(format.BucketCountries, []byte("DE"))
+				return tx.Bucket(format.BucketListedGroups).Put(de, format.AppendListedGroups(nil, 3))
+			})
+		}},
+		{"listed groups of no value", func(t *testing.T) func(tx *bolt.Tx) error {
+			return put("listed_groups", "countries\x00ZZ", "\x00\x00\x00\x01")
+		}},
 		{"genre label whose key differs", func(t *testing.T) func(tx *bolt.Tx) error {
 			return put("genre_labels", "pop", "rock")
 		}},

@@ -28,11 +28,14 @@ func directoryBucket(d Dim) ([]byte, error) {
 }
 
 // Listing is one value of a dimension as the directory lists it: its key,
-// a label for people and the number of stations filed under it.
+// a label for people, the number of stations filed under it (entries of
+// the directory) and the number of groups among them (the stations they
+// stand for; see package format).
 type Listing struct {
 	Key      string
 	Label    string
 	Stations int
+	Groups   int
 }
 
 // Listings returns the number of values of d and the values at
@@ -47,8 +50,9 @@ func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []
 	err = ix.view(func(tx *bolt.Tx) error {
 		w := getWorkspace()
 		defer w.release()
+		groups := newListedGroups(tx)
 		for _, e := range page {
-			l, err := listing(tx, w, d, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
+			l, err := listing(tx, w, groups, d, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
 			if err != nil {
 				return err
 			}
@@ -72,24 +76,28 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 		}
 		w := getWorkspace()
 		defer w.release()
-		l, err = listing(tx, w, d, []byte(key), v)
+		l, err = listing(tx, w, newListedGroups(tx), d, []byte(key), v)
 		ok = err == nil
 		return err
 	})
 	return l, ok, err
 }
 
-// listing counts the stations of one key and labels it: by the label the
-// row's labels bucket holds for it (a genre's commonest spelling), else as
-// the first station (alphabetically) filed under the key spells it where
-// the key is folded from labels, else by the row's name for it (countries
-// by their English names).
-func listing(tx *bolt.Tx, w *workspace, d Dim, k, v []byte) (Listing, error) {
+// listing counts the stations of one key and their groups (read with
+// groups), and labels it: by the label the row's labels bucket holds for
+// it (a genre's commonest spelling), else as the first station
+// (alphabetically) filed under the key spells it where the key is folded
+// from labels, else by the row's name for it (countries by their English
+// names).
+func listing(tx *bolt.Tx, w *workspace, groups *listedGroups, d Dim, k, v []byte) (Listing, error) {
 	s, err := w.view(v)
 	if err != nil {
 		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
 	l := Listing{Key: string(k), Label: string(k), Stations: s.card()}
+	if l.Groups, err = groups.of(dims[d].directory, k); err != nil {
+		return Listing{}, err
+	}
 	switch {
 	case dims[d].labels != nil:
 		l.Label = storedLabel(tx, d, l.Key)

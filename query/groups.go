@@ -1,9 +1,8 @@
 package query
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -69,66 +68,35 @@ func groupMembers(tx *bolt.Tx, n uint32) ([]uint32, error) {
 	return format.GroupMembers(nil, v)
 }
 
-// ListedGroups is the number of groups among the stations filed under key
-// in d (an entry that stands alone is a group of its own): what a
-// directory page's entries stand for. Counting visits every station of
-// the value, so each count is kept for the life of the Index: a value of
-// many pages shows it on each.
-func (ix *Index) ListedGroups(d Dim, key string) (int, error) {
-	bucket, err := directoryBucket(d)
-	if err != nil {
-		return 0, err
-	}
-	gc := &ix.listedGroups[d]
-	if n, ok := gc.get(key); ok {
-		return n, nil
-	}
-	n := 0
-	err = ix.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucket).Get([]byte(key))
-		if v == nil {
-			return nil
-		}
-		bm := roaring.New()
-		if _, err := bm.FromUnsafeBytes(v); err != nil {
-			return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, d.Name(), key, err)
-		}
-		n, err = countGroups(tx, bm)
-		return err
-	})
-	if err == nil {
-		gc.put(strings.Clone(key), n) // key may be read from the mapping
-	}
-	return n, err
+// listedGroups reads listed_groups: the number of groups among the
+// stations of each key of a directory bucket, as the indexer counted
+// them. One cursor serves every look-up, so that an index page's hundred
+// cost no allocation each: a read transaction opens a bucket anew at
+// every tx.Bucket, and a Get makes a cursor anew.
+type listedGroups struct {
+	c   *bolt.Cursor
+	key []byte
 }
 
-// groupCounts keeps the group counts of one dimension's values; at most
-// one entry per value of the snapshot.
-type groupCounts struct {
-	mu     sync.RWMutex
-	counts map[string]int
+func newListedGroups(tx *bolt.Tx) *listedGroups {
+	return &listedGroups{c: tx.Bucket(format.BucketListedGroups).Cursor()}
 }
 
-func (g *groupCounts) get(key string) (int, bool) {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	n, ok := g.counts[key]
-	return n, ok
-}
-
-func (g *groupCounts) put(key string, n int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.counts == nil {
-		g.counts = map[string]int{}
+// of is the number of groups of key in directory bucket bucket.
+func (l *listedGroups) of(bucket, key []byte) (int, error) {
+	l.key = format.AppendListedGroupsKey(l.key[:0], bucket, key)
+	k, v := l.c.Seek(l.key)
+	if !bytes.Equal(k, l.key) {
+		return 0, fmt.Errorf("%w: no listed_groups entry for %s %q", format.ErrCorrupt, bucket, key)
 	}
-	g.counts[key] = n
+	return format.ParseListedGroups(v)
 }
 
 // countGroups counts the groups of the records in bm, reading each
-// group_of block once.
+// group_of block once: what the indexer stored in listed_groups, counted
+// again from group_of (check).
 func countGroups(tx *bolt.Tx, bm *roaring.Bitmap) (int, error) {
-	alone, groups := 0, roaring.New()
+	var groups format.GroupCounter
 	var block []byte
 	current := ^uint32(0)
 	it := bm.Iterator()
@@ -145,11 +113,7 @@ func countGroups(tx *bolt.Tx, bm *roaring.Bitmap) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if g == format.NoGroup {
-			alone++
-		} else {
-			groups.Add(g)
-		}
+		groups.Add(g)
 	}
-	return alone + int(groups.GetCardinality()), nil
+	return groups.Count(), nil
 }

@@ -88,3 +88,50 @@ func checkGroupOf(tx *bolt.Tx, stations int, inGroup map[uint32]uint32) error {
 	}
 	return nil
 }
+
+// TestListedGroupsMatchOracleOnRealSnapshot: the groups the directory
+// counts for a country or genre are the oracle's groups among the
+// stations its filter finds (an entry in no group counting as one).
+func TestListedGroupsMatchOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	groupOf := map[format.UUID]int{}
+	for i, g := range o.Groups() {
+		for _, id := range g {
+			groupOf[id] = i
+		}
+	}
+	differ := 0
+	for _, d := range []Dim{DimCountry, DimGenre} {
+		_, vals, err := ix.Listings(d, ByStations, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			f := Filters{}
+			f[d] = []string{v.Key}
+			want := oracleGroups(o.search(Query{Filter: f}), groupOf)
+			if v.Groups != want {
+				t.Errorf("%s %q: %d groups, oracle %d", d.Name(), v.Key, v.Groups, want)
+			}
+			if v.Groups != v.Stations {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		t.Error("no listed value has fewer groups than entries: the test compares nothing grouped")
+	}
+}
+
+// oracleGroups counts the groups of ids, by groupOf.
+func oracleGroups(ids []format.UUID, groupOf map[format.UUID]int) int {
+	alone, groups := 0, map[int]bool{}
+	for _, id := range ids {
+		if g, ok := groupOf[id]; ok {
+			groups[g] = true
+		} else {
+			alone++
+		}
+	}
+	return alone + len(groups)
+}

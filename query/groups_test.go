@@ -98,8 +98,8 @@ func TestGroupLargerThanVariants(t *testing.T) {
 	if got != strings.Join(want, " ") || total != MaxVariants+4 {
 		t.Errorf("variants %q of %d, want %q of %d", got, total, strings.Join(want, " "), MaxVariants+4)
 	}
-	n, err := ix.ListedGroups(DimCountry, "US")
-	if err != nil || n != 1 {
-		t.Errorf("US lists %d groups (%v), want 1", n, err)
+	us, _, err := ix.Listing(DimCountry, "US")
+	if err != nil || us.Groups != 1 || us.Stations != MaxVariants+5 {
+		t.Errorf("US lists %d entries of %d groups (%v), want %d of 1", us.Stations, us.Groups, err, MaxVariants+5)
 	}
 }

@@ -91,9 +91,6 @@ type Index struct {
 	path    string
 	meta    format.Meta
 	orders  [NumDims]directoryOrders // the directory's orders, built on first use
-	// listedGroups are the directory values' group counts, each counted
-	// on first use (every page of a value shows it)
-	listedGroups [NumDims]groupCounts
 	// facetCols are the search facets: values by station count and per-record value ids, built on
 	// first use.
 	facetCols [NumDims]lazyColumn

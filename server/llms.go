@@ -46,10 +46,10 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + pathSearch + "index.md", "search with ?" + formQuery + "; " +
 			"results come with counts by " + wordList(facetNames(), "and") + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
-		{"Countries", b + "/countries/index.md", "every country with its station count, most stations first (?order=name: A to Z)"},
-		{"Languages", b + "/languages/index.md", "every language label with its station count, most stations first (?order=name: A to Z)"},
-		{"Genres", b + "/genres/index.md", "every genre (its spellings as one: hip hop, hip-hop, hiphop) with its station count, most stations first (?order=name: A to Z)"},
-		{"Locations", b + "/locations/index.md", "every location with its station count, most stations first (?order=name: A to Z)"},
+		{"Countries", b + "/countries/index.md", "every country with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},
+		{"Languages", b + "/languages/index.md", "every language label with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},
+		{"Genres", b + "/genres/index.md", "every genre (its spellings as one: hip hop, hip-hop, hiphop) with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},
+		{"Locations", b + "/locations/index.md", "every location with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},
 	})
 	section("Data", [][3]string{
 		{"stations.ndjson", b + pathDumpNDJSON, "every station, one JSON object per line (gzip on request)"},

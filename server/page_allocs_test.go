@@ -16,7 +16,7 @@ var pageAllocBounds = map[string]float64{
 	"search":          420,
 	"station":         200,
 	"listen":          62,
-	"directory":       380,
+	"directory":       400, // each value's note counts entries and stations: a string each
 	"directory_entry": 140,
 	"guide":           160,
 }

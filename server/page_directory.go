@@ -12,7 +12,8 @@ import (
 )
 
 // Directory pages: per kind (countries, languages, genres, locations) an
-// index of every value with its station count, and per value the list of
+// index of every value with its entries and the stations they stand for,
+// and per value the list of
 // its stations, both paged. Values are the keys of the index's facet
 // buckets, so every country_url, language_urls, genre_urls and location_url
 // of a station names one of these pages.
@@ -98,7 +99,8 @@ func (s *Server) directoryIndex(d directory) pageFunc {
 			Path:    "/" + d.kind + "/",
 			Query:   pageParam(q, n),
 			Blocks: []block{
-				{Text: []string{"Every " + d.one + " in the directory, with the number of stations listed under it, " + orderNames[order] + "."}},
+				{Text: []string{"Every " + d.one + " in the directory, with its entries and the stations they stand for, " + orderNames[order] + ".",
+					"As on each " + d.one + "'s page, " + sameStation + "."}},
 				{Heading: "Order", Links: s.orderLinks(d, order)},
 				{Heading: d.title + ", " + orderNames[order], Links: s.valueIndexLinks(d, vals)},
 			},
@@ -158,7 +160,8 @@ func (s *Server) orderLinks(d directory, current query.Order) []link {
 	return links
 }
 
-// valueIndexLinks link each value to its page, with its station count.
+// valueIndexLinks link each value to its page, with its entries and the
+// stations they stand for, counted as on the value's page.
 func (s *Server) valueIndexLinks(d directory, vals []query.Listing) []link {
 	links := make([]link, len(vals))
 	for i, v := range vals {
@@ -166,7 +169,7 @@ func (s *Server) valueIndexLinks(d directory, vals []query.Listing) []link {
 		if d.facet == query.DimCountry || stationjson.HasPage(v.Key) {
 			links[i] = internalLink(v.Label, d.valueURL(s.base, v.Key))
 		}
-		links[i].Note = stationCount(v.Stations)
+		links[i].Note = entriesOf(v.Stations, v.Groups)
 	}
 	return links
 }
@@ -191,10 +194,6 @@ func (s *Server) directoryValue(d directory) pageFunc {
 		if n > 1 && len(res.Stations) == 0 {
 			return nil, errPageRange(n)
 		}
-		groups, err := ix.ListedGroups(d.facet, fv.Key)
-		if err != nil {
-			return nil, err
-		}
 		pageURL := d.valueURL(s.base, fv.Key)
 		return &page{
 			Title:   cleanText(fv.Label) + " — " + d.one + " | stationdex",
@@ -203,7 +202,7 @@ func (s *Server) directoryValue(d directory) pageFunc {
 			Query:   pageParam("", n),
 			Blocks: []block{
 				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + cleanText(fv.Label) + ", in alphabetical order.",
-					groupsText(fv.Stations, groups)}},
+					groupsText(fv.Stations, fv.Groups)}},
 				{Heading: "Stations", Links: s.stationLinks(res.Stations)},
 				{Heading: "More", Links: s.valueLinks(d, fv)},
 			},

@@ -38,17 +38,30 @@ func timesMore(n int) string {
 	return strconv.Itoa(n) + " more times"
 }
 
-// entryCount is "1 entry" or "n entries".
-func entryCount(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return strconv.Itoa(n) + " entries"
+// groupsText counts a directory value's entries and the stations they
+// stand for (their groups), and says what makes entries one station.
+func groupsText(entries, groups int) string {
+	return entriesOf(entries, groups) + " (" + sameStation + ")."
 }
 
-// groupsText counts a directory value's entries and the stations they
-// stand for (their groups).
-func groupsText(entries, groups int) string {
-	return entryCount(entries) + " of " + stationCount(groups) +
-		" (entries of the same stream, or of one station in several codecs and bitrates, count as one station)."
+// entriesOf is "n entries of m stations": a directory value's entries and
+// their groups, the way its page and the index of its kind count them.
+// An index page writes a hundred, so it is built in one allocation.
+func entriesOf(entries, groups int) string {
+	b := make([]byte, 0, 64)
+	b = appendCount(b, entries, "entry", "entries")
+	b = append(b, " of "...)
+	return string(appendCount(b, groups, "station", "stations"))
 }
+
+// appendCount appends "1 one" or "n many".
+func appendCount(dst []byte, n int, one, many string) []byte {
+	dst = append(strconv.AppendInt(dst, int64(n), 10), ' ')
+	if n == 1 {
+		return append(dst, one...)
+	}
+	return append(dst, many...)
+}
+
+// sameStation says which entries a directory counts as one station.
+const sameStation = "entries of the same stream, or of one station in several codecs and bitrates, count as one station"

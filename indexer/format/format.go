@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("9")
+//	            "version"  -> Version, decimal ASCII ("11")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -65,6 +65,10 @@
 //	group_of    BlockKey(b) -> the group of each record of block b (see
 //	            groups.go): with groups, the entries that are one stream
 //	            or one station, found in one lookup
+//	listed_groups ListedGroupsKey(bucket, key) -> the number of groups
+//	            among the stations of a key of a directory bucket
+//	            (countries, genres, lang_labels, locations; see groups.go):
+//	            a directory index shows it beside every value's entries
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
@@ -130,6 +134,10 @@
 //	   punctuation only has none. genre_labels: each genre's commonest
 //	   spelling. groups and group_of: the entries that are one stream or
 //	   one station (groups.go); meta counts groups and grouped_stations.
+//	11 listed_groups: the groups of every value of the directory, counted
+//	   by the indexer, so that a directory index shows how many stations
+//	   each value's entries stand for without a pass over every value's
+//	   entries per page.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -150,7 +158,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 10
+const Version = 11
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -163,29 +171,30 @@ const PrefixFanout = 8
 
 // Bucket names. Both sides use these and nothing else.
 var (
-	BucketMeta        = []byte("meta")
-	BucketStations    = []byte("stations")
-	BucketStationJSON = []byte("station_json")
-	BucketIDs         = []byte("ids")
-	BucketNames       = []byte("names")
-	BucketNameTokens  = []byte("name_tokens")
-	BucketNamePrefix  = []byte("name_prefix")
-	BucketAllTokens   = []byte("all_tokens")
-	BucketAllPrefix   = []byte("all_prefix")
-	BucketCountries   = []byte("countries")
-	BucketLangLabels  = []byte("lang_labels")
-	BucketLangCodes   = []byte("lang_codes")
-	BucketGenres      = []byte("genres")
-	BucketGenreLabels = []byte("genre_labels")
-	BucketLocations   = []byte("locations")
-	BucketFiles       = []byte("files")
-	BucketCodecs      = []byte("codecs")
-	BucketSchemes     = []byte("schemes")
-	BucketBitrates    = []byte("bitrates")
-	BucketGeo         = []byte("geo")
-	BucketDictionary  = []byte("dictionary")
-	BucketGroups      = []byte("groups")
-	BucketGroupOf     = []byte("group_of")
+	BucketMeta         = []byte("meta")
+	BucketStations     = []byte("stations")
+	BucketStationJSON  = []byte("station_json")
+	BucketIDs          = []byte("ids")
+	BucketNames        = []byte("names")
+	BucketNameTokens   = []byte("name_tokens")
+	BucketNamePrefix   = []byte("name_prefix")
+	BucketAllTokens    = []byte("all_tokens")
+	BucketAllPrefix    = []byte("all_prefix")
+	BucketCountries    = []byte("countries")
+	BucketLangLabels   = []byte("lang_labels")
+	BucketLangCodes    = []byte("lang_codes")
+	BucketGenres       = []byte("genres")
+	BucketGenreLabels  = []byte("genre_labels")
+	BucketLocations    = []byte("locations")
+	BucketFiles        = []byte("files")
+	BucketCodecs       = []byte("codecs")
+	BucketSchemes      = []byte("schemes")
+	BucketBitrates     = []byte("bitrates")
+	BucketGeo          = []byte("geo")
+	BucketDictionary   = []byte("dictionary")
+	BucketGroups       = []byte("groups")
+	BucketGroupOf      = []byte("group_of")
+	BucketListedGroups = []byte("listed_groups")
 	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
@@ -196,7 +205,7 @@ var AllBuckets = [][]byte{
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketFiles,
+	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketFiles,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.

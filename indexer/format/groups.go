@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Groups. The source lists one station many times: the same stream
@@ -97,3 +99,64 @@ func AddressKey(addr string) string {
 	}
 	return b.String()
 }
+
+// Listed groups. A directory page counts the entries of a value and the
+// stations they stand for, its groups (an entry standing alone is a group
+// of its own). Counting groups means a look at the group of every entry,
+// too much for an index page of a hundred values, the largest thousands
+// of entries each; so the indexer counts them for every key of the
+// directory buckets:
+//
+//	listed_groups ListedGroupsKey(bucket, key) -> uint32 big-endian: the
+//	         groups among the stations of key in directory bucket
+//	         bucket, one of DirectoryBuckets. No other keys.
+
+// DirectoryBuckets are the buckets the directory lists the values of, in
+// the order their listed_groups keys sort.
+var DirectoryBuckets = [][]byte{BucketCountries, BucketGenres, BucketLangLabels, BucketLocations}
+
+// ListedGroupsKey is the listed_groups key of key in directory bucket
+// bucket: the bucket's name, a zero byte (no bucket name holds one), key.
+func ListedGroupsKey(bucket, key []byte) []byte {
+	return AppendListedGroupsKey(make([]byte, 0, len(bucket)+1+len(key)), bucket, key)
+}
+
+// AppendListedGroupsKey appends ListedGroupsKey(bucket, key) to dst.
+func AppendListedGroupsKey(dst, bucket, key []byte) []byte {
+	return append(append(append(dst, bucket...), 0), key...)
+}
+
+// AppendListedGroups appends a listed_groups value.
+func AppendListedGroups(dst []byte, groups int) []byte {
+	return binary.BigEndian.AppendUint32(dst, uint32(groups))
+}
+
+// ParseListedGroups decodes a listed_groups value.
+func ParseListedGroups(v []byte) (int, error) {
+	if len(v) != 4 {
+		return 0, fmt.Errorf("%w: listed_groups value of %d bytes", ErrCorrupt, len(v))
+	}
+	return int(binary.BigEndian.Uint32(v)), nil
+}
+
+// GroupCounter counts the groups of a set of records from each record's
+// group: writer and checker count the same way. The zero value is ready.
+type GroupCounter struct {
+	alone  int
+	groups roaring.Bitmap
+}
+
+// Add counts a record of group g (NoGroup: a group of its own).
+func (c *GroupCounter) Add(g uint32) {
+	if g == NoGroup {
+		c.alone++
+		return
+	}
+	c.groups.Add(g)
+}
+
+// Count is the number of groups added since the last Reset.
+func (c *GroupCounter) Count() int { return c.alone + int(c.groups.GetCardinality()) }
+
+// Reset makes c count a new set.
+func (c *GroupCounter) Reset() { c.alone = 0; c.groups.Clear() }

@@ -24,3 +24,38 @@ func TestAddressKey(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupCounter(t *testing.T) {
+	var c GroupCounter
+	for _, tc := range []struct {
+		groups []uint32
+		want   int
+	}{
+		{nil, 0},
+		{[]uint32{NoGroup, NoGroup}, 2}, // each entry alone is a group of its own
+		{[]uint32{7, 7, 7}, 1},
+		{[]uint32{7, NoGroup, 9, 7, NoGroup}, 4},
+	} {
+		c.Reset()
+		for _, g := range tc.groups {
+			c.Add(g)
+		}
+		if got := c.Count(); got != tc.want {
+			t.Errorf("groups %v: count %d, want %d", tc.groups, got, tc.want)
+		}
+	}
+}
+
+func TestListedGroups(t *testing.T) {
+	if k := string(ListedGroupsKey(BucketGenres, []byte("jazz"))); k != "genres\x00jazz" {
+		t.Errorf("key %q", k)
+	}
+	if n, err := ParseListedGroups(AppendListedGroups(nil, 1234)); n != 1234 || err != nil {
+		t.Errorf("round trip: %d, %v", n, err)
+	}
+	for _, v := range []string{"", "\x00\x00\x01", "\x00\x00\x00\x01\x00"} {
+		if _, err := ParseListedGroups([]byte(v)); err == nil {
+			t.Errorf("value %q parsed", v)
+		}
+	}
+}
