@@ -267,7 +267,7 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 		if t.col, err = s.ix.column(d); err != nil {
 			return tasks, err
 		}
-		if s.fromMemo(t, ops, -1, q.FacetLimit) {
+		if !q.Distinct && s.fromMemo(t, ops, -1, q.FacetLimit) {
 			continue
 		}
 		switch {
@@ -281,7 +281,9 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 		}
 		if err == nil && t.m.bm != nil && !t.m.empty() {
 			t.n = t.m.card()
-			if !s.fromMemo(t, ops, t.n, q.FacetLimit) {
+			if q.Distinct {
+				t.top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
+			} else if !s.fromMemo(t, ops, t.n, q.FacetLimit) {
 				err = s.countTask(t, q.FacetLimit)
 			}
 		}
@@ -316,7 +318,7 @@ func (s *search) countTask(t *facetTask, k int) (err error) {
 	case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
 		t.byRecords = true
 	default:
-		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k)
+		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
 	}
 	return err
 }
@@ -485,8 +487,10 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // countByPostings counts the values by intersecting m, written out as a
 // dense bitset, with each value's posting list read in place, most
 // stations first: once a value has fewer stations in the whole snapshot
-// than the k-th best count so far, no later one can enter.
-func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
+// than the k-th best count so far, no later one can enter. Each value's
+// duplicates in dups (none when nil) are taken off its count: a distinct
+// search counts groups, never more than records, so the bound holds.
+func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int, dups duplicateCounts) ([]topCount, error) {
 	dense := s.denseOf(m)
 	cs := s.w.raw2[:0]
 	defer func() { s.w.raw2 = cs[:0] }()
@@ -509,7 +513,8 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int)
 		if len(top) == k {
 			need = top[k-1].n
 		}
-		if n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id])); n > 0 && n >= need {
+		// AndCount is exact from need up, and duplicates only lower it
+		if n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id])) - dups.of(uint32(id)); n > 0 && n >= need {
 			top = col.insertCount(top, topCount{uint32(id), n}, k)
 		}
 	}
@@ -554,14 +559,15 @@ func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) 
 }
 
 // Warm builds now what the index otherwise builds on first use: the facet
-// columns and the typo dictionary, and reads the facet memo, each on a
+// columns, the typo dictionary and the group index of distinct searches,
+// and reads the facet memo, each on a
 // goroutine of its own, so that on two cores all is ready within a second
 // of start-up at 5M stations (the genre column is the longest part).
 // Holder calls it in the background for every index it is given, so that
 // no search pays for it.
 func (ix *Index) Warm() error {
 	var wg sync.WaitGroup
-	errs := make([]error, NumDims+2)
+	errs := make([]error, NumDims+3)
 	for d := range NumDims {
 		if d.Facetable() {
 			wg.Go(func() { _, errs[d] = ix.column(d) })
@@ -571,6 +577,7 @@ func (ix *Index) Warm() error {
 	wg.Go(func() { // read like a search: Close waits for it
 		errs[NumDims+1] = ix.read(func() error { _, err := ix.facetMemo(); return err })
 	})
+	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
 	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -98,7 +98,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 					task := &facetTask{d: d, col: col, m: m}
 					skipped += s.countByRecords(m, []*facetTask{task}, k)
 					byRecords := append([]topCount(nil), task.top...)
-					byPostings, err := s.countByPostings(col, m, nil, k)
+					byPostings, err := s.countByPostings(col, m, nil, k, nil)
 					if err != nil {
 						return err
 					}

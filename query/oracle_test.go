@@ -11,6 +11,9 @@ type oracle struct{ *qoracle.Oracle }
 func newOracle(recs []format.Record) *oracle { return &oracle{qoracle.New(recs)} }
 
 func (o *oracle) search(q Query) []format.UUID {
+	if q.Distinct {
+		return o.Distinct(o.Search(request(q)))
+	}
 	return o.Search(request(q))
 }
 

@@ -29,7 +29,7 @@ import (
 // builds the bitmap from them. A distance filter keeps the bitmap path:
 // its set is computed, not stored.
 func plainQuery(q Query, words int) bool {
-	return q.Near == nil && (!q.Facets.Any() || words > 1 || words+filterCount(q) > 2)
+	return q.Near == nil && !q.Distinct && (!q.Facets.Any() || words > 1 || words+filterCount(q) > 2)
 }
 
 // plainSets names the sets of a plain search's tiers.

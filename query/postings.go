@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/format"
@@ -26,6 +27,12 @@ type search struct {
 	nopen int
 	// memoFacets counts the facets answered from the memo (Result)
 	memoFacets int
+	// shared is the entries sharing a group of a distinct search's match
+	// set of (see sharedOf)
+	shared struct {
+		of *roaring.Bitmap
+		set
+	}
 }
 
 // namespace is a pair of token and prefix buckets: the name fields only, or

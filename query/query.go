@@ -98,7 +98,8 @@ type Index struct {
 	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
 	// blocks locate the record blocks of the stations and station_json
 	// buckets by number, built on first use (see blockLocator).
-	blocks [2]blockLocator
+	blocks [3]blockLocator
+	groups lazyGroupIndex // for distinct searches, built on first use
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a
@@ -138,6 +139,9 @@ type Query struct {
 	// dimensions.
 	Facets     DimSet
 	FacetLimit int
+	// Distinct asks for one result per group of entries (see
+	// distinct.go): Total and the facets then count groups.
+	Distinct bool
 	// Suggest asks for "did you mean" searches when the query has words
 	// and no result (see Suggestions).
 	Suggest       bool
@@ -153,7 +157,13 @@ type Near struct {
 // in rank order (none from SearchJSON, which gives their JSON instead); the
 // facets and suggestions asked for.
 type Result struct {
-	Total       int
+	Total int
+	// Entries is the number of matching records: Total, or with
+	// Distinct the entries its groups stand for.
+	Entries int
+	// Variants, with Distinct, is for each station of the page the
+	// number of other entries in its group (whether they match or not).
+	Variants    []int
 	Stations    []format.Record
 	Facets      Facets
 	Suggestions []Suggestion

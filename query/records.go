@@ -33,7 +33,7 @@ func newRecordReader(tx *bolt.Tx) recordReader {
 }
 
 // blockLocator is where the blocks of a record bucket (stations,
-// station_json) lie in the mapping, by block number: a page of a filtered
+// station_json, group_of) lie in the mapping, by block number: a page of a filtered
 // search touches a different block per station, and each cost a descent of
 // the bucket's tree, through pages that are rarely in cache. It is read
 // once, in key order, and used only when the keys are exactly the block
@@ -44,7 +44,7 @@ type blockLocator struct {
 }
 
 // blockBuckets are the buckets located, in Index.blocks' order.
-var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON}
+var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf}
 
 // blocksOf returns the blocks of bucket by number, or nil (not a record
 // bucket, or keys not as expected). The values point into the mapping,

@@ -64,13 +64,29 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	if err != nil {
 		return err
 	}
-	if err := s.discover(q, res, plain); err != nil {
+	res.Entries = res.Total
+	var m set
+	if !plain {
+		m = s.matches() // before distinctTiers narrows the tiers
+	}
+	if q.Distinct {
+		if err := s.distinctTiers(); err != nil {
+			return err
+		}
+		res.Total = s.total()
+	}
+	if err := s.discover(q, res, plain, m); err != nil {
 		return err
 	}
 	if plain {
 		s.collectPlain(q.Offset, q.Limit)
 	} else {
 		s.locate(q.Offset, q.Limit)
+	}
+	if q.Distinct {
+		if res.Variants, err = s.variantCounts(); err != nil {
+			return err
+		}
 	}
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
@@ -231,15 +247,12 @@ func (s *search) decodePage() ([]format.Record, error) {
 
 // discover adds what q asks for beyond the page: facet counts, and
 // suggestions when a query with words has no result. plain says which
-// path answered the search, and so where its match set is.
-func (s *search) discover(q Query, res *Result, plain bool) error {
+// path answered the search, and so where its match set is: m when not
+// plain.
+func (s *search) discover(q Query, res *Result, plain bool, m set) error {
 	if q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
-		}
-		var m set
-		if !plain {
-			m = s.matches()
 		}
 		f, err := s.facets(q, m, plain)
 		if err != nil {

@@ -75,5 +75,8 @@ func describe(q Query) string {
 		}
 	}
 	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
+	if q.Distinct {
+		b.WriteString(" distinct")
+	}
 	return b.String()
 }

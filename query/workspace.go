@@ -52,6 +52,11 @@ type workspace struct {
 	tops   [NumDims][]topCount
 	counts [NumDims][]uint16 // by value id, zero between uses
 	recBuf []uint32
+	// distinct searches: group ids or records found, value-group pairs
+	// and value duplicates (distinct.go)
+	groupIDs []uint32
+	pairs    []uint64
+	dups     duplicateCounts
 	// memoOps: a faceted search's operands (memoOperands)
 	memoOps []memoOperand
 	many    roaring.ManyIntIterator
@@ -124,6 +129,7 @@ func (w *workspace) release() {
 		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
 	}
 	w.search.ix, w.search.tx, w.search.words = nil, nil, set{}
+	w.search.shared.of, w.search.shared.set = nil, set{}
 	workspaces.Put(w)
 }
 

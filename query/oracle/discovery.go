@@ -45,6 +45,13 @@ const (
 // location values the facet keys of the labels; language values the ISO codes; country values
 // alpha-2 codes; codec values the codec names.
 func (o *Oracle) Facets(q Request, facet string) []FacetCount {
+	return o.facets(q, facet, func(id format.UUID) format.UUID { return id })
+}
+
+// facets counts, for each value of facet, the distinct unit(id) of the
+// stations matching q with that facet's filter left out: the stations
+// themselves, or their groups.
+func (o *Oracle) facets(q Request, facet string, unit func(format.UUID) format.UUID) []FacetCount {
 	switch facet {
 	case FacetCountry:
 		q.Country = ""
@@ -57,11 +64,19 @@ func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 	case FacetCodec:
 		q.Codecs = nil
 	}
+	type met struct {
+		value string
+		unit  format.UUID
+	}
+	seen := map[met]bool{}
 	counts := map[string]int{}
 	for _, id := range o.Search(q) {
 		s := o.byID(id)
 		for _, v := range valuesOf(s, facet) {
-			counts[v]++
+			if k := (met{v, unit(id)}); !seen[k] {
+				seen[k] = true
+				counts[v]++
+			}
 		}
 	}
 	out := make([]FacetCount, 0, len(counts))

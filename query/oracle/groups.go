@@ -119,3 +119,40 @@ func addressKey(addr string) string {
 	}
 	return key
 }
+
+// groupOf is the group of an entry: the id of its group's
+// representative, or its own id when it stands alone.
+func (o *Oracle) groupOf(id format.UUID) format.UUID {
+	o.grouping.Do(func() {
+		o.group = map[format.UUID]format.UUID{}
+		for _, g := range o.Groups() {
+			for _, m := range g {
+				o.group[m] = g[0]
+			}
+		}
+	})
+	if g, ok := o.group[id]; ok {
+		return g
+	}
+	return id
+}
+
+// Distinct keeps the first entry of each group in ids, a search's result
+// in rank order: what a distinct search lists.
+func (o *Oracle) Distinct(ids []format.UUID) []format.UUID {
+	seen := map[format.UUID]bool{}
+	var out []format.UUID
+	for _, id := range ids {
+		if g := o.groupOf(id); !seen[g] {
+			seen[g] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// DistinctFacets is Facets counting groups: a value's count is the
+// number of groups with a matching entry that has the value.
+func (o *Oracle) DistinctFacets(q Request, facet string) []FacetCount {
+	return o.facets(q, facet, o.groupOf)
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"stationdex/indexer"
 	"stationdex/indexer/fold"
@@ -44,6 +45,8 @@ type oracleStation struct {
 type Oracle struct {
 	stations []oracleStation // presentation order
 	index    map[format.UUID]int
+	grouping sync.Once
+	group    map[format.UUID]format.UUID // see groupOf
 }
 
 // New prepares recs, the cleaned records of an index (indexer.ReadRecords).

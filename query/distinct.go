@@ -1,0 +1,347 @@
+package query
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/indexer/format"
+)
+
+// Distinct searches: one result per group (see format's Groups). A
+// group's result is its best-ranked entry for the search, at that entry's
+// place, so the order stays name_match_then_alphabetical and each group
+// appears where its first entry would. The later entries of a group are
+// its duplicates in the search: ranked order is tier, then record number,
+// so a tier's duplicates are the entries of groups met in an earlier tier
+// or earlier in the same tier. Every other entry counts once, so
+//
+//	groups(M) = |M| − |duplicates in M|
+//
+// and only the entries of M that share a group (groupIndex.grouped, a
+// fifth of the real snapshot) are looked up. Facets count groups too: a
+// value's count is the number of groups with an entry in the search that
+// has the value, which is the total of the distinct search with that
+// filter added, as facet counts are for records.
+
+// groupIndex is what distinct searches read beyond group_of, made once
+// per Index from its group_of blocks.
+type groupIndex struct {
+	grouped *roaring.Bitmap // the entries of groups of two or more
+	// later: the grouped entries after their group's first (smallest
+	// record number): the duplicates of a search that matches every
+	// station in one tier
+	later *roaring.Bitmap
+}
+
+type lazyGroupIndex struct {
+	once sync.Once
+	gi   *groupIndex
+	err  error
+}
+
+// groupIndex builds the group index on first use, from s's reader.
+func (s *search) groupIndex() (*groupIndex, error) {
+	l := &s.ix.groups
+	l.once.Do(func() { l.gi, l.err = s.buildGroupIndex() })
+	return l.gi, l.err
+}
+
+// warmGroups builds the group index now (see Warm).
+func (ix *Index) warmGroups() error {
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(ix)
+	return ix.read(func() error { _, err := s.groupIndex(); return err })
+}
+
+// buildGroupIndex reads every record's group in record order.
+func (s *search) buildGroupIndex() (*groupIndex, error) {
+	gi := &groupIndex{grouped: roaring.New(), later: roaring.New()}
+	seen := roaring.New()
+	gr := s.groupReader()
+	var grouped, later []uint32
+	for r := range uint32(s.stations) {
+		g, err := gr.of(r)
+		if err != nil {
+			return nil, err
+		}
+		if g == format.NoGroup {
+			continue
+		}
+		grouped = append(grouped, r)
+		if !seen.CheckedAdd(g) {
+			later = append(later, r)
+		}
+	}
+	gi.grouped.AddMany(grouped)
+	gi.later.AddMany(later)
+	gi.grouped.RunOptimize()
+	gi.later.RunOptimize()
+	return gi, nil
+}
+
+// groupReader reads records' groups from group_of, one block at a time.
+type groupReader struct {
+	bucket valueGetter
+	blocks [][]byte // located blocks, or nil: look each up by key
+	block  uint32
+	data   []byte
+	key    []byte
+}
+
+func (s *search) groupReader() groupReader {
+	return groupReader{bucket: s.bucket(format.BucketGroupOf), blocks: s.blocksOf(format.BucketGroupOf)}
+}
+
+// of is record r's group, format.NoGroup when it stands alone.
+func (gr *groupReader) of(r uint32) (uint32, error) {
+	b, slot := format.BlockOf(r)
+	if gr.data == nil || b != gr.block {
+		switch {
+		case int(b) < len(gr.blocks):
+			gr.data = gr.blocks[b]
+		case gr.blocks != nil:
+			gr.data = nil
+		default:
+			gr.key = append(gr.key[:0], format.BlockKey(b)...)
+			gr.data = gr.bucket.Get(gr.key)
+		}
+		if gr.data == nil {
+			return 0, fmt.Errorf("%w: no group_of block %d", format.ErrCorrupt, b)
+		}
+		gr.block = b
+	}
+	if 4*slot+4 > len(gr.data) {
+		return 0, fmt.Errorf("%w: group_of block %d has no slot %d", format.ErrCorrupt, b, slot)
+	}
+	return binary.BigEndian.Uint32(gr.data[4*slot:]), nil
+}
+
+// distinctTiers replaces each tier by its entries that are not
+// duplicates (see the comment at the top): the sizes then count groups,
+// and locate pages through them as through any tiers.
+func (s *search) distinctTiers() error {
+	gi, err := s.groupIndex()
+	if err != nil {
+		return err
+	}
+	tiers := s.w.tiers
+	if len(tiers) == 1 && tiers[0].n == s.stations {
+		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: s.stations - int(gi.later.GetCardinality())}
+		return nil
+	}
+	seen := s.w.scratch() // the groups met so far, by group id
+	gr := s.groupReader()
+	for i, t := range tiers {
+		if t.n == 0 {
+			continue
+		}
+		m := s.members(t)
+		shared := s.w.and(set{bm: gi.grouped}, m) // fresh: gi's bitmap is never modified
+		dups, err := s.duplicates(shared, seen, &gr)
+		if err != nil {
+			return err
+		}
+		tiers[i] = tier{of: m, minus: dups, n: t.n - dups.card()}
+	}
+	return nil
+}
+
+// duplicates is the entries of shared whose group is in seen or met
+// before them in shared, and adds shared's groups to seen.
+func (s *search) duplicates(shared, seen set, gr *groupReader) (set, error) {
+	dups := s.w.scratch()
+	buf := s.recordBuffer()
+	found := s.w.groupIDs[:0]
+	defer func() { s.w.groupIDs = found[:0] }()
+	it := &s.w.many
+	it.Initialize(shared.bm)
+	defer func() { *it = roaring.ManyIntIterator{} }()
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		found = found[:0]
+		for _, r := range buf[:got] {
+			g, err := gr.of(r)
+			if err != nil {
+				return set{}, err
+			}
+			if !seen.bm.CheckedAdd(g) {
+				found = append(found, r)
+			}
+		}
+		dups.bm.AddMany(found)
+	}
+	return dups, nil
+}
+
+// recordBuffer is the workspace's buffer for records read many at a time.
+func (s *search) recordBuffer() []uint32 {
+	if len(s.w.recBuf) == 0 {
+		s.w.recBuf = make([]uint32, 256)
+	}
+	return s.w.recBuf
+}
+
+// variantCounts is, for each record of the page, the number of other
+// entries in its group.
+func (s *search) variantCounts() ([]int, error) {
+	if len(s.w.recs) == 0 {
+		return nil, nil
+	}
+	out := make([]int, len(s.w.recs))
+	gr := s.groupReader()
+	groups := s.bucket(format.BucketGroups)
+	for i, r := range s.w.recs {
+		g, err := gr.of(r)
+		if err != nil || g == format.NoGroup {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		s.w.key = binary.BigEndian.AppendUint32(s.w.key[:0], g) // format.GroupKey
+		members := groups.Get(s.w.key)
+		if len(members) < 8 || len(members)%4 != 0 {
+			return nil, fmt.Errorf("%w: record %d in group %d, which is not stored or is damaged", format.ErrCorrupt, r, g)
+		}
+		out[i] = len(members)/4 - 1
+	}
+	return out, nil
+}
+
+// countDistinct counts groups as countByPostings counts records, less
+// each value's duplicates (see valueDuplicates).
+func (s *search) countDistinct(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
+	dups, err := s.valueDuplicates(col, m)
+	if err != nil {
+		return nil, err
+	}
+	return s.countByPostings(col, m, top, k, dups)
+}
+
+// duplicateCounts are, by value id ascending, the value's duplicates in
+// a search: its entries in the search whose group has another, earlier,
+// with the value.
+type duplicateCounts []valueCount
+
+type valueCount struct{ id, n uint32 }
+
+func (d duplicateCounts) of(id uint32) int {
+	i, ok := slices.BinarySearchFunc(d, id, func(c valueCount, id uint32) int { return cmp.Compare(c.id, id) })
+	if !ok {
+		return 0
+	}
+	return int(d[i].n)
+}
+
+// valueDuplicates counts each value's duplicates in m: only the entries
+// that share a group can be, so their values (read from the facet
+// column, or from the posting lists when it has none) are paired with
+// their groups, and a pair met again is a duplicate.
+func (s *search) valueDuplicates(col *facetColumn, m set) (duplicateCounts, error) {
+	gi, err := s.groupIndex()
+	if err != nil {
+		return nil, err
+	}
+	shared := s.sharedOf(m, gi)
+	gr := s.groupReader()
+	pairs := s.w.pairs[:0]
+	if col.hasColumn() {
+		pairs, err = col.valueGroupPairs(pairs, shared.bm, &gr)
+	} else {
+		pairs, err = s.postingGroupPairs(pairs, col, shared.bm, &gr)
+	}
+	s.w.pairs = pairs[:0]
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(pairs)
+	dups := s.w.dups[:0]
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i] != pairs[i-1] {
+			continue
+		}
+		id := uint32(pairs[i] >> 32)
+		if len(dups) == 0 || dups[len(dups)-1].id != id {
+			dups = append(dups, valueCount{id: id})
+		}
+		dups[len(dups)-1].n++
+	}
+	s.w.dups = dups
+	return dups, nil
+}
+
+// valueGroupPairs appends value id<<32 | group for every value of every
+// record of shared, from the column's slots.
+func (col *facetColumn) valueGroupPairs(pairs []uint64, shared *roaring.Bitmap, gr *groupReader) ([]uint64, error) {
+	it := shared.Iterator()
+	for it.HasNext() {
+		r := it.Next()
+		g, err := gr.of(r)
+		if err != nil {
+			return pairs, err
+		}
+		pairs = col.head.appendPairs(pairs, r, g)
+		pairs = col.tail.appendPairs(pairs, r, g)
+	}
+	return pairs, nil
+}
+
+// appendPairs appends a pair of each of record r's values in the part
+// with group g.
+func (c *slotColumn) appendPairs(pairs []uint64, r, g uint32) []uint64 {
+	if c.width == 0 || r >= c.records() {
+		return pairs
+	}
+	add := func(slot uint16) {
+		if slot >= spareSlots {
+			pairs = append(pairs, uint64(c.base+int(slot)-spareSlots)<<32|uint64(g))
+		}
+	}
+	for _, slot := range c.slots[int(r)*c.width : int(r+1)*c.width] {
+		add(slot)
+	}
+	for _, slot := range c.overflow(r) {
+		add(slot)
+	}
+	return pairs
+}
+
+// postingGroupPairs is valueGroupPairs for a facet without a column:
+// each value's posting list is intersected with shared.
+func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gr *groupReader) ([]uint64, error) {
+	if shared.IsEmpty() {
+		return pairs, nil
+	}
+	value := s.w.bitmap()
+	for id, key := range col.keys {
+		if _, err := value.FromBuffer(col.postings[id]); err != nil {
+			return pairs, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, key, err)
+		}
+		if !value.Intersects(shared) {
+			continue
+		}
+		it := roaring.And(value, shared).Iterator()
+		for it.HasNext() {
+			g, err := gr.of(it.Next())
+			if err != nil {
+				return pairs, err
+			}
+			pairs = append(pairs, uint64(id)<<32|uint64(g))
+		}
+	}
+	return pairs, nil
+}
+
+// sharedOf is the entries of m that share a group, kept for the next
+// facet of the same match set (those the search does not filter on).
+func (s *search) sharedOf(m set, gi *groupIndex) set {
+	if s.shared.of != m.bm {
+		s.shared.of, s.shared.set = m.bm, s.w.and(set{bm: gi.grouped}, m)
+	}
+	return s.shared.set
+}
