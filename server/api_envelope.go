@@ -29,9 +29,12 @@ type searchEnvelope struct {
 	RadiusKm      *float64           `json:"radius_km"`
 	// Filters added after schema 1.0 are echoed only when given, so
 	// that a search without them answers as before.
-	Location    *string               `json:"location,omitempty"`
-	HTTPS       *bool                 `json:"https,omitempty"`
-	Total       int                   `json:"total"`
+	Location *string `json:"location,omitempty"`
+	HTTPS    *bool   `json:"https,omitempty"`
+	Distinct *bool   `json:"distinct,omitempty"`
+	Total    int     `json:"total"`
+	// Entries, with distinct, is the records the groups stand for.
+	Entries     *int                  `json:"entries,omitempty"`
 	Limit       int                   `json:"limit"`
 	Offset      int                   `json:"offset"`
 	Results     []stationjson.Station `json:"results"`
@@ -78,6 +81,14 @@ func (s *Server) searchEnvelope(meta format.Meta, p searchParams, res query.Resu
 		on := https == "true"
 		env.HTTPS = &on
 	}
+	if p.Distinct != "" {
+		on := p.Distinct == "true"
+		env.Distinct = &on
+	}
+	if p.distinct(false) {
+		entries := res.Entries
+		env.Entries = &entries
+	}
 	env.Facets = s.facetsJSON(p, res.Facets)
 	env.Suggestions = s.suggestionsJSON(p, res.Suggestions)
 	return env
@@ -111,6 +122,9 @@ func (e *searchEnvelope) appendFilters(dst []byte) []byte {
 	}
 	if e.HTTPS != nil {
 		dst = strconv.AppendBool(append(dst, `,"https":`...), *e.HTTPS)
+	}
+	if e.Distinct != nil {
+		dst = strconv.AppendBool(append(dst, `,"distinct":`...), *e.Distinct)
 	}
 	return dst
 }

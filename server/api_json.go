@@ -23,6 +23,9 @@ func (e *searchEnvelope) AppendJSON(dst []byte) []byte {
 	dst = appendNullable(append(dst, `,"genre":`...), e.Genre)
 	dst = e.appendFilters(dst)
 	dst = strconv.AppendInt(append(dst, `,"total":`...), int64(e.Total), 10)
+	if e.Entries != nil {
+		dst = strconv.AppendInt(append(dst, `,"entries":`...), int64(*e.Entries), 10)
+	}
 	dst = strconv.AppendInt(append(dst, `,"limit":`...), int64(e.Limit), 10)
 	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(e.Offset), 10)
 	dst = append(dst, `,"results":[`...)

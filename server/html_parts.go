@@ -1,6 +1,9 @@
 package server
 
-import "strconv"
+import (
+	"cmp"
+	"strconv"
+)
 
 // The parts of a page's main content, written as html.go says: the search
 // form, the blocks with their facts and links, and the pager.
@@ -25,7 +28,7 @@ func appendForm(dst []byte, f *searchForm) []byte {
 // appendSelect writes a select field: "any" first, then its options, the
 // one sent selected.
 func appendSelect(dst []byte, in *formInput) []byte {
-	dst = append(appendFieldStart(dst, "select", in.Name), "><option value=\"\">any</option>"...)
+	dst = appendWrapped(appendFieldStart(dst, "select", in.Name), "><option value=\"\">", cmp.Or(in.Unset, "any"), "</option>")
 	for i, o := range in.Options {
 		dst = append(dst, "<option"...)
 		if len(in.OptionText) > 0 {

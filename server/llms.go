@@ -38,13 +38,14 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		out.WriteString("\n")
 	}
 	section("API", [][3]string{
-		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets and search near a place, with curl examples"},
+		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets, search near a place and show each station once (distinct), with curl examples"},
 		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
 	})
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
 		{"Search", b + pathSearch + "index.md", "search with ?" + formQuery + "; " +
+			"each station is shown once (distinct=false lists every entry, duplicates included); " +
 			"results come with counts by " + wordList(facetNames(), "and") + " as links that narrow the search, and a search that finds nothing suggests corrected spellings"},
 		{"Countries", b + "/countries/index.md", "every country with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},
 		{"Languages", b + "/languages/index.md", "every language label with its entries and the stations they stand for, most stations first (?order=name: A to Z)"},

@@ -51,6 +51,7 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 		pathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
 		pathStations + "?q=jazx",
 		pathStations + "?location=lisboa&https=true&facets=location,codec",
+		pathStations + "?q=radio&distinct=true&facets=codec",
 	} {
 		sentKeys(t, envelope, fetchOK(t, s, target).Body.Bytes())
 	}

@@ -13,7 +13,7 @@ import (
 // makes the rest: the model's strings and the records read.
 var pageAllocBounds = map[string]float64{
 	"home":            75,
-	"search":          420,
+	"search":          450, // distinct by default: the tiers less their duplicates
 	"station":         200,
 	"listen":          62,
 	"directory":       400, // each value's note counts entries and stations: a string each

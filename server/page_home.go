@@ -84,6 +84,13 @@ func (s *Server) guidePage(_ *http.Request, ix *query.Index, _ []string) (*page,
 			{Heading: "When nothing matches", Text: []string{"A search with q and no result lists up to five suggestions: the same search with misspelt words " +
 				"corrected, each with its total and URL, fewest corrections first. Otherwise suggestions is an empty list."},
 				Code: "curl '" + b + pathStations + "?q=jazx'"},
+			{Heading: "One station listed several times", Text: []string{"Entries with the same stream address (scheme and host in any case, default port and trailing slash aside) " +
+				"are one stream; entries with the same folded name, homepage and country are one station; a group is what the two connect. " +
+				"Every entry keeps its id and page. distinct=true shows each group once, as its best-ranked entry where that entry ranks: " +
+				"total and the facets then count groups, and entries says how many records they stand for. Reading a station lists its variants, " +
+				"the other entries of its group, representative first (highest bitrate, then a known codec, then the smallest id). " +
+				"A genre's spellings are one: case, accents, spaces, hyphens, apostrophes and a leading # do not count, so genre=hip-hop also finds hiphop."},
+				Code: "curl '" + b + pathStations + "?q=radio&distinct=true&limit=5'"},
 			{Heading: "Page through results", Text: []string{"Follow next until it is null; it is also null when the next page would start past offset 5000."},
 				Code: "curl '" + b + pathStations + "?q=radio&limit=50&offset=50'"},
 			{Heading: "Read one station", Text: []string{"By the station's UUID. An unknown id is a 404."},

@@ -33,6 +33,7 @@ func pageQuery(p searchParams) query.Query {
 	q := p.query()
 	q.Facets = pageFacets
 	q.FacetLimit = pageFacetLimit
+	q.Distinct = p.distinct(true)
 	return q
 }
 

@@ -35,10 +35,21 @@ func (s *Server) searchPage(r *http.Request, ix *query.Index, _ []string) (*page
 	}
 	s.obs.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	p.Query = params.canonicalQuery()
-	p.Blocks = []block{{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)}}
+	results := block{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.stationLinks(res.Stations)}
+	if params.distinct(true) {
+		results.Text[0] = distinctSummary(res.Total, res.Entries)
+		for i, n := range res.Variants {
+			results.Links[i].Note = joinNote(results.Links[i].Note, moreEntries(n))
+		}
+	}
+	p.Blocks = append([]block{results}, s.entriesLink(params, res)...)
 	p.Blocks = append(p.Blocks, s.didYouMean(params, res.Suggestions)...)
 	p.Blocks = append(p.Blocks, s.refinements(params, res.Facets)...)
-	p.Blocks = append(p.Blocks, block{Links: []link{internalLink("These results in the JSON API", s.base+pathStations+"?"+params.canonicalQuery())}})
+	api := params
+	if api.distinct(true) {
+		api.Distinct = "true" // the API's default is every entry
+	}
+	p.Blocks = append(p.Blocks, block{Links: []link{internalLink("These results in the JSON API", s.base+pathStations+"?"+api.canonicalQuery())}})
 	p.Pager = s.searchPager(params, res.Total)
 	return p, nil
 }
@@ -51,6 +62,54 @@ func resultSummary(total int) string {
 		return "1 station matches."
 	}
 	return strconv.Itoa(total) + " stations match, best name matches first, then alphabetically."
+}
+
+// distinctSummary says how many stations a distinct search found and
+// how many entries of the directory they stand for.
+func distinctSummary(groups, entries int) string {
+	if groups == entries {
+		return resultSummary(groups)
+	}
+	matches := strconv.Itoa(groups) + " stations match"
+	if groups == 1 {
+		matches = "1 station matches"
+	}
+	return matches + ", listed as " + strconv.Itoa(entries) +
+		" entries: each is shown once, at its best place (best name matches first, then alphabetically)."
+}
+
+// moreEntries notes the other entries of a result's group.
+func moreEntries(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "1 more entry"
+	}
+	return strconv.Itoa(n) + " more entries"
+}
+
+// joinNote adds part to a result's note.
+func joinNote(note, part string) string {
+	if note == "" || part == "" {
+		return note + part
+	}
+	return note + " · " + part
+}
+
+// entriesLink switches between each station once and every entry.
+func (s *Server) entriesLink(p searchParams, res query.Result) []block {
+	other := p
+	other.Offset = 0
+	if p.distinct(true) {
+		other.Distinct = "false"
+		if res.Entries == res.Total {
+			return nil
+		}
+		return []block{{Links: []link{internalLink("Every entry ("+strconv.Itoa(res.Entries)+"), duplicates included", s.searchPageURL(other))}}}
+	}
+	other.Distinct = ""
+	return []block{{Links: []link{internalLink("Each station once", s.searchPageURL(other))}}}
 }
 
 // searchPager links the neighbouring pages within the reachable offsets.

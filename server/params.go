@@ -35,7 +35,10 @@ type searchParams struct {
 	RadiusKm               float64
 	Facets                 query.DimSet
 	FacetLimit             int
-	Limit, Offset          int
+	// Distinct is "true", "false" or "" (not given: false in the API,
+	// true on the search page; see distinct)
+	Distinct      string
+	Limit, Offset int
 }
 
 // point is a position in degrees.
@@ -57,6 +60,7 @@ func (p searchParams) query() query.Query {
 	if p.Near != nil {
 		q.Near = &query.Near{Lat: p.Near.Lat, Lon: p.Near.Lon, RadiusKm: p.RadiusKm}
 	}
+	q.Distinct = p.distinct(false)
 	return q
 }
 
@@ -259,4 +263,15 @@ func appendQueryEscape(b []byte, s string) []byte {
 		}
 	}
 	return b
+}
+
+// distinct is whether p asks for one result per group, unset the
+// default of the page asking (the API lists every entry unless told, as
+// the specification's total counts records; the search page shows each
+// station once).
+func (p *searchParams) distinct(unset bool) bool {
+	if p.Distinct == "" {
+		return unset
+	}
+	return p.Distinct == "true"
 }

@@ -118,6 +118,11 @@ var paramCases = []struct {
 	{"https upper case", "https=TRUE", CodeInvalidParameter, searchParams{}},
 	{"https 1", "https=1", CodeInvalidParameter, searchParams{}},
 	{"https empty", "https=", CodeInvalidParameter, searchParams{}},
+	{"distinct true", "distinct=true&q=fm", "", searchParams{Q: "fm", Distinct: "true", Limit: 20}},
+	{"distinct false", "distinct=false", "", searchParams{Distinct: "false", Limit: 20}},
+	{"distinct yes", "distinct=yes", CodeInvalidParameter, searchParams{}},
+	{"distinct empty", "distinct=", CodeInvalidParameter, searchParams{}},
+	{"distinct twice", "distinct=true&distinct=true", CodeRepeatedParameter, searchParams{}},
 	{"repeated https", "https=true&https=true", CodeRepeatedParameter, searchParams{}},
 
 	// List parameters: a,b or the parameter repeated, the same rules on
@@ -208,7 +213,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 		"country=deu":       {"country", "two-letter"},
 		"q=" + long(121):    {"q", "120"},
 		"genre=" + long(61): {"genre", "60"},
-		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, limit, offset"},
+		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, distinct, limit, offset"},
 		"q=a&q=b":           {"q", "once"},
 		"q=%ZZ":             {"percent-encoding"},
 	} {

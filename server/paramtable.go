@@ -46,6 +46,7 @@ const (
 	kindFacets               // the facet list
 	kindFacetLimit           // written with facets
 	kindPaging               // limit, offset: always written
+	kindDistinct             // true or false, as given
 )
 
 // intField names a whole-number field of searchParams.
@@ -65,6 +66,7 @@ const (
 	groupFilter paramGroup = iota
 	groupPaging
 	groupFacets
+	groupGrouping
 )
 
 // formField is a parameter's field in the search form.
@@ -74,6 +76,9 @@ type formField struct {
 	Options                  []string // for a select: "" (any) then these
 	// OptionText, when set, is what each option shows (else its value).
 	OptionText []string
+	// Unset is what a select's "" option shows when not "any": what the
+	// page does when the parameter is not given.
+	Unset string
 }
 
 // searchParamTable is every search parameter, in canonical order: the
@@ -121,6 +126,9 @@ var searchParamTable = [...]param{
 	{name: "facet_limit", group: groupFacets, kind: kindFacetLimit, note: "default 10", spec: capLimit{Type: "integer", Minimum: nump(1),
 		Maximum: query.MaxFacetLimit, Default: nump(query.DefaultFacetLimit), Requires: "facets",
 		Accepts: "values per facet, most stations first, ties by value"}},
+	{name: "distinct", group: groupGrouping, kind: kindDistinct, check: boolean("distinct"), spec: capLimit{Type: "boolean",
+		Accepts: "true: one result per group of entries (one stream submitted again, or one station's streams), its best-ranked entry at that entry's place; total and facets then count groups. Default false in the API, true on the search page"},
+		form: formField{Label: "Entries", Type: "select", Options: []string{"false"}, OptionText: []string{"every entry"}, Unset: "each station once"}},
 	{name: "limit", group: groupPaging, kind: kindPaging, field: fieldLimit, note: "default 20", spec: capLimit{Type: "integer",
 		Minimum: nump(minLimit), Maximum: maxLimit, Default: nump(defaultLimit), Accepts: "results per page"}},
 	{name: "offset", group: groupPaging, kind: kindPaging, field: fieldOffset, note: "default 0; results past 5000 cannot be reached",
@@ -169,6 +177,8 @@ func (row *param) parse(p *searchParams, value string) (err error) {
 		p.RadiusKm, err = radius(value)
 	case kindFacets:
 		p.Facets, err = facetList(value)
+	case kindDistinct:
+		p.Distinct, err = row.check(value)
 	}
 	return err
 }
@@ -215,6 +225,8 @@ func (row *param) appendValue(b []byte, p *searchParams) (_ []byte, ok bool) {
 		return b, p.Facets.Any()
 	case kindFacetLimit:
 		return strconv.AppendInt(b, int64(p.FacetLimit), 10), p.Facets.Any()
+	case kindDistinct:
+		return append(b, p.Distinct...), p.Distinct != ""
 	}
 	return b, false
 }

@@ -66,3 +66,53 @@ func TestStationVariants(t *testing.T) {
 		t.Errorf("the country page does not count entries and stations:\n%s", us)
 	}
 }
+
+// TestDistinctSearch: the API lists every entry unless asked; with
+// distinct=true a group of more entries than a page is one result, total
+// and the codec facet count groups and entries the records; the search
+// page shows each station once by default, notes the other entries and
+// links to all of them, and distinct=false lists every entry.
+func TestDistinctSearch(t *testing.T) {
+	const n = query.MaxVariants + 5
+	s := serverAt(t, indexOf(t, "test", groupNDJSON(n)), testBase)
+	type envelope struct {
+		Distinct *bool
+		Total    int
+		Entries  *int
+		Results  []struct{ ID string }
+		Facets   struct{ Codec []struct{ Count int } }
+	}
+	read := func(target string) envelope {
+		var env envelope
+		if err := json.Unmarshal(fetchOK(t, s, target).Body.Bytes(), &env); err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	every := read(pathStations + "?facets=codec&limit=50")
+	if every.Total != n+1 || every.Entries != nil || every.Distinct != nil || every.Facets.Codec[0].Count != n+1 {
+		t.Errorf("without distinct: total %d entries %v distinct %v codec %+v; want %d, none, none, %d", every.Total, every.Entries, every.Distinct, every.Facets.Codec, n+1, n+1)
+	}
+	one := read(pathStations + "?distinct=true&facets=codec&limit=50")
+	if one.Total != 2 || one.Entries == nil || *one.Entries != n+1 || one.Distinct == nil || !*one.Distinct ||
+		len(one.Results) != 2 || one.Facets.Codec[0].Count != 2 {
+		t.Errorf("distinct: %+v; want 2 results standing for %d entries, two MP3 groups", one, n+1)
+	}
+	if one.Results[0].ID == one.Results[1].ID || one.Results[1].ID != every.Results[1].ID {
+		t.Errorf("distinct results %+v: want Alone FM, then the group's first entry by name", one.Results)
+	}
+	page := fetchOK(t, s, "/search/?q=copy").Body.String()
+	md := fetchOK(t, s, "/search/index.md?q=copy").Body.String()
+	for _, body := range []string{page, md} {
+		for _, want := range []string{fmt.Sprintf("1 station matches, listed as %d entries", n), fmt.Sprintf("%d more entries", n-1),
+			fmt.Sprintf("Every entry (%d)", n), "distinct=false"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the search page lacks %q:\n%s", want, body)
+			}
+		}
+	}
+	all := fetchOK(t, s, "/search/?q=copy&distinct=false").Body.String()
+	if !strings.Contains(all, fmt.Sprintf("%d stations match", n)) || !strings.Contains(all, "Each station once") {
+		t.Errorf("distinct=false does not list every entry:\n%s", all)
+	}
+}

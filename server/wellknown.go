@@ -27,6 +27,7 @@ type capabilities struct {
 	Paging        map[string]capLimit `json:"pagination"`
 	Facets        capFacets           `json:"facets"`
 	Suggestions   capSuggestions      `json:"suggestions"`
+	Grouping      capGrouping         `json:"grouping"`
 	Ranking       capRanking          `json:"ranking"`
 	Formats       []capFormat         `json:"formats"`
 	Datasets      []capDataset        `json:"datasets"`
@@ -72,6 +73,15 @@ type capSuggestions struct {
 	MaxItems int    `json:"max_items"`
 	Edits    string `json:"edits"`
 	Order    string `json:"order"`
+}
+
+// capGrouping: the entries that are one stream or one station, and the
+// search that shows each group once.
+type capGrouping struct {
+	Groups         string              `json:"groups"`
+	Representative string              `json:"representative"`
+	Parameters     map[string]capLimit `json:"parameters"`
+	Counting       string              `json:"counting"`
 }
 
 type capRanking struct {
@@ -158,6 +168,13 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 			MaxItems: query.MaxSuggestions,
 			Edits:    "words replaced by index words at most 1 edit away (up to 4 letters) or 2 (longer); swapping neighbouring letters is one edit",
 			Order:    "fewer edits, then more results, then q",
+		},
+		Grouping: capGrouping{
+			Groups: "entries with the same stream address (scheme and host in any case, default port, trailing slash aside) are one stream; " +
+				"entries with the same folded name, homepage and country are one station; a group is what the two relations connect. Every entry keeps its id and page",
+			Representative: "highest bitrate, then a known codec, then the smallest id; listed first among a station's variants",
+			Parameters:     paramSpecs(groupGrouping),
+			Counting:       "with distinct=true, total counts groups, entries counts the records they stand for, and a facet value counts the groups with a matching entry that has the value",
 		},
 		Ranking: capRanking{
 			Name:  Ranking,
