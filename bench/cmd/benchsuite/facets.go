@@ -133,7 +133,7 @@ func (s *suite) facetStage(b *base, src *traffic.Source) error {
 		ps, fs := summarize(p), summarize(f)
 		d.Classes[c] = FacetsClass{N: len(idx), PlainMedianUs: ps.MedianUs, FacetMedianUs: fs.MedianUs, FacetP99Us: fs.P99Us, RatioMedian: fs.MedianUs / ps.MedianUs}
 	}
-	if d.PerSearch, err = perSearchRatios(b.e.Ix, qs, plain, faceted, ptot); err != nil {
+	if d.PerSearch, err = perSearchRatios(b.e.Ix, qs, plain, faceted, ptot, facetsRatioGoal); err != nil {
 		return err
 	}
 	if err := s.typoStage(b, src, d); err != nil {
@@ -229,7 +229,7 @@ func timeWindow(ix *query.Index, q []query.Query, t timing, quiet bool) ([]float
 // tens of milliseconds, and a window caught in one measures the collector.
 // Alternating the two sides and keeping each side's fastest window is the
 // usual answer to that noise.
-func perSearchRatios(ix *query.Index, qs []mix.Query, plain, faceted []query.Query, totals []int) (RatioSpread, error) {
+func perSearchRatios(ix *query.Index, qs []mix.Query, plain, faceted []query.Query, totals []int, goal float64) (RatioSpread, error) {
 	pair := func(i, rounds int, budget time.Duration, collect bool) (p, f float64, err error) {
 		p, f = math.Inf(1), math.Inf(1)
 		t := timing{Budget: budget, MaxReps: 1000}
@@ -277,7 +277,7 @@ func perSearchRatios(ix *query.Index, qs []mix.Query, plain, faceted []query.Que
 	r := RatioSpread{Median: quantile(sorted, 0.5), P90: quantile(sorted, 0.9), P99: quantile(sorted, 0.99),
 		Max: sorted[len(sorted)-1], Worst: worst[:min(20, len(worst))]}
 	for _, x := range ratio {
-		if x > facetsRatioGoal {
+		if x > goal {
 			r.Over++
 		}
 	}

@@ -117,7 +117,7 @@ func main() {
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
-	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold, crawl and hot HTTP mixes), facets (facet counts and suggestions)")
+	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold, crawl and hot HTTP mixes), facets (facet counts and suggestions), distinct (one result per group against every entry)")
 	rerender := flag.String("rerender", "", "only rewrite report.md, plots (and, for a full run, the README table) of a results `DIR` from its results.json")
 	flag.Parse()
 	if *rerender != "" {

@@ -76,6 +76,9 @@ func (s *suite) trafficStages(b *base) {
 	if !s.cfg.skip["facets"] {
 		s.stage("facets "+b.data.Label, func() error { return s.facetStage(b, src) })
 	}
+	if !s.cfg.skip["distinct"] {
+		s.stage("distinct "+b.data.Label, func() error { return s.distinctStage(b) })
+	}
 }
 
 func (s *suite) mixesStage(b *base, src *traffic.Source) error {

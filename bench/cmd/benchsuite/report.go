@@ -109,7 +109,7 @@ func (s *suite) targets() []Target {
 		name += "; 5M not measured in this run"
 	}
 	ts = append(ts, atMost(name, "< 1 s", " ms", l.FirstAnswerMs, 1000))
-	return append(ts, s.moreTargets()...)
+	return append(append(ts, s.moreTargets()...), s.distinctTargets()...)
 }
 
 func (s *suite) writeReport() error {
@@ -228,6 +228,7 @@ func (s *suite) markdown() string {
 	w.WriteString("\n![cost vs data size](growth.svg)\n")
 	s.scaleSection(&w)
 	s.facetSection(&w)
+	s.distinctSection(&w)
 	s.profileSection(&w)
 	if len(r.Notes) > 0 {
 		w.WriteString("\n## Notes\n\n")

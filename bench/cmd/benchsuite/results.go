@@ -7,21 +7,22 @@ import (
 
 // Results is everything one run measured; results.json is this, indented.
 type Results struct {
-	Date      string      `json:"date"`
-	Mode      string      `json:"mode"`
-	Machine   Machine     `json:"machine"`
-	Commit    string      `json:"commit"`
-	Command   string      `json:"command,omitempty"` // the benchsuite invocation
-	MixFile   string      `json:"mix_file"`
-	MixCount  int         `json:"mix_queries"`
-	Sizes     []Size      `json:"sizes"`
-	Peers     []Peer      `json:"peers"`
-	HTTP      *HTTP       `json:"http,omitempty"`
-	Mixes     []HTTPMix   `json:"http_mixes,omitempty"`
-	Facets    *FacetCosts `json:"discovery,omitempty"` // the key older results use
-	Targets   []Target    `json:"targets"`
-	Profile   string      `json:"cpu_profile_top,omitempty"`
-	ProfileAt string      `json:"cpu_profile_at,omitempty"`
+	Date      string         `json:"date"`
+	Mode      string         `json:"mode"`
+	Machine   Machine        `json:"machine"`
+	Commit    string         `json:"commit"`
+	Command   string         `json:"command,omitempty"` // the benchsuite invocation
+	MixFile   string         `json:"mix_file"`
+	MixCount  int            `json:"mix_queries"`
+	Sizes     []Size         `json:"sizes"`
+	Peers     []Peer         `json:"peers"`
+	HTTP      *HTTP          `json:"http,omitempty"`
+	Mixes     []HTTPMix      `json:"http_mixes,omitempty"`
+	Facets    *FacetCosts    `json:"discovery,omitempty"` // the key older results use
+	Distinct  *DistinctCosts `json:"distinct,omitempty"`
+	Targets   []Target       `json:"targets"`
+	Profile   string         `json:"cpu_profile_top,omitempty"`
+	ProfileAt string         `json:"cpu_profile_at,omitempty"`
 	// BuildProfile is the index build of the base set, in process.
 	BuildProfile string   `json:"build_cpu_profile_top,omitempty"`
 	Notes        []string `json:"notes"`

@@ -61,7 +61,7 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 					s.stage("http: "+name+" peer under wrk", func() error { return s.httpPeer(name, b.data.Path) })
 				}
 			}
-			if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] {
+			if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] {
 				s.trafficStages(&b)
 			}
 			b.e.Close()
