@@ -135,7 +135,8 @@ func (s *search) distinctTiers() error {
 		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: s.stations - int(gi.later.GetCardinality())}
 		return nil
 	}
-	seen := s.w.scratch() // the groups met so far, by group id
+	seen := &s.w.seen // the groups met so far
+	seen.reset(s.stations)
 	gr := s.groupReader()
 	for i, t := range tiers {
 		if t.n == 0 {
@@ -154,7 +155,7 @@ func (s *search) distinctTiers() error {
 
 // duplicates is the entries of shared whose group is in seen or met
 // before them in shared, and adds shared's groups to seen.
-func (s *search) duplicates(shared, seen set, gr *groupReader) (set, error) {
+func (s *search) duplicates(shared set, seen *groupSet, gr *groupReader) (set, error) {
 	dups := s.w.scratch()
 	buf := s.recordBuffer()
 	found := s.w.groupIDs[:0]
@@ -169,7 +170,11 @@ func (s *search) duplicates(shared, seen set, gr *groupReader) (set, error) {
 			if err != nil {
 				return set{}, err
 			}
-			if !seen.bm.CheckedAdd(g) {
+			added, err := seen.add(g)
+			if err != nil {
+				return set{}, err
+			}
+			if !added {
 				found = append(found, r)
 			}
 		}
@@ -344,4 +349,42 @@ func (s *search) sharedOf(m set, gi *groupIndex) set {
 		s.shared.of, s.shared.set = m.bm, s.w.and(set{bm: gi.grouped}, m)
 	}
 	return s.shared.set
+}
+
+// groupSet is a set of groups, a bit per group id (a record number),
+// pooled with the workspace and cleared word by word after use: adding
+// to a roaring bitmap at scattered ids cost most of a distinct search.
+type groupSet struct {
+	words   []uint64
+	touched []uint32 // the words set, to clear
+}
+
+// reset empties the set for groups of up to stations records.
+func (g *groupSet) reset(stations int) {
+	for _, w := range g.touched {
+		g.words[w] = 0
+	}
+	g.touched = g.touched[:0]
+	if n := (stations + 63) / 64; len(g.words) < n {
+		g.words = make([]uint64, n)
+	}
+}
+
+// add adds group id, reporting whether it was new. An id past the
+// records is a damaged group_of.
+func (g *groupSet) add(id uint32) (bool, error) {
+	w := int(id >> 6)
+	if w >= len(g.words) {
+		return false, fmt.Errorf("%w: group %d past the records", format.ErrCorrupt, id)
+	}
+	bit := uint64(1) << (id & 63)
+	x := g.words[w]
+	if x&bit != 0 {
+		return false, nil
+	}
+	if x == 0 {
+		g.touched = append(g.touched, uint32(w))
+	}
+	g.words[w] = x | bit
+	return true, nil
 }

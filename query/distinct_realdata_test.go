@@ -137,3 +137,24 @@ func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 		t.Errorf("%d urls, %d facets differing from record counts: distinct facets are not exercised", urls, differ)
 	}
 }
+
+// BenchmarkDistinct times each search of BenchmarkSearch, and a few broad
+// prefixes, as it is and with distinct on the real snapshot: compare the
+// plain and distinct sub-benchmarks of one name (issue #26 asks at most
+// 1.5x).
+func BenchmarkDistinct(b *testing.B) {
+	ix, _ := realIndex(b)
+	var cases []namedQuery
+	add := func(name string, q Query) {
+		cases = append(cases, namedQuery{name + "/plain", q})
+		q.Distinct = true
+		cases = append(cases, namedQuery{name + "/distinct", q})
+	}
+	for _, bq := range benchQueries {
+		add(bq.name, bq.q)
+	}
+	add("broad_prefix", Query{Q: "rad"})
+	add("broad_prefix_country", Query{Q: "rad", Filter: filters("de", "", "")})
+	add("all_faceted", Query{Facets: DimsOf(DimCountry, DimLanguage, DimGenre), FacetLimit: 10})
+	benchNamed(b, ix, cases)
+}

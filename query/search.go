@@ -212,8 +212,38 @@ func (s *search) locate(offset, limit int) {
 			skip -= t.n
 			continue
 		}
-		s.collect(s.members(t), skip, limit)
+		s.collectTier(t, skip, limit)
 		skip = 0
+	}
+}
+
+// collectTier collects from tier t as collect does from its members,
+// without computing the difference: the first record is found by rank
+// (the records of of up to x, less those of minus, minus ⊆ of), and those
+// of minus are passed over from there.
+func (s *search) collectTier(t tier, skip, limit int) {
+	if t.minus.bm == nil || t.minus.empty() {
+		s.collect(t.of, skip, limit)
+		return
+	}
+	of, minus := t.of.bm, t.minus.bm
+	// the smallest x with skip+1 records of the tier up to it
+	lo, hi := uint64(of.Minimum()), uint64(of.Maximum())
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if int(of.Rank(uint32(mid))-minus.Rank(uint32(mid))) > skip {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	it := &s.w.it
+	it.Initialize(of)
+	it.AdvanceIfNeeded(uint32(lo))
+	for it.HasNext() && len(s.w.recs) < limit {
+		if r := it.Next(); !minus.Contains(r) {
+			s.w.recs = append(s.w.recs, r)
+		}
 	}
 }
 

@@ -55,6 +55,7 @@ type workspace struct {
 	// distinct searches: group ids or records found, value-group pairs
 	// and value duplicates (distinct.go)
 	groupIDs []uint32
+	seen     groupSet
 	pairs    []uint64
 	dups     duplicateCounts
 	// memoOps: a faceted search's operands (memoOperands)
