@@ -32,6 +32,9 @@ import (
 // per Index from its group_of blocks.
 type groupIndex struct {
 	grouped *roaring.Bitmap // the entries of groups of two or more
+	// isGrouped is grouped as a bit per record: a search tests its
+	// matches one by one rather than intersect them first
+	isGrouped []uint64
 	// later: the grouped entries after their group's first (smallest
 	// record number): the duplicates of a search that matches every
 	// station in one tier
@@ -79,6 +82,8 @@ func (s *search) buildGroupIndex() (*groupIndex, error) {
 		}
 	}
 	gi.grouped.AddMany(grouped)
+	gi.isGrouped = make([]uint64, (s.stations+63)/64)
+	gi.grouped.WriteDenseTo(gi.isGrouped)
 	gi.later.AddMany(later)
 	gi.grouped.RunOptimize()
 	gi.later.RunOptimize()
@@ -143,8 +148,7 @@ func (s *search) distinctTiers() error {
 			continue
 		}
 		m := s.members(t)
-		shared := s.w.and(set{bm: gi.grouped}, m) // fresh: gi's bitmap is never modified
-		dups, err := s.duplicates(shared, seen, &gr)
+		dups, err := s.duplicates(m, gi, seen, &gr)
 		if err != nil {
 			return err
 		}
@@ -153,19 +157,22 @@ func (s *search) distinctTiers() error {
 	return nil
 }
 
-// duplicates is the entries of shared whose group is in seen or met
-// before them in shared, and adds shared's groups to seen.
-func (s *search) duplicates(shared set, seen *groupSet, gr *groupReader) (set, error) {
+// duplicates is the entries of m whose group is in seen or met before
+// them in m, and adds m's groups to seen.
+func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, gr *groupReader) (set, error) {
 	dups := s.w.scratch()
 	buf := s.recordBuffer()
 	found := s.w.groupIDs[:0]
 	defer func() { s.w.groupIDs = found[:0] }()
 	it := &s.w.many
-	it.Initialize(shared.bm)
+	it.Initialize(m.bm)
 	defer func() { *it = roaring.ManyIntIterator{} }()
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		found = found[:0]
 		for _, r := range buf[:got] {
+			if w := int(r >> 6); w >= len(gi.isGrouped) || gi.isGrouped[w]&(1<<(r&63)) == 0 {
+				continue // alone, or past the records: group_of says which
+			}
 			g, err := gr.of(r)
 			if err != nil {
 				return set{}, err

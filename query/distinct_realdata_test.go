@@ -76,7 +76,7 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []Query{{Q: name.Name}, {Q: "radio"}, {}, {Filter: filters("FR", "", "")}} {
-		q.Distinct, q.Limit = true, MaxLimit
+		q.Distinct, q.CountVariants, q.Limit = true, true, MaxLimit
 		res, err := ix.Search(q)
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)
@@ -93,7 +93,7 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 			}
 		}
 	}
-	res, err := ix.Search(Query{Q: name.Name, Distinct: true, Limit: MaxLimit})
+	res, err := ix.Search(Query{Q: name.Name, Distinct: true, CountVariants: true, Limit: MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,6 +142,8 @@ type Query struct {
 	// Distinct asks for one result per group of entries (see
 	// distinct.go): Total and the facets then count groups.
 	Distinct bool
+	// CountVariants asks for Result.Variants.
+	CountVariants bool
 	// Suggest asks for "did you mean" searches when the query has words
 	// and no result (see Suggestions).
 	Suggest       bool
@@ -161,7 +163,7 @@ type Result struct {
 	// Entries is the number of matching records: Total, or with
 	// Distinct the entries its groups stand for.
 	Entries int
-	// Variants, with Distinct, is for each station of the page the
+	// Variants, with CountVariants, is for each station of the page the
 	// number of other entries in its group (whether they match or not).
 	Variants    []int
 	Stations    []format.Record

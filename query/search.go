@@ -83,7 +83,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	} else {
 		s.locate(q.Offset, q.Limit)
 	}
-	if q.Distinct {
+	if q.CountVariants {
 		if res.Variants, err = s.variantCounts(); err != nil {
 			return err
 		}

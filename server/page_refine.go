@@ -34,6 +34,7 @@ func pageQuery(p searchParams) query.Query {
 	q.Facets = pageFacets
 	q.FacetLimit = pageFacetLimit
 	q.Distinct = p.distinct(true)
+	q.CountVariants = q.Distinct // each result notes its other entries
 	return q
 }
 
