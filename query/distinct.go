@@ -22,8 +22,8 @@ import (
 //
 //	groups(M) = |M| − |duplicates in M|
 //
-// and only the entries of M that share a group (groupIndex.grouped, a
-// fifth of the real snapshot) are looked up. Facets count groups too: a
+// and only the entries of M that share a group (groupIndex.grouped, about
+// a quarter of the real snapshot) are looked up. Facets count groups too: a
 // value's count is the number of groups with an entry in the search that
 // has the value, which is the total of the distinct search with that
 // filter added, as facet counts are for records.

@@ -80,3 +80,27 @@ func keys(m map[string]bool) string {
 	}
 	return strings.Join(k, "; ")
 }
+
+// TestDistinctTargets: distinct is judged on the ratio of medians and of
+// p99s of the same searches, each against 1.5x, and its report section
+// shows both verdicts and the worst searches.
+func TestDistinctTargets(t *testing.T) {
+	s := &suite{}
+	if s.distinctTargets() != nil {
+		t.Fatal("targets without a distinct stage")
+	}
+	s.res.Distinct = &DistinctCosts{Label: "50k", Stations: 50_000, Plain: Summary{N: 10, MedianUs: 10, P99Us: 100},
+		Distinct: Summary{N: 10, MedianUs: 15, P99Us: 151}, Fewer: 4,
+		PerSearch: RatioSpread{Median: 1.2, Max: 3, Worst: []WorstSearch{{Path: "/api/stations?q=r", Class: "prefix1", Total: 9, PlainUs: 1, FacetedUs: 3, Ratio: 3}}}}
+	ts := s.distinctTargets()
+	if len(ts) != 2 || !ts[0].Held || ts[1].Held || !strings.Contains(ts[0].Name, "median") || !strings.Contains(ts[1].Name, "p99") {
+		t.Errorf("targets %+v: want the median held (1.5x) and the p99 missed (1.51x)", ts)
+	}
+	var w strings.Builder
+	s.distinctSection(&w)
+	for _, want := range []string{"at 50k (50000 stations", "4 of them", "(1.50x **PASS**)", "(1.51x **MISS**)", "`/api/stations?q=r` | prefix1 | 9 |"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("the distinct section lacks %q:\n%s", want, w.String())
+		}
+	}
+}
