@@ -65,7 +65,8 @@ func (ix *Index) warmGroups() error {
 // buildGroupIndex reads every record's group in record order.
 func (s *search) buildGroupIndex() (*groupIndex, error) {
 	gi := &groupIndex{grouped: roaring.New(), later: roaring.New()}
-	seen := roaring.New()
+	var seen groupSet
+	seen.reset(s.stations)
 	gr := s.groupReader()
 	var grouped, later []uint32
 	for r := range uint32(s.stations) {
@@ -77,7 +78,11 @@ func (s *search) buildGroupIndex() (*groupIndex, error) {
 			continue
 		}
 		grouped = append(grouped, r)
-		if !seen.CheckedAdd(g) {
+		added, err := seen.add(g)
+		if err != nil {
+			return nil, err
+		}
+		if !added {
 			later = append(later, r)
 		}
 	}
