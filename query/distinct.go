@@ -231,13 +231,73 @@ func (s *search) variantCounts() ([]int, error) {
 }
 
 // countDistinct counts groups as countByPostings counts records, less
-// each value's duplicates (see valueDuplicates).
+// each value's duplicates. With few shared entries in m, the duplicates
+// of every value are counted at once (duplicateCounts); with many, only
+// those of the values that could enter the top k, one by one
+// (duplicatesByValue): counting all would sort millions of value-group
+// pairs at 5M stations.
 func (s *search) countDistinct(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
-	dups, err := s.valueDuplicates(col, m)
+	gi, err := s.groupIndex()
+	if err != nil {
+		return nil, err
+	}
+	shared := s.sharedOf(m, gi)
+	if shared.card() > pairedMax {
+		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, col: col, shared: shared.bm, value: s.w.bitmap()})
+	}
+	dups, err := s.valueDuplicates(col, shared)
 	if err != nil {
 		return nil, err
 	}
 	return s.countByPostings(col, m, top, k, dups)
+}
+
+// pairedMax is the most shared entries whose value-group pairs are
+// sorted at once (a variable for the tests of both ways).
+var pairedMax = 1 << 14
+
+// valueDuplicates is a value's duplicates in a search: its entries in the
+// search whose group has another, earlier, with the value.
+type valueDuplicates interface {
+	of(id uint32) (int, error)
+}
+
+// duplicatesByValue counts a value's duplicates when asked: the groups
+// of its shared entries, in the search's group set.
+type duplicatesByValue struct {
+	s      *search
+	col    *facetColumn
+	shared *roaring.Bitmap
+	value  *roaring.Bitmap // the value's posting list, read in place
+}
+
+func (d *duplicatesByValue) of(id uint32) (int, error) {
+	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
+		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
+	}
+	mine := roaring.And(d.shared, d.value)
+	seen := &d.s.w.seen
+	seen.reset(d.s.stations)
+	gr := d.s.groupReader()
+	dups := 0
+	it := mine.ManyIterator()
+	buf := d.s.recordBuffer()
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		for _, r := range buf[:got] {
+			g, err := gr.of(r)
+			if err != nil {
+				return 0, err
+			}
+			added, err := seen.add(g)
+			if err != nil {
+				return 0, err
+			}
+			if !added {
+				dups++
+			}
+		}
+	}
+	return dups, nil
 }
 
 // duplicateCounts are, by value id ascending, the value's duplicates in
@@ -247,24 +307,20 @@ type duplicateCounts []valueCount
 
 type valueCount struct{ id, n uint32 }
 
-func (d duplicateCounts) of(id uint32) int {
+func (d duplicateCounts) of(id uint32) (int, error) {
 	i, ok := slices.BinarySearchFunc(d, id, func(c valueCount, id uint32) int { return cmp.Compare(c.id, id) })
 	if !ok {
-		return 0
+		return 0, nil
 	}
-	return int(d[i].n)
+	return int(d[i].n), nil
 }
 
-// valueDuplicates counts each value's duplicates in m: only the entries
-// that share a group can be, so their values (read from the facet
-// column, or from the posting lists when it has none) are paired with
-// their groups, and a pair met again is a duplicate.
-func (s *search) valueDuplicates(col *facetColumn, m set) (duplicateCounts, error) {
-	gi, err := s.groupIndex()
-	if err != nil {
-		return nil, err
-	}
-	shared := s.sharedOf(m, gi)
+// valueDuplicates counts each value's duplicates among shared, the
+// entries of a search that share a group: their values (read from the
+// facet column, or from the posting lists when it has none) are paired
+// with their groups, and a pair met again is a duplicate.
+func (s *search) valueDuplicates(col *facetColumn, shared set) (duplicateCounts, error) {
+	var err error
 	gr := s.groupReader()
 	pairs := s.w.pairs[:0]
 	if col.hasColumn() {

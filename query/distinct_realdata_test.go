@@ -108,6 +108,19 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 // value counts the groups with a matching entry that has it, and that is
 // the total of the distinct search with the value's filter.
 func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
+	for _, way := range []struct {
+		name   string
+		paired int
+	}{{"value-group pairs", pairedMax}, {"value by value", 0}} {
+		t.Run(way.name, func(t *testing.T) {
+			defer func(was int) { pairedMax = was }(pairedMax)
+			pairedMax = way.paired
+			distinctFacetsMatchOracle(t)
+		})
+	}
+}
+
+func distinctFacetsMatchOracle(t *testing.T) {
 	ix, o := realIndex(t)
 	all := DimsOf(DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec)
 	names := []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre, qoracle.FacetLocation, qoracle.FacetCodec}

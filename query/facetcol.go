@@ -490,7 +490,7 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // than the k-th best count so far, no later one can enter. Each value's
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
-func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int, dups duplicateCounts) ([]topCount, error) {
+func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
 	dense := s.denseOf(m)
 	cs := s.w.raw2[:0]
 	defer func() { s.w.raw2 = cs[:0] }()
@@ -514,7 +514,18 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int,
 			need = top[k-1].n
 		}
 		// AndCount is exact from need up, and duplicates only lower it
-		if n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id])) - dups.of(uint32(id)); n > 0 && n >= need {
+		n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id]))
+		if n == 0 || n < need {
+			continue
+		}
+		if dups != nil {
+			d, err := dups.of(uint32(id))
+			if err != nil {
+				return nil, err
+			}
+			n -= d
+		}
+		if n > 0 && n >= need {
 			top = col.insertCount(top, topCount{uint32(id), n}, k)
 		}
 	}
