@@ -109,23 +109,26 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 // the total of the distinct search with the value's filter.
 func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	for _, way := range []struct {
-		name   string
-		paired int
-	}{{"value-group pairs", pairedMax}, {"value by value", 0}} {
+		name           string
+		paired, stride int
+	}{{"value-group pairs", pairedMax, 1}, {"value by value", 0, 2}} {
 		t.Run(way.name, func(t *testing.T) {
 			defer func(was int) { pairedMax = was }(pairedMax)
 			pairedMax = way.paired
-			distinctFacetsMatchOracle(t)
+			distinctFacetsMatchOracle(t, way.stride)
 		})
 	}
 }
 
-func distinctFacetsMatchOracle(t *testing.T) {
+// distinctFacetsMatchOracle checks every stride-th of facetQueries.
+func distinctFacetsMatchOracle(t *testing.T, stride int) {
 	ix, o := realIndex(t)
 	all := DimsOf(DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec)
 	names := []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre, qoracle.FacetLocation, qoracle.FacetCodec}
 	urls, differ := 0, 0
-	for _, q := range facetQueries() {
+	qs := facetQueries()
+	for i := 0; i < len(qs); i += stride {
+		q := qs[i]
 		for _, k := range []int{3, 10} {
 			q.Facets, q.FacetLimit, q.Limit, q.Distinct = all, k, 1, true
 			res, err := ix.Search(q)
@@ -146,7 +149,7 @@ func distinctFacetsMatchOracle(t *testing.T) {
 		}
 	}
 	t.Logf("%d facet urls counted; %d facets differ from the record counts", urls, differ)
-	if urls < 500 || differ < 50 {
+	if urls < 500/stride || differ < 50/stride {
 		t.Errorf("%d urls, %d facets differing from record counts: distinct facets are not exercised", urls, differ)
 	}
 }
