@@ -138,6 +138,9 @@ func (b *builder) joinRelations() error {
 	for t := range b.parent {
 		b.parent[t] = uint32(t)
 	}
+	if err := b.relsCompacted(); err != nil {
+		return err
+	}
 	it, err := b.rels.Iter()
 	if err != nil {
 		return err

@@ -52,6 +52,11 @@ type builder struct {
 	// entry and their entries, for the meta document.
 	groupCount, groupedEntries int
 
+	// The sorters' runs merged in the background once reading is done
+	// (compactAhead): each waits for its sorter's merge.
+	relsCompacted, orderCompacted, postingsCompacted func() error
+	spilled                                          int // runs written while reading
+
 	temps uint32   // records read, before de-duplication
 	final []uint32 // temporary number -> record number, or dropped
 	kept  int      // records after de-duplication
@@ -106,6 +111,9 @@ func (b *builder) runs() int {
 
 // close releases the sorters' buffers and files.
 func (b *builder) close() {
+	if b.postingsCompacted != nil {
+		_ = b.postingsCompacted() // the last merged: all are done; a failed build has an error already
+	}
 	b.order.Close()
 	b.ids.Close()
 	b.ps.close()
@@ -218,13 +226,11 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
-	postingsCompacted := b.compactPostings()
-	defer func() { _ = postingsCompacted() }() // joins it on failure; its error is checked below
 	storedJSON, err := b.writeRecords(ctx, f, dump)
 	if err != nil {
 		return f.fail(err)
 	}
-	if err := postingsCompacted(); err != nil {
+	if err := b.postingsCompacted(); err != nil {
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
@@ -267,16 +273,33 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	return f.commit()
 }
 
-// compactPostings merges the postings sorter's runs (extsort.Sorter.
-// Compact) on a goroutine of its own, and returns a function that waits for
-// it and returns its error. The merge rewrites most of the posting runs
-// once, on one core: done first thing in writePostings, it held up the
-// posting buckets, whereas while the stations bucket is written a core is
-// partly idle. Nothing else touches that sorter until writePostings.
-func (b *builder) compactPostings() func() error {
-	done := make(chan error, 1)
-	go func() { done <- b.ps.runs.Compact() }()
-	return sync.OnceValue(func() error { return <-done })
+// compactAhead merges the runs of the relations, order and postings
+// sorters (extsort.Sorter.Compact) on a goroutine of its own, one after
+// another in the order they are read. Each Iter would otherwise do it on
+// the goroutine that needs the records: the merges rewrite most of those
+// sorters' runs once, and while de-duplication and the grouping keep one
+// core busy, the other has nothing else to do.
+func (b *builder) compactAhead() {
+	w := compactInTurn(b.rels, b.order, b.ps.runs)
+	b.relsCompacted, b.orderCompacted, b.postingsCompacted = w[0], w[1], w[2]
+}
+
+// compactInTurn compacts sorters one after another on a goroutine, and
+// returns for each a function that waits for its compaction and returns
+// its error. Nothing else may touch a sorter until its wait returns.
+func compactInTurn(sorters ...*extsort.Sorter) []func() error {
+	waits := make([]func() error, len(sorters))
+	done := make([]chan error, len(sorters))
+	for i := range sorters {
+		done[i] = make(chan error, 1)
+		waits[i] = sync.OnceValue(func() error { return <-done[i] })
+	}
+	go func() {
+		for i, s := range sorters {
+			done[i] <- s.Compact()
+		}
+	}()
+	return waits
 }
 
 // writeRecords writes the stations bucket, assigning record numbers, then
@@ -284,6 +307,9 @@ func (b *builder) compactPostings() func() error {
 // the data dumps are made in the background (dumpWriter.startDumps); it
 // returns the contents of the station_json bucket.
 func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) (kvSource, error) {
+	if err := b.orderCompacted(); err != nil {
+		return nil, err
+	}
 	it, err := b.order.Iter()
 	if err != nil {
 		return nil, err
