@@ -43,7 +43,7 @@ type builder struct {
 	ids   *extsort.Sorter
 	ps    *postingBuffer
 	rels  *extsort.Sorter // relation key -> t
-	ranks *extsort.Sorter // class and rank -> t (joinRelations)
+	ranks *classRanks     // class and rank -> t (joinRelations, idsSource)
 	geo   []geoPoint      // stations with coordinates, by temporary number
 	tmp   string          // the sorters' directory
 
@@ -119,7 +119,7 @@ func (b *builder) close() {
 	b.ps.close()
 	b.rels.Close()
 	if b.ranks != nil {
-		b.ranks.Close()
+		b.ranks.close()
 	}
 }
 
@@ -332,7 +332,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 		return nil, err
 	}
 	defer it.Close()
-	return storedJSON, f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
+	return storedJSON, f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final, b.ranks))
 }
 
 // stationsSource yields the stations bucket: the order sorter's records,
@@ -378,14 +378,20 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 }
 
 // idsSource yields the ids bucket, UUID -> record number, from the ids
-// sorter: the first entry of each UUID is the record kept.
-func idsSource(it *extsort.Iterator, final []uint32) kvSource {
+// sorter: the first entry of each UUID is the record kept. It also hands
+// every kept entry to the ranking.
+func idsSource(it *extsort.Iterator, final []uint32, ranks *classRanks) kvSource {
 	return func(*bolt.Tx) ([]byte, []byte, error) {
 		for it.Next() {
 			id, t := splitIDKey(it.Key())
-			if n := final[t]; n != dropped {
-				return bytes.Clone(id), format.RecordKey(n), nil
+			n := final[t]
+			if n == dropped {
+				continue
 			}
+			if err := ranks.add(t, id, it.Value()[timeLen:]); err != nil {
+				return nil, nil, err
+			}
+			return bytes.Clone(id), format.RecordKey(n), nil
 		}
 		return nil, nil, it.Err()
 	}
