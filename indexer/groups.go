@@ -132,7 +132,8 @@ func (b *builder) union(x, y uint32) {
 
 // joinRelations joins, for every relation key, the kept entries filed
 // under it, then settles the classes for ranking (newClassRanks). It runs
-// after dedup, which marks the dropped entries.
+// after dedup, which marks the dropped entries (duplicates), on a goroutine of
+// its own (joinAhead).
 func (b *builder) joinRelations() error {
 	b.parent = make([]uint32, b.temps)
 	for t := range b.parent {
@@ -149,7 +150,7 @@ func (b *builder) joinRelations() error {
 	first := uint32(dropped) // the first kept entry of key
 	for it.Next() {
 		t := binary.BigEndian.Uint32(it.Value())
-		if b.final[t] == dropped {
+		if b.duplicates[t/64]&(1<<(t%64)) != 0 {
 			continue
 		}
 		if first == dropped || !bytes.Equal(it.Key(), key) {

@@ -59,8 +59,14 @@ type builder struct {
 
 	temps uint32   // records read, before de-duplication
 	final []uint32 // temporary number -> record number, or dropped
-	kept  int      // records after de-duplication
-	dups  int
+	// duplicates marks the dropped records too, a bit each, for the
+	// grouping, which runs while the stations bucket fills in final
+	// (joinAhead).
+	duplicates []uint64
+	// joined waits for the grouping's joins (joinAhead).
+	joined func() error
+	kept   int // records after de-duplication
+	dups   int
 	// newest is the newest check or change time among kept records.
 	newest time.Time
 
@@ -113,6 +119,9 @@ func (b *builder) runs() int {
 func (b *builder) close() {
 	if b.postingsCompacted != nil {
 		_ = b.postingsCompacted() // the last merged: all are done; a failed build has an error already
+	}
+	if b.joined != nil {
+		_ = b.joined()
 	}
 	b.order.Close()
 	b.ids.Close()
@@ -171,6 +180,7 @@ func decodeTime(b []byte) time.Time {
 // marks the dropped records in it.
 func (b *builder) dedup() error {
 	b.final = make([]uint32, b.temps)
+	b.duplicates = make([]uint64, (b.temps+63)/64)
 	it, err := b.ids.Iter()
 	if err != nil {
 		return err
@@ -181,6 +191,7 @@ func (b *builder) dedup() error {
 		id, t := splitIDKey(it.Key())
 		if !first && bytes.Equal(id, prev[:]) {
 			b.final[t] = dropped
+			b.duplicates[t/64] |= 1 << (t % 64)
 			b.dups++
 			continue
 		}
@@ -284,6 +295,19 @@ func (b *builder) compactAhead() {
 	b.relsCompacted, b.orderCompacted, b.postingsCompacted = w[0], w[1], w[2]
 }
 
+// joinAhead runs the grouping's joins (joinRelations) on a goroutine of
+// its own, from the end of de-duplication until the ids bucket, whose
+// pass ranks the classes. Between reading and the stations bucket they
+// held up the build on one core; beside the stations bucket's writer and
+// encoder they take what those leave of the cores. They read only the
+// relations sorter and duplicates, and write only the union-find and the
+// ranks, which nothing else touches meanwhile.
+func (b *builder) joinAhead() {
+	done := make(chan error, 1)
+	go func() { done <- b.joinRelations() }()
+	b.joined = sync.OnceValue(func() error { return <-done })
+}
+
 // compactInTurn compacts sorters one after another on a goroutine, and
 // returns for each a function that waits for its compaction and returns
 // its error. Nothing else may touch a sorter until its wait returns.
@@ -327,6 +351,9 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 	storedJSON, err := dump.startDumps()
 	if err != nil {
 		return nil, fmt.Errorf("data dumps: %w", err)
+	}
+	if err := b.joined(); err != nil { // the ids bucket's pass ranks the classes
+		return nil, err
 	}
 	if it, err = b.ids.Iter(); err != nil {
 		return nil, err

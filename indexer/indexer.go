@@ -151,7 +151,7 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 		err = b.dedup()
 	}
 	if err == nil {
-		err = b.joinRelations()
+		b.joinAhead()
 	}
 	if err != nil {
 		return sum, err
