@@ -54,7 +54,7 @@ type builder struct {
 
 	// The sorters' runs merged in the background once reading is done
 	// (compactAhead): each waits for its sorter's merge.
-	relsCompacted, orderCompacted, postingsCompacted func() error
+	orderCompacted, relsCompacted, postingsCompacted func() error
 	spilled                                          int // runs written while reading
 
 	temps uint32   // records read, before de-duplication
@@ -284,15 +284,16 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	return f.commit()
 }
 
-// compactAhead merges the runs of the relations, order and postings
+// compactAhead merges the runs of the order, relations and postings
 // sorters (extsort.Sorter.Compact) on a goroutine of its own, one after
-// another in the order they are read. Each Iter would otherwise do it on
-// the goroutine that needs the records: the merges rewrite most of those
-// sorters' runs once, and while de-duplication and the grouping keep one
-// core busy, the other has nothing else to do.
+// another in the order they are read: the stations bucket, the joins
+// running beside it (joinAhead), the posting buckets. Each Iter would
+// otherwise do it on the goroutine that needs the records: the merges
+// rewrite most of those sorters' runs once, and while de-duplication
+// keeps one core busy, the other has nothing else to do.
 func (b *builder) compactAhead() {
-	w := compactInTurn(b.rels, b.order, b.ps.runs)
-	b.relsCompacted, b.orderCompacted, b.postingsCompacted = w[0], w[1], w[2]
+	w := compactInTurn(b.order, b.rels, b.ps.runs)
+	b.orderCompacted, b.relsCompacted, b.postingsCompacted = w[0], w[1], w[2]
 }
 
 // joinAhead runs the grouping's joins (joinRelations) on a goroutine of
