@@ -131,12 +131,16 @@ func (b *builder) union(x, y uint32) {
 }
 
 // joinRelations joins, for every relation key, the kept entries filed
-// under it, then files every kept entry in the ranks sorter under its
-// class and rank. It runs after dedup, which marks the dropped entries.
+// under it, then settles the classes for ranking (newClassRanks). It runs
+// after dedup, which marks the dropped entries (duplicates), on a goroutine of
+// its own (joinAhead).
 func (b *builder) joinRelations() error {
 	b.parent = make([]uint32, b.temps)
 	for t := range b.parent {
 		b.parent[t] = uint32(t)
+	}
+	if err := b.relsCompacted(); err != nil {
+		return err
 	}
 	it, err := b.rels.Iter()
 	if err != nil {
@@ -146,7 +150,7 @@ func (b *builder) joinRelations() error {
 	first := uint32(dropped) // the first kept entry of key
 	for it.Next() {
 		t := binary.BigEndian.Uint32(it.Value())
-		if b.final[t] == dropped {
+		if b.duplicates[t/64]&(1<<(t%64)) != 0 {
 			continue
 		}
 		if first == dropped || !bytes.Equal(it.Key(), key) {
@@ -160,56 +164,55 @@ func (b *builder) joinRelations() error {
 		return err
 	}
 	b.rels.Close()
-	return b.rankEntries()
+	b.ranks = newClassRanks(b.parent, extsort.New(b.tmp, b.share(groupsShare)))
+	return nil
 }
 
-// rankEntries files every kept entry of a class of more than one in the
+// classRanks files every kept entry of a class of more than one in the
 // ranks sorter: key its class and rank, value its temporary number. An
 // entry alone in its class (most of them) is in no group, so it is not
-// sorted at all.
-func (b *builder) rankEntries() error {
-	shared := b.sharedClasses()
-	b.ranks = extsort.New(b.tmp, b.share(groupsShare))
-	it, err := b.ids.Iter()
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.Next() {
-		id, t := splitIDKey(it.Key())
-		if b.final[t] == dropped {
-			continue
-		}
-		root := b.find(t)
-		if shared[root/64]&(1<<(root%64)) == 0 {
-			continue
-		}
-		b.key = appendRank(b.key[:0], root, decodeRankInfo(id, it.Value()[timeLen:]))
-		b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
-		if err := b.ranks.Add(b.key, b.val); err != nil {
-			return err
-		}
-	}
-	return it.Err()
+// sorted at all. The entries come from the ids bucket's pass over the ids
+// sorter (idsSource), which reads every kept entry's rank information in
+// the order the ranking needs anyway: a pass of its own merged the whole
+// ids sorter again, on one core.
+type classRanks struct {
+	sorter   *extsort.Sorter
+	root     []uint32 // each entry's class, settled: read, never changed
+	shared   []uint64 // a bit per temporary number: a root of more than one
+	key, val []byte   // scratch
 }
 
-// sharedClasses marks, one bit per temporary number, the roots of the
-// classes holding more than one kept entry.
-func (b *builder) sharedClasses() []uint64 {
-	seen := make([]uint64, (len(b.parent)+63)/64)
-	shared := make([]uint64, len(seen))
-	for t := range b.parent {
-		if b.final[t] == dropped {
-			continue
+// newClassRanks settles the union-find parent, pointing every entry
+// straight at its root, and marks the roots of classes of more than one.
+// Entries are settled in order, each after its parent: union puts the
+// larger root under the smaller and path halving only moves an entry up,
+// so an entry's parent is never after it. Settled, the table can be read
+// on the ids bucket's goroutine without find changing it there.
+func newClassRanks(parent []uint32, sorter *extsort.Sorter) *classRanks {
+	shared := make([]uint64, (len(parent)+63)/64)
+	for t, up := range parent {
+		root := parent[up]
+		parent[t] = root
+		if root != uint32(t) { // only kept entries are joined
+			shared[root/64] |= 1 << (root % 64)
 		}
-		r := b.find(uint32(t))
-		if seen[r/64]&(1<<(r%64)) != 0 {
-			shared[r/64] |= 1 << (r % 64)
-		}
-		seen[r/64] |= 1 << (r % 64)
 	}
-	return shared
+	return &classRanks{sorter: sorter, root: parent, shared: shared}
 }
+
+// add files kept entry t of the ids sorter, with its id and the rank
+// information the sorter carries after its time, if its class is shared.
+func (r *classRanks) add(t uint32, id, info []byte) error {
+	root := r.root[t]
+	if r.shared[root/64]&(1<<(root%64)) == 0 {
+		return nil
+	}
+	r.key = appendRank(r.key[:0], root, decodeRankInfo(id, info))
+	r.val = binary.BigEndian.AppendUint32(r.val[:0], t)
+	return r.sorter.Add(r.key, r.val)
+}
+
+func (r *classRanks) close() { r.sorter.Close() }
 
 // writeGroups writes the groups and group_of buckets; record numbers are
 // known (writeRecords). The union-find's table, no longer needed, holds
@@ -222,7 +225,7 @@ func (b *builder) writeGroups(ctx context.Context, f *indexFile) error {
 	out := extsort.New(b.tmp, b.share(groupsShare))
 	defer out.Close()
 	err := b.collectGroups(out, groupOf)
-	b.ranks.Close()
+	b.ranks.close()
 	if err != nil {
 		return err
 	}
@@ -247,7 +250,7 @@ func (b *builder) writeGroups(ctx context.Context, f *indexFile) error {
 // best entry first, and files each class of more than one entry in out
 // (group key -> members), marking the members' group in groupOf.
 func (b *builder) collectGroups(out *extsort.Sorter, groupOf []uint32) error {
-	it, err := b.ranks.Iter()
+	it, err := b.ranks.sorter.Iter()
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ type builder struct {
 	ids   *extsort.Sorter
 	ps    *postingBuffer
 	rels  *extsort.Sorter // relation key -> t
-	ranks *extsort.Sorter // class and rank -> t (joinRelations)
+	ranks *classRanks     // class and rank -> t (joinRelations, idsSource)
 	geo   []geoPoint      // stations with coordinates, by temporary number
 	tmp   string          // the sorters' directory
 
@@ -52,10 +52,21 @@ type builder struct {
 	// entry and their entries, for the meta document.
 	groupCount, groupedEntries int
 
+	// The sorters' runs merged in the background once reading is done
+	// (compactAhead): each waits for its sorter's merge.
+	orderCompacted, relsCompacted, postingsCompacted func() error
+	spilled                                          int // runs written while reading
+
 	temps uint32   // records read, before de-duplication
 	final []uint32 // temporary number -> record number, or dropped
-	kept  int      // records after de-duplication
-	dups  int
+	// duplicates marks the dropped records too, a bit each, for the
+	// grouping, which runs while the stations bucket fills in final
+	// (joinAhead).
+	duplicates []uint64
+	// joined waits for the grouping's joins (joinAhead).
+	joined func() error
+	kept   int // records after de-duplication
+	dups   int
 	// newest is the newest check or change time among kept records.
 	newest time.Time
 
@@ -106,12 +117,18 @@ func (b *builder) runs() int {
 
 // close releases the sorters' buffers and files.
 func (b *builder) close() {
+	if b.postingsCompacted != nil {
+		_ = b.postingsCompacted() // the last merged: all are done; a failed build has an error already
+	}
+	if b.joined != nil {
+		_ = b.joined()
+	}
 	b.order.Close()
 	b.ids.Close()
 	b.ps.close()
 	b.rels.Close()
 	if b.ranks != nil {
-		b.ranks.Close()
+		b.ranks.close()
 	}
 }
 
@@ -163,6 +180,7 @@ func decodeTime(b []byte) time.Time {
 // marks the dropped records in it.
 func (b *builder) dedup() error {
 	b.final = make([]uint32, b.temps)
+	b.duplicates = make([]uint64, (b.temps+63)/64)
 	it, err := b.ids.Iter()
 	if err != nil {
 		return err
@@ -173,6 +191,7 @@ func (b *builder) dedup() error {
 		id, t := splitIDKey(it.Key())
 		if !first && bytes.Equal(id, prev[:]) {
 			b.final[t] = dropped
+			b.duplicates[t/64] |= 1 << (t % 64)
 			b.dups++
 			continue
 		}
@@ -218,13 +237,11 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
-	postingsCompacted := b.compactPostings()
-	defer func() { _ = postingsCompacted() }() // joins it on failure; its error is checked below
 	storedJSON, err := b.writeRecords(ctx, f, dump)
 	if err != nil {
 		return f.fail(err)
 	}
-	if err := postingsCompacted(); err != nil {
+	if err := b.postingsCompacted(); err != nil {
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
@@ -267,16 +284,47 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	return f.commit()
 }
 
-// compactPostings merges the postings sorter's runs (extsort.Sorter.
-// Compact) on a goroutine of its own, and returns a function that waits for
-// it and returns its error. The merge rewrites most of the posting runs
-// once, on one core: done first thing in writePostings, it held up the
-// posting buckets, whereas while the stations bucket is written a core is
-// partly idle. Nothing else touches that sorter until writePostings.
-func (b *builder) compactPostings() func() error {
+// compactAhead merges the runs of the order, relations and postings
+// sorters (extsort.Sorter.Compact) on a goroutine of its own, one after
+// another in the order they are read: the stations bucket, the joins
+// running beside it (joinAhead), the posting buckets. Each Iter would
+// otherwise do it on the goroutine that needs the records: the merges
+// rewrite most of those sorters' runs once, and while de-duplication
+// keeps one core busy, the other has nothing else to do.
+func (b *builder) compactAhead() {
+	w := compactInTurn(b.order, b.rels, b.ps.runs)
+	b.orderCompacted, b.relsCompacted, b.postingsCompacted = w[0], w[1], w[2]
+}
+
+// joinAhead runs the grouping's joins (joinRelations) on a goroutine of
+// its own, from the end of de-duplication until the ids bucket, whose
+// pass ranks the classes. Between reading and the stations bucket they
+// held up the build on one core; beside the stations bucket's writer and
+// encoder they take what those leave of the cores. They read only the
+// relations sorter and duplicates, and write only the union-find and the
+// ranks, which nothing else touches meanwhile.
+func (b *builder) joinAhead() {
 	done := make(chan error, 1)
-	go func() { done <- b.ps.runs.Compact() }()
-	return sync.OnceValue(func() error { return <-done })
+	go func() { done <- b.joinRelations() }()
+	b.joined = sync.OnceValue(func() error { return <-done })
+}
+
+// compactInTurn compacts sorters one after another on a goroutine, and
+// returns for each a function that waits for its compaction and returns
+// its error. Nothing else may touch a sorter until its wait returns.
+func compactInTurn(sorters ...*extsort.Sorter) []func() error {
+	waits := make([]func() error, len(sorters))
+	done := make([]chan error, len(sorters))
+	for i := range sorters {
+		done[i] = make(chan error, 1)
+		waits[i] = sync.OnceValue(func() error { return <-done[i] })
+	}
+	go func() {
+		for i, s := range sorters {
+			done[i] <- s.Compact()
+		}
+	}()
+	return waits
 }
 
 // writeRecords writes the stations bucket, assigning record numbers, then
@@ -284,6 +332,9 @@ func (b *builder) compactPostings() func() error {
 // the data dumps are made in the background (dumpWriter.startDumps); it
 // returns the contents of the station_json bucket.
 func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) (kvSource, error) {
+	if err := b.orderCompacted(); err != nil {
+		return nil, err
+	}
 	it, err := b.order.Iter()
 	if err != nil {
 		return nil, err
@@ -302,11 +353,14 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 	if err != nil {
 		return nil, fmt.Errorf("data dumps: %w", err)
 	}
+	if err := b.joined(); err != nil { // the ids bucket's pass ranks the classes
+		return nil, err
+	}
 	if it, err = b.ids.Iter(); err != nil {
 		return nil, err
 	}
 	defer it.Close()
-	return storedJSON, f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final))
+	return storedJSON, f.putSortedAhead(ctx, format.BucketIDs, idsSource(it, b.final, b.ranks))
 }
 
 // stationsSource yields the stations bucket: the order sorter's records,
@@ -352,14 +406,20 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 }
 
 // idsSource yields the ids bucket, UUID -> record number, from the ids
-// sorter: the first entry of each UUID is the record kept.
-func idsSource(it *extsort.Iterator, final []uint32) kvSource {
+// sorter: the first entry of each UUID is the record kept. It also hands
+// every kept entry to the ranking.
+func idsSource(it *extsort.Iterator, final []uint32, ranks *classRanks) kvSource {
 	return func(*bolt.Tx) ([]byte, []byte, error) {
 		for it.Next() {
 			id, t := splitIDKey(it.Key())
-			if n := final[t]; n != dropped {
-				return bytes.Clone(id), format.RecordKey(n), nil
+			n := final[t]
+			if n == dropped {
+				continue
 			}
+			if err := ranks.add(t, id, it.Value()[timeLen:]); err != nil {
+				return nil, nil, err
+			}
+			return bytes.Clone(id), format.RecordKey(n), nil
 		}
 		return nil, nil, it.Err()
 	}

@@ -144,10 +144,14 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 		b.ps.lists = [numPostingBuckets]map[string][]uint32{} // cleared maps keep their size
 	}
 	if err == nil {
+		b.spilled = b.runs()
+		b.compactAhead()
+	}
+	if err == nil {
 		err = b.dedup()
 	}
 	if err == nil {
-		err = b.joinRelations()
+		b.joinAhead()
 	}
 	if err != nil {
 		return sum, err
@@ -157,8 +161,8 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 		return sum, ErrNoStations
 	}
 	progressf(opts.Progress, "read %d records, %d stations\n", rr.read, sum.Stations)
-	if runs := b.runs(); runs > 0 {
-		progressf(opts.Progress, "spilled %d sorted runs to disk to stay within %d MiB\n", runs, b.budget>>20)
+	if b.spilled > 0 {
+		progressf(opts.Progress, "spilled %d sorted runs to disk to stay within %d MiB\n", b.spilled, b.budget>>20)
 	}
 	sum.SnapshotAt = opts.SnapshotAt.UTC()
 	if opts.SnapshotAt.IsZero() {

@@ -21,6 +21,7 @@ type listedGroupsSource struct {
 	after    []byte // the last key of the bucket done; nil: none yet
 	stations roaring.Bitmap
 	groups   format.GroupCounter
+	records  []uint32 // scratch of count
 }
 
 func (s *listedGroupsSource) next(tx *bolt.Tx) ([]byte, []byte, error) {
@@ -60,9 +61,15 @@ func (s *listedGroupsSource) count(v []byte) (int, error) {
 		return 0, err
 	}
 	s.groups.Reset()
-	it := s.stations.Iterator()
-	for it.HasNext() {
-		s.groups.Add(s.groupOf[it.Next()])
+	if s.records == nil {
+		s.records = make([]uint32, 4096)
+	}
+	// Many at a time: roaring's one-by-one iterator was most of the cost.
+	it := s.stations.ManyIterator()
+	for n := it.NextMany(s.records); n > 0; n = it.NextMany(s.records) {
+		for _, r := range s.records[:n] {
+			s.groups.Add(s.groupOf[r])
+		}
 	}
 	return s.groups.Count(), nil
 }

@@ -19,7 +19,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // chunkSize is the allocation unit of the buffer. Chunks are reused after a
@@ -248,19 +251,45 @@ func (s *Sorter) Compact() error {
 // Merging the oldest maxFanIn into one and that one again with the next
 // ones, until few enough were left, rewrote the oldest records once per
 // merge: at millions of records, several times the sorter's data, on one
-// core.
+// core. The groups are independent, so they are merged on every core
+// (mergeGroups).
 func (s *Sorter) compact() error {
-	var merged []string
+	plan := compactionPlan(len(s.runs))
+	groups := make([][]string, len(plan))
 	rest := s.runs
-	defer func() { s.runs = append(merged, rest...) }()
-	for _, n := range compactionPlan(len(s.runs)) {
-		name, err := s.mergeRuns(rest[:n])
-		if err != nil {
-			return err
-		}
-		merged, rest = append(merged, name), rest[n:]
+	for i, n := range plan {
+		groups[i], rest = rest[:n], rest[n:]
 	}
-	return nil
+	merged, err := s.mergeGroups(groups)
+	runs := make([]string, 0, len(merged)+len(rest))
+	for i, name := range merged {
+		if name == "" { // not merged: its runs stay
+			runs = append(runs, groups[i]...)
+			continue
+		}
+		runs = append(runs, name)
+	}
+	s.runs = append(runs, rest...)
+	return err
+}
+
+// mergeGroups merges each group of runs into one (mergeRuns), at most as
+// many at once as there are cores, and returns the merged runs' names in
+// the groups' order: "" for a group not merged, after an error.
+func (s *Sorter) mergeGroups(groups [][]string) ([]string, error) {
+	merged := make([]string, len(groups))
+	errs := make([]error, len(groups))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(groups)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(groups); i = int(next.Add(1) - 1) {
+				merged[i], errs[i] = s.mergeRuns(groups[i])
+			}
+		})
+	}
+	wg.Wait()
+	return merged, errors.Join(errs...)
 }
 
 // compactionPlan returns the sizes of the groups of consecutive runs,

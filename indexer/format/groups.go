@@ -76,6 +76,14 @@ func GroupMembers(dst []uint32, v []byte) ([]uint32, error) {
 // as written, surrounding space aside. "" (no address) stays "".
 func AddressKey(addr string) string {
 	addr = strings.TrimSpace(addr)
+	if k, ok := plainAddressKey(addr); ok {
+		return k
+	}
+	return parsedAddressKey(addr)
+}
+
+// parsedAddressKey is AddressKey of a trimmed address, by net/url.
+func parsedAddressKey(addr string) string {
 	u, err := url.Parse(addr)
 	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" {
 		return addr
@@ -98,6 +106,83 @@ func AddressKey(addr string) string {
 		b.WriteString("#" + u.EscapedFragment())
 	}
 	return b.String()
+}
+
+// plainAddressKey is AddressKey of a trimmed plain address, the common
+// kind, without net/url, whose parse was most of the time an index build
+// spends on the keys (two a station): http or https in lower case, a host
+// of unreserved characters and an optional port of digits, a path of the
+// characters net/url keeps as they are (no escapes), a query without
+// control characters, no user and no fragment. For these net/url's
+// parts are plain cuts of the address. ok is false for any other
+// address, which AddressKey parses; TestPlainAddressKey holds the two to
+// the same keys.
+func plainAddressKey(addr string) (key string, ok bool) {
+	scheme, rest, found := strings.Cut(addr, "://")
+	if !found || scheme != "http" && scheme != "https" || strings.IndexByte(addr, '#') >= 0 {
+		return "", false
+	}
+	rest, query, _ := strings.Cut(rest, "?")
+	hostPort, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		hostPort, path = rest[:i], rest[i:]
+	}
+	host, port, hasPort := strings.Cut(hostPort, ":")
+	if host == "" || !allIn(host, hostByte) || !allIn(port, portByte) ||
+		!allIn(path, pathByte) || !allIn(query, queryByte) {
+		return "", false
+	}
+	if hasPort && (scheme == "http" && port == "80" || scheme == "https" && port == "443") {
+		hostPort = host
+	}
+	lower, path := strings.ToLower(hostPort), strings.TrimSuffix(path, "/")
+	sep := ""
+	if query != "" {
+		sep = "?"
+	}
+	if len(scheme)+len("://")+len(lower)+len(path)+len(sep)+len(query) == len(addr) && lower == hostPort {
+		return addr, true // nothing left out or lowered: the address is its key
+	}
+	return scheme + "://" + lower + path + sep + query, true
+}
+
+// Classes of the bytes of a plain address (plainAddressKey), bits of
+// addressBytes.
+const (
+	hostByte  = 1 << iota // RFC 3986's unreserved characters: net/url never escapes them
+	portByte              // digits
+	pathByte              // what net/url keeps as it is in a path
+	queryByte             // anything but a control character, which net/url refuses anywhere
+)
+
+var addressBytes = func() (classes [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		unreserved := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("-._~", b) >= 0
+		if unreserved {
+			classes[c] |= hostByte | pathByte
+		}
+		if '0' <= b && b <= '9' {
+			classes[c] |= portByte
+		}
+		if strings.IndexByte("/:;=@$&+,", b) >= 0 {
+			classes[c] |= pathByte
+		}
+		if b >= ' ' && b != 0x7f {
+			classes[c] |= queryByte
+		}
+	}
+	return classes
+}()
+
+// allIn reports whether every byte of s is of class.
+func allIn(s string, class uint8) bool {
+	for i := 0; i < len(s); i++ {
+		if addressBytes[s[i]]&class == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Listed groups. A directory page counts the entries of a value and the

@@ -1,6 +1,11 @@
 package format
 
-import "testing"
+import (
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"testing"
+)
 
 func TestAddressKey(t *testing.T) {
 	for _, c := range []struct{ addr, key string }{
@@ -21,6 +26,42 @@ func TestAddressKey(t *testing.T) {
 	} {
 		if got := AddressKey(c.addr); got != c.key {
 			t.Errorf("AddressKey(%q) = %q, want %q", c.addr, got, c.key)
+		}
+	}
+}
+
+// TestPlainAddressKey: the plain addresses' keys, made without net/url,
+// are those net/url gives, over addresses made of the characters that
+// decide between the two.
+func TestPlainAddressKey(t *testing.T) {
+	schemes := []string{"http://", "https://", "HTTP://", "ftp://", "http:/", ""}
+	parts := []string{"radio.example", "Radio.EXAMPLE", "a_b~c-d",
+		":80", ":443", ":8000", ":", ":x", "@", "/", "/live", "/Live/", "//", ";", "=", "$", "&", "+", ",",
+		"%20", "%zz", " ", "!", "*", "'", "(", "é", "[::1]", "?", "?x=1", "?a b", "#", "#top", "\x7f", "\t"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	plain := 0
+	for range 200000 {
+		var b strings.Builder
+		b.WriteString(schemes[rng.IntN(len(schemes))])
+		for range 1 + rng.IntN(6) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		addr := strings.TrimSpace(b.String())
+		k, ok := plainAddressKey(addr)
+		if !ok {
+			continue
+		}
+		plain++
+		if want := parsedAddressKey(addr); k != want {
+			t.Fatalf("plainAddressKey(%q) = %q, net/url gives %q", addr, k, want)
+		}
+	}
+	if plain < 1000 {
+		t.Errorf("only %d plain addresses", plain)
+	}
+	for c := range 256 { // the character classes are net/url's
+		if addressBytes[c]&pathByte != 0 && (&url.URL{Path: string(rune(c))}).EscapedPath() != string(rune(c)) {
+			t.Errorf("%q is escaped in a path", byte(c))
 		}
 	}
 }
