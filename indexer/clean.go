@@ -65,6 +65,29 @@ type rawStation struct {
 	LastCheckTimeTZ  string     `json:"lastchecktime_iso8601"`
 	GeoLat           coordinate `json:"geo_lat"`
 	GeoLong          coordinate `json:"geo_long"`
+	rawUpstream
+}
+
+// rawUpstream holds the fields of the source record that only the
+// compatible API's station object (stationjson.Upstream) uses.
+type rawUpstream struct {
+	ChangeUUID           string `json:"changeuuid"`
+	ServerUUID           string `json:"serveruuid"`
+	Favicon              string `json:"favicon"`
+	ISO3166_2            string `json:"iso_3166_2"`
+	Votes                int64  `json:"votes"`
+	HLS                  int64  `json:"hls"`
+	LastCheckOK          int64  `json:"lastcheckok"`
+	LastCheckOKTime      string `json:"lastcheckoktime"`
+	LastCheckOKTimeTZ    string `json:"lastcheckoktime_iso8601"`
+	LastLocalCheckTime   string `json:"lastlocalchecktime"`
+	LastLocalCheckTimeTZ string `json:"lastlocalchecktime_iso8601"`
+	ClickTimestamp       string `json:"clicktimestamp"`
+	ClickTimestampTZ     string `json:"clicktimestamp_iso8601"`
+	ClickCount           int64  `json:"clickcount"`
+	ClickTrend           int64  `json:"clicktrend"`
+	SSLError             int64  `json:"ssl_error"`
+	HasExtendedInfo      bool   `json:"has_extended_info"`
 }
 
 // skipReason says why an input record is not indexed.

@@ -12,6 +12,11 @@ import (
 // each must either be declined or decoded as Unmarshal decodes it.
 var fastDecodeSeeds = []string{
 	`{}`,
+	`{"has_extended_info":true,"has_extended_info":null}`,
+	`{"has_extended_info":"true"}`,
+	`{"has_extended_info":1}`,
+	`{"has_extended_info":falsey}`,
+	`{"votes":1.5,"clickcount":-3,"favicon":"\u003c"}`,
 	`{"name":"a","name":null}`,
 	`{"name":null,"name":"b"}`,
 	`{"Name":"upper case key"}`,
@@ -74,7 +79,7 @@ func TestFastDecodeSeeds(t *testing.T) {
 		checkFastDecode(t, []byte(s))
 	}
 	// The common shapes must take the fast path, or it gains nothing.
-	for _, s := range []string{`{"name":"a","bitrate":128,"geo_lat":null,"votes":[1,{"x":true}]}`, `{"name":"\tescaped"}`} {
+	for _, s := range []string{`{"name":"a","bitrate":128,"geo_lat":null,"votes":7,"has_extended_info":true,"extra":[1,{"x":true}]}`, `{"name":"\tescaped"}`} {
 		var st rawStation
 		if !decodeStationFast([]byte(s), &st) {
 			t.Errorf("fast path declined %s", s)

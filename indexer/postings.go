@@ -34,6 +34,9 @@ const (
 	bCodecs
 	bSchemes
 	bBitrates
+	bUpstreamFlags
+	bUpstreamURLs
+	bUpstreamCountries
 	numPostingBuckets
 )
 
@@ -42,6 +45,8 @@ var postingBucketNames = [numPostingBuckets][]byte{
 	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
 	bGenres: format.BucketGenres, bGenreSpellings: format.BucketGenreLabels, bLocations: format.BucketLocations,
 	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
+	bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
+	bUpstreamCountries: format.BucketUpstreamCountry,
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists

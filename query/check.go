@@ -71,7 +71,7 @@ type checker struct {
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
