@@ -40,6 +40,10 @@ type UpstreamSelect struct {
 	// has this format.FacetKey; URL those whose source url is exactly
 	// this. Empty: no condition.
 	NameExact, CountryLabel, URL string
+	// Genres keeps the stations listing every one of these genres (any
+	// spelling, format.GenreKey), where Query's genre filter keeps those
+	// listing any.
+	Genres []string
 	// CheckOK, ExtendedInfo and Geo test the flags of
 	// format.BucketUpstreamFlag.
 	CheckOK, ExtendedInfo, Geo Tri
@@ -131,10 +135,31 @@ func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
 			return m, err
 		}
 	}
-	if sel.URL != "" {
+	for _, g := range sel.Genres {
+		if m.empty() {
+			break
+		}
+		if m, err = s.narrow(m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
+			return m, err
+		}
+	}
+	if sel.URL != "" && !m.empty() {
 		return s.sameURL(m, sel.URL)
 	}
 	return m, nil
+}
+
+// UpstreamWorking is the number of stations that passed their last check.
+func (ix *Index) UpstreamWorking() (int, error) {
+	n := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		ok, err := checkedOK(tx, true)
+		if err == nil {
+			n = int(ok.GetCardinality())
+		}
+		return err
+	})
+	return n, err
 }
 
 func present(condition string) Tri {

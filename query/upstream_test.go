@@ -183,3 +183,37 @@ func upstreamIDs(t *testing.T, ix *Index, sel UpstreamSelect, offset, limit int)
 	}
 	return ids
 }
+
+// TestUpstreamCounts: a list counts every station of a value, or with
+// checkOK only those that passed their last check (one of five here).
+func TestUpstreamCounts(t *testing.T) {
+	text, _ := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	for _, checkOK := range []bool{false, true} {
+		want := 5
+		if checkOK {
+			want = 4
+		}
+		countries, err := ix.UpstreamCounts(DimCountry, checkOK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(countries) != 1 || countries[0] != (UpstreamCount{Key: "NL", Label: "The Netherlands", Stations: want}) {
+			t.Errorf("countries (checkOK %v): %+v", checkOK, countries)
+		}
+		states, err := ix.UpstreamStates(checkOK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != 1 || states[0] != (UpstreamState{Name: "Noord", Country: "The Netherlands", Stations: want}) {
+			t.Errorf("states (checkOK %v): %+v", checkOK, states)
+		}
+	}
+	working, err := ix.UpstreamWorking()
+	if err != nil || working != 4 {
+		t.Errorf("working: %d, %v", working, err)
+	}
+	if _, err := ix.UpstreamCounts(DimHTTPS, false); err == nil {
+		t.Error("a list of https")
+	}
+}

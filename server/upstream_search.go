@@ -1,0 +1,336 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// The station paths of the compatible API: the upstream parameters
+// translated into one query.UpstreamSelect, which the engine answers.
+
+// upDefaultLimit is upstream's documented default page: in effect every
+// station, which is why such a list is streamed (upstream_stream.go).
+const upDefaultLimit = 100000
+
+// maxUpUUIDs bounds the uuids of one stations/byuuid request.
+const maxUpUUIDs = 1000
+
+// upMatch is how an upstream filter's value is matched: the exact forms
+// go to the engine; the substring forms (name=jazz without nameExact)
+// need an n-gram index this node does not have yet.
+type upMatch struct {
+	text, exact upParam
+	apply       func(sel *query.UpstreamSelect, value string)
+}
+
+// upMatches are the text filters of stations/search, in the order
+// upstream applies them.
+var upMatches = []upMatch{
+	{upName, upNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v }},
+	{upCountry, upCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v }},
+	{upState, upStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) }},
+	{upLanguage, upLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) }},
+	{upTag, upTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) }},
+}
+
+func addFilter(sel *query.UpstreamSelect, d query.Dim, v string) {
+	sel.Query.Filter[d] = append(sel.Query.Filter[d], v)
+}
+
+// upSelect translates the parameters of stations/search (and the subset
+// other paths take) into the engine's selection.
+func upSelect(p *upParams) (query.UpstreamSelect, error) {
+	var sel query.UpstreamSelect
+	for _, m := range upMatches {
+		v := p.text(m.text)
+		if v == "" {
+			continue
+		}
+		if !p.flag(m.exact) {
+			return sel, notServed(fmt.Sprintf("substring matching (%s without %s=true)", upParamRows[m.text].name, upParamRows[m.exact].name))
+		}
+		m.apply(&sel, v)
+	}
+	if err := addTagList(&sel, p); err != nil {
+		return sel, err
+	}
+	if v := p.text(upCountryCode); v != "" {
+		addFilter(&sel, query.DimCountry, v)
+	}
+	if v := p.text(upCodec); v != "" {
+		addFilter(&sel, query.DimCodec, v)
+	}
+	if p.has(upIsHTTPS) {
+		addFilter(&sel, query.DimHTTPS, p.text(upIsHTTPS))
+	}
+	sel.Query.BitrateMin, sel.Query.BitrateMax = p.count(upBitrateMin, 0), p.count(upBitrateMax, 0)
+	sel.CheckOK = upTri(p, upHideBroken, false)
+	sel.ExtendedInfo, sel.Geo = upTri(p, upHasExtendedInfo, true), upTri(p, upHasGeoInfo, true)
+	sel.Reverse = p.flag(upReverse)
+	return sel, upNear(&sel, p)
+}
+
+// addTagList adds tagList's tags, every one of which a station must list
+// (upstream: AND), exactly with tagExact=true.
+func addTagList(sel *query.UpstreamSelect, p *upParams) error {
+	if p.text(upTagList) == "" {
+		return nil
+	}
+	if !p.flag(upTagExact) {
+		return notServed("substring matching (tagList without tagExact=true)")
+	}
+	for _, t := range strings.Split(p.text(upTagList), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			sel.Genres = append(sel.Genres, t)
+		}
+	}
+	return nil
+}
+
+// upTri is a boolean parameter as a condition: given true, Yes; given
+// false, No when both ways filter (has_geo_info=false keeps the stations
+// without), else no condition (hidebroken=false shows every station).
+func upTri(p *upParams, q upParam, both bool) query.Tri {
+	switch {
+	case !p.has(q):
+		return query.Either
+	case p.flag(q):
+		return query.Yes
+	case both:
+		return query.No
+	}
+	return query.Either
+}
+
+// upNear is the distance filter: geo_lat, geo_long and geo_distance (in
+// metres, as newer upstream servers take it) together, or none of them.
+func upNear(sel *query.UpstreamSelect, p *upParams) error {
+	given := 0
+	for _, q := range []upParam{upGeoLat, upGeoLong, upGeoDistance} {
+		if p.has(q) {
+			given++
+		}
+	}
+	if given == 0 {
+		return nil
+	}
+	lat, lon, m := p.decimal(upGeoLat), p.decimal(upGeoLong), p.decimal(upGeoDistance)
+	if given != 3 || lat < -90 || lat > 90 || lon < -180 || lon > 180 || m <= 0 || m > 20_000_000 {
+		return errorf(CodeInvalidParameter, "geo_lat (-90 to 90), geo_long (-180 to 180) and geo_distance (metres, above 0, at most 20000000) go together")
+	}
+	sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
+	return nil
+}
+
+// checkUpOrder checks order: name (the default; the index's own order) is
+// served, upstream's other orders not yet.
+func checkUpOrder(p *upParams) error {
+	switch o := strings.ToLower(p.text(upOrder)); o {
+	case "", "name":
+		return nil
+	case "url", "homepage", "favicon", "tags", "country", "state", "language", "votes", "codec", "bitrate",
+		"lastcheckok", "lastchecktime", "clicktimestamp", "clickcount", "clicktrend", "changetimestamp", "random":
+		return notServed("order=" + o)
+	}
+	return errorf(CodeInvalidParameter, "order %s is none of upstream's orders (name, votes, clickcount, ...)", quoteClip(p.text(upOrder)))
+}
+
+// serveUpSearch is /json/stations/search.
+func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	sel, err := upSelect(p)
+	if err == nil {
+		err = checkUpOrder(p)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.streamUpStations(w, r, sel, p.count(upOffset, 0), p.count(upLimit, upDefaultLimit))
+}
+
+// serveUpAll is /json/stations: every station, paged.
+func (s *Server) serveUpAll(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	s.serveUpSearch(w, r, args, p)
+}
+
+// upColumn is a /json/stations/by{column}/{term} path: the term as the
+// value of one search parameter, exactly or not.
+type upColumn struct {
+	param upParam
+	exact bool
+}
+
+var upColumns = map[string]upColumn{
+	"byname": {upName, false}, "bynameexact": {upName, true}, "bycodec": {upCodec, false},
+	"bycodecexact": {upCodec, true}, "bycountry": {upCountry, false}, "bycountryexact": {upCountry, true},
+	"bycountrycodeexact": {upCountryCode, true}, "bystate": {upState, false}, "bystateexact": {upState, true},
+	"bytag": {upTag, false}, "bytagexact": {upTag, true}, "bylanguage": {upLanguage, false},
+	"bylanguageexact": {upLanguage, true},
+}
+
+// upByColumn is the endpoint of a by{column} path, or nil.
+func upByColumn(sub string) *upEndpoint {
+	c, ok := upColumns[sub]
+	if !ok {
+		return nil
+	}
+	return &upEndpoint{takes: upPaging, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+		if !c.exact {
+			s.writeError(w, r, notServed("/json/stations/"+sub+" (substring matching)"))
+			return
+		}
+		p.given |= 1 << c.param
+		p.values[c.param] = args[0]
+		if exact := upExactOf(c.param); exact != c.param {
+			p.given |= 1 << exact
+			p.values[exact] = "true"
+		}
+		s.serveUpSearch(w, r, nil, p)
+	}}
+}
+
+// upExactOf is the exact flag of a text filter, or the filter itself
+// when it has none (codec and countrycode are always exact upstream).
+func upExactOf(q upParam) upParam {
+	for _, m := range upMatches {
+		if m.text == q {
+			return m.exact
+		}
+	}
+	return q
+}
+
+// serveUpByUUIDs is /json/stations/byuuid?uuids=a,b: the stations named,
+// in the order named, each once; unknown ones are left out.
+func (s *Server) serveUpByUUIDs(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	ids, err := upUUIDList(p.text(upUUIDs))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.serveUpObjects(w, r, ids)
+}
+
+// serveUpByUUID is /json/stations/byuuid/{uuid}: a list of that station,
+// or an empty list, as upstream answers.
+func (s *Server) serveUpByUUID(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
+	ids, err := upUUIDList(args[0])
+	if err == nil && len(ids) != 1 {
+		err = errorf(CodeInvalidParameter, "the path names one station uuid")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.serveUpObjects(w, r, ids)
+}
+
+// upUUIDList parses a comma-separated list of station uuids, dropping
+// repeats.
+func upUUIDList(list string) ([]format.UUID, error) {
+	var ids []format.UUID
+	for _, f := range strings.Split(list, ",") {
+		id, err := format.ParseUUID(strings.TrimSpace(f))
+		if err != nil {
+			return nil, errorf(CodeInvalidParameter, "uuids must be station uuids separated by commas, not %s", quoteClip(f))
+		}
+		if len(ids) == maxUpUUIDs {
+			return nil, errorf(CodeInvalidParameter, "at most %d uuids at once", maxUpUUIDs)
+		}
+		if !containsUUID(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func containsUUID(ids []format.UUID, id format.UUID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// serveUpObjects answers a JSON array of the stations ids names.
+func (s *Server) serveUpObjects(w http.ResponseWriter, r *http.Request, ids []format.UUID) {
+	var key strings.Builder
+	key.WriteString("upstream:objects:")
+	for _, id := range ids {
+		key.WriteString(id.String())
+		key.WriteByte(',')
+	}
+	s.serveResource(w, r, key.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		dst = append(dst, '[')
+		n := 0
+		for _, id := range ids {
+			js, err := ix.UpstreamJSON(id, nil)
+			if err == query.ErrNotFound {
+				continue
+			} else if err != nil {
+				return entityHead{}, dst, err
+			}
+			if n++; n > 1 {
+				dst = append(dst, ',')
+			}
+			dst = stationjson.Splice(dst, js, s.baseJSON)
+		}
+		return jsonHead, append(dst, "]\n"...), nil
+	}, s.writeError)
+}
+
+// serveUpByURL is /json/stations/byurl?url=: the stations whose url (as
+// entered, not resolved) is exactly url.
+func (s *Server) serveUpByURL(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	if p.text(upURL) == "" {
+		s.writeError(w, r, errorf(CodeInvalidParameter, "url is required: the stream URL as the station entered it"))
+		return
+	}
+	s.streamUpStations(w, r, query.UpstreamSelect{URL: p.text(upURL)}, 0, upDefaultLimit)
+}
+
+// upClick is the answer of /json/url/{uuid}, as upstream words it.
+type upClick struct {
+	OK          bool   `json:"ok"`
+	Message     string `json:"message"`
+	StationUUID string `json:"stationuuid"`
+	Name        string `json:"name"`
+	URL         string `json:"url"`
+}
+
+// serveUpClick is /json/url/{uuid}: the station's stream address. Upstream
+// counts a click here; a mirror counts nothing.
+func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
+	id, err := format.ParseUUID(args[0])
+	if err != nil {
+		s.writeError(w, r, errNoStation)
+		return
+	}
+	s.serveResource(w, r, "upstream:url:"+id.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		js, err := ix.UpstreamJSON(id, nil)
+		if err != nil {
+			return entityHead{}, dst, err
+		}
+		var st struct {
+			Name        string `json:"name"`
+			URL         string `json:"url"`
+			URLResolved string `json:"url_resolved"`
+		}
+		if err := json.Unmarshal(stationjson.Splice(nil, js, ""), &st); err != nil {
+			return entityHead{}, dst, fmt.Errorf("station %s: upstream object: %w", id, err)
+		}
+		click := upClick{OK: true, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
+		if click.URL == "" {
+			click.URL = st.URL
+		}
+		dst, err = encodeResponse(dst, click)
+		return jsonHead, dst, err
+	}, s.writeError)
+}
