@@ -316,16 +316,7 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"Station %05d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i%2)
 	}
-	path := filepath.Join(t.TempDir(), "long.idx")
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: time.Now()}, indexer.Input{Name: "long", R: strings.NewReader(b.String())}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := query.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ix.Close() })
-	s := New(testConfig(nil), fixedSource{ix})
+	s := newBuiltServer(t, indexer.Input{Name: "long", R: strings.NewReader(b.String())}, time.Now())
 	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
 	if len(all) != n {
 		t.Fatalf("%d stations, want %d", len(all), n)
@@ -402,4 +393,20 @@ func TestUpstreamLists(t *testing.T) {
 			t.Errorf("codec %s: %d stations listed, %d found", c.Name, c.StationCount, len(got))
 		}
 	}
+}
+
+// newBuiltServer indexes in (snapshot time at, or the input's when
+// zero) into a temporary file and serves it.
+func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "built.idx")
+	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: at}, in); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := query.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	return New(testConfig(nil), fixedSource{ix})
 }
