@@ -191,6 +191,7 @@ func (b *rawBatch) file(k *postingKeyer) {
 		end[i].upstream = len(data)
 		postings = k.postingKeys(postings, &d.rec, o)
 		postings = upstreamKeys(postings, &d.up)
+		postings = k.nameGramKeys(postings, o.Folded)
 		d.up = stationjson.Upstream{} // its strings are garbage once encoded
 		end[i].postings = len(postings)
 	}

@@ -37,6 +37,7 @@ const (
 	bUpstreamFlags
 	bUpstreamURLs
 	bUpstreamCountries
+	bNameGrams
 	numPostingBuckets
 )
 
@@ -46,7 +47,7 @@ var postingBucketNames = [numPostingBuckets][]byte{
 	bGenres: format.BucketGenres, bGenreSpellings: format.BucketGenreLabels, bLocations: format.BucketLocations,
 	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
 	bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
-	bUpstreamCountries: format.BucketUpstreamCountry,
+	bUpstreamCountries: format.BucketUpstreamCountry, bNameGrams: format.BucketNameGrams,
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists
@@ -126,6 +127,7 @@ type postingKeyer struct {
 	countryNames map[string]string // ISO code -> English name, memoised
 	labels       map[string]*labelKeys
 	nameTokens   []string // the tokens of the name nameOrder last folded
+	grams        []string // scratch of nameGramKeys
 	tokens       []string // scratch
 }
 

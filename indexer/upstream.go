@@ -150,3 +150,10 @@ func (s *upstreamSpill) close() {
 	}
 	_ = s.f.Close() // read only from here on, or abandoned
 }
+
+// nameGramKeys appends the name_grams keys of a folded name
+// (format.AppendNameGrams): substrings of one string per name.
+func (k *postingKeyer) nameGramKeys(dst []postingKey, folded string) []postingKey {
+	k.grams = format.AppendNameGrams(k.grams[:0], folded)
+	return appendKeys(dst, bNameGrams, k.grams)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/fold"
@@ -44,6 +45,8 @@ type UpstreamSelect struct {
 	// spelling, format.GenreKey), where Query's genre filter keeps those
 	// listing any.
 	Genres []string
+	// Contains keeps the stations whose fields hold these texts.
+	Contains Contains
 	// CheckOK, ExtendedInfo and Geo test the flags of
 	// format.BucketUpstreamFlag.
 	CheckOK, ExtendedInfo, Geo Tri
@@ -89,21 +92,52 @@ func upstreamReader(tx *bolt.Tx) recordReader {
 // splices its base URL in). It returns the extended dst and how many it
 // appended: fewer than limit means the selection ends there.
 func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte) ([]byte, int, error) {
-	if offset < 0 || limit < 1 {
-		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	set, err := ix.UpstreamStations(sel)
+	if err != nil {
+		return dst, 0, err
 	}
+	return ix.UpstreamPageOf(set, offset, limit, dst)
+}
+
+// UpstreamSet is the stations an UpstreamSelect picks, in its order: a
+// copy, valid as long as the Index, so that a long answer pages through
+// it without selecting again (a substring of names reads the candidates'
+// records).
+type UpstreamSet struct {
+	members *roaring.Bitmap
+	reverse bool
+}
+
+// Len is the number of stations in u.
+func (u *UpstreamSet) Len() int { return int(u.members.GetCardinality()) }
+
+// UpstreamStations selects the stations of sel.
+func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 	w := getWorkspace()
 	defer w.release()
 	s := w.newSearch(ix)
 	w.words = w.words[:0] // matched by the conditions, not by words
-	n := 0
+	u := &UpstreamSet{reverse: sel.Reverse}
 	err := ix.view(func(tx *bolt.Tx) error {
 		s.tx = tx
 		m, err := s.upstreamMatches(sel)
-		if err != nil {
-			return err
+		if err == nil {
+			u.members = m.bm.Clone() // m may be a view of the mapping or a pooled scratch
 		}
-		dst, n, err = copyUpstream(tx, m, sel.Reverse, offset, limit, dst)
+		return err
+	})
+	return u, err
+}
+
+// UpstreamPageOf is UpstreamPage of a selection made before.
+func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
+	if offset < 0 || limit < 1 {
+		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	}
+	n := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		var err error
+		dst, n, err = copyUpstream(tx, set{bm: u.members}, u.reverse, offset, limit, dst)
 		return err
 	})
 	return dst, n, err
@@ -142,6 +176,9 @@ func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
 		if m, err = s.narrow(m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
 			return m, err
 		}
+	}
+	if m, err = s.narrowContains(m, &sel.Contains); err != nil {
+		return m, err
 	}
 	if sel.URL != "" && !m.empty() {
 		return s.sameURL(m, sel.URL)

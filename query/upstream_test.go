@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"stationdex/indexer"
+	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
 )
@@ -216,4 +218,83 @@ func TestUpstreamCounts(t *testing.T) {
 	if _, err := ix.UpstreamCounts(DimHTTPS, false); err == nil {
 		t.Error("a list of https")
 	}
+}
+
+// containsCases are substring conditions with the oracle's reading of
+// them over a cleaned record: folded text held by the folded field.
+var containsCases = []struct {
+	c    Contains
+	keep func(r *format.Record) bool
+}{}
+
+func init() {
+	holds := func(field, text string, key func(string) string) bool {
+		return strings.Contains(key(field), key(text))
+	}
+	anyHolds := func(fields []string, text string, key func(string) string) bool {
+		return slices.ContainsFunc(fields, func(f string) bool { return holds(f, text, key) })
+	}
+	for _, text := range []string{"a", "ö", "jazz", "o3", "rádio com", "北京", "fm ", "radio", "xyzqj", "1", "du", "rock n", "-"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Name: text}, func(r *format.Record) bool { return holds(r.Name, text, fold.String) }})
+	}
+	for _, text := range []string{"roc", "hip h", "pop", "ö"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Tags: []string{text, "o"}}, func(r *format.Record) bool {
+			return anyHolds(r.Genres, text, format.GenreKey) && anyHolds(r.Genres, "o", format.GenreKey)
+		}})
+	}
+	for _, text := range []string{"states", "rep", "ö"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Country: text, Language: "eng"}, func(r *format.Record) bool {
+			return holds(r.Country, text, format.FacetKey) && anyHolds(r.Languages, "eng", format.FacetKey)
+		}})
+	}
+	containsCases = append(containsCases, struct {
+		c    Contains
+		keep func(r *format.Record) bool
+	}{Contains{State: "no", Codec: "aa"}, func(r *format.Record) bool {
+		return holds(r.Location, "no", format.FacetKey) && strings.Contains(r.Codec, "AA")
+	}})
+}
+
+// requireContains: each substring condition selects what the oracle
+// selects over recs, in the index's order.
+func requireContains(t *testing.T, ix *Index, recs []format.Record) {
+	byID := map[string]*format.Record{}
+	for i := range recs {
+		if byID[recs[i].ID.String()] == nil {
+			byID[recs[i].ID.String()] = &recs[i]
+		}
+	}
+	all := upstreamIDs(t, ix, UpstreamSelect{}, 0, 1<<30)
+	for _, tc := range containsCases {
+		var want []string
+		for _, id := range all {
+			if tc.keep(byID[id]) {
+				want = append(want, id)
+			}
+		}
+		got := upstreamIDs(t, ix, UpstreamSelect{Contains: tc.c}, 0, 1<<30)
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%+v: %d stations, oracle %d", tc.c, len(got), len(want))
+		}
+	}
+}
+
+func TestUpstreamContains(t *testing.T) {
+	text, _ := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	requireContains(t, ix, readRecords(t, indexer.Input{Name: "upstream", R: strings.NewReader(text)}))
+}
+
+func TestUpstreamContainsRealData(t *testing.T) {
+	ix, _ := realIndex(t)
+	requireContains(t, ix, real.recs)
 }

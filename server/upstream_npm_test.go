@@ -246,7 +246,7 @@ func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
 }
 
 // checkRefusals: the click names the stream; a vote is refused as a
-// mirror refuses it, substring search and the top lists as not served.
+// mirror refuses it, the top lists as not served yet.
 func (o *npmOracle) checkRefusals(t *testing.T, got map[string]json.RawMessage, a string) {
 	var click upClick
 	if err := json.Unmarshal(got["click"], &click); err != nil {
@@ -259,7 +259,7 @@ func (o *npmOracle) checkRefusals(t *testing.T, got map[string]json.RawMessage, 
 	if !click.OK || click.StationUUID != a || click.URL != want {
 		t.Errorf("click: %+v, want url %s", click, want)
 	}
-	for name, status := range map[string]int{"vote": 403, "substring": 501, "topVote": 501} {
+	for name, status := range map[string]int{"vote": 403, "topVote": 501} {
 		var st struct{ Status int }
 		if err := json.Unmarshal(got[name], &st); err != nil || st.Status != status {
 			t.Errorf("%s: %s, want status %d", name, got[name], status)

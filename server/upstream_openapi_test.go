@@ -81,7 +81,7 @@ func concretePath(path string) string {
 
 // servedUpPaths lists the templated paths the routing table serves with
 // a 200: the fixed ones, each list with and without {filter}, and each
-// exact by-column path.
+// by-column path.
 func servedUpPaths() []string {
 	paths := []string{"/json/stations", "/json/stations/search", "/json/stations/byuuid", "/json/stations/byuuid/{uuid}",
 		"/json/stations/byurl", "/json/url/{uuid}", "/json/stats", "/json/servers", "/json/states/{country}/{filter}"}
@@ -90,10 +90,8 @@ func servedUpPaths() []string {
 			paths = append(paths, pathUpstream+l, pathUpstream+l+"/{filter}")
 		}
 	}
-	for by, c := range upColumns {
-		if c.exact {
-			paths = append(paths, pathUpstream+"stations/"+by+"/{term}")
-		}
+	for by := range upColumns {
+		paths = append(paths, pathUpstream+"stations/"+by+"/{term}")
 	}
 	return paths
 }

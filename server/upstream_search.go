@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"stationdex/indexer/format"
@@ -21,22 +22,28 @@ const upDefaultLimit = 100000
 // maxUpUUIDs bounds the uuids of one stations/byuuid request.
 const maxUpUUIDs = 1000
 
-// upMatch is how an upstream filter's value is matched: the exact forms
-// go to the engine; the substring forms (name=jazz without nameExact)
-// need an n-gram index this node does not have yet.
+// upMatch is one text filter of stations/search: its exact form goes to
+// the engine's filters (exact), its substring form (upstream's LIKE
+// '%text%') to the engine's substring conditions (holds).
 type upMatch struct {
 	text, exact upParam
-	apply       func(sel *query.UpstreamSelect, value string)
+	exactly     func(sel *query.UpstreamSelect, value string)
+	holds       func(c *query.Contains, value string)
 }
 
 // upMatches are the text filters of stations/search, in the order
 // upstream applies them.
 var upMatches = []upMatch{
-	{upName, upNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v }},
-	{upCountry, upCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v }},
-	{upState, upStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) }},
-	{upLanguage, upLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) }},
-	{upTag, upTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) }},
+	{upName, upNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v },
+		func(c *query.Contains, v string) { c.Name = v }},
+	{upCountry, upCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v },
+		func(c *query.Contains, v string) { c.Country = v }},
+	{upState, upStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) },
+		func(c *query.Contains, v string) { c.State = v }},
+	{upLanguage, upLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) },
+		func(c *query.Contains, v string) { c.Language = v }},
+	{upTag, upTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) },
+		func(c *query.Contains, v string) { c.Tags = append(c.Tags, v) }},
 }
 
 func addFilter(sel *query.UpstreamSelect, d query.Dim, v string) {
@@ -52,10 +59,11 @@ func upSelect(p *upParams) (query.UpstreamSelect, error) {
 		if v == "" {
 			continue
 		}
-		if !p.flag(m.exact) {
-			return sel, notServed(fmt.Sprintf("substring matching (%s without %s=true)", upParamRows[m.text].name, upParamRows[m.exact].name))
+		if p.flag(m.exact) {
+			m.exactly(&sel, v)
+		} else {
+			m.holds(&sel.Contains, v)
 		}
-		m.apply(&sel, v)
 	}
 	if err := addTagList(&sel, p); err != nil {
 		return sel, err
@@ -64,7 +72,7 @@ func upSelect(p *upParams) (query.UpstreamSelect, error) {
 		addFilter(&sel, query.DimCountry, v)
 	}
 	if v := p.text(upCodec); v != "" {
-		addFilter(&sel, query.DimCodec, v)
+		addFilter(&sel, query.DimCodec, v) // upstream: LOWER(codec)=LOWER(v)
 	}
 	if p.has(upIsHTTPS) {
 		addFilter(&sel, query.DimHTTPS, p.text(upIsHTTPS))
@@ -82,12 +90,14 @@ func addTagList(sel *query.UpstreamSelect, p *upParams) error {
 	if p.text(upTagList) == "" {
 		return nil
 	}
-	if !p.flag(upTagExact) {
-		return notServed("substring matching (tagList without tagExact=true)")
-	}
 	for _, t := range strings.Split(p.text(upTagList), ",") {
-		if t = strings.TrimSpace(t); t != "" {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if p.flag(upTagExact) {
 			sel.Genres = append(sel.Genres, t)
+		} else {
+			sel.Contains.Tags = append(sel.Contains.Tags, t)
 		}
 	}
 	return nil
@@ -143,6 +153,12 @@ func checkUpOrder(p *upParams) error {
 
 // serveUpSearch is /json/stations/search.
 func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	s.streamUpSearch(w, r, p, nil)
+}
+
+// streamUpSearch answers the search p asks for, narrowed further by
+// narrow when given.
+func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upParams, narrow func(*query.UpstreamSelect)) {
 	sel, err := upSelect(p)
 	if err == nil {
 		err = checkUpOrder(p)
@@ -150,6 +166,9 @@ func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []strin
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if narrow != nil {
+		narrow(&sel)
 	}
 	s.streamUpStations(w, r, sel, p.count(upOffset, 0), p.count(upLimit, upDefaultLimit))
 }
@@ -181,15 +200,16 @@ func upByColumn(sub string) *upEndpoint {
 		return nil
 	}
 	return &upEndpoint{takes: upPaging, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-		if !c.exact {
-			s.writeError(w, r, notServed("/json/stations/"+sub+" (substring matching)"))
+		if c.param == upCodec && !c.exact {
+			// the codec parameter is always exact: the path says more
+			s.streamUpSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
 			return
 		}
 		p.given |= 1 << c.param
 		p.values[c.param] = args[0]
 		if exact := upExactOf(c.param); exact != c.param {
 			p.given |= 1 << exact
-			p.values[exact] = "true"
+			p.values[exact] = strconv.FormatBool(c.exact)
 		}
 		s.serveUpSearch(w, r, nil, p)
 	}}

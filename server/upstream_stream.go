@@ -34,10 +34,10 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	defer putBuffer(body)
 	// The first chunk is read before anything is sent, so that an error
 	// in it is still an error answer.
+	stations, err := ix.UpstreamStations(sel)
 	var n int
-	var err error
-	if limit > 0 {
-		*page, n, err = ix.UpstreamPage(sel, offset, min(limit, upChunk), (*page)[:0])
+	if err == nil && limit > 0 {
+		*page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, upChunk), (*page)[:0])
 	}
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("stations %+v: %w", sel, err))
@@ -53,7 +53,7 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.baseJSON)
 	for sent := n; n == upChunk && sent < limit; sent += n {
 		s.flushChunk(w, r, body)
-		*page, n, err = ix.UpstreamPage(sel, offset+sent, min(limit-sent, upChunk), (*page)[:0])
+		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, upChunk), (*page)[:0])
 		if err != nil {
 			s.abortStream(r, err)
 		}

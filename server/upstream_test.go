@@ -15,6 +15,7 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
+	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
@@ -129,8 +130,10 @@ func TestUpstreamStatuses(t *testing.T) {
 		{"GET", "/json/vote/" + id, 403, CodeReadOnly},
 		{"POST", "/json/add", 403, CodeReadOnly},
 		{"GET", "/json/stations/topvote/10", 501, CodeNotImplemented},
-		{"GET", "/json/stations/byname/jazz", 501, CodeNotImplemented},
-		{"GET", "/json/stations/search?name=jazz", 501, CodeNotImplemented},
+		{"GET", "/json/stations/byname/jazz", 200, ""},
+		{"GET", "/json/stations/bycodec/ac", 200, ""},
+		{"GET", "/json/stations/search?name=jazz&tag=j&tagList=a,b&country=x&state=y&language=z", 200, ""},
+		{"GET", "/json/stations/byname", 501, CodeNotImplemented},
 		{"GET", "/json/stations?order=votes", 501, CodeNotImplemented},
 		{"GET", "/json/checks", 501, CodeNotImplemented},
 		{"GET", "/json/stations?order=bogus", 400, CodeInvalidParameter},
@@ -298,6 +301,11 @@ func TestUpstreamFilters(t *testing.T) {
 		{"/json/stations/byurl?url=https://stream.example.pt/comercial.mp3",
 			func(r map[string]any) bool { return str(r, "url") == "https://stream.example.pt/comercial.mp3" }},
 		{"/json/stations/bynameexact/r%C3%A1dio%20comercial%20demo", func(r map[string]any) bool { return str(r, "name") == "Rádio Comercial Demo" }},
+		{"/json/stations/search?name=JAZZ", func(r map[string]any) bool { return nameHolds(str(r, "name"), "jazz") }},
+		{"/json/stations/byname/o3", func(r map[string]any) bool { return nameHolds(str(r, "name"), "o3") }},
+		{"/json/stations/search?name=dio%20c&countrycode=PT", func(r map[string]any) bool {
+			return nameHolds(str(r, "name"), "dio c") && str(r, "countrycode") == "PT"
+		}},
 	}
 	for _, tc := range cases {
 		want := oracle(tc.keep)
@@ -409,4 +417,10 @@ func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
 	}
 	t.Cleanup(func() { _ = ix.Close() })
 	return New(testConfig(nil), fixedSource{ix})
+}
+
+// nameHolds is the oracle of a name substring: the name with white space
+// collapsed (the indexer cleans names so), folded, holds the folded text.
+func nameHolds(name, text string) bool {
+	return strings.Contains(fold.String(strings.Join(strings.Fields(name), " ")), fold.String(text))
 }

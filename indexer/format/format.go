@@ -70,6 +70,9 @@
 //	upstream_urls UpstreamURLKey(url) -> bitmap: the stations whose
 //	            snapshot url (as entered, not resolved) has that short
 //	            digest; a reader compares the urls themselves
+//	name_grams  a gram of a folded name (grams.go) -> bitmap: the
+//	            stations whose folded name has that gram, for the
+//	            compatible API's substring match of names
 //	upstream_countries FacetKey(country label) -> bitmap: the stations
 //	            of that source country label ("The United States Of
 //	            America"), for the compatible API's countryExact
@@ -217,6 +220,7 @@ var (
 	BucketUpstreamURL  = []byte("upstream_urls")
 	// BucketUpstreamCountry keys the source's country labels.
 	BucketUpstreamCountry = []byte("upstream_countries")
+	BucketNameGrams       = []byte("name_grams")
 	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
@@ -228,7 +232,7 @@ var AllBuckets = [][]byte{
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketFiles,
-	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry,
+	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.
@@ -236,7 +240,7 @@ var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketUpstreamFlag, BucketUpstreamURL,
-	BucketUpstreamCountry,
+	BucketUpstreamCountry, BucketNameGrams,
 }
 
 // Keys of BucketUpstreamFlag: the snapshot record's flags.

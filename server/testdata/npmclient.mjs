@@ -25,7 +25,7 @@ const calls = {
   tagsFiltered: async () => api.getTags('JAZ', { order: 'stationcount', reverse: true }),
   click: async () => api.sendStationClick(a),
   vote: async () => api.voteForStation(a),
-  substring: async () => api.searchStations({ name: 'jazz' }),
+  substring: async () => ids(await api.searchStations({ name: 'Jazz' })),
   topVote: async () => api.getStationsByVotes(5),
 };
 
