@@ -99,6 +99,8 @@ type Index struct {
 	// blocks locate the record blocks of the stations and station_json
 	// buckets by number, built on first use (see blockLocator).
 	blocks [2]blockLocator
+	// upOrders are the compatible API's orders, made on first use.
+	upOrders upstreamPermutations
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

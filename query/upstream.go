@@ -50,8 +50,11 @@ type UpstreamSelect struct {
 	// CheckOK, ExtendedInfo and Geo test the flags of
 	// format.BucketUpstreamFlag.
 	CheckOK, ExtendedInfo, Geo Tri
-	// Reverse walks the name order backwards.
+	// Order is the order of the stations (OrderName: the record order);
+	// Reverse walks it backwards; Seed seeds OrderRandom.
+	Order   UpstreamOrder
 	Reverse bool
+	Seed    uint64
 }
 
 // UpstreamJSON appends the stored upstream object of station id to dst
@@ -106,6 +109,10 @@ func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte)
 type UpstreamSet struct {
 	members *roaring.Bitmap
 	reverse bool
+	order   UpstreamOrder
+	seed    uint64
+	// list is the members in order, for an order other than name.
+	list []uint32
 }
 
 // Len is the number of stations in u.
@@ -117,7 +124,7 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 	defer w.release()
 	s := w.newSearch(ix)
 	w.words = w.words[:0] // matched by the conditions, not by words
-	u := &UpstreamSet{reverse: sel.Reverse}
+	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed}
 	err := ix.view(func(tx *bolt.Tx) error {
 		s.tx = tx
 		m, err := s.upstreamMatches(sel)
@@ -126,6 +133,9 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 		}
 		return err
 	})
+	if err == nil && u.order != OrderName {
+		u.list, err = ix.upstreamOrdered(u)
+	}
 	return u, err
 }
 
@@ -137,10 +147,45 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 	n := 0
 	err := ix.view(func(tx *bolt.Tx) error {
 		var err error
-		dst, n, err = copyUpstream(tx, set{bm: u.members}, u.reverse, offset, limit, dst)
+		if u.list != nil {
+			dst, n, err = copyListed(tx, u.list, u.reverse, offset, limit, dst)
+		} else {
+			dst, n, err = copyUpstream(tx, set{bm: u.members}, u.reverse, offset, limit, dst)
+		}
 		return err
 	})
 	return dst, n, err
+}
+
+// copyListed appends the objects of list from its offset-th (from the
+// end when reverse), at most limit of them.
+func copyListed(tx *bolt.Tx, list []uint32, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+	rr := upstreamReader(tx)
+	n := 0
+	for i := offset; i < len(list) && n < limit; i++ {
+		at := i
+		if reverse {
+			at = len(list) - 1 - i
+		}
+		var err error
+		if dst, err = appendObject(&rr, list[at], n, dst); err != nil {
+			return dst, n, err
+		}
+		n++
+	}
+	return dst, n, nil
+}
+
+// appendObject appends the object of record rec, the i-th of a list.
+func appendObject(rr *recordReader, rec uint32, i int, dst []byte) ([]byte, error) {
+	js, err := rr.get(rec)
+	if err != nil {
+		return dst, fmt.Errorf("upstream object: %w", err)
+	}
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	return append(dst, js...), nil
 }
 
 // upstreamMatches is the set of the stations sel selects.
@@ -263,14 +308,10 @@ func copyUpstream(tx *bolt.Tx, m set, reverse bool, offset, limit int, dst []byt
 	rr := upstreamReader(tx)
 	n := 0
 	for it := pageIterator(m, reverse, offset); it.HasNext() && n < limit; n++ {
-		js, err := rr.get(it.Next())
-		if err != nil {
-			return dst, n, fmt.Errorf("upstream object: %w", err)
+		var err error
+		if dst, err = appendObject(&rr, it.Next(), n, dst); err != nil {
+			return dst, n, err
 		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, js...)
 	}
 	return dst, n, nil
 }

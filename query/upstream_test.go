@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -297,4 +298,69 @@ func TestUpstreamContains(t *testing.T) {
 func TestUpstreamContainsRealData(t *testing.T) {
 	ix, _ := realIndex(t)
 	requireContains(t, ix, real.recs)
+}
+
+// requireOrders: every order but random lists the stations as an
+// oracle sorts their objects decoded by encoding/json (by the field, then
+// by name order), forwards and reversed, and random is a permutation of
+// them, another for another seed.
+func requireOrders(t *testing.T, ix *Index, orders []UpstreamOrder) {
+	js, _, err := ix.UpstreamPage(UpstreamSelect{}, 0, 1<<30, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal(stationjson.Splice([]byte("["), append(js, ']'), ""), &objs); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range orders {
+		field := upstreamSortFields[o]
+		byField := slices.Clone(objs)
+		slices.SortStableFunc(byField, func(a, b map[string]any) int {
+			if x, ok := a[field].(float64); ok {
+				return cmp.Compare(x, b[field].(float64))
+			}
+			return strings.Compare(a[field].(string), b[field].(string))
+		})
+		want := make([]string, len(byField))
+		for i, obj := range byField {
+			want[i] = obj["stationuuid"].(string)
+		}
+		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o}, 0, 1<<30); !slices.Equal(got, want) {
+			t.Errorf("order %s: %s", UpstreamOrders[o], firstMismatch(got, want))
+		}
+		slices.Reverse(want)
+		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o, Reverse: true}, 3, 7); !slices.Equal(got, want[3:min(10, len(want))]) {
+			t.Errorf("order %s reversed, offset 3: %v", UpstreamOrders[o], got)
+		}
+	}
+	a := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 1}, 0, 1<<30)
+	b := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 2}, 0, 1<<30)
+	if slices.Equal(a, b) || len(a) != len(objs) || len(slices.Compact(slices.Sorted(slices.Values(a)))) != len(objs) {
+		t.Errorf("random: %d and %d stations, equal %v", len(a), len(b), slices.Equal(a, b))
+	}
+}
+
+func firstMismatch(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("at %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d stations, want %d", len(got), len(want))
+}
+
+func TestUpstreamOrders(t *testing.T) {
+	text, _ := upstreamInput(t)
+	var every []UpstreamOrder
+	for o := OrderURL; o < OrderRandom; o++ {
+		every = append(every, o)
+	}
+	requireOrders(t, openIndex(t, buildIndex(t, text)), every)
+}
+
+func TestUpstreamOrdersRealData(t *testing.T) {
+	ix, _ := realIndex(t)
+	// a number, a text with escapes (favicon URLs), a time, a list
+	requireOrders(t, ix, []UpstreamOrder{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
 }

@@ -106,9 +106,10 @@ func upStationsEndpoint(segs []string) (upEndpoint, []string, error) {
 		return upEndpoint{takes: upSet(upURL), serve: (*Server).serveUpByURL}, nil, nil
 	case upByColumn(sub) != nil && len(args) == 1:
 		return upEndpoint{takes: upPaging, serve: upByColumn(sub).serve}, args, nil
-	case sub == "topvote" || sub == "topclick" || sub == "lastclick" || sub == "lastchange" ||
-		sub == "broken" || sub == "changed" || upByColumn(sub) != nil:
-		return upEndpoint{}, nil, notServed("/json/stations/" + sub)
+	case upTops[sub] != (upTop{}) && len(args) <= 1:
+		return upEndpoint{takes: upTopParams, serve: upTops[sub].serve}, args, nil
+	case sub == "changed":
+		return upEndpoint{}, nil, notServed("/json/stations/changed")
 	}
 	return upEndpoint{}, nil, errNoUpPath
 }

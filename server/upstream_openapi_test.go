@@ -76,12 +76,12 @@ func TestOpenAPIUpstreamPaths(t *testing.T) {
 // concretePath fills a documented path's templates with values that route.
 func concretePath(path string) string {
 	return strings.NewReplacer("{uuid}", "cbbf6759-8124-405d-a884-3bd8732946bd", "{term}", "x",
-		"{filter}", "x", "{country}", "x").Replace(path)
+		"{filter}", "x", "{country}", "x", "{count}", "5").Replace(path)
 }
 
 // servedUpPaths lists the templated paths the routing table serves with
-// a 200: the fixed ones, each list with and without {filter}, and each
-// by-column path.
+// a 200: the fixed ones, each list with and without {filter}, each
+// by-column path and each fixed-order path with and without {count}.
 func servedUpPaths() []string {
 	paths := []string{"/json/stations", "/json/stations/search", "/json/stations/byuuid", "/json/stations/byuuid/{uuid}",
 		"/json/stations/byurl", "/json/url/{uuid}", "/json/stats", "/json/servers", "/json/states/{country}/{filter}"}
@@ -92,6 +92,9 @@ func servedUpPaths() []string {
 	}
 	for by := range upColumns {
 		paths = append(paths, pathUpstream+"stations/"+by+"/{term}")
+	}
+	for top := range upTops {
+		paths = append(paths, pathUpstream+"stations/"+top, pathUpstream+"stations/"+top+"/{count}")
 	}
 	return paths
 }

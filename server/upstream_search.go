@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -138,17 +139,20 @@ func upNear(sel *query.UpstreamSelect, p *upParams) error {
 	return nil
 }
 
-// checkUpOrder checks order: name (the default; the index's own order) is
-// served, upstream's other orders not yet.
-func checkUpOrder(p *upParams) error {
-	switch o := strings.ToLower(p.text(upOrder)); o {
-	case "", "name":
-		return nil
-	case "url", "homepage", "favicon", "tags", "country", "state", "language", "votes", "codec", "bitrate",
-		"lastcheckok", "lastchecktime", "clicktimestamp", "clickcount", "clicktrend", "changetimestamp", "random":
-		return notServed("order=" + o)
+// upOrderOf is the order parameter's order, its value compared ignoring
+// case (the npm client sends lastCheckOK, clickTimeStamp); name when
+// absent. Upstream took an unknown order as name: here it is a 400.
+func upOrderOf(p *upParams) (query.UpstreamOrder, error) {
+	v := p.text(upOrder)
+	if v == "" {
+		return query.OrderName, nil
 	}
-	return errorf(CodeInvalidParameter, "order %s is none of upstream's orders (name, votes, clickcount, ...)", quoteClip(p.text(upOrder)))
+	for o, name := range query.UpstreamOrders {
+		if strings.EqualFold(v, name) {
+			return query.UpstreamOrder(o), nil
+		}
+	}
+	return 0, errorf(CodeInvalidParameter, "order %s is none of %s", quoteClip(v), strings.Join(query.UpstreamOrders[:], ", "))
 }
 
 // serveUpSearch is /json/stations/search.
@@ -161,12 +165,13 @@ func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []strin
 func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upParams, narrow func(*query.UpstreamSelect)) {
 	sel, err := upSelect(p)
 	if err == nil {
-		err = checkUpOrder(p)
+		sel.Order, err = upOrderOf(p)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	sel.Seed = rand.Uint64() // random is another shuffle on every request
 	if narrow != nil {
 		narrow(&sel)
 	}
@@ -353,4 +358,43 @@ func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []str
 		dst, err = encodeResponse(dst, click)
 		return jsonHead, dst, err
 	}, s.writeError)
+}
+
+// upTop is a fixed-order path: /json/stations/topvote[/{count}] and its
+// kin, the stations in one order, the path's count (or limit) of them.
+type upTop struct {
+	order   query.UpstreamOrder
+	reverse bool
+	checkOK query.Tri // broken: the stations whose last check failed
+}
+
+var upTops = map[string]upTop{
+	"topvote":    {query.OrderVotes, true, query.Either},
+	"topclick":   {query.OrderClickCount, true, query.Either},
+	"lastclick":  {query.OrderClickTimestamp, true, query.Either},
+	"lastchange": {query.OrderChangeTimestamp, true, query.Either},
+	"broken":     {query.OrderRandom, false, query.No},
+}
+
+// upTopParams are what a fixed-order path takes besides its count.
+var upTopParams = upSet(upHideBroken, upOffset, upLimit)
+
+// serve answers a fixed-order path; args holds the count, if any.
+func (top upTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	limit := p.count(upLimit, upDefaultLimit)
+	if len(args) == 1 {
+		if !isUpCount(args[0]) {
+			s.writeError(w, r, errorf(CodeInvalidParameter, "the count in the path must be a whole number, not %s", quoteClip(args[0])))
+			return
+		}
+		limit = (&upParams{given: 1 << upLimit, values: [numUpParams]string{upLimit: args[0]}}).count(upLimit, 0)
+	}
+	sel := query.UpstreamSelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
+	if p.flag(upHideBroken) {
+		sel.CheckOK = query.Yes
+	}
+	if top.checkOK == query.No && sel.CheckOK == query.Yes {
+		limit = 0 // broken and working: none
+	}
+	s.streamUpStations(w, r, sel, p.count(upOffset, 0), limit)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -129,12 +130,18 @@ func TestUpstreamStatuses(t *testing.T) {
 		{"GET", "/json/servers", 200, ""},
 		{"GET", "/json/vote/" + id, 403, CodeReadOnly},
 		{"POST", "/json/add", 403, CodeReadOnly},
-		{"GET", "/json/stations/topvote/10", 501, CodeNotImplemented},
+		{"GET", "/json/stations/topvote/10", 200, ""},
+		{"GET", "/json/stations/broken?hidebroken=true", 200, ""},
+		{"GET", "/json/stations/lastclick?limit=2&offset=1", 200, ""},
+		{"GET", "/json/stations/topclick/ten", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/topclick/1?order=name", 400, CodeUnknownParameter},
+		{"GET", "/json/stations/changed", 501, CodeNotImplemented},
 		{"GET", "/json/stations/byname/jazz", 200, ""},
 		{"GET", "/json/stations/bycodec/ac", 200, ""},
 		{"GET", "/json/stations/search?name=jazz&tag=j&tagList=a,b&country=x&state=y&language=z", 200, ""},
-		{"GET", "/json/stations/byname", 501, CodeNotImplemented},
-		{"GET", "/json/stations?order=votes", 501, CodeNotImplemented},
+		{"GET", "/json/stations/byname", 404, CodeNotFound},
+		{"GET", "/json/stations?order=votes", 200, ""},
+		{"GET", "/json/stations/search?order=lastCheckOK&reverse=true", 200, ""},
 		{"GET", "/json/checks", 501, CodeNotImplemented},
 		{"GET", "/json/stations?order=bogus", 400, CodeInvalidParameter},
 		{"GET", "/json/tags?order=votes", 400, CodeInvalidParameter},
@@ -423,4 +430,31 @@ func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
 // collapsed (the indexer cleans names so), folded, holds the folded text.
 func nameHolds(name, text string) bool {
 	return strings.Contains(fold.String(strings.Join(strings.Fields(name), " ")), fold.String(text))
+}
+
+// FuzzUpstreamRequest: no request under /json/ is answered with a 5xx
+// other than 501 (not served yet), and every answer is JSON.
+func FuzzUpstreamRequest(f *testing.F) {
+	for _, seed := range []string{
+		"/json/stations/search?name=a&order=votes&reverse=true&limit=3",
+		"/json/stations/byuuid?uuids=cbbf6759-8124-405d-a884-3bd8732946bd,x",
+		"/json/states/a/b?hidebroken=true&order=stationcount",
+		"/json/stations/topvote/99999999999",
+		"/json/stations/search?geo_lat=1e308&geo_long=-0&geo_distance=1",
+		"/json/stations/bytag/%00?offset=18446744073709551616",
+	} {
+		f.Add(seed)
+	}
+	s := newDemoServer(f, nil)
+	f.Fuzz(func(t *testing.T, target string) {
+		req, err := http.NewRequest(http.MethodGet, "http://node.example"+target, nil)
+		if err != nil || !strings.HasPrefix(req.URL.Path, pathUpstream) {
+			return
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusNotImplemented || !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("%s: %d %.300s", target, rec.Code, rec.Body)
+		}
+	})
 }

@@ -26,7 +26,8 @@ const calls = {
   click: async () => api.sendStationClick(a),
   vote: async () => api.voteForStation(a),
   substring: async () => ids(await api.searchStations({ name: 'Jazz' })),
-  topVote: async () => api.getStationsByVotes(5),
+  topVote: async () => ids(await api.getStationsByVotes(5)),
+  byClickCount: async () => ids(await api.searchStations({ order: 'clickCount', reverse: true, limit: 7, hideBroken: false })),
 };
 
 const out = {};
