@@ -2,7 +2,11 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
@@ -13,8 +17,8 @@ import (
 // a time, each chunk read in a transaction of its own and spliced into a
 // pooled buffer, so that neither the answer nor a transaction grows with
 // the list or waits on the client. Such answers skip the response cache
-// and ETags (a whole list would evict the cache), and are sent
-// uncompressed.
+// and ETags (a whole list would evict the cache), and are compressed as
+// they are sent, in the coding the client accepts best (negotiate).
 
 // upChunk is the stations read and written at a time: about 1.4 MB of
 // JSON on the real data.
@@ -29,9 +33,8 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 		return
 	}
 	defer release()
-	page, body := getBuffer(), getBuffer()
+	page := getBuffer()
 	defer putBuffer(page)
-	defer putBuffer(body)
 	// The first chunk is read before anything is sent, so that an error
 	// in it is still an error answer.
 	stations, err := ix.UpstreamStations(sel)
@@ -43,16 +46,34 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 		s.writeError(w, r, fmt.Errorf("stations %+v: %w", sel, err))
 		return
 	}
+	c := negotiate(r.Header.Values("Accept-Encoding"))
 	h := w.Header()
 	h.Set("Content-Type", jsonType)
 	h["Cache-Control"] = s.cacheControl
+	varyAcceptEncoding(h)
+	if c != identity {
+		h.Set("Content-Encoding", c.name())
+	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
 	}
+	out, end := streamEncoder(w, c)
+	s.writeUpChunks(out, r, ix, stations, page, n, offset, limit)
+	if err := end(); err != nil {
+		panic(http.ErrAbortHandler) // the client left before the end
+	}
+}
+
+// writeUpChunks writes the array whose first chunk, n stations from
+// offset, is in page, and its other chunks up to limit stations.
+func (s *Server) writeUpChunks(out io.Writer, r *http.Request, ix *query.Index, stations *query.UpstreamSet, page *[]byte, n, offset, limit int) {
+	body := getBuffer()
+	defer putBuffer(body)
 	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.baseJSON)
+	var err error
 	for sent := n; n == upChunk && sent < limit; sent += n {
-		s.flushChunk(w, r, body)
+		flushChunk(out, body)
 		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, upChunk), (*page)[:0])
 		if err != nil {
 			s.abortStream(r, err)
@@ -62,13 +83,35 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 		}
 	}
 	*body = append(*body, "]\n"...)
-	s.flushChunk(w, r, body)
+	flushChunk(out, body)
+}
+
+// streamEncoder is w in coding c, and the call that ends the coding's
+// stream: gzip from the pool the built answers use, zstd made for the
+// answer (one goroutine, a window of 1 MiB).
+func streamEncoder(w io.Writer, c coding) (io.Writer, func() error) {
+	switch c {
+	case gzipCoding:
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(w)
+		return zw, func() error {
+			err := zw.Close()
+			gzipWriters.Put(zw)
+			return err
+		}
+	case zstdCoding:
+		zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
+		if err == nil {
+			return zw, zw.Close
+		}
+	}
+	return w, func() error { return nil }
 }
 
 // flushChunk writes the buffered part of a streamed answer; a client gone
 // away ends the stream.
-func (s *Server) flushChunk(w http.ResponseWriter, r *http.Request, body *[]byte) {
-	if _, err := w.Write(*body); err != nil {
+func flushChunk(out io.Writer, body *[]byte) {
+	if _, err := out.Write(*body); err != nil {
 		panic(http.ErrAbortHandler) // the client left: nothing more to send
 	}
 	*body = (*body)[:0]

@@ -345,6 +345,18 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 	if !slices.Equal(page, all[upChunk-1:2*upChunk+1]) {
 		t.Errorf("page across chunks: %d stations from %s", len(page), page[0])
 	}
+	plain := serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()
+	for _, accept := range []string{"gzip", "zstd", "br;q=1, gzip;q=0.5", "*"} {
+		req := httptest.NewRequest("GET", "/json/stations", nil)
+		req.Header.Set("Accept-Encoding", accept)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		coding := rec.Header().Get("Content-Encoding")
+		got, err := decodeBody(coding, rec.Body.Bytes())
+		if err != nil || coding == "" || !bytes.Equal(got, plain) || !strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %s: coding %q, %v, %d bytes for %d", accept, coding, err, len(got), len(plain))
+		}
+	}
 	ok := upIDs(t, serveUp(s, "GET", "/json/stations?hidebroken=true", "", "").Body.Bytes())
 	if len(ok) != n/2 || ok[0] != all[1] {
 		t.Errorf("hidebroken: %d stations, first %s", len(ok), ok[0])
