@@ -65,6 +65,14 @@ type rawStation struct {
 	LastCheckTimeTZ  string     `json:"lastchecktime_iso8601"`
 	GeoLat           coordinate `json:"geo_lat"`
 	GeoLong          coordinate `json:"geo_long"`
+}
+
+// rawInput is what a source record is decoded into: rawStation, and the
+// fields only the compatible API uses, decoded only for a build with
+// Options.Compat (decodeStation), so that without it a record is read,
+// and accepted or refused, exactly as before those fields were kept.
+type rawInput struct {
+	rawStation
 	rawUpstream
 }
 

@@ -28,13 +28,15 @@ const maxFastDepth = 32
 type fastDecoder struct {
 	b []byte
 	i int
+	// compat: the fields of rawUpstream are decoded too.
+	compat bool
 }
 
 // decodeStationFast fills st (which must be zero) from raw, a record
 // trimmed of white space, and reports whether it could; false says nothing
 // about raw's validity, only that Unmarshal must decide.
-func decodeStationFast(raw []byte, st *rawStation) bool {
-	d := fastDecoder{b: raw}
+func decodeStationFast(raw []byte, st *rawInput, compat bool) bool {
+	d := fastDecoder{b: raw, compat: compat}
 	if !d.object(st) {
 		return false
 	}
@@ -94,7 +96,7 @@ func fieldOf(st *rawStation, key []byte) stationField {
 	case "geo_long":
 		return stationField{geo: &st.GeoLong}
 	}
-	return upstreamFieldOf(&st.rawUpstream, key)
+	return stationField{}
 }
 
 // upstreamFieldOf is fieldOf for the fields only the compatible API uses.
@@ -139,7 +141,7 @@ func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
 }
 
 // object decodes the top-level object into st.
-func (d *fastDecoder) object(st *rawStation) bool {
+func (d *fastDecoder) object(st *rawInput) bool {
 	if !d.take('{') {
 		return false
 	}
@@ -158,7 +160,11 @@ func (d *fastDecoder) object(st *rawStation) bool {
 			return false
 		}
 		d.space()
-		if !d.value(fieldOf(st, key)) {
+		f := fieldOf(&st.rawStation, key)
+		if f == (stationField{}) && d.compat {
+			f = upstreamFieldOf(&st.rawUpstream, key)
+		}
+		if !d.value(f) {
 			return false
 		}
 		d.space()

@@ -62,8 +62,8 @@ func FuzzFastDecode(f *testing.F) {
 
 func checkFastDecode(t *testing.T, raw []byte) {
 	t.Helper()
-	var fast, slow rawStation
-	if !decodeStationFast(raw, &fast) {
+	var fast, slow rawInput
+	if !decodeStationFast(raw, &fast, true) {
 		return
 	}
 	if err := json.Unmarshal(raw, &slow); err != nil {
@@ -80,8 +80,8 @@ func TestFastDecodeSeeds(t *testing.T) {
 	}
 	// The common shapes must take the fast path, or it gains nothing.
 	for _, s := range []string{`{"name":"a","bitrate":128,"geo_lat":null,"votes":7,"has_extended_info":true,"extra":[1,{"x":true}]}`, `{"name":"\tescaped"}`} {
-		var st rawStation
-		if !decodeStationFast([]byte(s), &st) {
+		var st rawInput
+		if !decodeStationFast([]byte(s), &st, true) {
 			t.Errorf("fast path declined %s", s)
 		}
 	}
@@ -93,8 +93,8 @@ func TestFastDecodeRealSnapshot(t *testing.T) {
 	in := openRealSnapshot(t)
 	declined := 0
 	err := readInput(context.Background(), in, func(_ position, raw []byte) error {
-		var st rawStation
-		if !decodeStationFast(raw, &st) {
+		var st rawInput
+		if !decodeStationFast(raw, &st, true) {
 			declined++
 		}
 		checkFastDecode(t, raw)
@@ -133,8 +133,8 @@ func BenchmarkDecodeStation(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		for b.Loop() {
 			for _, raw := range records {
-				var st rawStation
-				if !decodeStationFast(raw, &st) {
+				var st rawInput
+				if !decodeStationFast(raw, &st, true) {
 					_ = json.Unmarshal(raw, &st) // as decodeStation does
 				}
 			}
@@ -143,7 +143,7 @@ func BenchmarkDecodeStation(b *testing.B) {
 	b.Run("unmarshal", func(b *testing.B) {
 		for b.Loop() {
 			for _, raw := range records {
-				var st rawStation
+				var st rawInput
 				_ = json.Unmarshal(raw, &st)
 			}
 		}

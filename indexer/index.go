@@ -62,7 +62,9 @@ type builder struct {
 
 	// keys counts the distinct keys written per posting bucket, for the
 	// meta document.
-	keys     [numPostingBuckets]int
+	keys [numPostingBuckets]int
+	// compat: write the compatible API's buckets (Options.Compat).
+	compat   bool
 	budget   int    // bytes, shared out among the sorters
 	key, val []byte // scratch
 }
@@ -240,11 +242,13 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	defer dump.abort()
 	postingsCompacted := b.compactPostings()
 	defer func() { _ = postingsCompacted() }() // joins it on failure; its error is checked below
-	up, err := newUpstreamSpill(tmp)
-	if err != nil {
-		return f.fail(err)
+	var up *upstreamSpill                      // nil: no upstream objects (Options.Compat)
+	if b.compat {
+		if up, err = newUpstreamSpill(tmp); err != nil {
+			return f.fail(err)
+		}
+		defer up.close()
 	}
-	defer up.close()
 	storedJSON, err := b.writeRecords(ctx, f, dump, up)
 	if err != nil {
 		return f.fail(err)
@@ -274,12 +278,14 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
 		return f.fail(err)
 	}
-	upstreamJSON, err := up.blocks()
-	if err != nil {
-		return f.fail(fmt.Errorf("upstream objects: %w", err))
-	}
-	if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
-		return f.fail(err)
+	if up != nil {
+		upstreamJSON, err := up.blocks()
+		if err != nil {
+			return f.fail(fmt.Errorf("upstream objects: %w", err))
+		}
+		if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
+			return f.fail(err)
+		}
 	}
 	files, err := dump.finish()
 	if err != nil {
@@ -348,7 +354,8 @@ type stationsSource struct {
 	it    *extsort.Iterator
 	final []uint32
 	dump  *dumpWriter
-	// upstream receives each record's upstream object, in record order.
+	// upstream receives each record's upstream object, in record order;
+	// nil in a build without Options.Compat.
 	upstream *upstreamSpill
 	n        uint32   // record number of the next record
 	recs     [][]byte // the block being filled
@@ -371,8 +378,10 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := s.upstream.add(up); err != nil {
-			return nil, nil, fmt.Errorf("upstream objects: %w", err)
+		if s.upstream != nil {
+			if err := s.upstream.add(up); err != nil {
+				return nil, nil, fmt.Errorf("upstream objects: %w", err)
+			}
 		}
 		s.data = append(s.data, rec...)
 		s.recs = append(s.recs, nil)
@@ -446,6 +455,9 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
+		if bk >= firstCompatPosting && !b.compat {
+			continue // none filed (postingKeyer.compat); a stray key fails below
+		}
 		src := s.source(bk)
 		if bk == bGenreSpellings {
 			src = s.genreLabelSource()

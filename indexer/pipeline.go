@@ -74,7 +74,7 @@ type filing struct {
 	// for a relation the record is not in.
 	stream, station []byte
 	// upstream is the station's upstream object, stored form
-	// (stationjson.Upstream.AppendStored).
+	// (stationjson.Upstream.AppendStored); empty without Options.Compat.
 	upstream []byte
 }
 
@@ -153,17 +153,19 @@ func (b *rawBatch) decode(k *postingKeyer) {
 		b.out = b.out[:len(b.raw)]
 		clear(b.out) // a recycled batch's
 	}
-	var st rawStation
+	var st rawInput
 	for i, raw := range b.raw {
 		d := &b.out[i]
-		if err := decodeStation(raw, &st); err != nil {
+		if err := decodeStation(raw, &st, k.compat); err != nil {
 			d.reason, d.detail = skipMalformed, err.Error()
 			continue
 		}
-		d.rec, d.reason = cleanStation(&st)
+		d.rec, d.reason = cleanStation(&st.rawStation)
 		if d.reason == kept {
-			d.at = newestTime(&st)
-			d.up = upstreamOf(d.rec.ID, &st)
+			d.at = newestTime(&st.rawStation)
+			if k.compat {
+				d.up = upstreamOf(d.rec.ID, &st)
+			}
 		}
 	}
 	b.file(k)
@@ -187,12 +189,16 @@ func (b *rawBatch) file(k *postingKeyer) {
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
 		data, end[i].stream, end[i].station = relationKeys(data, &d.rec, o)
-		data = d.up.AppendStored(data)
+		if k.compat {
+			data = d.up.AppendStored(data)
+		}
 		end[i].upstream = len(data)
 		postings = k.postingKeys(postings, &d.rec, o)
-		postings = upstreamKeys(postings, &d.up)
-		postings = k.nameGramKeys(postings, o.Folded)
-		d.up = stationjson.Upstream{} // its strings are garbage once encoded
+		if k.compat {
+			postings = upstreamKeys(postings, &d.up)
+			postings = k.nameGramKeys(postings, o.Folded)
+			d.up = stationjson.Upstream{} // its strings are garbage once encoded
+		}
 		end[i].postings = len(postings)
 	}
 	start := ends{}
@@ -236,6 +242,7 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 	for range min(max(runtime.GOMAXPROCS(0), 1), maxDecoders) {
 		go func() {
 			k := newPostingKeyer()
+			k.compat = rr.compat
 			for b := range work {
 				b.decode(k)
 			}

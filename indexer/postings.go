@@ -34,11 +34,15 @@ const (
 	bCodecs
 	bSchemes
 	bBitrates
+	// The buckets from here on are the compatible API's, written only
+	// with Options.Compat.
 	bUpstreamFlags
 	bUpstreamURLs
 	bUpstreamCountries
 	bNameGrams
 	numPostingBuckets
+
+	firstCompatPosting = bUpstreamFlags
 )
 
 var postingBucketNames = [numPostingBuckets][]byte{
@@ -128,7 +132,10 @@ type postingKeyer struct {
 	labels       map[string]*labelKeys
 	nameTokens   []string // the tokens of the name nameOrder last folded
 	grams        []string // scratch of nameGramKeys
-	tokens       []string // scratch
+	// compat: file the compatible API's keys and upstream objects too
+	// (Options.Compat).
+	compat bool
+	tokens []string // scratch
 }
 
 // labelKeys is what a label is filed under: its facet key (format.FacetKey),

@@ -35,7 +35,7 @@ const (
 // upstreamOf is the upstream object of the station id from its raw
 // record. A URL over MaxURLBytes is dropped, as cleanURL does: a cut URL
 // is a wrong one.
-func upstreamOf(id format.UUID, raw *rawStation) stationjson.Upstream {
+func upstreamOf(id format.UUID, raw *rawInput) stationjson.Upstream {
 	up := &raw.rawUpstream
 	return stationjson.Upstream{
 		ID: id, ChangeUUID: short(up.ChangeUUID), ServerUUID: short(up.ServerUUID),

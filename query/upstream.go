@@ -60,6 +60,9 @@ type UpstreamSelect struct {
 // UpstreamJSON appends the stored upstream object of station id to dst
 // (the base URL left as format.BaseURLMark); ErrNotFound when absent.
 func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
+	if !ix.meta.Compat {
+		return dst, ErrNoCompat
+	}
 	err := ix.view(func(tx *bolt.Tx) error {
 		n, err := recordOf(tx, id)
 		if err != nil {
@@ -120,6 +123,9 @@ func (u *UpstreamSet) Len() int { return int(u.members.GetCardinality()) }
 
 // UpstreamStations selects the stations of sel.
 func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
+	if !ix.meta.Compat {
+		return nil, ErrNoCompat
+	}
 	w := getWorkspace()
 	defer w.release()
 	s := w.newSearch(ix)
@@ -141,6 +147,9 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 
 // UpstreamPageOf is UpstreamPage of a selection made before.
 func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
+	if !ix.meta.Compat {
+		return dst, 0, ErrNoCompat
+	}
 	if offset < 0 || limit < 1 {
 		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
 	}
@@ -233,6 +242,9 @@ func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
 
 // UpstreamWorking is the number of stations that passed their last check.
 func (ix *Index) UpstreamWorking() (int, error) {
+	if !ix.meta.Compat {
+		return 0, ErrNoCompat
+	}
 	n := 0
 	err := ix.view(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, true)
@@ -339,6 +351,9 @@ func pageIterator(m set, reverse bool, offset int) interface {
 // record block, of the same length, and every object is valid JSON of
 // its record's station.
 func (c *checker) checkUpstreamJSON() error {
+	if !c.rep.Meta.Compat {
+		return nil // none to check (Open saw that none is there)
+	}
 	if j, r := c.keys(format.BucketUpstreamJSON), c.keys(format.BucketStations); j != r {
 		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
 	}

@@ -29,6 +29,9 @@ type UpstreamCount struct {
 // their last check when checkOK. A value without such stations is left
 // out.
 func (ix *Index) UpstreamCounts(d Dim, checkOK bool) ([]UpstreamCount, error) {
+	if !ix.meta.Compat {
+		return nil, ErrNoCompat
+	}
 	if d >= NumDims || d == DimHTTPS {
 		return nil, fmt.Errorf("%w: no list of %s", ErrInvalidQuery, d.Name())
 	}
@@ -116,6 +119,9 @@ type UpstreamState struct {
 // check count. A location's stations are few, so they are read one by
 // one.
 func (ix *Index) UpstreamStates(checkOK bool) ([]UpstreamState, error) {
+	if !ix.meta.Compat {
+		return nil, ErrNoCompat
+	}
 	var out []UpstreamState
 	err := ix.view(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)

@@ -21,6 +21,7 @@ const (
 	CodeInvalidRequest    Code = "invalid_request"    // 400: a request no read may be (a GET with a body)
 	CodeReadOnly          Code = "read_only"          // 403: a write to the read-only mirror (/json/vote, /json/add)
 	CodeNotFound          Code = "not_found"          // 404: no such station or path
+	CodeCompatNotIndexed  Code = "compat_not_indexed" // 404: /json/ on an index built without stationdex index -compat
 	CodeMethodNotAllowed  Code = "method_not_allowed" // 405: see the Allow header
 	CodeNotAcceptable     Code = "not_acceptable"     // 406: Accept excludes application/json
 	CodeURITooLong        Code = "uri_too_long"       // 414: request target over the limit
@@ -61,6 +62,8 @@ func errorStatus(err error) (int, *Error) {
 		return codeStatus(e.Code), e
 	case errors.Is(err, query.ErrNotFound):
 		return http.StatusNotFound, errNoStation
+	case errors.Is(err, query.ErrNoCompat):
+		return http.StatusNotFound, errNoCompat
 	default:
 		return http.StatusInternalServerError, &Error{CodeInternal, "internal error; it has been logged"}
 	}
@@ -73,7 +76,7 @@ func codeStatus(c Code) int {
 		return http.StatusBadRequest
 	case CodeReadOnly:
 		return http.StatusForbidden
-	case CodeNotFound:
+	case CodeNotFound, CodeCompatNotIndexed:
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed

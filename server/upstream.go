@@ -45,6 +45,9 @@ func (s *Server) upstream(w http.ResponseWriter, r *http.Request, ps httprouter.
 	setCORS(w.Header(), r)
 	segs := strings.Split(strings.Trim(ps.ByName("path"), "/"), "/")
 	ep, args, err := upEndpointOf(segs)
+	if err == nil && !s.servesCompat() {
+		err = errNoCompat
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -61,7 +64,21 @@ func (s *Server) upstream(w http.ResponseWriter, r *http.Request, ps httprouter.
 var (
 	errReadOnly = &Error{CodeReadOnly, "this node is a read-only mirror of the directory: votes, new stations and other changes go to the upstream directory (https://www.radio-browser.info)"}
 	errNoUpPath = &Error{CodeNotFound, "no such path under /json/; the paths this node serves are in /openapi.json under the tag radio-browser-compatible"}
+	// errNoCompat: the index served has no compatible data (it is
+	// optional, format.Meta.Compat); query.ErrNoCompat is answered so too.
+	errNoCompat = &Error{CodeCompatNotIndexed, "this node's index was built without the Radio Browser compatible data, so /json/ is not served; rebuild the index with `stationdex index -compat` to serve it"}
 )
+
+// servesCompat reports whether the index served has the compatible data.
+// With no index loaded it says yes: the handler's answer (a 503) stands.
+func (s *Server) servesCompat() bool {
+	ix, release := s.acquire()
+	if ix == nil {
+		return true
+	}
+	defer release()
+	return ix.HasCompat()
+}
 
 func notServed(what string) error {
 	return errorf(CodeNotImplemented, "%s is not served by this node yet; what is served is in /openapi.json under the tag radio-browser-compatible", what)

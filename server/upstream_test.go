@@ -422,12 +422,54 @@ func TestUpstreamLists(t *testing.T) {
 	}
 }
 
+// TestUpstreamWithoutCompat: on an index built without -compat every
+// /json/ path answers a 404 compat_not_indexed that says how to rebuild,
+// never a 500; the query layer refuses with query.ErrNoCompat, and /api/
+// is served as ever.
+func TestUpstreamWithoutCompat(t *testing.T) {
+	s := newBuiltServerOpts(t, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)}, indexer.Options{SnapshotAt: demo.SnapshotAt})
+	id := demoInput(t)[0]["stationuuid"].(string)
+	for _, target := range []string{
+		"/json/stations", "/json/stations/search?name=radio", "/json/stations/byuuid/" + id,
+		"/json/stations/byurl?url=http://x/", "/json/stations/topvote/3", "/json/stations/bycountry/x",
+		"/json/countries", "/json/tags", "/json/states", "/json/stats", "/json/servers", "/json/url/" + id,
+	} {
+		rec := serveUp(s, http.MethodGet, target, "", "")
+		var body struct {
+			Code    string `json:"error"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s: %d, body not JSON: %v: %s", target, rec.Code, err, rec.Body)
+		}
+		if rec.Code != http.StatusNotFound || body.Code != string(CodeCompatNotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
+			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, CodeCompatNotIndexed)
+		}
+	}
+	if rec := serveUp(s, http.MethodGet, "/api/stations?q=radio", "", ""); rec.Code != http.StatusOK {
+		t.Errorf("/api/stations: %d", rec.Code)
+	}
+	ix, release := s.acquire()
+	defer release()
+	if ix.HasCompat() {
+		t.Fatal("HasCompat on a default build")
+	}
+	if _, err := ix.UpstreamStations(query.UpstreamSelect{}); !errors.Is(err, query.ErrNoCompat) {
+		t.Errorf("UpstreamStations: %v, want ErrNoCompat", err)
+	}
+}
+
 // newBuiltServer indexes in (snapshot time at, or the input's when
-// zero) into a temporary file and serves it.
+// zero) with the compatible data into a temporary file and serves it.
 func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
 	t.Helper()
+	return newBuiltServerOpts(t, in, indexer.Options{SnapshotAt: at, Compat: true})
+}
+
+func newBuiltServerOpts(t *testing.T, in indexer.Input, opts indexer.Options) *Server {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "built.idx")
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: at}, in); err != nil {
+	if _, err := indexer.Build(context.Background(), path, opts, in); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := query.Open(path)

@@ -35,7 +35,8 @@
 //	                             with the base URL left out (see
 //	                             stationjson.go): the JSON API copies a
 //	                             page out of it instead of decoding records
-//	upstream_json BlockKey(b) -> upstream block b: the same stations as
+//	upstream_json BlockKey(b) -> (only with Meta.Compat, as every bucket
+//	                             of CompatBuckets) upstream block b: the same stations as
 //	                             record block b, each as the upstream
 //	                             directory's station object (every field
 //	                             of the snapshot record, bounded, and
@@ -232,6 +233,12 @@ var AllBuckets = [][]byte{
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketFiles,
+}
+
+// CompatBuckets are the buckets of the compatible API under /json/, which
+// an index has exactly when its meta document says Compat: all of them or
+// none.
+var CompatBuckets = [][]byte{
 	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
 }
 
@@ -239,8 +246,12 @@ var AllBuckets = [][]byte{
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
-	BucketCodecs, BucketSchemes, BucketBitrates, BucketUpstreamFlag, BucketUpstreamURL,
-	BucketUpstreamCountry, BucketNameGrams,
+	BucketCodecs, BucketSchemes, BucketBitrates,
+}
+
+// CompatPostingBuckets are the posting buckets among CompatBuckets.
+var CompatPostingBuckets = [][]byte{
+	BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
 }
 
 // Keys of BucketUpstreamFlag: the snapshot record's flags.
@@ -326,6 +337,10 @@ type Meta struct {
 	// There is deliberately no build time: the same input must give the
 	// same file contents.
 	BuiltBy string `json:"built_by"`
+	// Compat: the file has the compatible API's buckets (CompatBuckets),
+	// written by stationdex index -compat. Left out of the document when
+	// false, which is then the same as before the flag.
+	Compat bool `json:"compat,omitempty"`
 }
 
 // Skipped counts the input records the indexer left out, by reason.
