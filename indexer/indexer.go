@@ -66,7 +66,8 @@ type Options struct {
 	// /json/ reads (format.CompatBuckets: each station's upstream object
 	// and the postings of its filters), and marks the meta document
 	// (format.Meta.Compat). It about doubles the file and adds about
-	// two fifths to the build time, so it is off by default.
+	// a third to the build time (real snapshot: 75 -> 146 MB, 1.6 ->
+	// 2.2 s), so it is off by default.
 	Compat bool
 }
 
