@@ -67,6 +67,37 @@ type rawStation struct {
 	GeoLong          coordinate `json:"geo_long"`
 }
 
+// rawInput is what a source record is decoded into: rawStation, and the
+// fields only the compatible API uses, decoded only for a build with
+// Options.Compat (decodeStation), so that without it a record is read,
+// and accepted or refused, exactly as before those fields were kept.
+type rawInput struct {
+	rawStation
+	rawUpstream
+}
+
+// rawUpstream holds the fields of the source record that only the
+// compatible API's station object (stationjson.Upstream) uses.
+type rawUpstream struct {
+	ChangeUUID           string `json:"changeuuid"`
+	ServerUUID           string `json:"serveruuid"`
+	Favicon              string `json:"favicon"`
+	ISO3166_2            string `json:"iso_3166_2"`
+	Votes                int64  `json:"votes"`
+	HLS                  int64  `json:"hls"`
+	LastCheckOK          int64  `json:"lastcheckok"`
+	LastCheckOKTime      string `json:"lastcheckoktime"`
+	LastCheckOKTimeTZ    string `json:"lastcheckoktime_iso8601"`
+	LastLocalCheckTime   string `json:"lastlocalchecktime"`
+	LastLocalCheckTimeTZ string `json:"lastlocalchecktime_iso8601"`
+	ClickTimestamp       string `json:"clicktimestamp"`
+	ClickTimestampTZ     string `json:"clicktimestamp_iso8601"`
+	ClickCount           int64  `json:"clickcount"`
+	ClickTrend           int64  `json:"clicktrend"`
+	SSLError             int64  `json:"ssl_error"`
+	HasExtendedInfo      bool   `json:"has_extended_info"`
+}
+
 // skipReason says why an input record is not indexed.
 type skipReason int
 

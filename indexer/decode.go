@@ -28,13 +28,15 @@ const maxFastDepth = 32
 type fastDecoder struct {
 	b []byte
 	i int
+	// compat: the fields of rawUpstream are decoded too.
+	compat bool
 }
 
 // decodeStationFast fills st (which must be zero) from raw, a record
 // trimmed of white space, and reports whether it could; false says nothing
 // about raw's validity, only that Unmarshal must decide.
-func decodeStationFast(raw []byte, st *rawStation) bool {
-	d := fastDecoder{b: raw}
+func decodeStationFast(raw []byte, st *rawInput, compat bool) bool {
+	d := fastDecoder{b: raw, compat: compat}
 	if !d.object(st) {
 		return false
 	}
@@ -45,9 +47,10 @@ func decodeStationFast(raw []byte, st *rawStation) bool {
 // stationField is where a key's value goes: one of the pointers, or none
 // for a key rawStation does not use.
 type stationField struct {
-	str *string
-	num *int64
-	geo *coordinate
+	str  *string
+	num  *int64
+	geo  *coordinate
+	flag *bool
 }
 
 // fieldOf maps a key to its field of st. Keys here are lower-case ASCII
@@ -96,8 +99,49 @@ func fieldOf(st *rawStation, key []byte) stationField {
 	return stationField{}
 }
 
+// upstreamFieldOf is fieldOf for the fields only the compatible API uses.
+func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
+	switch string(key) {
+	case "changeuuid":
+		return stationField{str: &up.ChangeUUID}
+	case "serveruuid":
+		return stationField{str: &up.ServerUUID}
+	case "favicon":
+		return stationField{str: &up.Favicon}
+	case "iso_3166_2":
+		return stationField{str: &up.ISO3166_2}
+	case "votes":
+		return stationField{num: &up.Votes}
+	case "hls":
+		return stationField{num: &up.HLS}
+	case "lastcheckok":
+		return stationField{num: &up.LastCheckOK}
+	case "lastcheckoktime":
+		return stationField{str: &up.LastCheckOKTime}
+	case "lastcheckoktime_iso8601":
+		return stationField{str: &up.LastCheckOKTimeTZ}
+	case "lastlocalchecktime":
+		return stationField{str: &up.LastLocalCheckTime}
+	case "lastlocalchecktime_iso8601":
+		return stationField{str: &up.LastLocalCheckTimeTZ}
+	case "clicktimestamp":
+		return stationField{str: &up.ClickTimestamp}
+	case "clicktimestamp_iso8601":
+		return stationField{str: &up.ClickTimestampTZ}
+	case "clickcount":
+		return stationField{num: &up.ClickCount}
+	case "clicktrend":
+		return stationField{num: &up.ClickTrend}
+	case "ssl_error":
+		return stationField{num: &up.SSLError}
+	case "has_extended_info":
+		return stationField{flag: &up.HasExtendedInfo}
+	}
+	return stationField{}
+}
+
 // object decodes the top-level object into st.
-func (d *fastDecoder) object(st *rawStation) bool {
+func (d *fastDecoder) object(st *rawInput) bool {
 	if !d.take('{') {
 		return false
 	}
@@ -116,7 +160,11 @@ func (d *fastDecoder) object(st *rawStation) bool {
 			return false
 		}
 		d.space()
-		if !d.value(fieldOf(st, key)) {
+		f := fieldOf(&st.rawStation, key)
+		if f == (stationField{}) && d.compat {
+			f = upstreamFieldOf(&st.rawUpstream, key)
+		}
+		if !d.value(f) {
 			return false
 		}
 		d.space()
@@ -160,6 +208,8 @@ func (d *fastDecoder) value(f stationField) bool {
 		return d.intValue(f.num)
 	case f.geo != nil:
 		return d.coordinateValue(f.geo)
+	case f.flag != nil:
+		return d.boolValue(f.flag)
 	}
 	return d.skip(0)
 }
@@ -200,6 +250,21 @@ func (d *fastDecoder) intValue(dst *int64) bool {
 		return false
 	}
 	*dst = n
+	return true
+}
+
+// boolValue stores true or false; null leaves the field, as Unmarshal
+// does, and any other type is Unmarshal's to reject.
+func (d *fastDecoder) boolValue(dst *bool) bool {
+	switch {
+	case d.literal("null"):
+	case d.literal("true"):
+		*dst = true
+	case d.literal("false"):
+		*dst = false
+	default:
+		return false
+	}
 	return true
 }
 

@@ -12,6 +12,11 @@ import (
 // each must either be declined or decoded as Unmarshal decodes it.
 var fastDecodeSeeds = []string{
 	`{}`,
+	`{"has_extended_info":true,"has_extended_info":null}`,
+	`{"has_extended_info":"true"}`,
+	`{"has_extended_info":1}`,
+	`{"has_extended_info":falsey}`,
+	`{"votes":1.5,"clickcount":-3,"favicon":"\u003c"}`,
 	`{"name":"a","name":null}`,
 	`{"name":null,"name":"b"}`,
 	`{"Name":"upper case key"}`,
@@ -57,8 +62,8 @@ func FuzzFastDecode(f *testing.F) {
 
 func checkFastDecode(t *testing.T, raw []byte) {
 	t.Helper()
-	var fast, slow rawStation
-	if !decodeStationFast(raw, &fast) {
+	var fast, slow rawInput
+	if !decodeStationFast(raw, &fast, true) {
 		return
 	}
 	if err := json.Unmarshal(raw, &slow); err != nil {
@@ -74,9 +79,9 @@ func TestFastDecodeSeeds(t *testing.T) {
 		checkFastDecode(t, []byte(s))
 	}
 	// The common shapes must take the fast path, or it gains nothing.
-	for _, s := range []string{`{"name":"a","bitrate":128,"geo_lat":null,"votes":[1,{"x":true}]}`, `{"name":"\tescaped"}`} {
-		var st rawStation
-		if !decodeStationFast([]byte(s), &st) {
+	for _, s := range []string{`{"name":"a","bitrate":128,"geo_lat":null,"votes":7,"has_extended_info":true,"extra":[1,{"x":true}]}`, `{"name":"\tescaped"}`} {
+		var st rawInput
+		if !decodeStationFast([]byte(s), &st, true) {
 			t.Errorf("fast path declined %s", s)
 		}
 	}
@@ -88,8 +93,8 @@ func TestFastDecodeRealSnapshot(t *testing.T) {
 	in := openRealSnapshot(t)
 	declined := 0
 	err := readInput(context.Background(), in, func(_ position, raw []byte) error {
-		var st rawStation
-		if !decodeStationFast(raw, &st) {
+		var st rawInput
+		if !decodeStationFast(raw, &st, true) {
 			declined++
 		}
 		checkFastDecode(t, raw)
@@ -128,8 +133,8 @@ func BenchmarkDecodeStation(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		for b.Loop() {
 			for _, raw := range records {
-				var st rawStation
-				if !decodeStationFast(raw, &st) {
+				var st rawInput
+				if !decodeStationFast(raw, &st, true) {
 					_ = json.Unmarshal(raw, &st) // as decodeStation does
 				}
 			}
@@ -138,7 +143,7 @@ func BenchmarkDecodeStation(b *testing.B) {
 	b.Run("unmarshal", func(b *testing.B) {
 		for b.Loop() {
 			for _, raw := range records {
-				var st rawStation
+				var st rawInput
 				_ = json.Unmarshal(raw, &st)
 			}
 		}

@@ -28,11 +28,11 @@ func FuzzCleanRecord(f *testing.F) {
 	seeds.Close()
 	f.Add([]byte(`{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"a\u0000b","language":"x/y.z|w;v&u","languagecodes":"EN,xx,ger","tags":",,a,A,","bitrate":99999,"homepage":"http://h/","url_resolved":"https://[::1]:80/"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var st rawStation
-		if decodeStation(line, &st) != nil {
+		var st rawInput
+		if decodeStation(line, &st, true) != nil {
 			return
 		}
-		rec, reason := cleanStation(&st)
+		rec, reason := cleanStation(&st.rawStation)
 		if reason != kept {
 			return
 		}

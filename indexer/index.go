@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -72,7 +73,9 @@ type builder struct {
 
 	// keys counts the distinct keys written per posting bucket, for the
 	// meta document.
-	keys     [numPostingBuckets]int
+	keys [numPostingBuckets]int
+	// compat: write the compatible API's buckets (Options.Compat).
+	compat   bool
 	budget   int    // bytes, shared out among the sorters
 	key, val []byte // scratch
 }
@@ -140,8 +143,7 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 	}
 	t := b.temps
 	b.temps++
-	b.val = binary.BigEndian.AppendUint32(b.val[:0], t)
-	b.val = append(b.val, f.record...)
+	b.val = appendOrderValue(binary.BigEndian.AppendUint32(b.val[:0], t), f)
 	if err := b.order.Add(f.order, b.val); err != nil {
 		return err
 	}
@@ -157,6 +159,26 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 		b.geo = append(b.geo, geoPoint{t: t, lat: rec.Geo.Lat, lon: rec.Geo.Lon})
 	}
 	return b.ps.addStation(t, f.postings)
+}
+
+// appendOrderValue appends the value a record is sorted into name order
+// with, after its temporary number: the record's length as a uvarint,
+// the record (format.AppendRecord) and its upstream object. Both go to
+// their buckets in record order (stationsSource).
+func appendOrderValue(dst []byte, f *filing) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(f.record)))
+	dst = append(dst, f.record...)
+	return append(dst, f.upstream...)
+}
+
+// splitOrderValue undoes appendOrderValue, after the temporary number.
+func splitOrderValue(v []byte) (record, upstream []byte, err error) {
+	n, size := binary.Uvarint(v)
+	if size <= 0 || n > uint64(len(v)-size) {
+		return nil, nil, errors.New("internal error: malformed name-order value")
+	}
+	v = v[size:]
+	return v[:n], v[n:], nil
 }
 
 // timeLen is the length of appendTime's encoding.
@@ -237,7 +259,14 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
-	storedJSON, err := b.writeRecords(ctx, f, dump)
+	var up *upstreamSpill // nil: no upstream objects (Options.Compat)
+	if b.compat {
+		if up, err = newUpstreamSpill(tmp); err != nil {
+			return f.fail(err)
+		}
+		defer up.close()
+	}
+	storedJSON, err := b.writeRecords(ctx, f, dump, up)
 	if err != nil {
 		return f.fail(err)
 	}
@@ -265,6 +294,15 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	}
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
 		return f.fail(err)
+	}
+	if up != nil {
+		upstreamJSON, err := up.blocks()
+		if err != nil {
+			return f.fail(fmt.Errorf("upstream objects: %w", err))
+		}
+		if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
+			return f.fail(err)
+		}
 	}
 	files, err := dump.finish()
 	if err != nil {
@@ -331,7 +369,7 @@ func compactInTurn(sorters ...*extsort.Sorter) []func() error {
 // the ids bucket, which needs them. Once the stations bucket is written,
 // the data dumps are made in the background (dumpWriter.startDumps); it
 // returns the contents of the station_json bucket.
-func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter) (kvSource, error) {
+func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWriter, up *upstreamSpill) (kvSource, error) {
 	if err := b.orderCompacted(); err != nil {
 		return nil, err
 	}
@@ -339,7 +377,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 	if err != nil {
 		return nil, err
 	}
-	st := &stationsSource{it: it, final: b.final, dump: dump}
+	st := &stationsSource{it: it, final: b.final, dump: dump, upstream: up}
 	err = f.putSorted(ctx, format.BucketStations, st.next)
 	it.Close()
 	if err != nil {
@@ -370,9 +408,12 @@ type stationsSource struct {
 	it    *extsort.Iterator
 	final []uint32
 	dump  *dumpWriter
-	n     uint32   // record number of the next record
-	recs  [][]byte // the block being filled
-	data  []byte   // its records' bytes
+	// upstream receives each record's upstream object, in record order;
+	// nil in a build without Options.Compat.
+	upstream *upstreamSpill
+	n        uint32   // record number of the next record
+	recs     [][]byte // the block being filled
+	data     []byte   // its records' bytes
 }
 
 func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
@@ -387,7 +428,15 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		}
 		s.final[t] = s.n
 		s.n++
-		rec := v[4:]
+		rec, up, err := splitOrderValue(v[4:])
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.upstream != nil {
+			if err := s.upstream.add(up); err != nil {
+				return nil, nil, fmt.Errorf("upstream objects: %w", err)
+			}
+		}
 		s.data = append(s.data, rec...)
 		s.recs = append(s.recs, nil)
 		offs[len(s.recs)] = len(s.data)
@@ -466,6 +515,9 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
+		if bk >= firstCompatPosting && !b.compat {
+			continue // none filed (postingKeyer.compat); a stray key fails below
+		}
 		src := s.source(bk)
 		if bk == bGenreSpellings {
 			src = s.genreLabelSource()

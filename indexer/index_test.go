@@ -361,3 +361,82 @@ func recordAt(tx *bolt.Tx, n uint32) ([]byte, error) {
 	}
 	return format.BlockRecord(block, slot)
 }
+
+// TestBuildCompatOptIn: the compatible API's buckets are written only
+// with Options.Compat, and flagged in the meta document; the other
+// buckets are the same either way, so a default build is what it was
+// before the compatible data existed.
+func TestBuildCompatOptIn(t *testing.T) {
+	plain, _ := buildFixture(t, Options{})
+	compat, _ := buildFixture(t, Options{Compat: true})
+	buckets := func(path string) (names []string, dumps map[string]string, meta map[string]any) {
+		dumps = map[string]string{}
+		err := openIndex(t, path).View(func(tx *bolt.Tx) error {
+			if err := json.Unmarshal(tx.Bucket(format.BucketMeta).Get(format.KeyMeta), &meta); err != nil {
+				return err
+			}
+			return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+				names = append(names, string(name))
+				var sb strings.Builder
+				err := b.ForEach(func(k, v []byte) error {
+					fmt.Fprintf(&sb, "%x=%x\n", k, v)
+					return nil
+				})
+				dumps[string(name)] = sb.String()
+				return err
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names, dumps, meta
+	}
+	sorted := func(bs ...[][]byte) []string {
+		var s []string
+		for _, b := range bs {
+			for _, name := range b {
+				s = append(s, string(name))
+			}
+		}
+		slices.Sort(s)
+		return s
+	}
+	pn, pd, pm := buckets(plain)
+	cn, cd, cm := buckets(compat)
+	if want := sorted(format.AllBuckets); !slices.Equal(pn, want) {
+		t.Errorf("default build: buckets %q, want %q", pn, want)
+	}
+	if want := sorted(format.AllBuckets, format.CompatBuckets); !slices.Equal(cn, want) {
+		t.Errorf("compat build: buckets %q, want %q", cn, want)
+	}
+	if _, ok := pm["compat"]; ok {
+		t.Errorf("default build: meta has %q: %v", "compat", pm)
+	}
+	if cm["compat"] != true {
+		t.Errorf("compat build: meta compat = %v, want true", cm["compat"])
+	}
+	for _, name := range pn {
+		if name != string(format.BucketMeta) && pd[name] != cd[name] {
+			t.Errorf("bucket %s differs between the default and the compat build", name)
+		}
+	}
+}
+
+// TestBuildCompatFieldsUnread: without Options.Compat a field only the
+// compatible API uses is not decoded, so a value of the wrong type there
+// does not make the record malformed; with it, it does, as the source's
+// type is then relied on.
+func TestBuildCompatFieldsUnread(t *testing.T) {
+	const rec = `{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"A","lastchecktime":"2025-01-01 00:00:00","votes":"many","has_extended_info":"yes"}` + "\n"
+	for _, compat := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "x.idx")
+		in := Input{Name: "x", R: strings.NewReader(rec + strings.Replace(rec, "00000001", "00000002", 1) + `{"stationuuid":"00000003-0000-4000-8000-000000000001","name":"B"}` + "\n")}
+		sum, err := Build(context.Background(), path, Options{Compat: compat, SnapshotAt: time.Unix(0, 0)}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{false: 0, true: 2}[compat]; sum.Skipped.Malformed != want {
+			t.Errorf("compat %v: %d malformed, want %d", compat, sum.Skipped.Malformed, want)
+		}
+	}
+}

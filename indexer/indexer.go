@@ -62,6 +62,13 @@ type Options struct {
 	// "": the output file's directory, which also holds the temporary
 	// index file. Spilled data is about the size of the index.
 	TempDir string
+	// Compat also writes what the Radio Browser compatible API under
+	// /json/ reads (format.CompatBuckets: each station's upstream object
+	// and the postings of its filters), and marks the meta document
+	// (format.Meta.Compat). It about doubles the file and adds about
+	// a third to the build time (real snapshot: 75 -> 146 MB, 1.6 ->
+	// 2.2 s), so it is off by default.
+	Compat bool
 }
 
 // DefaultMemoryBudget is the default of Options.MemoryBudget, and
@@ -105,6 +112,7 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	defer os.RemoveAll(tmp)
 	b := newBuilder(tmp, opts.MemoryBudget)
 	defer b.close()
+	b.compat = opts.Compat
 	sum, err := read(ctx, b, opts, inputs)
 	if err != nil {
 		return sum, err
@@ -114,7 +122,7 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 		base = DefaultBaseURL
 	}
 	progressf(opts.Progress, "writing %s: %d stations\n", path, sum.Stations)
-	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts)), base, opts.Progress); err != nil {
+	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts), opts.Compat), base, opts.Progress); err != nil {
 		return sum, err
 	}
 	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.keys[bAllTokens])
@@ -136,6 +144,7 @@ func tempDir(opts Options, path string) string {
 func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summary, error) {
 	rr := newRecordReader(false)
 	rr.warn = opts.Warnings
+	rr.compat = opts.Compat
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
 	err := readParallel(ctx, rr, inputs, b.add)
 	sum := Summary{Skipped: rr.skipped, Read: rr.read}
@@ -176,7 +185,7 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 
 // meta describes the index for the meta bucket; the counts of distinct
 // keys are filled in once the posting buckets are written.
-func meta(sum Summary, source string) format.Meta {
+func meta(sum Summary, source string, compat bool) format.Meta {
 	return format.Meta{
 		SchemaVersion: format.SchemaVersion,
 		SnapshotAt:    sum.SnapshotAt,
@@ -184,6 +193,7 @@ func meta(sum Summary, source string) format.Meta {
 		Stations:      sum.Stations,
 		Skipped:       sum.Skipped,
 		BuiltBy:       builtBy(),
+		Compat:        compat,
 	}
 }
 

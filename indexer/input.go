@@ -256,7 +256,11 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, tooLong bool, err erro
 
 // decodeStation parses one raw record. It fails for anything but a JSON
 // object whose used fields have the source's types.
-func decodeStation(raw []byte, st *rawStation) error {
+//
+// With compat the fields of rawUpstream are decoded too; without, they are
+// skipped as any unused key is, so a value of theirs is never a reason to
+// refuse a record.
+func decodeStation(raw []byte, st *rawInput, compat bool) error {
 	if raw == nil {
 		return fmt.Errorf("longer than %d bytes", maxLineBytes)
 	}
@@ -264,10 +268,13 @@ func decodeStation(raw []byte, st *rawStation) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		return errors.New("not a JSON object")
 	}
-	*st = rawStation{}
-	if decodeStationFast(raw, st) {
+	*st = rawInput{}
+	if decodeStationFast(raw, st, compat) {
 		return nil
 	}
-	*st = rawStation{} // the fast path may have filled some fields
+	*st = rawInput{} // the fast path may have filled some fields
+	if !compat {
+		return json.Unmarshal(raw, &st.rawStation)
+	}
 	return json.Unmarshal(raw, st)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
 )
 
 // The read pipeline of Build. Decoding the JSON of a record, cleaning it
@@ -53,6 +54,7 @@ type rawBatch struct {
 // skipped for reason.
 type decoded struct {
 	rec    format.Record
+	up     stationjson.Upstream
 	at     time.Time
 	f      filing
 	reason skipReason
@@ -71,6 +73,9 @@ type filing struct {
 	// stream and station are the relation keys (relationKeys), empty
 	// for a relation the record is not in.
 	stream, station []byte
+	// upstream is the station's upstream object, stored form
+	// (stationjson.Upstream.AppendStored); empty without Options.Compat.
+	upstream []byte
 }
 
 // filingsAdder is how readParallel hands on a kept record.
@@ -148,16 +153,19 @@ func (b *rawBatch) decode(k *postingKeyer) {
 		b.out = b.out[:len(b.raw)]
 		clear(b.out) // a recycled batch's
 	}
-	var st rawStation
+	var st rawInput
 	for i, raw := range b.raw {
 		d := &b.out[i]
-		if err := decodeStation(raw, &st); err != nil {
+		if err := decodeStation(raw, &st, k.compat); err != nil {
 			d.reason, d.detail = skipMalformed, err.Error()
 			continue
 		}
-		d.rec, d.reason = cleanStation(&st)
+		d.rec, d.reason = cleanStation(&st.rawStation)
 		if d.reason == kept {
-			d.at = newestTime(&st)
+			d.at = newestTime(&st.rawStation)
+			if k.compat {
+				d.up = upstreamOf(d.rec.ID, &st)
+			}
 		}
 	}
 	b.file(k)
@@ -167,7 +175,7 @@ func (b *rawBatch) decode(k *postingKeyer) {
 // whole batch rather than three allocations a record. The slices are cut
 // once both buffers are complete, since they may move while they grow.
 func (b *rawBatch) file(k *postingKeyer) {
-	type ends struct{ order, record, postings, stream, station int }
+	type ends struct{ order, record, postings, stream, station, upstream int }
 	end := make([]ends, len(b.out))
 	data, postings := b.filed[:0], b.postings[:0]
 	for i := range b.out {
@@ -181,7 +189,16 @@ func (b *rawBatch) file(k *postingKeyer) {
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
 		data, end[i].stream, end[i].station = relationKeys(data, &d.rec, o)
+		if k.compat {
+			data = d.up.AppendStored(data)
+		}
+		end[i].upstream = len(data)
 		postings = k.postingKeys(postings, &d.rec, o)
+		if k.compat {
+			postings = upstreamKeys(postings, &d.up)
+			postings = k.nameGramKeys(postings, o.Folded)
+			d.up = stationjson.Upstream{} // its strings are garbage once encoded
+		}
 		end[i].postings = len(postings)
 	}
 	start := ends{}
@@ -191,11 +208,12 @@ func (b *rawBatch) file(k *postingKeyer) {
 		}
 		e := end[i]
 		b.out[i].f = filing{
-			order:    data[start.station:e.order:e.order],
+			order:    data[start.upstream:e.order:e.order],
 			record:   data[e.order:e.record:e.record],
 			postings: postings[start.postings:e.postings:e.postings],
 			stream:   data[e.record:e.stream:e.stream],
 			station:  data[e.stream:e.station:e.station],
+			upstream: data[e.station:e.upstream:e.upstream],
 		}
 		start = e
 	}
@@ -224,6 +242,7 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 	for range min(max(runtime.GOMAXPROCS(0), 1), maxDecoders) {
 		go func() {
 			k := newPostingKeyer()
+			k.compat = rr.compat
 			for b := range work {
 				b.decode(k)
 			}

@@ -34,7 +34,15 @@ const (
 	bCodecs
 	bSchemes
 	bBitrates
+	// The buckets from here on are the compatible API's, written only
+	// with Options.Compat.
+	bUpstreamFlags
+	bUpstreamURLs
+	bUpstreamCountries
+	bNameGrams
 	numPostingBuckets
+
+	firstCompatPosting = bUpstreamFlags
 )
 
 var postingBucketNames = [numPostingBuckets][]byte{
@@ -42,6 +50,8 @@ var postingBucketNames = [numPostingBuckets][]byte{
 	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
 	bGenres: format.BucketGenres, bGenreSpellings: format.BucketGenreLabels, bLocations: format.BucketLocations,
 	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
+	bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
+	bUpstreamCountries: format.BucketUpstreamCountry, bNameGrams: format.BucketNameGrams,
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists
@@ -121,7 +131,11 @@ type postingKeyer struct {
 	countryNames map[string]string // ISO code -> English name, memoised
 	labels       map[string]*labelKeys
 	nameTokens   []string // the tokens of the name nameOrder last folded
-	tokens       []string // scratch
+	grams        []string // scratch of nameGramKeys
+	// compat: file the compatible API's keys and upstream objects too
+	// (Options.Compat).
+	compat bool
+	tokens []string // scratch
 }
 
 // labelKeys is what a label is filed under: its facet key (format.FacetKey),

@@ -26,6 +26,9 @@ type recordReader struct {
 	warn     io.Writer // nil: silent
 	warnings int
 	progress func(read int) // called every progressEvery records; may be nil
+	// compat: keep each record's upstream object and compatible-API
+	// postings (Options.Compat); only readParallel, for Build, reads it.
+	compat bool
 }
 
 const progressEvery = 10000
@@ -53,22 +56,22 @@ func (rr *recordReader) readAll(ctx context.Context, fn recordFunc, inputs ...In
 }
 
 func (rr *recordReader) readOne(ctx context.Context, in Input, fn recordFunc) error {
-	var st rawStation
+	var st rawInput
 	return readInput(ctx, in, func(pos position, raw []byte) error {
 		rr.read++
 		if rr.progress != nil && rr.read%progressEvery == 0 {
 			rr.progress(rr.read)
 		}
-		if err := decodeStation(raw, &st); err != nil {
+		if err := decodeStation(raw, &st, false); err != nil {
 			rr.skip(skipMalformed, in.Name, pos, err.Error())
 			return nil
 		}
-		rec, reason := rr.clean(&st)
+		rec, reason := rr.clean(&st.rawStation)
 		if reason != kept {
 			rr.skip(reason, in.Name, pos, "")
 			return nil
 		}
-		return fn(&rec, newestTime(&st))
+		return fn(&rec, newestTime(&st.rawStation))
 	})
 }
 

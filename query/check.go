@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -19,10 +20,12 @@ type CheckReport struct {
 	Path    string
 	Version int
 	Meta    format.Meta
-	Buckets []BucketCount // every bucket of format.AllBuckets, in that order
-	Bitmaps int           // posting lists deserialised and validated
-	Records int           // station records decoded
-	Files   int           // stored files whose size and digest match the manifest
+	// Buckets: every bucket of format.AllBuckets, in that order, then
+	// those of format.CompatBuckets if the index has them (Meta.Compat).
+	Buckets []BucketCount
+	Bitmaps int // posting lists deserialised and validated
+	Records int // station records decoded
+	Files   int // stored files whose size and digest match the manifest
 }
 
 // BucketCount is the number of keys in one bucket.
@@ -71,7 +74,7 @@ type checker struct {
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
@@ -83,11 +86,20 @@ func (c *checker) run() error {
 }
 
 func (c *checker) countBuckets() error {
-	for _, name := range format.AllBuckets {
+	for _, name := range c.buckets() {
 		keys := c.tx.Bucket(name).Stats().KeyN
 		c.rep.Buckets = append(c.rep.Buckets, BucketCount{Name: string(name), Keys: keys})
 	}
 	return nil
+}
+
+// buckets are the buckets the index has: format.AllBuckets, and
+// format.CompatBuckets with the compatible data (Open verified either).
+func (c *checker) buckets() [][]byte {
+	if !c.rep.Meta.Compat {
+		return format.AllBuckets
+	}
+	return slices.Concat(format.AllBuckets, format.CompatBuckets)
 }
 
 func (c *checker) keys(bucket []byte) int {
@@ -168,7 +180,11 @@ func (c *checker) checkIDs() error {
 }
 
 func (c *checker) checkBitmaps() error {
-	for _, name := range format.PostingBuckets {
+	postings := format.PostingBuckets
+	if c.rep.Meta.Compat {
+		postings = slices.Concat(postings, format.CompatPostingBuckets)
+	}
+	for _, name := range postings {
 		err := c.tx.Bucket(name).ForEach(func(k, v []byte) error {
 			if err := c.checkBitmap(v); err != nil {
 				return fmt.Errorf("%w: bucket %s, key %q: %v", format.ErrCorrupt, name, k, err)

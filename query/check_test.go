@@ -23,6 +23,40 @@ func TestCheckSoundIndex(t *testing.T) {
 	}
 }
 
+// TestCheckCompatIndex: a default build (smallPath) has none of the
+// compatible API's buckets and reports none; one built with Compat has
+// them all, announced in its meta, and Check verifies them.
+func TestCheckCompatIndex(t *testing.T) {
+	small(t)
+	plain, err := Check(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Meta.Compat {
+		t.Error("default build: meta says compat")
+	}
+	for _, b := range plain.Buckets {
+		for _, name := range format.CompatBuckets {
+			if b.Name == string(name) {
+				t.Errorf("default build: bucket %s reported", name)
+			}
+		}
+	}
+	text, _ := upstreamInput(t)
+	rep, err := Check(buildIndex(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Meta.Compat || len(rep.Buckets) != len(format.AllBuckets)+len(format.CompatBuckets) {
+		t.Errorf("compat build: report %+v", rep)
+	}
+	for _, b := range rep.Buckets[len(format.AllBuckets):] {
+		if b.Keys == 0 && b.Name != string(format.BucketUpstreamURL) {
+			t.Errorf("compat build: bucket %s empty", b.Name)
+		}
+	}
+}
+
 func serialized(t *testing.T, values ...uint32) string {
 	t.Helper()
 	var buf bytes.Buffer

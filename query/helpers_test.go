@@ -56,7 +56,7 @@ func buildIndex(tb testing.TB, text string) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "test.idx")
 	in := indexer.Input{Name: "test.ndjson", R: strings.NewReader(text)}
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: testSnapshot}, in); err != nil {
+	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: testSnapshot, Compat: true}, in); err != nil {
 		tb.Fatalf("build test index: %v", err)
 	}
 	return path

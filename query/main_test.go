@@ -98,6 +98,6 @@ func buildFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realdata.FileName, R: f})
+	_, err = indexer.Build(context.Background(), path, indexer.Options{Compat: true}, indexer.Input{Name: realdata.FileName, R: f})
 	return err
 }

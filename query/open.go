@@ -146,6 +146,9 @@ func (ix *Index) verify(tx *bolt.Tx, size int64) error {
 	if err != nil {
 		return err
 	}
+	if err := verifyCompatBuckets(tx, meta.Compat); err != nil {
+		return err
+	}
 	ix.meta = meta
 	return verifyRecordRange(tx, meta.Stations)
 }
@@ -227,4 +230,18 @@ func (ix *Index) guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// verifyCompatBuckets checks that the compatible API's buckets are there
+// exactly when the meta document says so (format.Meta.Compat).
+func verifyCompatBuckets(tx *bolt.Tx, compat bool) error {
+	for _, name := range format.CompatBuckets {
+		switch has := tx.Bucket(name) != nil; {
+		case compat && !has:
+			return fmt.Errorf("%w: bucket %q missing", format.ErrCorrupt, name)
+		case !compat && has:
+			return fmt.Errorf("%w: bucket %q in an index without the compatible data", format.ErrCorrupt, name)
+		}
+	}
+	return nil
 }

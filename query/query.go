@@ -50,6 +50,9 @@ import (
 var (
 	// ErrNotFound: no station with that id in this snapshot.
 	ErrNotFound = errors.New("station not found")
+	// ErrNoCompat: the index was built without the compatible API's data
+	// (stationdex index -compat); see Index.HasCompat.
+	ErrNoCompat = errors.New("index built without the compatible API's data (stationdex index -compat)")
 	// ErrInvalidQuery: Limit or Offset outside the range Search accepts.
 	// The server validates requests first, so this means a caller bug.
 	ErrInvalidQuery = errors.New("invalid query")
@@ -100,6 +103,8 @@ type Index struct {
 	// buckets by number, built on first use (see blockLocator).
 	blocks [3]blockLocator
 	groups lazyGroupIndex // for distinct searches, built on first use
+	// upOrders are the compatible API's orders, made on first use.
+	upOrders upstreamPermutations
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a
@@ -120,6 +125,11 @@ func (ix *Index) Close() error {
 
 // Meta describes the snapshot.
 func (ix *Index) Meta() format.Meta { return ix.meta }
+
+// HasCompat reports whether the index has the compatible API's data
+// (format.Meta.Compat: built with stationdex index -compat). Without it
+// every Upstream* method fails with ErrNoCompat.
+func (ix *Index) HasCompat() bool { return ix.meta.Compat }
 
 // Path is the file the index was opened from.
 func (ix *Index) Path() string { return ix.path }

@@ -19,13 +19,16 @@ const (
 	CodeUnknownParameter  Code = "unknown_parameter"  // 400: a parameter the operation does not take
 	CodeRepeatedParameter Code = "repeated_parameter" // 400: a parameter given more than once
 	CodeInvalidRequest    Code = "invalid_request"    // 400: a request no read may be (a GET with a body)
+	CodeReadOnly          Code = "read_only"          // 403: a write to the read-only mirror (/json/vote, /json/add)
 	CodeNotFound          Code = "not_found"          // 404: no such station or path
+	CodeCompatNotIndexed  Code = "compat_not_indexed" // 404: /json/ on an index built without stationdex index -compat
 	CodeMethodNotAllowed  Code = "method_not_allowed" // 405: see the Allow header
 	CodeNotAcceptable     Code = "not_acceptable"     // 406: Accept excludes application/json
 	CodeURITooLong        Code = "uri_too_long"       // 414: request target over the limit
 	CodeInvalidRange      Code = "invalid_range"      // 416: a Range header no download can satisfy
 	CodeUnavailable       Code = "unavailable"        // 503: no index loaded yet; retry
 	CodeInternal          Code = "internal"           // 500: details are in the server log only
+	CodeNotImplemented    Code = "not_implemented"    // 501: an upstream path or value under /json/ this node does not serve yet
 )
 
 // Error is an error meant for the client: its Message is shown as is, so it
@@ -59,6 +62,8 @@ func errorStatus(err error) (int, *Error) {
 		return codeStatus(e.Code), e
 	case errors.Is(err, query.ErrNotFound):
 		return http.StatusNotFound, errNoStation
+	case errors.Is(err, query.ErrNoCompat):
+		return http.StatusNotFound, errNoCompat
 	default:
 		return http.StatusInternalServerError, &Error{CodeInternal, "internal error; it has been logged"}
 	}
@@ -69,7 +74,9 @@ func codeStatus(c Code) int {
 	switch c {
 	case CodeInvalidParameter, CodeUnknownParameter, CodeRepeatedParameter, CodeInvalidRequest:
 		return http.StatusBadRequest
-	case CodeNotFound:
+	case CodeReadOnly:
+		return http.StatusForbidden
+	case CodeNotFound, CodeCompatNotIndexed:
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
@@ -81,6 +88,8 @@ func codeStatus(c Code) int {
 		return http.StatusRequestedRangeNotSatisfiable
 	case CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case CodeNotImplemented:
+		return http.StatusNotImplemented
 	default:
 		return http.StatusInternalServerError
 	}
@@ -98,7 +107,7 @@ type errorBody struct {
 // 4xx is cheap to recompute.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, e := errorStatus(err)
-	if status >= 500 && status != http.StatusServiceUnavailable {
+	if status == http.StatusInternalServerError { // 501 and 503 are expected answers
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	h := w.Header()

@@ -92,13 +92,13 @@ func rangeAcceptable(header string) bool {
 	return true
 }
 
-// refuse answers a refused request: a JSON error body under /api/, where
-// clients expect JSON, and plain text elsewhere.
+// refuse answers a refused request: a JSON error body under /api/ and
+// /json/, where clients expect JSON, and plain text elsewhere.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *Error) {
 	if hasBody(r) {
 		w.Header().Set("Connection", "close") // the body is not read
 	}
-	if isAPIPath(r.URL.Path) {
+	if isAPIPath(r.URL.Path) || strings.HasPrefix(r.URL.Path, pathUpstream) {
 		setCORS(w.Header(), r)
 		s.writeError(w, r, e)
 		return

@@ -216,6 +216,7 @@ func (s *Server) routes() *httprouter.Router {
 	r.MethodNotAllowed = s.unmatched(s.methodNotAllowed)
 	r.NotFound = s.unmatched(s.notFound)
 	s.apiRoutes(r)
+	s.upstreamRoutes(r)
 	s.pageRoutes(r)
 	return r
 }

@@ -54,6 +54,11 @@ func printCheckReport(w io.Writer, rep query.CheckReport) {
 	if rep.Files > 0 {
 		fmt.Fprintf(w, "  files     %d data dumps match their manifest\n", rep.Files)
 	}
+	if m.Compat {
+		fmt.Fprintf(w, "  compat    upstream objects and /json/ postings valid (built with -compat)\n")
+	} else {
+		fmt.Fprintf(w, "  compat    none: /json/ is not served (stationdex index -compat writes it)\n")
+	}
 	fmt.Fprintf(w, "  counts    %d tokens, %d countries, %d languages, %d genres (as in meta)\n",
 		m.Tokens, m.Countries, m.Languages, m.Genres)
 	fmt.Fprintf(w, "  buckets  ")

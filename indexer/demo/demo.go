@@ -36,7 +36,8 @@ const Source = "stationdex demo snapshot (fictional stations in Radio Browser fo
 // Build writes the demo index to dir/demo.db and returns its path.
 func Build(ctx context.Context, dir string) (string, error) {
 	path := filepath.Join(dir, "demo.db")
-	opts := indexer.Options{SnapshotAt: SnapshotAt, Source: Source}
+	// Compat: the demo serves the compatible API under /json/ too.
+	opts := indexer.Options{SnapshotAt: SnapshotAt, Source: Source, Compat: true}
 	in := indexer.Input{Name: "demo/stations.ndjson", R: bytes.NewReader(NDJSON)}
 	if _, err := indexer.Build(ctx, path, opts, in); err != nil {
 		return "", fmt.Errorf("build demo index: %w", err)

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("11")
+//	            "version"  -> Version, decimal ASCII ("12")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -35,6 +35,13 @@
 //	                             with the base URL left out (see
 //	                             stationjson.go): the JSON API copies a
 //	                             page out of it instead of decoding records
+//	upstream_json BlockKey(b) -> (only with Meta.Compat, as every bucket
+//	                             of CompatBuckets) upstream block b: the same stations as
+//	                             record block b, each as the upstream
+//	                             directory's station object (every field
+//	                             of the snapshot record, bounded, and
+//	                             page_url opening with BaseURLMark): what
+//	                             the compatible API under /json/ copies
 //	ids         16-byte UUID  -> RecordKey(n)
 //	names       name key      -> bitmap: stations whose name key equals it
 //	                             (the exact-name relevance tier)
@@ -57,6 +64,19 @@
 //	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
 //	schemes     SchemeHTTP or SchemeHTTPS -> bitmap: stations whose stream
 //	            address has that scheme (none for a station without one)
+//	upstream_flags UpstreamFlag* -> bitmap: the stations whose snapshot
+//	            record sets that flag (lastcheckok = 1, has_extended_info,
+//	            both coordinates given), for the compatible API's
+//	            hidebroken, has_extended_info and has_geo_info
+//	upstream_urls UpstreamURLKey(url) -> bitmap: the stations whose
+//	            snapshot url (as entered, not resolved) has that short
+//	            digest; a reader compares the urls themselves
+//	name_grams  a gram of a folded name (grams.go) -> bitmap: the
+//	            stations whose folded name has that gram, for the
+//	            compatible API's substring match of names
+//	upstream_countries FacetKey(country label) -> bitmap: the stations
+//	            of that source country label ("The United States Of
+//	            America"), for the compatible API's countryExact
 //	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
@@ -144,6 +164,7 @@
 package format
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -158,7 +179,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 11
+const Version = 12
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -195,6 +216,12 @@ var (
 	BucketGroups       = []byte("groups")
 	BucketGroupOf      = []byte("group_of")
 	BucketListedGroups = []byte("listed_groups")
+	BucketUpstreamJSON = []byte("upstream_json")
+	BucketUpstreamFlag = []byte("upstream_flags")
+	BucketUpstreamURL  = []byte("upstream_urls")
+	// BucketUpstreamCountry keys the source's country labels.
+	BucketUpstreamCountry = []byte("upstream_countries")
+	BucketNameGrams       = []byte("name_grams")
 	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
@@ -208,11 +235,41 @@ var AllBuckets = [][]byte{
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketFiles,
 }
 
+// CompatBuckets are the buckets of the compatible API under /json/, which
+// an index has exactly when its meta document says Compat: all of them or
+// none.
+var CompatBuckets = [][]byte{
+	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
+}
+
 // PostingBuckets are the buckets whose every value is a serialised bitmap.
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates,
+}
+
+// CompatPostingBuckets are the posting buckets among CompatBuckets.
+var CompatPostingBuckets = [][]byte{
+	BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
+}
+
+// Keys of BucketUpstreamFlag: the snapshot record's flags.
+const (
+	UpstreamFlagCheckOK      = "lastcheckok"
+	UpstreamFlagExtendedInfo = "has_extended_info"
+	UpstreamFlagGeo          = "has_geo_info"
+)
+
+// UpstreamURLKey is the key of BucketUpstreamURL for a station's url as
+// the source has it: the first 2 bytes of its SHA-256. So there are at
+// most 65,536 keys, whatever the number of stations (a key per station
+// made the indexer's posting buffers grow with the input), and a lookup
+// compares the urls of a few stations: one or two at 50k stations, about
+// 80 at 5M.
+func UpstreamURLKey(url string) []byte {
+	sum := sha256.Sum256([]byte(url))
+	return sum[:2]
 }
 
 // Names of the files in BucketFiles, in ascending order.
@@ -280,6 +337,10 @@ type Meta struct {
 	// There is deliberately no build time: the same input must give the
 	// same file contents.
 	BuiltBy string `json:"built_by"`
+	// Compat: the file has the compatible API's buckets (CompatBuckets),
+	// written by stationdex index -compat. Left out of the document when
+	// false, which is then the same as before the flag.
+	Compat bool `json:"compat,omitempty"`
 }
 
 // Skipped counts the input records the indexer left out, by reason.

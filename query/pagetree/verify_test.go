@@ -81,38 +81,49 @@ func rootPlan(t *testing.T, data []byte) []walkTask {
 }
 
 // TestWalkSumsTheLargestBucketInRuns checks that the walk plan cuts the
-// station blocks, the largest bucket, into runs for two walkers, covering
-// the root's children once and in order, and that the joined runs give
-// the stored sum.
+// station blocks, the largest buckets (the API's station JSON and the
+// upstream objects of the compatible API), into runs for two walkers,
+// each covering its root's children once and in order, that no other
+// bucket is cut, and that the joined runs give the stored sums.
 func TestWalkSumsTheLargestBucketInRuns(t *testing.T) {
 	data, _ := buildIndex(t, generated(runsStations))
-	var runs []walkTask
+	runs := map[string][]walkTask{}
 	for _, task := range rootPlan(t, data) {
-		if string(task.bucket.name) == string(format.BucketStationJSON) {
-			if task.run < 0 {
-				t.Fatal("the station blocks are walked whole")
+		name := string(task.bucket.name)
+		switch {
+		case name == string(format.BucketStationJSON) || name == string(format.BucketUpstreamJSON):
+			if task.run >= 0 {
+				runs[name] = append(runs[name], task)
 			}
-			runs = append(runs, task)
-		} else if task.run >= 0 {
-			t.Errorf("bucket %s is cut into runs too", task.bucket.name)
+		case task.run >= 0:
+			t.Errorf("bucket %s is cut into runs too", name)
 		}
 	}
-	if len(runs) < 2 {
-		t.Fatalf("%d runs", len(runs))
+	if len(runs[string(format.BucketStationJSON)]) < 2 {
+		t.Fatalf("the station blocks are walked in %d runs", len(runs[string(format.BucketStationJSON)]))
 	}
+	for name, r := range runs {
+		requireRunsCover(t, name, r)
+	}
+	if _, err := Walk(data, nil); err != nil {
+		t.Fatalf("the sums joined from runs do not match: %v", err)
+	}
+}
+
+// requireRunsCover: the runs of one bucket cover its root's children
+// once, in order.
+func requireRunsCover(t *testing.T, name string, runs []walkTask) {
+	t.Helper()
 	slices.SortFunc(runs, func(a, b walkTask) int { return a.run - b.run })
 	next := uint64(0)
 	for i, r := range runs {
 		if r.run != i || r.lo != next || r.hi <= r.lo {
-			t.Fatalf("run %d covers children [%d, %d), want it to start at %d", r.run, r.lo, r.hi, next)
+			t.Fatalf("%s: run %d covers children [%d, %d), want it to start at %d", name, r.run, r.lo, r.hi, next)
 		}
 		next = r.hi
 	}
 	if n := uint64(boltOrder.Uint16(runs[0].root[10:])); next != n {
-		t.Fatalf("runs end at child %d of %d", next, n)
-	}
-	if _, err := Walk(data, nil); err != nil {
-		t.Fatalf("the sums joined from runs do not match: %v", err)
+		t.Fatalf("%s: runs end at child %d of %d", name, next, n)
 	}
 }
 

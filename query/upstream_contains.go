@@ -1,0 +1,148 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+)
+
+// Substring matching for the compatible API (upstream: LIKE '%text%'),
+// without a scan of the stations. A name holds text when its folded form
+// (fold.String: case and accents aside) does: the stations whose names
+// hold every gram of the folded text (format.BucketNameGrams) are the
+// candidates, exact when the text is one gram, checked against their
+// names when it is longer. The other fields have a small vocabulary
+// (labels, tags, codecs): the keys of their buckets that hold the text
+// are found by walking the keys, and their lists united.
+
+// Contains says which fields must hold which text; "" is no condition.
+// Tags holds several texts, each of which a tag of the station must hold
+// (tagList).
+type Contains struct {
+	Name, Country, State, Language, Codec string
+	Tags                                  []string
+}
+
+// containsField is a vocabulary field: its bucket and how a text is
+// keyed to compare with the bucket's keys.
+type containsField struct {
+	text   func(c *Contains) string
+	bucket []byte
+	key    func(string) string
+}
+
+var containsFields = [...]containsField{
+	{func(c *Contains) string { return c.Country }, format.BucketUpstreamCountry, format.FacetKey},
+	{func(c *Contains) string { return c.State }, format.BucketLocations, format.FacetKey},
+	{func(c *Contains) string { return c.Language }, format.BucketLangLabels, format.FacetKey},
+	{func(c *Contains) string { return c.Codec }, format.BucketCodecs, strings.ToUpper},
+}
+
+// narrowContains is m narrowed by every condition of c.
+func (s *search) narrowContains(m set, c *Contains) (set, error) {
+	var err error
+	for _, f := range containsFields {
+		if t := f.text(c); t != "" && !m.empty() {
+			m, err = s.narrowKeysHolding(m, f.bucket, f.key(t))
+		}
+		if err != nil {
+			return m, err
+		}
+	}
+	for _, t := range c.Tags {
+		if m, err = s.narrowKeysHolding(m, format.BucketGenres, format.GenreKey(t)); err != nil || m.empty() {
+			return m, err
+		}
+	}
+	if c.Name != "" && !m.empty() {
+		return s.narrowName(m, fold.String(c.Name))
+	}
+	return m, nil
+}
+
+// narrowKeysHolding keeps the stations of m filed under a key of bucket
+// that holds text. A text that keys to nothing ("-" as a tag) is held by
+// every key, as LIKE '%%' matches every value: it keeps m.
+func (s *search) narrowKeysHolding(m set, bucket []byte, text string) (set, error) {
+	if text == "" {
+		return m, nil
+	}
+	lists := s.w.rawLists[:0]
+	next := pairs(s.bucket(bucket))
+	for k, v := next(); k != nil; k, v = next() {
+		if bytes.Contains(k, []byte(text)) {
+			lists = append(lists, v)
+		}
+	}
+	return s.narrowUnion(m, lists)
+}
+
+// narrowUnion is m within the union of the stored lists.
+func (s *search) narrowUnion(m set, lists [][]byte) (set, error) {
+	union, err := s.w.unionRaw(lists)
+	clear(lists)
+	s.w.rawLists = lists[:0]
+	if err != nil {
+		return m, err
+	}
+	return s.w.and(m, union), nil
+}
+
+// narrowName keeps the stations of m whose folded name holds text
+// (folded too; see format.AppendNameGrams): for a text of at most a
+// gram, the union of the grams starting with it; for a longer one, the
+// names with every gram of it, each then read to see that it holds it.
+func (s *search) narrowName(m set, text string) (set, error) {
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		return m, nil // held by every name, as LIKE '%%'
+	case n <= format.NameGramRunes:
+		return s.narrowUnion(m, s.gramsStarting(text))
+	}
+	for _, g := range format.AppendTextGrams(nil, text) {
+		list, err := s.get(format.BucketNameGrams, s.keyOf(g))
+		if err != nil {
+			return m, err
+		}
+		if m = s.w.and(m, list); m.empty() {
+			return m, nil
+		}
+	}
+	return s.namesHolding(m, text)
+}
+
+// gramsStarting is the stored lists of the grams that start with text,
+// a range of keys.
+func (s *search) gramsStarting(text string) [][]byte {
+	lists := s.w.rawLists[:0]
+	b := s.bucket(format.BucketNameGrams)
+	if !b.ok {
+		return lists
+	}
+	for k, v := b.c.Seek([]byte(text)); k != nil && bytes.HasPrefix(k, []byte(text)); k, v = b.c.Next() {
+		lists = append(lists, v)
+	}
+	return lists
+}
+
+// namesHolding keeps the stations of m whose folded name holds text,
+// reading each one's record.
+func (s *search) namesHolding(m set, text string) (set, error) {
+	out := s.w.scratch()
+	records := s.tx.Bucket(format.BucketStations)
+	var r format.Record
+	for it := m.bm.Iterator(); it.HasNext(); {
+		n := it.Next()
+		if err := decodeRecord(records, n, &r); err != nil {
+			return out, fmt.Errorf("record %d: %w", n, err)
+		}
+		if strings.Contains(fold.String(r.Name), text) {
+			out.bm.Add(n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"cmp"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
+	"stationdex/query"
+)
+
+// The lists of the compatible API (/json/countries, countrycodes,
+// codecs, languages, tags, states): every value with its station count,
+// from the buckets the filters read (query.UpstreamCounts), so a value's
+// count is what filtering on it finds. A list is small (at most a few
+// thousand values): it is built whole, cached and compressed as the
+// other answers are.
+//
+// The {filter} path segment keeps the values whose name holds it, after
+// folding case and accents (upstream: LIKE, case-sensitive on some lists);
+// order is name (the default) or stationcount, anything else a 400
+// (upstream: a 500).
+
+// upList is one list path.
+type upList struct {
+	maxArgs int // path segments after the list's name: {filter}, states' {country}/{filter}
+	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+}
+
+// upEntry is one value of a list, in upstream's field names; the fields
+// a list does not have are left out.
+type upEntry struct {
+	Name         string  `json:"name"`
+	ISO3166_1    string  `json:"iso_3166_1,omitempty"`
+	Country      string  `json:"country,omitempty"`
+	ISO639       *string `json:"iso_639,omitempty"`
+	StationCount int     `json:"stationcount"`
+}
+
+// upListOf is the list path cmd, or nil.
+func upListOf(cmd string) *upList {
+	switch cmd {
+	case "countries":
+		return upDimList(query.DimCountry, func(c query.UpstreamCount) upEntry {
+			return upEntry{Name: c.Label, ISO3166_1: c.Key, StationCount: c.Stations}
+		})
+	case "countrycodes":
+		return upDimList(query.DimCountry, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+	case "codecs":
+		return upDimList(query.DimCodec, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+	case "tags":
+		return upDimList(query.DimGenre, plainUpEntry(func(c query.UpstreamCount) string { return c.Label }))
+	case "languages":
+		return upDimList(query.DimLanguage, func(c query.UpstreamCount) upEntry {
+			e := upEntry{Name: c.Label, StationCount: c.Stations}
+			if code, ok := iso.LanguageCode(c.Label); ok {
+				e.ISO639 = &code
+			}
+			return e
+		})
+	case "states":
+		return &upList{maxArgs: 2, serve: (*Server).serveUpStates}
+	}
+	return nil
+}
+
+func plainUpEntry(name func(query.UpstreamCount) string) func(query.UpstreamCount) upEntry {
+	return func(c query.UpstreamCount) upEntry { return upEntry{Name: name(c), StationCount: c.Stations} }
+}
+
+// upDimList is the list of the values of d, each made an entry by entry.
+func upDimList(d query.Dim, entry func(query.UpstreamCount) upEntry) *upList {
+	return &upList{maxArgs: 1, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+		s.serveUpList(w, r, args, p, func(ix *query.Index) ([]upEntry, error) {
+			counts, err := ix.UpstreamCounts(d, p.flag(upHideBroken))
+			entries := make([]upEntry, len(counts))
+			for i, c := range counts {
+				entries[i] = entry(c)
+			}
+			return entries, err
+		})
+	}}
+}
+
+// serveUpStates is /json/states[/{filter}] and /json/states/{country}/{filter}.
+func (s *Server) serveUpStates(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	country := ""
+	if len(args) == 2 {
+		country, args = args[0], args[1:]
+	}
+	s.serveUpList(w, r, args, p, func(ix *query.Index) ([]upEntry, error) {
+		states, err := ix.UpstreamStates(p.flag(upHideBroken))
+		var entries []upEntry
+		for _, st := range states {
+			if country == "" || format.FacetKey(st.Country) == format.FacetKey(country) {
+				entries = append(entries, upEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations})
+			}
+		}
+		return entries, err
+	})
+}
+
+// serveUpList answers a list: read by entries, then filtered by the
+// {filter} segment, ordered and paged.
+func (s *Server) serveUpList(w http.ResponseWriter, r *http.Request, args []string, p *upParams, entries func(*query.Index) ([]upEntry, error)) {
+	filter := ""
+	if len(args) == 1 {
+		filter = fold.String(args[0])
+	}
+	byCount, err := upListOrder(p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key := "upstream:" + r.URL.Path + "?" + p.canonical()
+	s.serveResource(w, r, key, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		list, err := entries(ix)
+		if err != nil {
+			return entityHead{}, dst, err
+		}
+		list = filterUpEntries(list, filter)
+		sortUpEntries(list, byCount, p.flag(upReverse))
+		list = list[min(p.count(upOffset, 0), len(list)):]
+		list = list[:min(p.count(upLimit, len(list)), len(list))]
+		dst, err = encodeResponse(dst, list)
+		return jsonHead, dst, err
+	}, s.writeError)
+}
+
+// upListOrder reports whether a list is ordered by station count.
+func upListOrder(p *upParams) (byCount bool, err error) {
+	switch p.text(upOrder) {
+	case "", "name":
+		return false, nil
+	case "stationcount":
+		return true, nil
+	}
+	return false, errorf(CodeInvalidParameter, "a list's order is name or stationcount, not %s", quoteClip(p.text(upOrder)))
+}
+
+// filterUpEntries keeps the entries whose name (or code) holds the
+// folded filter.
+func filterUpEntries(list []upEntry, filter string) []upEntry {
+	if filter == "" {
+		return list
+	}
+	return slices.DeleteFunc(list, func(e upEntry) bool {
+		return !strings.Contains(fold.String(e.Name), filter) && !strings.Contains(fold.String(e.ISO3166_1), filter)
+	})
+}
+
+// sortUpEntries orders a list by folded name (then name, then country),
+// or by station count and then so; reverse turns the whole order round.
+func sortUpEntries(list []upEntry, byCount, reverse bool) {
+	slices.SortStableFunc(list, func(a, b upEntry) int {
+		c := cmp.Or(cmp.Compare(fold.String(a.Name), fold.String(b.Name)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Country, b.Country))
+		if byCount {
+			c = cmp.Or(cmp.Compare(a.StationCount, b.StationCount), c)
+		}
+		if reverse {
+			return -c
+		}
+		return c
+	})
+}
+
+// upStats is /json/stats as upstream words it, for this node.
+type upStats struct {
+	SupportedVersion int    `json:"supported_version"`
+	SoftwareVersion  string `json:"software_version"`
+	Status           string `json:"status"`
+	Stations         int    `json:"stations"`
+	StationsBroken   int    `json:"stations_broken"`
+	Tags             int    `json:"tags"`
+	ClicksLastHour   int    `json:"clicks_last_hour"`
+	ClicksLastDay    int    `json:"clicks_last_day"`
+	Languages        int    `json:"languages"`
+	Countries        int    `json:"countries"`
+}
+
+// serveUpStats describes this node's snapshot. A mirror counts no clicks.
+func (s *Server) serveUpStats(w http.ResponseWriter, r *http.Request, _ []string, _ *upParams) {
+	s.serveResource(w, r, "upstream:stats", func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		m := ix.Meta()
+		working, err := ix.UpstreamWorking()
+		if err != nil {
+			return entityHead{}, dst, err
+		}
+		dst, err = encodeResponse(dst, upStats{
+			SupportedVersion: 1, SoftwareVersion: "stationdex (snapshot " + snapshotAt(m) + ")", Status: "OK",
+			Stations: m.Stations, StationsBroken: m.Stations - working, Tags: m.Genres, Languages: m.Languages, Countries: m.Countries,
+		})
+		return jsonHead, dst, err
+	}, s.writeError)
+}
+
+// upServer is one entry of /json/servers.
+type upServer struct {
+	IP   string `json:"ip"`
+	Name string `json:"name"`
+}
+
+// serveUpServers names this node, the only server it knows: clients take
+// a name from this list and call https://{name}/json/...
+func (s *Server) serveUpServers(w http.ResponseWriter, r *http.Request, _ []string, _ *upParams) {
+	s.serveResource(w, r, "upstream:servers", func(_ *query.Index, dst []byte) (entityHead, []byte, error) {
+		host := ""
+		if u, err := url.Parse(s.base); err == nil {
+			host = u.Host
+		}
+		dst, err := encodeResponse(dst, []upServer{{IP: "", Name: host}})
+		return jsonHead, dst, err
+	}, s.writeError)
+}

@@ -1,0 +1,400 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// The station paths of the compatible API: the upstream parameters
+// translated into one query.UpstreamSelect, which the engine answers.
+
+// upDefaultLimit is upstream's documented default page: in effect every
+// station, which is why such a list is streamed (upstream_stream.go).
+const upDefaultLimit = 100000
+
+// maxUpUUIDs bounds the uuids of one stations/byuuid request.
+const maxUpUUIDs = 1000
+
+// upMatch is one text filter of stations/search: its exact form goes to
+// the engine's filters (exact), its substring form (upstream's LIKE
+// '%text%') to the engine's substring conditions (holds).
+type upMatch struct {
+	text, exact upParam
+	exactly     func(sel *query.UpstreamSelect, value string)
+	holds       func(c *query.Contains, value string)
+}
+
+// upMatches are the text filters of stations/search, in the order
+// upstream applies them.
+var upMatches = []upMatch{
+	{upName, upNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v },
+		func(c *query.Contains, v string) { c.Name = v }},
+	{upCountry, upCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v },
+		func(c *query.Contains, v string) { c.Country = v }},
+	{upState, upStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) },
+		func(c *query.Contains, v string) { c.State = v }},
+	{upLanguage, upLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) },
+		func(c *query.Contains, v string) { c.Language = v }},
+	{upTag, upTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) },
+		func(c *query.Contains, v string) { c.Tags = append(c.Tags, v) }},
+}
+
+func addFilter(sel *query.UpstreamSelect, d query.Dim, v string) {
+	sel.Query.Filter[d] = append(sel.Query.Filter[d], v)
+}
+
+// upSelect translates the parameters of stations/search (and the subset
+// other paths take) into the engine's selection.
+func upSelect(p *upParams) (query.UpstreamSelect, error) {
+	var sel query.UpstreamSelect
+	for _, m := range upMatches {
+		v := p.text(m.text)
+		if v == "" {
+			continue
+		}
+		if p.flag(m.exact) {
+			m.exactly(&sel, v)
+		} else {
+			m.holds(&sel.Contains, v)
+		}
+	}
+	if err := addTagList(&sel, p); err != nil {
+		return sel, err
+	}
+	if v := p.text(upCountryCode); v != "" {
+		addFilter(&sel, query.DimCountry, v)
+	}
+	if v := p.text(upCodec); v != "" {
+		addFilter(&sel, query.DimCodec, v) // upstream: LOWER(codec)=LOWER(v)
+	}
+	if p.has(upIsHTTPS) {
+		addFilter(&sel, query.DimHTTPS, p.text(upIsHTTPS))
+	}
+	sel.Query.BitrateMin, sel.Query.BitrateMax = p.count(upBitrateMin, 0), p.count(upBitrateMax, 0)
+	sel.CheckOK = upTri(p, upHideBroken, false)
+	sel.ExtendedInfo, sel.Geo = upTri(p, upHasExtendedInfo, true), upTri(p, upHasGeoInfo, true)
+	sel.Reverse = p.flag(upReverse)
+	return sel, upNear(&sel, p)
+}
+
+// addTagList adds tagList's tags, every one of which a station must list
+// (upstream: AND), exactly with tagExact=true.
+func addTagList(sel *query.UpstreamSelect, p *upParams) error {
+	if p.text(upTagList) == "" {
+		return nil
+	}
+	for _, t := range strings.Split(p.text(upTagList), ",") {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if p.flag(upTagExact) {
+			sel.Genres = append(sel.Genres, t)
+		} else {
+			sel.Contains.Tags = append(sel.Contains.Tags, t)
+		}
+	}
+	return nil
+}
+
+// upTri is a boolean parameter as a condition: given true, Yes; given
+// false, No when both ways filter (has_geo_info=false keeps the stations
+// without), else no condition (hidebroken=false shows every station).
+func upTri(p *upParams, q upParam, both bool) query.Tri {
+	switch {
+	case !p.has(q):
+		return query.Either
+	case p.flag(q):
+		return query.Yes
+	case both:
+		return query.No
+	}
+	return query.Either
+}
+
+// upNear is the distance filter: geo_lat, geo_long and geo_distance (in
+// metres, as newer upstream servers take it) together, or none of them.
+func upNear(sel *query.UpstreamSelect, p *upParams) error {
+	given := 0
+	for _, q := range []upParam{upGeoLat, upGeoLong, upGeoDistance} {
+		if p.has(q) {
+			given++
+		}
+	}
+	if given == 0 {
+		return nil
+	}
+	lat, lon, m := p.decimal(upGeoLat), p.decimal(upGeoLong), p.decimal(upGeoDistance)
+	if given != 3 || lat < -90 || lat > 90 || lon < -180 || lon > 180 || m <= 0 || m > 20_000_000 {
+		return errorf(CodeInvalidParameter, "geo_lat (-90 to 90), geo_long (-180 to 180) and geo_distance (metres, above 0, at most 20000000) go together")
+	}
+	sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
+	return nil
+}
+
+// upOrderOf is the order parameter's order, its value compared ignoring
+// case (the npm client sends lastCheckOK, clickTimeStamp); name when
+// absent. Upstream took an unknown order as name: here it is a 400.
+func upOrderOf(p *upParams) (query.UpstreamOrder, error) {
+	v := p.text(upOrder)
+	if v == "" {
+		return query.OrderName, nil
+	}
+	for o, name := range query.UpstreamOrders {
+		if strings.EqualFold(v, name) {
+			return query.UpstreamOrder(o), nil
+		}
+	}
+	return 0, errorf(CodeInvalidParameter, "order %s is none of %s", quoteClip(v), strings.Join(query.UpstreamOrders[:], ", "))
+}
+
+// serveUpSearch is /json/stations/search.
+func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	s.streamUpSearch(w, r, p, nil)
+}
+
+// streamUpSearch answers the search p asks for, narrowed further by
+// narrow when given.
+func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upParams, narrow func(*query.UpstreamSelect)) {
+	sel, err := upSelect(p)
+	if err == nil {
+		sel.Order, err = upOrderOf(p)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sel.Seed = rand.Uint64() // random is another shuffle on every request
+	if narrow != nil {
+		narrow(&sel)
+	}
+	s.streamUpStations(w, r, sel, p.count(upOffset, 0), p.count(upLimit, upDefaultLimit))
+}
+
+// serveUpAll is /json/stations: every station, paged.
+func (s *Server) serveUpAll(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	s.serveUpSearch(w, r, args, p)
+}
+
+// upColumn is a /json/stations/by{column}/{term} path: the term as the
+// value of one search parameter, exactly or not.
+type upColumn struct {
+	param upParam
+	exact bool
+}
+
+var upColumns = map[string]upColumn{
+	"byname": {upName, false}, "bynameexact": {upName, true}, "bycodec": {upCodec, false},
+	"bycodecexact": {upCodec, true}, "bycountry": {upCountry, false}, "bycountryexact": {upCountry, true},
+	"bycountrycodeexact": {upCountryCode, true}, "bystate": {upState, false}, "bystateexact": {upState, true},
+	"bytag": {upTag, false}, "bytagexact": {upTag, true}, "bylanguage": {upLanguage, false},
+	"bylanguageexact": {upLanguage, true},
+}
+
+// upByColumn is the endpoint of a by{column} path, or nil.
+func upByColumn(sub string) *upEndpoint {
+	c, ok := upColumns[sub]
+	if !ok {
+		return nil
+	}
+	return &upEndpoint{takes: upPaging, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+		if c.param == upCodec && !c.exact {
+			// the codec parameter is always exact: the path says more
+			s.streamUpSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
+			return
+		}
+		p.given |= 1 << c.param
+		p.values[c.param] = args[0]
+		if exact := upExactOf(c.param); exact != c.param {
+			p.given |= 1 << exact
+			p.values[exact] = strconv.FormatBool(c.exact)
+		}
+		s.serveUpSearch(w, r, nil, p)
+	}}
+}
+
+// upExactOf is the exact flag of a text filter, or the filter itself
+// when it has none (codec and countrycode are always exact upstream).
+func upExactOf(q upParam) upParam {
+	for _, m := range upMatches {
+		if m.text == q {
+			return m.exact
+		}
+	}
+	return q
+}
+
+// serveUpByUUIDs is /json/stations/byuuid?uuids=a,b: the stations named,
+// in the order named, each once; unknown ones are left out.
+func (s *Server) serveUpByUUIDs(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	ids, err := upUUIDList(p.text(upUUIDs))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.serveUpObjects(w, r, ids)
+}
+
+// serveUpByUUID is /json/stations/byuuid/{uuid}: a list of that station,
+// or an empty list, as upstream answers.
+func (s *Server) serveUpByUUID(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
+	ids, err := upUUIDList(args[0])
+	if err == nil && len(ids) != 1 {
+		err = errorf(CodeInvalidParameter, "the path names one station uuid")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.serveUpObjects(w, r, ids)
+}
+
+// upUUIDList parses a comma-separated list of station uuids, dropping
+// repeats.
+func upUUIDList(list string) ([]format.UUID, error) {
+	var ids []format.UUID
+	for _, f := range strings.Split(list, ",") {
+		id, err := format.ParseUUID(strings.TrimSpace(f))
+		if err != nil {
+			return nil, errorf(CodeInvalidParameter, "uuids must be station uuids separated by commas, not %s", quoteClip(f))
+		}
+		if len(ids) == maxUpUUIDs {
+			return nil, errorf(CodeInvalidParameter, "at most %d uuids at once", maxUpUUIDs)
+		}
+		if !containsUUID(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func containsUUID(ids []format.UUID, id format.UUID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// serveUpObjects answers a JSON array of the stations ids names.
+func (s *Server) serveUpObjects(w http.ResponseWriter, r *http.Request, ids []format.UUID) {
+	var key strings.Builder
+	key.WriteString("upstream:objects:")
+	for _, id := range ids {
+		key.WriteString(id.String())
+		key.WriteByte(',')
+	}
+	s.serveResource(w, r, key.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		dst = append(dst, '[')
+		n := 0
+		for _, id := range ids {
+			js, err := ix.UpstreamJSON(id, nil)
+			if err == query.ErrNotFound {
+				continue
+			} else if err != nil {
+				return entityHead{}, dst, err
+			}
+			if n++; n > 1 {
+				dst = append(dst, ',')
+			}
+			dst = stationjson.Splice(dst, js, s.baseJSON)
+		}
+		return jsonHead, append(dst, "]\n"...), nil
+	}, s.writeError)
+}
+
+// serveUpByURL is /json/stations/byurl?url=: the stations whose url (as
+// entered, not resolved) is exactly url.
+func (s *Server) serveUpByURL(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
+	if p.text(upURL) == "" {
+		s.writeError(w, r, errorf(CodeInvalidParameter, "url is required: the stream URL as the station entered it"))
+		return
+	}
+	s.streamUpStations(w, r, query.UpstreamSelect{URL: p.text(upURL)}, 0, upDefaultLimit)
+}
+
+// upClick is the answer of /json/url/{uuid}, as upstream words it.
+type upClick struct {
+	OK          bool   `json:"ok"`
+	Message     string `json:"message"`
+	StationUUID string `json:"stationuuid"`
+	Name        string `json:"name"`
+	URL         string `json:"url"`
+}
+
+// serveUpClick is /json/url/{uuid}: the station's stream address. Upstream
+// counts a click here; a mirror counts nothing.
+func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
+	id, err := format.ParseUUID(args[0])
+	if err != nil {
+		s.writeError(w, r, errNoStation)
+		return
+	}
+	s.serveResource(w, r, "upstream:url:"+id.String(), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		js, err := ix.UpstreamJSON(id, nil)
+		if err != nil {
+			return entityHead{}, dst, err
+		}
+		var st struct {
+			Name        string `json:"name"`
+			URL         string `json:"url"`
+			URLResolved string `json:"url_resolved"`
+		}
+		if err := json.Unmarshal(stationjson.Splice(nil, js, ""), &st); err != nil {
+			return entityHead{}, dst, fmt.Errorf("station %s: upstream object: %w", id, err)
+		}
+		click := upClick{OK: true, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
+		if click.URL == "" {
+			click.URL = st.URL
+		}
+		dst, err = encodeResponse(dst, click)
+		return jsonHead, dst, err
+	}, s.writeError)
+}
+
+// upTop is a fixed-order path: /json/stations/topvote[/{count}] and its
+// kin, the stations in one order, the path's count (or limit) of them.
+type upTop struct {
+	order   query.UpstreamOrder
+	reverse bool
+	checkOK query.Tri // broken: the stations whose last check failed
+}
+
+var upTops = map[string]upTop{
+	"topvote":    {query.OrderVotes, true, query.Either},
+	"topclick":   {query.OrderClickCount, true, query.Either},
+	"lastclick":  {query.OrderClickTimestamp, true, query.Either},
+	"lastchange": {query.OrderChangeTimestamp, true, query.Either},
+	"broken":     {query.OrderRandom, false, query.No},
+}
+
+// upTopParams are what a fixed-order path takes besides its count.
+var upTopParams = upSet(upHideBroken, upOffset, upLimit)
+
+// serve answers a fixed-order path; args holds the count, if any.
+func (top upTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	limit := p.count(upLimit, upDefaultLimit)
+	if len(args) == 1 {
+		if !isUpCount(args[0]) {
+			s.writeError(w, r, errorf(CodeInvalidParameter, "the count in the path must be a whole number, not %s", quoteClip(args[0])))
+			return
+		}
+		limit = (&upParams{given: 1 << upLimit, values: [numUpParams]string{upLimit: args[0]}}).count(upLimit, 0)
+	}
+	sel := query.UpstreamSelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
+	if p.flag(upHideBroken) {
+		sel.CheckOK = query.Yes
+	}
+	if top.checkOK == query.No && sel.CheckOK == query.Yes {
+		limit = 0 // broken and working: none
+	}
+	s.streamUpStations(w, r, sel, p.count(upOffset, 0), limit)
+}

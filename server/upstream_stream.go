@@ -1,0 +1,125 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// A station list of the compatible API may hold every station (upstream's
+// default limit is 100000): it is sent as it is read, upChunk stations at
+// a time, each chunk read in a transaction of its own and spliced into a
+// pooled buffer, so that neither the answer nor a transaction grows with
+// the list or waits on the client. Such answers skip the response cache
+// and ETags (a whole list would evict the cache), and are compressed as
+// they are sent, in the coding the client accepts best (negotiate).
+
+// upChunk is the stations read and written at a time: about 1.4 MB of
+// JSON on the real data.
+const upChunk = 1000
+
+// streamUpStations answers the stations sel selects, from offset, at most
+// limit, as a JSON array.
+func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel query.UpstreamSelect, offset, limit int) {
+	ix, release := s.acquire()
+	if ix == nil {
+		s.writeError(w, r, errNoIndex)
+		return
+	}
+	defer release()
+	page := getBuffer()
+	defer putBuffer(page)
+	// The first chunk is read before anything is sent, so that an error
+	// in it is still an error answer.
+	stations, err := ix.UpstreamStations(sel)
+	var n int
+	if err == nil && limit > 0 {
+		*page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, upChunk), (*page)[:0])
+	}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("stations %+v: %w", sel, err))
+		return
+	}
+	c := negotiate(r.Header.Values("Accept-Encoding"))
+	h := w.Header()
+	h.Set("Content-Type", jsonType)
+	h["Cache-Control"] = s.cacheControl
+	varyAcceptEncoding(h)
+	if c != identity {
+		h.Set("Content-Encoding", c.name())
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	out, end := streamEncoder(w, c)
+	s.writeUpChunks(out, r, ix, stations, page, n, offset, limit)
+	if err := end(); err != nil {
+		panic(http.ErrAbortHandler) // the client left before the end
+	}
+}
+
+// writeUpChunks writes the array whose first chunk, n stations from
+// offset, is in page, and its other chunks up to limit stations.
+func (s *Server) writeUpChunks(out io.Writer, r *http.Request, ix *query.Index, stations *query.UpstreamSet, page *[]byte, n, offset, limit int) {
+	body := getBuffer()
+	defer putBuffer(body)
+	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.baseJSON)
+	var err error
+	for sent := n; n == upChunk && sent < limit; sent += n {
+		flushChunk(out, body)
+		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, upChunk), (*page)[:0])
+		if err != nil {
+			s.abortStream(r, err)
+		}
+		if n > 0 {
+			*body = stationjson.Splice(append(*body, ','), *page, s.baseJSON)
+		}
+	}
+	*body = append(*body, "]\n"...)
+	flushChunk(out, body)
+}
+
+// streamEncoder is w in coding c, and the call that ends the coding's
+// stream: gzip from the pool the built answers use, zstd made for the
+// answer (one goroutine, a window of 1 MiB).
+func streamEncoder(w io.Writer, c coding) (io.Writer, func() error) {
+	switch c {
+	case gzipCoding:
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(w)
+		return zw, func() error {
+			err := zw.Close()
+			gzipWriters.Put(zw)
+			return err
+		}
+	case zstdCoding:
+		zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
+		if err == nil {
+			return zw, zw.Close
+		}
+	}
+	return w, func() error { return nil }
+}
+
+// flushChunk writes the buffered part of a streamed answer; a client gone
+// away ends the stream.
+func flushChunk(out io.Writer, body *[]byte) {
+	if _, err := out.Write(*body); err != nil {
+		panic(http.ErrAbortHandler) // the client left: nothing more to send
+	}
+	*body = (*body)[:0]
+}
+
+// abortStream ends an answer whose status is sent: the connection is cut,
+// so that the client sees a broken list rather than a short one.
+func (s *Server) abortStream(r *http.Request, err error) {
+	s.log.Error("streamed answer failed", "path", r.URL.Path, "err", err)
+	panic(http.ErrAbortHandler)
+}

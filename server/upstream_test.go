@@ -1,0 +1,514 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"stationdex/indexer"
+	"stationdex/indexer/demo"
+	"stationdex/indexer/fold"
+	"stationdex/indexer/format"
+	"stationdex/indexer/stationjson"
+	"stationdex/query"
+)
+
+// serveUp runs one request with an optional body through s.
+func serveUp(s *Server, method, target, contentType, body string) *httptest.ResponseRecorder {
+	var rd *strings.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, nil)
+	if rd != nil {
+		req = httptest.NewRequest(method, target, rd)
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	checkAPIResponse(req, rec) // openapi_test.go: the response must conform to openapi.json
+	return rec
+}
+
+// TestUpParams: where parameters are read from, how names match, what
+// each kind accepts, what is refused and with which code.
+func TestUpParams(t *testing.T) {
+	form, jsonType := "application/x-www-form-urlencoded", "application/json"
+	cases := []struct {
+		name, method, target, ctype, body string
+		want                              map[upParam]string // nil: an error
+		code                              Code
+	}{
+		{"query", "GET", "/x?countrycode=PT&limit=3", "", "", map[upParam]string{upCountryCode: "PT", upLimit: "3"}, ""},
+		{"npm lower case", "GET", "/x?bitratemin=64&nameexact=true&hasextendedinfo=false&ishttps=true", "", "",
+			map[upParam]string{upBitrateMin: "64", upNameExact: "true", upHasExtendedInfo: "false", upIsHTTPS: "true"}, ""},
+		{"documented spelling", "GET", "/x?bitrateMin=64&has_geo_info=true&tagList=a,b", "", "",
+			map[upParam]string{upBitrateMin: "64", upHasGeoInfo: "true", upTagList: "a,b"}, ""},
+		{"form body wins", "POST", "/x?limit=3", form, "limit=5&codec=mp3", map[upParam]string{upLimit: "5", upCodec: "mp3"}, ""},
+		{"json body", "POST", "/x", jsonType, `{"limit":5,"hidebroken":true,"tagList":["a","b"],"name":null}`,
+			map[upParam]string{upLimit: "5", upHideBroken: "true", upTagList: "a,b"}, ""},
+		{"multipart", "POST", "/x", "multipart/form-data; boundary=B", "--B\r\nContent-Disposition: form-data; name=\"order\"\r\n\r\nname\r\n--B--\r\n",
+			map[upParam]string{upOrder: "name"}, ""},
+		{"unknown", "GET", "/x?countryCod=PT", "", "", nil, CodeUnknownParameter},
+		{"not taken here", "GET", "/x?uuids=a", "", "", nil, CodeUnknownParameter},
+		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, CodeRepeatedParameter},
+		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, CodeRepeatedParameter},
+		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, CodeInvalidParameter},
+		{"bool 1", "GET", "/x?reverse=1", "", "", nil, CodeInvalidParameter},
+		{"bool True", "GET", "/x?nameExact=True", "", "", nil, CodeInvalidParameter},
+		{"count abc", "GET", "/x?limit=abc", "", "", nil, CodeInvalidParameter},
+		{"count negative", "GET", "/x?offset=-1", "", "", nil, CodeInvalidParameter},
+		{"count huge", "GET", "/x?limit=99999999999999999999", "", "", nil, CodeInvalidParameter},
+		{"count plus", "GET", "/x?limit=%2B5", "", "", nil, CodeInvalidParameter},
+		{"decimal", "GET", "/x?geo_lat=NaN", "", "", nil, CodeInvalidParameter},
+		{"long text", "GET", "/x?name=" + strings.Repeat("a", maxUpTextBytes+1), "", "", nil, CodeInvalidParameter},
+		{"bad utf-8", "GET", "/x?name=%ff", "", "", nil, CodeInvalidParameter},
+		{"bad escape", "GET", "/x?name=%zz", "", "", nil, CodeInvalidRequest},
+		{"json nested", "POST", "/x", jsonType, `{"name":{"a":1}}`, nil, CodeInvalidParameter},
+		{"json not object", "POST", "/x", jsonType, `[1]`, nil, CodeInvalidRequest},
+		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, nil, CodeInvalidParameter},
+		{"body type", "POST", "/x", "text/plain", "limit=5", nil, CodeInvalidRequest},
+		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", maxUpBodyBytes), nil, CodeInvalidRequest},
+	}
+	for _, tc := range cases {
+		req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
+		if tc.body == "" {
+			req = httptest.NewRequest(tc.method, tc.target, nil)
+		}
+		req.Header.Set("Content-Type", tc.ctype)
+		p, err := parseUpParams(req, upSearchParams)
+		if tc.want == nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Code != tc.code {
+				t.Errorf("%s: error %v, want code %s", tc.name, err, tc.code)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		for q := range numUpParams {
+			if want, ok := tc.want[q]; ok != p.has(q) || p.text(q) != want {
+				t.Errorf("%s: %s = %q (given %v), want %q", tc.name, upParamRows[q].name, p.text(q), p.has(q), want)
+			}
+		}
+	}
+}
+
+// TestUpstreamStatuses: each path answers with its status and, for an
+// error, the JSON error body of its code: hostile or unsupported input is
+// a 4xx (or a 501 for what upstream serves and this node not yet), never
+// a 500.
+func TestUpstreamStatuses(t *testing.T) {
+	s := newDemoServer(t, nil)
+	const id = "cbbf6759-8124-405d-a884-3bd8732946bd"
+	cases := []struct {
+		method, target string
+		status         int
+		code           Code
+	}{
+		{"GET", "/json/stations", 200, ""},
+		{"POST", "/json/stations", 200, ""},
+		{"HEAD", "/json/stations/search?countrycode=PT", 200, ""},
+		{"GET", "/json/stations/byuuid/" + id, 200, ""},
+		{"GET", "/json/stations/byuuid?uuids=" + id + "," + strings.ToUpper(id), 200, ""},
+		{"GET", "/json/stations/bycountrycodeexact/pt?hidebroken=true", 200, ""},
+		{"GET", "/json/url/" + id, 200, ""},
+		{"GET", "/json/countries/ger?order=stationcount&reverse=true", 200, ""},
+		{"GET", "/json/states/germany/", 200, ""},
+		{"GET", "/json/stats", 200, ""},
+		{"GET", "/json/servers", 200, ""},
+		{"GET", "/json/vote/" + id, 403, CodeReadOnly},
+		{"POST", "/json/add", 403, CodeReadOnly},
+		{"GET", "/json/stations/topvote/10", 200, ""},
+		{"GET", "/json/stations/broken?hidebroken=true", 200, ""},
+		{"GET", "/json/stations/lastclick?limit=2&offset=1", 200, ""},
+		{"GET", "/json/stations/topclick/ten", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/topclick/1?order=name", 400, CodeUnknownParameter},
+		{"GET", "/json/stations/changed", 501, CodeNotImplemented},
+		{"GET", "/json/stations/byname/jazz", 200, ""},
+		{"GET", "/json/stations/bycodec/ac", 200, ""},
+		{"GET", "/json/stations/search?name=jazz&tag=j&tagList=a,b&country=x&state=y&language=z", 200, ""},
+		{"GET", "/json/stations/byname", 404, CodeNotFound},
+		{"GET", "/json/stations?order=votes", 200, ""},
+		{"GET", "/json/stations/search?order=lastCheckOK&reverse=true", 200, ""},
+		{"GET", "/json/checks", 501, CodeNotImplemented},
+		{"GET", "/json/stations?order=bogus", 400, CodeInvalidParameter},
+		{"GET", "/json/tags?order=votes", 400, CodeInvalidParameter},
+		{"GET", "/json/stations?hidebroken=yes", 400, CodeInvalidParameter},
+		{"GET", "/json/stations?limit=-1", 400, CodeInvalidParameter},
+		{"GET", "/json/stations?countrycode=PT", 400, CodeUnknownParameter},
+		{"GET", "/json/stations/byuuid?uuids=nope", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/byuuid/nope", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/byurl", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=91&geo_long=2&geo_distance=5", 400, CodeInvalidParameter},
+		{"GET", "/json/url/nope", 404, CodeNotFound},
+		{"GET", "/json/url/00000000-0000-4000-8000-000000000000", 404, CodeNotFound},
+		{"GET", "/json/nothing", 404, CodeNotFound},
+		{"GET", "/json/stations/search/extra", 404, CodeNotFound},
+		{"PUT", "/json/stations", 405, CodeMethodNotAllowed},
+	}
+	for _, tc := range cases {
+		rec := serveUp(s, tc.method, tc.target, "", "")
+		if rec.Code != tc.status {
+			t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.target, rec.Code, tc.status, rec.Body)
+			continue
+		}
+		if ct := rec.Header().Get("Content-Type"); ct != jsonType {
+			t.Errorf("%s %s: Content-Type %q", tc.method, tc.target, ct)
+		}
+		if tc.code != "" {
+			if got := errorCode(t, rec); got != tc.code {
+				t.Errorf("%s %s: code %s, want %s", tc.method, tc.target, got, tc.code)
+			}
+		} else if tc.method != "HEAD" && !json.Valid(rec.Body.Bytes()) {
+			t.Errorf("%s %s: not JSON: %s", tc.method, tc.target, rec.Body)
+		}
+	}
+}
+
+// upIDs decodes a list of station objects to their stationuuids.
+func upIDs(t *testing.T, body []byte) []string {
+	t.Helper()
+	var objs []map[string]any
+	if err := json.Unmarshal(body, &objs); err != nil {
+		t.Fatalf("%v: %.300s", err, body)
+	}
+	ids := []string{}
+	for _, o := range objs {
+		ids = append(ids, o["stationuuid"].(string))
+	}
+	return ids
+}
+
+// demoInput is the demo snapshot's records as the source has them.
+func demoInput(t *testing.T) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for line := range bytes.Lines(demo.NDJSON) {
+		var r map[string]any
+		if json.Unmarshal(line, &r) == nil { // the demo's malformed records are skipped
+			recs = append(recs, r)
+		}
+	}
+	return recs
+}
+
+// TestUpstreamStationObjects: /json/stations sends every demo station
+// (the kept ones: no skipped record), in name order, each object the
+// input record's fields plus page_url on the server's base URL, and its
+// text escaped byte for byte as encoding/json escapes it.
+func TestUpstreamStationObjects(t *testing.T) {
+	s := newDemoServer(t, nil)
+	rec := serveUp(s, "GET", "/json/stations", "", "")
+	var objs []map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &objs); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]map[string]any{}
+	for _, r := range demoInput(t) {
+		if _, dup := byID[r["stationuuid"].(string)]; !dup { // the first of a uuid is kept
+			byID[r["stationuuid"].(string)] = r
+		}
+	}
+	if len(objs) < 40 {
+		t.Fatalf("%d stations", len(objs))
+	}
+	for _, o := range objs {
+		id := o["stationuuid"].(string)
+		in, ok := byID[id]
+		if !ok {
+			t.Fatalf("station %s is not in the input", id)
+		}
+		for k, v := range in {
+			if fmt.Sprint(o[k]) != fmt.Sprint(v) {
+				t.Errorf("%s: %s = %v, input %v", id, k, o[k], v)
+			}
+		}
+		if o["page_url"] != testBase+"/stations/"+id+"/" || len(o) != len(in)+1 {
+			t.Errorf("%s: page_url %v, %d fields for %d", id, o["page_url"], len(o), len(in))
+		}
+	}
+	body := rec.Body.String()
+	if !strings.Contains(body, `"name":"\u003cscript\u003ealert('x')\u003c/script\u003e Markup Radio"`) || strings.ContainsAny(body, "<>") {
+		t.Errorf("markup not escaped as encoding/json escapes it")
+	}
+}
+
+// TestUpstreamPaging: offset, limit and reverse walk the name order; the
+// by* paths and search filters pick what an oracle over the input picks.
+func TestUpstreamPaging(t *testing.T) {
+	s := newDemoServer(t, nil)
+	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	rev := slices.Clone(all)
+	slices.Reverse(rev)
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{"/json/stations?limit=5", all[:5]},
+		{"/json/stations?offset=40&limit=5", all[40:]},
+		{"/json/stations?offset=400", []string{}},
+		{"/json/stations?limit=0", []string{}},
+		{"/json/stations?reverse=true&offset=3&limit=4", rev[3:7]},
+		{"/json/stations?order=NAME&reverse=false", all},
+	} {
+		if got := upIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes()); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.target, got, tc.want)
+		}
+	}
+}
+
+// TestUpstreamFilters: the exact filters select what an oracle over the
+// input records selects, in name order.
+func TestUpstreamFilters(t *testing.T) {
+	s := newDemoServer(t, nil)
+	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	in := map[string]map[string]any{}
+	for _, r := range demoInput(t) {
+		if _, dup := in[r["stationuuid"].(string)]; !dup { // the first of a uuid is kept
+			in[r["stationuuid"].(string)] = r
+		}
+	}
+	oracle := func(keep func(r map[string]any) bool) []string {
+		ids := []string{}
+		for _, id := range all {
+			if keep(in[id]) {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	str := func(r map[string]any, k string) string { v, _ := r[k].(string); return v }
+	cases := []struct {
+		target string
+		keep   func(r map[string]any) bool
+	}{
+		{"/json/stations/search?countrycode=de", func(r map[string]any) bool { return strings.EqualFold(str(r, "countrycode"), "DE") }},
+		{"/json/stations/bycountrycodeexact/us", func(r map[string]any) bool { return strings.EqualFold(str(r, "countrycode"), "US") }},
+		{"/json/stations/search?countryExact=true&country=the%20united%20states%20of%20america",
+			func(r map[string]any) bool { return str(r, "country") == "The United States Of America" }},
+		{"/json/stations/search?has_geo_info=true", func(r map[string]any) bool { return r["geo_lat"] != nil && r["geo_long"] != nil }},
+		{"/json/stations/search?has_geo_info=false", func(r map[string]any) bool { return r["geo_lat"] == nil || r["geo_long"] == nil }},
+		{"/json/stations/search?has_extended_info=false", func(r map[string]any) bool { return r["has_extended_info"] != true }},
+		{"/json/stations/search?hidebroken=true&countrycode=PT", func(r map[string]any) bool {
+			return r["lastcheckok"] == 1.0 && str(r, "countrycode") == "PT"
+		}},
+		{"/json/stations/byurl?url=https://stream.example.pt/comercial.mp3",
+			func(r map[string]any) bool { return str(r, "url") == "https://stream.example.pt/comercial.mp3" }},
+		{"/json/stations/bynameexact/r%C3%A1dio%20comercial%20demo", func(r map[string]any) bool { return str(r, "name") == "Rádio Comercial Demo" }},
+		{"/json/stations/search?name=JAZZ", func(r map[string]any) bool { return nameHolds(str(r, "name"), "jazz") }},
+		{"/json/stations/byname/o3", func(r map[string]any) bool { return nameHolds(str(r, "name"), "o3") }},
+		{"/json/stations/search?name=dio%20c&countrycode=PT", func(r map[string]any) bool {
+			return nameHolds(str(r, "name"), "dio c") && str(r, "countrycode") == "PT"
+		}},
+	}
+	for _, tc := range cases {
+		want := oracle(tc.keep)
+		got := upIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes())
+		if !slices.Equal(got, want) || len(want) == 0 && !strings.Contains(tc.target, "false") {
+			t.Errorf("%s: %v, want %v", tc.target, got, want)
+		}
+	}
+}
+
+// TestUpstreamStreamsLongLists: a list longer than a chunk arrives whole
+// and in order, and pages across chunk boundaries are the slices of it.
+func TestUpstreamStreamsLongLists(t *testing.T) {
+	var b strings.Builder
+	const n = 2*upChunk + 345
+	for i := range n {
+		fmt.Fprintf(&b, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"Station %05d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i%2)
+	}
+	s := newBuiltServer(t, indexer.Input{Name: "long", R: strings.NewReader(b.String())}, time.Now())
+	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	if len(all) != n {
+		t.Fatalf("%d stations, want %d", len(all), n)
+	}
+	for i, id := range all {
+		if want := fmt.Sprintf("00000000-0000-4000-8000-%012d", i); id != want {
+			t.Fatalf("station %d is %s, want %s", i, id, want)
+		}
+	}
+	page := upIDs(t, serveUp(s, "GET", fmt.Sprintf("/json/stations?offset=%d&limit=%d", upChunk-1, upChunk+2), "", "").Body.Bytes())
+	if !slices.Equal(page, all[upChunk-1:2*upChunk+1]) {
+		t.Errorf("page across chunks: %d stations from %s", len(page), page[0])
+	}
+	plain := serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()
+	for _, accept := range []string{"gzip", "zstd", "br;q=1, gzip;q=0.5", "*"} {
+		req := httptest.NewRequest("GET", "/json/stations", nil)
+		req.Header.Set("Accept-Encoding", accept)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		coding := rec.Header().Get("Content-Encoding")
+		got, err := decodeBody(coding, rec.Body.Bytes())
+		if err != nil || coding == "" || !bytes.Equal(got, plain) || !strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %s: coding %q, %v, %d bytes for %d", accept, coding, err, len(got), len(plain))
+		}
+	}
+	ok := upIDs(t, serveUp(s, "GET", "/json/stations?hidebroken=true", "", "").Body.Bytes())
+	if len(ok) != n/2 || ok[0] != all[1] {
+		t.Errorf("hidebroken: %d stations, first %s", len(ok), ok[0])
+	}
+}
+
+// TestUpstreamClickAndObjects: url/{uuid} names the resolved stream;
+// byuuid answers the stations named, once each, in the order named.
+func TestUpstreamClickAndObjects(t *testing.T) {
+	s := newDemoServer(t, nil)
+	const a, b = "cbbf6759-8124-405d-a884-3bd8732946bd", "428ea3f7-9072-4b6f-a73b-4277729fcfc0"
+	var click upClick
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/url/"+strings.ToUpper(a), "", "").Body.Bytes(), &click); err != nil {
+		t.Fatal(err)
+	}
+	if click != (upClick{true, "retrieved station url", a, "Rádio Comercial Demo", "https://stream.example.pt/comercial.mp3"}) {
+		t.Errorf("click: %+v", click)
+	}
+	got := upIDs(t, serveUp(s, "POST", "/json/stations/byuuid", "application/json", `{"uuids":["`+b+`","`+a+`","`+b+`","00000000-0000-4000-8000-000000000000"]}`).Body.Bytes())
+	if !slices.Equal(got, []string{b, a}) {
+		t.Errorf("byuuid: %v", got)
+	}
+	if got := upIDs(t, serveUp(s, "GET", "/json/stations/byuuid/00000000-0000-4000-8000-000000000000", "", "").Body.Bytes()); len(got) != 0 {
+		t.Errorf("unknown byuuid: %v", got)
+	}
+	id, _ := format.ParseUUID(a)
+	ix, _ := demoIndex()
+	js, err := ix.UpstreamJSON(id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[" + string(stationjson.Splice(nil, js, stationjson.EscapeBase(testBase))) + "]\n"
+	if body := serveUp(s, "GET", "/json/stations/byuuid/"+a, "", "").Body.String(); body != want {
+		t.Errorf("byuuid/{uuid}: %s\nwant %s", body, want)
+	}
+}
+
+// TestUpstreamLists: each list counts what filtering on its values finds.
+func TestUpstreamLists(t *testing.T) {
+	s := newDemoServer(t, nil)
+	var countries []upEntry
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/countries?order=stationcount&reverse=true", "", "").Body.Bytes(), &countries); err != nil {
+		t.Fatal(err)
+	}
+	if len(countries) < 10 || countries[0].StationCount < countries[len(countries)-1].StationCount {
+		t.Fatalf("countries: %+v", countries)
+	}
+	for _, c := range countries {
+		got := upIDs(t, serveUp(s, "GET", "/json/stations/bycountrycodeexact/"+c.ISO3166_1, "", "").Body.Bytes())
+		if len(got) != c.StationCount {
+			t.Errorf("country %s: %d stations listed, %d found", c.ISO3166_1, c.StationCount, len(got))
+		}
+	}
+	var codecs []upEntry
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/codecs/m", "", "").Body.Bytes(), &codecs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codecs {
+		got := upIDs(t, serveUp(s, "GET", "/json/stations/bycodecexact/"+c.Name, "", "").Body.Bytes())
+		if !strings.Contains(strings.ToLower(c.Name), "m") || len(got) != c.StationCount {
+			t.Errorf("codec %s: %d stations listed, %d found", c.Name, c.StationCount, len(got))
+		}
+	}
+}
+
+// TestUpstreamWithoutCompat: on an index built without -compat every
+// /json/ path answers a 404 compat_not_indexed that says how to rebuild,
+// never a 500; the query layer refuses with query.ErrNoCompat, and /api/
+// is served as ever.
+func TestUpstreamWithoutCompat(t *testing.T) {
+	s := newBuiltServerOpts(t, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)}, indexer.Options{SnapshotAt: demo.SnapshotAt})
+	id := demoInput(t)[0]["stationuuid"].(string)
+	for _, target := range []string{
+		"/json/stations", "/json/stations/search?name=radio", "/json/stations/byuuid/" + id,
+		"/json/stations/byurl?url=http://x/", "/json/stations/topvote/3", "/json/stations/bycountry/x",
+		"/json/countries", "/json/tags", "/json/states", "/json/stats", "/json/servers", "/json/url/" + id,
+	} {
+		rec := serveUp(s, http.MethodGet, target, "", "")
+		var body struct {
+			Code    string `json:"error"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s: %d, body not JSON: %v: %s", target, rec.Code, err, rec.Body)
+		}
+		if rec.Code != http.StatusNotFound || body.Code != string(CodeCompatNotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
+			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, CodeCompatNotIndexed)
+		}
+	}
+	if rec := serveUp(s, http.MethodGet, "/api/stations?q=radio", "", ""); rec.Code != http.StatusOK {
+		t.Errorf("/api/stations: %d", rec.Code)
+	}
+	ix, release := s.acquire()
+	defer release()
+	if ix.HasCompat() {
+		t.Fatal("HasCompat on a default build")
+	}
+	if _, err := ix.UpstreamStations(query.UpstreamSelect{}); !errors.Is(err, query.ErrNoCompat) {
+		t.Errorf("UpstreamStations: %v, want ErrNoCompat", err)
+	}
+}
+
+// newBuiltServer indexes in (snapshot time at, or the input's when
+// zero) with the compatible data into a temporary file and serves it.
+func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
+	t.Helper()
+	return newBuiltServerOpts(t, in, indexer.Options{SnapshotAt: at, Compat: true})
+}
+
+func newBuiltServerOpts(t *testing.T, in indexer.Input, opts indexer.Options) *Server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "built.idx")
+	if _, err := indexer.Build(context.Background(), path, opts, in); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := query.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	return New(testConfig(nil), fixedSource{ix})
+}
+
+// nameHolds is the oracle of a name substring: the name with white space
+// collapsed (the indexer cleans names so), folded, holds the folded text.
+func nameHolds(name, text string) bool {
+	return strings.Contains(fold.String(strings.Join(strings.Fields(name), " ")), fold.String(text))
+}
+
+// FuzzUpstreamRequest: no request under /json/ is answered with a 5xx
+// other than 501 (not served yet), and every answer is JSON.
+func FuzzUpstreamRequest(f *testing.F) {
+	for _, seed := range []string{
+		"/json/stations/search?name=a&order=votes&reverse=true&limit=3",
+		"/json/stations/byuuid?uuids=cbbf6759-8124-405d-a884-3bd8732946bd,x",
+		"/json/states/a/b?hidebroken=true&order=stationcount",
+		"/json/stations/topvote/99999999999",
+		"/json/stations/search?geo_lat=1e308&geo_long=-0&geo_distance=1",
+		"/json/stations/bytag/%00?offset=18446744073709551616",
+	} {
+		f.Add(seed)
+	}
+	s := newDemoServer(f, nil)
+	f.Fuzz(func(t *testing.T, target string) {
+		req, err := http.NewRequest(http.MethodGet, "http://node.example"+target, nil)
+		if err != nil || !strings.HasPrefix(req.URL.Path, pathUpstream) {
+			return
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusNotImplemented || !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("%s: %d %.300s", target, rec.Code, rec.Body)
+		}
+	})
+}
