@@ -279,17 +279,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := b.writeGroups(ctx, f); err != nil {
 		return f.fail(err)
 	}
-	listed := &listedGroupsSource{groupOf: b.parent[:b.kept]} // writeGroups left each record's group there
-	if err := f.putSorted(ctx, format.BucketListedGroups, listed.next); err != nil {
-		return f.fail(err)
-	}
-	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
-		return f.fail(err)
-	}
-	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
-		return f.fail(err)
-	}
-	if err := f.putSorted(ctx, format.BucketFacetMemo, facetMemoSource(b.kept)); err != nil {
+	if err := b.writeDerived(ctx, f); err != nil {
 		return f.fail(err)
 	}
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
@@ -320,6 +310,23 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	return f.commit()
+}
+
+// writeDerived writes the buckets made from the ones written before:
+// each directory value's group count, the positions, the typo dictionary
+// and the facet memo.
+func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
+	listed := &listedGroupsSource{groupOf: b.parent[:b.kept]} // writeGroups left each record's group there
+	if err := f.putSorted(ctx, format.BucketListedGroups, listed.next); err != nil {
+		return err
+	}
+	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
+		return err
+	}
+	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
+		return err
+	}
+	return f.putSorted(ctx, format.BucketFacetMemo, facetMemoSource(b.kept))
 }
 
 // compactAhead merges the runs of the order, relations and postings
