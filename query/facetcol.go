@@ -432,10 +432,7 @@ func (s *search) countPart(m set, n int, group []*facetTask, k int, part func(*f
 		return
 	}
 	it := &w.many
-	if len(w.recBuf) == 0 {
-		w.recBuf = make([]uint32, 256)
-	}
-	buf := w.recBuf
+	buf := s.recordBuffer()
 	it.Initialize(m.bm)
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		recs := buf[:got]
