@@ -11,13 +11,13 @@ import (
 )
 
 // listedGroupsSource yields the listed_groups bucket (see the groups
-// section of package format): for every key of the directory buckets,
+// section of package format): for every key of GroupCountedBuckets,
 // already written, the groups of its stations, from groupOf (each
 // record's group, as writeGroups left it). A call resumes where the last
 // one stopped, as putSorted hands every batch a new transaction.
 type listedGroupsSource struct {
 	groupOf  []uint32
-	bucket   int    // index in format.DirectoryBuckets
+	bucket   int    // index in format.GroupCountedBuckets
 	after    []byte // the last key of the bucket done; nil: none yet
 	stations roaring.Bitmap
 	groups   format.GroupCounter
@@ -25,8 +25,8 @@ type listedGroupsSource struct {
 }
 
 func (s *listedGroupsSource) next(tx *bolt.Tx) ([]byte, []byte, error) {
-	for s.bucket < len(format.DirectoryBuckets) {
-		name := format.DirectoryBuckets[s.bucket]
+	for s.bucket < len(format.GroupCountedBuckets) {
+		name := format.GroupCountedBuckets[s.bucket]
 		k, v := s.resume(tx.Bucket(name).Cursor())
 		if k == nil {
 			s.bucket, s.after = s.bucket+1, nil

@@ -216,13 +216,13 @@ func compareKeys(a, b []byte) int {
 	return bytes.Compare(a, b)
 }
 
-// checkListedGroups: listed_groups holds, for every key of every
-// directory bucket and for nothing else, the groups among its stations,
+// checkListedGroups: listed_groups holds, for every key of every bucket
+// of format.GroupCountedBuckets and for nothing else, the groups among its stations,
 // counted again here from group_of (checked before): the indexer counts
 // from its own table of groups, so two ways to one answer.
 func (c *checker) checkListedGroups() error {
 	want, stored := 0, newListedGroups(c.tx)
-	for _, bucket := range format.DirectoryBuckets {
+	for _, bucket := range format.GroupCountedBuckets {
 		want += c.keys(bucket)
 		if err := c.tx.Bucket(bucket).ForEach(func(k, v []byte) error {
 			return c.checkListedGroup(stored, bucket, k, v)
@@ -231,7 +231,7 @@ func (c *checker) checkListedGroups() error {
 		}
 	}
 	if got := c.keys(format.BucketListedGroups); got != want {
-		return fmt.Errorf("%w: listed_groups has %d keys, the directory buckets %d", format.ErrCorrupt, got, want)
+		return fmt.Errorf("%w: listed_groups has %d keys, the buckets it counts %d", format.ErrCorrupt, got, want)
 	}
 	return nil
 }

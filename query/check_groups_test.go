@@ -46,7 +46,7 @@ func grouped(groups ...[]int) func(tx *bolt.Tx) error {
 // recountListedGroups stores listed_groups again from group_of.
 func recountListedGroups(tx *bolt.Tx) error {
 	out := tx.Bucket(format.BucketListedGroups)
-	for _, bucket := range format.DirectoryBuckets {
+	for _, bucket := range format.GroupCountedBuckets {
 		err := tx.Bucket(bucket).ForEach(func(k, v []byte) error {
 			var bm roaring.Bitmap
 			if _, err := bm.FromBuffer(v); err != nil {

@@ -171,6 +171,10 @@ func BenchmarkDistinct(b *testing.B) {
 	}
 	add("broad_prefix", Query{Q: "rad"})
 	add("broad_prefix_country", Query{Q: "rad", Filter: filters("de", "", "")})
-	add("all_faceted", Query{Facets: DimsOf(DimCountry, DimLanguage, DimGenre), FacetLimit: 10})
+	three := DimsOf(DimCountry, DimLanguage, DimGenre)
+	add("all_faceted", Query{Facets: three, FacetLimit: 10})
+	add("country_faceted", Query{Filter: filters("de", "", ""), Facets: three, FacetLimit: 10})
+	add("genre_faceted", Query{Filter: filters("", "", "pop"), Facets: three, FacetLimit: 10})
+	add("word_faceted", Query{Q: "radio", Facets: three, FacetLimit: 10})
 	benchNamed(b, ix, cases)
 }

@@ -48,6 +48,11 @@ type facetColumn struct {
 	byKey []uint32
 	// labels caches the values' labels by id.
 	labels []atomic.Pointer[string]
+	// groups is each value's number of groups (listed_groups), and
+	// byGroups the ids most groups first, ties as counts break them:
+	// the distinct facets of a search of every station.
+	groups   []uint32
+	byGroups []uint32
 
 	stations   int
 	head, tail slotColumn
@@ -92,8 +97,10 @@ func (ix *Index) column(d Dim) (*facetColumn, error) {
 	lc.once.Do(func() {
 		lc.err = ix.view(func(tx *bolt.Tx) error {
 			var err error
-			lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d)
-			return err
+			if lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
+				return err
+			}
+			return lc.col.readGroups(newListedGroups(tx), dims[d].buckets[0])
 		})
 	})
 	return lc.col, lc.err
@@ -281,9 +288,12 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 		}
 		if err == nil && t.m.bm != nil && !t.m.empty() {
 			t.n = t.m.card()
-			if q.Distinct {
+			switch {
+			case q.Distinct && s.isEveryStation(t):
+				t.top = t.col.topOfAllGroups(s.w.tops[t.d][:0], q.FacetLimit)
+			case q.Distinct:
 				t.top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
-			} else if !s.fromMemo(t, ops, t.n, q.FacetLimit) {
+			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
 				err = s.countTask(t, q.FacetLimit)
 			}
 		}
@@ -313,7 +323,7 @@ func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
 // record with the facets of the same set (countGroups).
 func (s *search) countTask(t *facetTask, k int) (err error) {
 	switch {
-	case t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1:
+	case s.isEveryStation(t):
 		t.top = t.col.topOfAll(s.w.tops[t.d][:0], k)
 	case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
 		t.byRecords = true
@@ -321,6 +331,11 @@ func (s *search) countTask(t *facetTask, k int) (err error) {
 		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
 	}
 	return err
+}
+
+// isEveryStation reports whether t counts the facet of every station.
+func (s *search) isEveryStation(t *facetTask) bool {
+	return t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1
 }
 
 // countGroups counts the tasks marked byRecords, those of one set in one
@@ -364,6 +379,41 @@ func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCoun
 		top = top[:k-1]
 	}
 	return slices.Insert(top, i, c)
+}
+
+// readGroups reads the values' group counts from listed_groups, which
+// has one for every key of a facet's bucket.
+func (col *facetColumn) readGroups(l *listedGroups, bucket []byte) error {
+	col.groups = make([]uint32, len(col.keys))
+	col.byGroups = make([]uint32, len(col.keys))
+	for id, key := range col.keys {
+		n, err := l.of(bucket, []byte(key))
+		if err != nil {
+			return err
+		}
+		col.groups[id], col.byGroups[id] = uint32(n), uint32(id)
+	}
+	slices.SortFunc(col.byGroups, func(a, b uint32) int {
+		if c := cmp.Compare(col.groups[b], col.groups[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(col.byKey[a], col.byKey[b])
+	})
+	return nil
+}
+
+// topOfAllGroups is the distinct top k when the search matches every
+// station: the groups the indexer counted.
+func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
+	for _, id := range col.byGroups {
+		if len(top) == k || col.groups[id] == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{id, int(col.groups[id])})
+		}
+	}
+	return top
 }
 
 // topOfAll is the top k when the search matches every station: the

@@ -86,9 +86,11 @@
 //	            groups.go): with groups, the entries that are one stream
 //	            or one station, found in one lookup
 //	listed_groups ListedGroupsKey(bucket, key) -> the number of groups
-//	            among the stations of a key of a directory bucket
-//	            (countries, genres, lang_labels, locations; see groups.go):
-//	            a directory index shows it beside every value's entries
+//	            among the stations of a key of a directory or facet bucket
+//	            (codecs, countries, genres, lang_codes, lang_labels,
+//	            locations; see groups.go): a directory index shows it
+//	            beside every value's entries, and a distinct search of
+//	            every station counts its facets by it
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
@@ -179,7 +181,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 12
+const Version = 13
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the

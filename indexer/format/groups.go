@@ -187,18 +187,24 @@ func allIn(s string, class uint8) bool {
 
 // Listed groups. A directory page counts the entries of a value and the
 // stations they stand for, its groups (an entry standing alone is a group
-// of its own). Counting groups means a look at the group of every entry,
-// too much for an index page of a hundred values, the largest thousands
-// of entries each; so the indexer counts them for every key of the
-// directory buckets:
+// of its own); so does a distinct search's facet. Counting groups means a
+// look at the group of every entry, too much for an index page of a
+// hundred values, the largest thousands of entries each, or for the
+// facets of a search of every station; so the indexer counts them for
+// every key of the buckets the directory lists or a facet counts:
 //
 //	listed_groups ListedGroupsKey(bucket, key) -> uint32 big-endian: the
-//	         groups among the stations of key in directory bucket
-//	         bucket, one of DirectoryBuckets. No other keys.
+//	         groups among the stations of key in bucket, one of
+//	         GroupCountedBuckets. No other keys.
 
-// DirectoryBuckets are the buckets the directory lists the values of, in
-// the order their listed_groups keys sort.
+// DirectoryBuckets are the buckets the directory lists the values of.
 var DirectoryBuckets = [][]byte{BucketCountries, BucketGenres, BucketLangLabels, BucketLocations}
+
+// GroupCountedBuckets are the buckets listed_groups counts the keys of:
+// the directory's and the facets' (languages are listed by label and
+// counted by code; codecs are counted, not listed), in the order their
+// listed_groups keys sort.
+var GroupCountedBuckets = [][]byte{BucketCodecs, BucketCountries, BucketGenres, BucketLangCodes, BucketLangLabels, BucketLocations}
 
 // ListedGroupsKey is the listed_groups key of key in directory bucket
 // bucket: the bucket's name, a zero byte (no bucket name holds one), key.
