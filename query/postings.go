@@ -28,10 +28,13 @@ type search struct {
 	// memoFacets counts the facets answered from the memo (Result)
 	memoFacets int
 	// shared is the entries sharing a group of a distinct search's match
-	// set of (see sharedOf)
+	// set of (see sharedOf), and byGroup the same entries as group<<32 |
+	// record, sorted (see sharedByGroup), once a facet has needed them
 	shared struct {
 		of *roaring.Bitmap
 		set
+		byGroup []uint64
+		sorted  bool
 	}
 }
 

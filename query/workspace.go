@@ -53,11 +53,15 @@ type workspace struct {
 	counts [NumDims][]uint16 // by value id, zero between uses
 	recBuf []uint32
 	// distinct searches: group ids or records found, value-group pairs
-	// and value duplicates (distinct.go)
-	groupIDs []uint32
-	seen     groupSet
-	pairs    []uint64
-	dups     duplicateCounts
+	// or entries by group, each value's last group and duplicates, and
+	// the values met (distinct.go)
+	groupIDs  []uint32
+	seen      groupSet
+	pairs     []uint64
+	dups      duplicateCounts
+	lastGroup []valueGroup
+	byGroup   []uint64
+	valueIDs  []uint32
 	// memoOps: a faceted search's operands (memoOperands)
 	memoOps []memoOperand
 	many    roaring.ManyIntIterator
@@ -130,7 +134,8 @@ func (w *workspace) release() {
 		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
 	}
 	w.search.ix, w.search.tx, w.search.words = nil, nil, set{}
-	w.search.shared.of, w.search.shared.set = nil, set{}
+	w.byGroup = w.search.shared.byGroup[:0]
+	w.search.shared.of, w.search.shared.set, w.search.shared.byGroup, w.search.shared.sorted = nil, set{}, nil, false
 	workspaces.Put(w)
 }
 
