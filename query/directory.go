@@ -145,7 +145,9 @@ func (ix *Index) ListedStations(d Dim, key string, offset, limit int) (Result, e
 		}
 		w.tiers = append(w.tiers, wholeTier(one))
 		res.Total = s.total()
-		s.locate(offset, limit)
+		if err := s.locate(offset, limit); err != nil {
+			return err
+		}
 		res.Stations, err = s.decodePage()
 		return err
 	})

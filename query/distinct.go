@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -135,7 +136,7 @@ func (gr *groupReader) of(r uint32) (uint32, error) {
 // distinctTiers replaces each tier by its entries that are not
 // duplicates (see the comment at the top): the sizes then count groups,
 // and locate pages through them as through any tiers.
-func (s *search) distinctTiers() error {
+func (s *search) distinctTiers(q Query) error {
 	gi, err := s.groupIndex()
 	if err != nil {
 		return err
@@ -144,6 +145,12 @@ func (s *search) distinctTiers() error {
 	if len(tiers) == 1 && tiers[0].n == s.stations {
 		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: s.stations - int(gi.later.GetCardinality())}
 		return nil
+	}
+	if len(tiers) == 1 && tiers[0].n > 0 {
+		if n, ok, err := s.storedGroups(q); err != nil || ok {
+			tiers[0] = tier{of: tiers[0].of, n: n, walk: true}
+			return err
+		}
 	}
 	seen := &s.w.seen // the groups met so far
 	seen.reset(s.stations)
@@ -158,6 +165,86 @@ func (s *search) distinctTiers() error {
 			return err
 		}
 		tiers[i] = tier{of: m, minus: dups, n: t.n - dups.card()}
+	}
+	return nil
+}
+
+// storedGroups is the number of groups a search matches when the indexer
+// counted them: a search of one filter value and nothing else matches
+// one stored list, and listed_groups counts the groups of every list of
+// the directory and facet buckets (format.GroupCountedBuckets). Such a
+// search is a directory page, or a link from one: its total is then read,
+// and only the page's part of the list is walked (walkDistinct), where
+// finding every duplicate looked up each grouped entry of the list.
+func (s *search) storedGroups(q Query) (n int, ok bool, err error) {
+	if len(s.w.words) > 0 || q.Near != nil || q.BitrateMin > 0 || q.BitrateMax > 0 {
+		return 0, false, nil
+	}
+	only := noDim
+	for d := range NumDims {
+		if len(q.Filter[d]) == 0 {
+			continue
+		}
+		if only != noDim || len(q.Filter[d]) > 1 {
+			return 0, false, nil
+		}
+		only = d
+	}
+	if only == noDim {
+		return 0, false, nil
+	}
+	bucket, key := dims[only].key(s.w.key[:0], q.Filter[only][0])
+	s.w.key = key
+	if !slices.ContainsFunc(format.GroupCountedBuckets, func(b []byte) bool { return bytes.Equal(b, bucket) }) {
+		return 0, false, nil
+	}
+	s.w.listedKey = format.AppendListedGroupsKey(s.w.listedKey[:0], bucket, key)
+	v := s.bucket(format.BucketListedGroups).Get(s.w.listedKey)
+	if v == nil {
+		return 0, false, fmt.Errorf("%w: no listed_groups entry for %s %q", format.ErrCorrupt, bucket, key)
+	}
+	n, err = format.ParseListedGroups(v)
+	return n, err == nil, err
+}
+
+// walkDistinct collects the page of a tier left to walk (see tier): its
+// entries in order from the first, each group's first only, skipping skip
+// of them. The groups met are kept in w.seen, so this is for a search of
+// one tier.
+func (s *search) walkDistinct(t tier, skip, limit int) error {
+	gi, err := s.groupIndex()
+	if err != nil {
+		return err
+	}
+	seen := &s.w.seen
+	seen.reset(s.stations)
+	gr := s.groupReader()
+	buf := s.recordBuffer()
+	it := &s.w.many
+	it.Initialize(t.of.bm)
+	defer func() { *it = roaring.ManyIntIterator{} }()
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		for _, r := range buf[:got] {
+			if w := int(r >> 6); w < len(gi.isGrouped) && gi.isGrouped[w]&(1<<(r&63)) != 0 {
+				g, err := gr.of(r)
+				if err != nil {
+					return err
+				}
+				if added, err := seen.add(g); err != nil || !added {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if s.w.recs = append(s.w.recs, r); len(s.w.recs) == limit {
+				return nil
+			}
+		}
 	}
 	return nil
 }

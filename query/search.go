@@ -70,7 +70,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 		m = s.matches() // before distinctTiers narrows the tiers
 	}
 	if q.Distinct {
-		if err := s.distinctTiers(); err != nil {
+		if err := s.distinctTiers(q); err != nil {
 			return err
 		}
 		res.Total = s.total()
@@ -80,8 +80,8 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	}
 	if plain {
 		s.collectPlain(q.Offset, q.Limit)
-	} else {
-		s.locate(q.Offset, q.Limit)
+	} else if err := s.locate(q.Offset, q.Limit); err != nil {
+		return err
 	}
 	if q.CountVariants {
 		if res.Variants, err = s.variantCounts(); err != nil {
@@ -169,9 +169,13 @@ func (s *search) rankWords(f set, filtered, keepWords bool) error {
 
 // tier is one relevance tier: the set of minus removed from of, with its
 // size n known before the difference is computed (if it ever is).
+// Distinct searches may leave minus unknown and walk (see walkDistinct):
+// then n counts the groups of of, and a group's entries after its first
+// are passed over as the page is collected.
 type tier struct {
 	of, minus set
 	n         int
+	walk      bool
 }
 
 func wholeTier(t set) tier { return tier{of: t, n: t.card()} }
@@ -202,19 +206,26 @@ func (s *search) total() int {
 // locate collects the record numbers of the page into w.recs: it skips
 // whole tiers by size, selects the first record inside the tier where the
 // page starts, and iterates from there across tiers.
-func (s *search) locate(offset, limit int) {
+func (s *search) locate(offset, limit int) error {
 	skip := offset
 	for _, t := range s.w.tiers {
 		if len(s.w.recs) == limit {
-			return
+			return nil
 		}
 		if skip >= t.n {
 			skip -= t.n
 			continue
 		}
-		s.collectTier(t, skip, limit)
+		if t.walk {
+			if err := s.walkDistinct(t, skip, limit); err != nil {
+				return err
+			}
+		} else {
+			s.collectTier(t, skip, limit)
+		}
 		skip = 0
 	}
+	return nil
 }
 
 // collectTier collects from tier t as collect does from its members,

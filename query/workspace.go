@@ -38,6 +38,7 @@ type workspace struct {
 	usedDense int
 	words     []string
 	key       []byte
+	listedKey []byte // a listed_groups key (storedGroups)
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
 	rawLists  [][]byte // stored lists to unite (unionRaw)
