@@ -95,15 +95,13 @@ func upStationOf(r raw.Station) upStation {
 	if len(r.CountryCode) == 2 {
 		s.country = strings.ToUpper(r.CountryCode)
 	}
-	// A slash, even escaped, splits a path segment on a node (bytag/
-	// top%2040%2Fpop answers 404): terms holding one are left out.
 	for _, l := range raw.SplitList(r.Language) {
-		if !strings.Contains(l, "/") {
+		if pathSafe(l) {
 			s.languages = append(s.languages, strings.ToLower(l))
 		}
 	}
 	for _, t := range raw.SplitList(r.Tags) {
-		if utf8.RuneCountInString(t) <= 40 && !strings.ContainsAny(t, "\t\r\n/") {
+		if utf8.RuneCountInString(t) <= 40 && !strings.ContainsAny(t, "\t\r\n") && pathSafe(t) {
 			s.tags = append(s.tags, t)
 		}
 	}
@@ -181,6 +179,12 @@ func (g *upGen) draw(kind string) UpRequest {
 }
 
 func anyStation(*upStation) bool { return true }
+
+// pathSafe reports whether a term can be a path segment on a node: a
+// slash, even escaped, splits the segment (bytag/top%2040%2Fpop answers
+// 404), and a node refuses . and .. segments. The mix leaves such terms
+// out of every kind.
+func pathSafe(t string) bool { return !strings.Contains(t, "/") && t != "." && t != ".." }
 
 // pathTerm is a term as a path segment.
 func pathTerm(t string) string { return url.PathEscape(t) }
