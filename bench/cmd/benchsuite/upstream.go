@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,21 @@ type UpstreamCosts struct {
 	JSONBodyBytes int            `json:"pairs_json_body_bytes"`
 	APIBodyBytes  int            `json:"pairs_api_body_bytes"`
 	Maria         *UpstreamMaria `json:"mariadb,omitempty"`
+	// Probe is each kind's answers in the probe, one request at a time:
+	// where the mix's time goes.
+	Probe map[string]UpstreamProbe `json:"probe_by_kind"`
+}
+
+// UpstreamProbe is one kind of request as the probe saw it: the second
+// of two requests, one at a time over loopback, the answer read whole.
+type UpstreamProbe struct {
+	N           int     `json:"n"`
+	MedianUs    float64 `json:"median_us"`
+	P99Us       float64 `json:"p99_us"`
+	MaxUs       float64 `json:"max_us"`
+	MedianBytes int     `json:"median_bytes"`
+	// Share is the kind's part of the probe's whole time.
+	Share float64 `json:"time_share"`
 }
 
 // UpstreamMaria is a sample of the mix's searches answered by a node (one
@@ -95,7 +111,11 @@ func (s *suite) upstreamStage(b *base, maria bool) error {
 		return err
 	}
 	u.Kinds = upKinds(reqs)
-	ours, _, err := s.startOurs(idx)
+	admin, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	ours, _, err := s.startOurs(idx, "-admin-addr", admin)
 	if err != nil {
 		return err
 	}
@@ -104,7 +124,8 @@ func (s *suite) upstreamStage(b *base, maria bool) error {
 	if err != nil {
 		return err
 	}
-	if err := s.upstreamMix(u, ours, reqs, probes); err != nil {
+	u.Probe = probeByKind(reqs, probes)
+	if err := s.upstreamMix(u, ours, admin, reqs, probes); err != nil {
 		return err
 	}
 	if err := s.upstreamPairs(u, idx, reqs); err != nil {
@@ -188,9 +209,29 @@ func (s *suite) upstreamProbe(base string, reqs []traffic.UpRequest) ([]upProbe,
 	return out, nil
 }
 
+// probeByKind summarises the probe per kind of request.
+func probeByKind(reqs []traffic.UpRequest, probes []upProbe) map[string]UpstreamProbe {
+	times, sizes := map[string][]float64{}, map[string][]int{}
+	total := 0.0
+	for i, r := range reqs {
+		times[r.Kind], sizes[r.Kind] = append(times[r.Kind], probes[i].us), append(sizes[r.Kind], probes[i].bytes)
+		total += probes[i].us
+	}
+	out := map[string]UpstreamProbe{}
+	for k, v := range times {
+		sum := 0.0
+		for _, x := range v {
+			sum += x
+		}
+		sm := summarize(v)
+		out[k] = UpstreamProbe{N: len(v), MedianUs: sm.MedianUs, P99Us: sm.P99Us, MaxUs: slices.Max(v), MedianBytes: medianOf(sizes[k]), Share: sum / total}
+	}
+	return out
+}
+
 // upstreamMix loads the node and a ceiling of the mix's median answer
 // with the whole mix, cycled, rounds alternating.
-func (s *suite) upstreamMix(u *UpstreamCosts, ours *server, reqs []traffic.UpRequest, probes []upProbe) error {
+func (s *suite) upstreamMix(u *UpstreamCosts, ours *server, admin string, reqs []traffic.UpRequest, probes []upProbe) error {
 	sizes := make([]int, len(probes))
 	for i, p := range probes {
 		sizes[i] = p.bytes
@@ -214,7 +255,7 @@ func (s *suite) upstreamMix(u *UpstreamCosts, ours *server, reqs []traffic.UpReq
 		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
 			return err
 		}
-		if _, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
+		if err := s.upstreamRound(m, ours, admin, r == m.Rounds-1, file); err != nil {
 			return err
 		}
 	}
@@ -224,6 +265,27 @@ func (s *suite) upstreamMix(u *UpstreamCosts, ours *server, reqs []traffic.UpReq
 	m.ThroughputX, m.P50X, m.P99X = m.Ours.RPS/m.Ceiling.RPS, m.Ours.P50Us/m.Ceiling.P50Us, m.Ours.P99Us/m.Ceiling.P99Us
 	s.logf("   upstream mix: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes", m.ThroughputX, m.P99X, m.BodyBytes)
 	return nil
+}
+
+// upstreamRound is one round of the mix on the node, profiled through
+// its admin listener when last.
+func (s *suite) upstreamRound(m *HTTPMix, ours *server, admin string, last bool, file string) error {
+	var prof chan error
+	if last {
+		prof = make(chan error, 1)
+		go func() {
+			var err error
+			m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, "server-cpu-upstream.prof")
+			prof <- err
+		}()
+	}
+	_, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", file)
+	if prof != nil {
+		if perr := <-prof; err == nil {
+			err = perr
+		}
+	}
+	return err
 }
 
 // upstreamPairs sends the searches /api can ask too, as /json/ and as
@@ -382,6 +444,11 @@ func (s *suite) upstreamSection(w *strings.Builder) {
 	fmt.Fprintf(w, "| stationdex /json/ | %.0f | %.0f | %.0f | %.0f | %d |\n", m.Ours.RPS, m.Ours.P50Us, m.Ours.P99Us, m.Ours.CPUUsPerReq, m.Ours.Errors)
 	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** %s | %.2fx | %.2fx | | |\n\n", m.ThroughputX, verdict(m.ThroughputX >= upstreamCeilingGoal), m.P50X, m.P99X)
 	fmt.Fprintf(w, "stationdex's wrk command (last round): `%s`.\n\n", m.Command)
+	s.upstreamProbeTable(w)
+	if m.Profile != "" {
+		fmt.Fprintf(w, "CPU profile of the node during the mix's last round (admin listener's /debug/pprof; wrk shares the 2 cores; "+
+			"by cumulative time):\n\n```\n%s```\n\n", m.Profile)
+	}
 	if u.API.RPS > 0 {
 		fmt.Fprintf(w, "**Against our own API on the same searches.** The %d searches of the mix that /api can ask too (a name word as `q`, "+
 			"`tagExact` as `genre`, `countrycode` as `country`, `languageExact` as `language`, `codec`; same offset and limit; not those "+
@@ -423,4 +490,22 @@ func (s *suite) upstreamMariaSection(w *strings.Builder) {
 	}
 	fmt.Fprintf(w, "| **all** | %d | %.0f (p99 %.0f) | %.0f (p99 %.0f) | **%.0fx** %s (geomean of per-search ratios %.0fx) |\n",
 		c.Searches, c.Ours.MedianUs, c.Ours.P99Us, c.Maria.MedianUs, c.Maria.P99Us, c.RatioMedian, verdict(c.RatioMedian >= upstreamMariaGoal), c.RatioGeo)
+}
+
+// upstreamProbeTable: each kind's time in the probe, where the mix's
+// throughput goes.
+func (s *suite) upstreamProbeTable(w *strings.Builder) {
+	p := s.res.Upstream.Probe
+	if len(p) == 0 {
+		return
+	}
+	w.WriteString("Where the time goes: each kind in the probe (every request of the mix twice before the load, one at a time over loopback, " +
+		"the answer read whole; the second request's time):\n\n")
+	w.WriteString("| kind | requests | median us | p99 us | max us | median bytes | share of the probe's time |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, k := range traffic.UpKinds {
+		if x, ok := p[k.Name]; ok {
+			fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %.0f | %d | %.1f%% |\n", k.Name, x.N, x.MedianUs, x.P99Us, x.MaxUs, x.MedianBytes, 100*x.Share)
+		}
+	}
+	w.WriteString("\n")
 }
