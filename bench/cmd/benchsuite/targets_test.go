@@ -118,7 +118,7 @@ func TestUpstreamTargets(t *testing.T) {
 		Mix:  HTTPMix{Name: "upstream", ThroughputX: 0.7, P99X: 1.2, Ceiling: Wrk{RPS: 1000}, Ours: Wrk{RPS: 700}},
 		JSON: Wrk{RPS: 690}, API: Wrk{RPS: 1000}, PairsX: 0.69,
 		Probe: map[string]UpstreamProbe{"url": {N: 10, MedianUs: 50, P99Us: 90, MaxUs: 100, MedianBytes: 200, Share: 0.25}},
-		Maria: &UpstreamMaria{Searches: 96, Ours: Summary{MedianUs: 100}, Maria: Summary{MedianUs: 10_000}, RatioMedian: 100,
+		Maria: &UpstreamMaria{Searches: 96, PerKind: 12, Ours: Summary{MedianUs: 100}, Maria: Summary{MedianUs: 10_000}, RatioMedian: 100,
 			Kinds: map[string]UpstreamKind{"search_name": {N: 12, OursMedianUs: 100, MariaMedianUs: 20_000}}, RowsAgree: "90/96"}}
 	got := map[string]bool{}
 	for _, tg := range s.upstreamTargets() {
@@ -140,7 +140,7 @@ func TestUpstreamTargets(t *testing.T) {
 	var w strings.Builder
 	s.upstreamSection(&w)
 	for _, want := range []string{"at 50k (50000 stations; issue #27)", "| **0.70x** **PASS** |", "| **0.69x** **MISS** |",
-		"| search_name | 12 | 100 | 20000 | 200x |", "**100x** **PASS**", "agree on 90/96", "| url | 10 | 50 | 90 | 100 | 200 | 25.0% |"} {
+		"| search_name | 12 | 100 | 20000 | 200x |", "**100x** **PASS**", "agree on 90/96", "up to 12 of each search kind", "| url | 10 | 50 | 90 | 100 | 200 | 25.0% |"} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("the upstream section lacks %q:\n%s", want, w.String())
 		}
