@@ -17,6 +17,10 @@ DATA      ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),$(UPSTREAM))
 ##= INDEX: the index file index-real writes and serve-real and check-real
 ##= use (default data/stations.db)
 INDEX     ?= data/stations.db
+##= INDEX_FLAGS: flags of stationdex index for index-real (default -compat:
+##= the index also serves the Radio Browser compatible API under /json/;
+##= INDEX_FLAGS= builds the default, smaller index without it)
+INDEX_FLAGS ?= -compat
 ##= FUZZTIME: how long make fuzz runs each target (default 30s)
 FUZZTIME  ?= 30s
 # Short fuzz runs inside `make test`, counted in executions rather than
@@ -179,19 +183,20 @@ soak: build
 
 ## index-real: index the real Radio Browser directory into $(INDEX): the
 ## shared snapshot where it exists, else the live upstream list (DATA=...
-## names a file or URL). Rebuilt when DATA changes or its file is newer;
-## a URL is fetched again only with make -B index-real
+## names a file or URL), with $(INDEX_FLAGS), so that serve-real answers
+## /json/ too. Rebuilt when DATA or INDEX_FLAGS change or its file is
+## newer; a URL is fetched again only with make -B index-real
 index-real: $(INDEX)
 
 # The index is a file built from its input: a DATA file is a prerequisite,
 # so a newer dump rebuilds it; a URL cannot be one, so $(INDEX).source
-# records which DATA built it and changes, rebuilding the index, only when
-# another DATA is named. The binary is order-only: a rebuilt stationdex
-# does not make the index stale.
+# records which DATA and INDEX_FLAGS built it and changes, rebuilding the
+# index, only when another DATA or other flags are named. The binary is
+# order-only: a rebuilt stationdex does not make the index stale.
 DATA_FILE := $(if $(findstring ://,$(DATA)),,$(DATA))
 $(INDEX): $(DATA_FILE) $(INDEX).source | build
-	@echo "indexing $(DATA) into $@"
-	@$(BIN) index -o $@ $(DATA) || { \
+	@echo "indexing $(DATA) into $@$(if $(INDEX_FLAGS), ($(INDEX_FLAGS)))"
+	@$(BIN) index -o $@ $(INDEX_FLAGS) $(DATA) || { \
 	  rm -f $(INDEX).source; rmdir $(dir $(INDEX)) 2>/dev/null; \
 	  echo "make: could not index $(DATA)$(if $(DATA_FILE),, (no shared snapshot at $(SHARED_DATA), so the upstream list; offline?))."; \
 	  echo "      Name a dump you have with: make index-real DATA=FILE (a JSON array or NDJSON, plain or gzip)."; \
@@ -199,7 +204,7 @@ $(INDEX): $(DATA_FILE) $(INDEX).source | build
 
 $(INDEX).source: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(DATA)' | cmp -s - $@ 2>/dev/null || echo '$(DATA)' > $@
+	@echo '$(DATA) $(INDEX_FLAGS)' | cmp -s - $@ 2>/dev/null || echo '$(DATA) $(INDEX_FLAGS)' > $@
 
 FORCE:
 

@@ -13,13 +13,14 @@ import (
 )
 
 // fakeStationdex stands in for bin/stationdex: it logs its arguments, and
-// `index -o FILE INPUT` writes FILE unless INPUT is a URL (an offline
-// machine).
+// `index -o FILE [FLAGS] INPUT` writes FILE unless INPUT (the last
+// argument) is a URL (an offline machine).
 const fakeStationdex = `#!/bin/sh
 echo "$*" >> calls.log
 if [ "$1" = index ]; then
-  case "$4" in http*) echo "lookup de1.api.radio-browser.info: no such host" >&2; exit 1;; esac
-  echo "index of $4" > "$3"
+  for input; do :; done
+  case "$input" in http*) echo "lookup de1.api.radio-browser.info: no such host" >&2; exit 1;; esac
+  echo "index of $input" > "$3"
 fi
 `
 
@@ -108,7 +109,7 @@ func TestMakeIndexIsAFileTarget(t *testing.T) {
 	m.write("b.json", "b")
 	m.age("a.json", time.Hour)
 	m.age("b.json", time.Hour)
-	index := "index -o data/stations.db "
+	index := "index -o data/stations.db -compat "
 	m.expect([]string{"index-real", "DATA=a.json"}, index+"a.json")
 	m.expect([]string{"index-real", "DATA=a.json"})
 	m.expect([]string{"index-real", "DATA=b.json"}, index+"b.json")
@@ -122,6 +123,24 @@ func TestMakeIndexIsAFileTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.expect([]string{"check-real", "DATA=a.json"}, index+"a.json", "check data/stations.db")
+}
+
+// TestMakeIndexCompat: index-real builds with -compat, so that serve-real
+// answers the compatible API under /json/; INDEX_FLAGS= builds the
+// default index, and other flags rebuild an index built with others.
+func TestMakeIndexCompat(t *testing.T) {
+	m := newMakeCopy(t)
+	m.write("a.json", "a")
+	m.age("a.json", time.Hour)
+	out := m.expect([]string{"index-real", "DATA=a.json"}, "index -o data/stations.db -compat a.json")
+	if !strings.Contains(out, "indexing a.json into data/stations.db (-compat)") {
+		t.Errorf("index-real does not say it builds with -compat:\n%s", out)
+	}
+	m.expect([]string{"index-real", "DATA=a.json"})
+	m.expect([]string{"index-real", "DATA=a.json", "INDEX_FLAGS="}, "index -o data/stations.db a.json")
+	m.expect([]string{"index-real", "DATA=a.json", "INDEX_FLAGS="})
+	m.expect([]string{"index-real", "DATA=a.json"}, "index -o data/stations.db -compat a.json")
+	m.expect([]string{"serve-real"}, "serve -index data/stations.db -addr 127.0.0.1:8080")
 }
 
 // TestMakeOfflineIndex: an index-real that cannot reach the upstream list
@@ -177,7 +196,7 @@ func TestMakeHelpListsEveryTarget(t *testing.T) {
 			t.Errorf("make help does not describe %s", r[1])
 		}
 	}
-	for _, v := range []string{"ADDR", "DATA", "INDEX", "FUZZTIME", "NPM_DIR", "SOAK_MINUTES", "RUNS", "BENCH_ARGS"} {
+	for _, v := range []string{"ADDR", "DATA", "INDEX", "INDEX_FLAGS", "FUZZTIME", "NPM_DIR", "SOAK_MINUTES", "RUNS", "BENCH_ARGS"} {
 		if !regexp.MustCompile(`(?m)^  [A-Z_, ]*\b` + v + `\b[A-Z_, ]*:`).MatchString(out) {
 			t.Errorf("make help does not describe %s", v)
 		}

@@ -38,9 +38,10 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		out.WriteString("\n")
 	}
 	section("API", [][3]string{
-		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets, search near a place and show each station once (distinct), with curl examples"},
+		{"API guide", b + pathGuide + "index.md", "how to search and read stations, count facets, search near a place, show each station once (distinct) and point Radio Browser clients at a node, with curl examples"},
 		{"OpenAPI 3.1 description", b + pathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + pathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
+		compatLLMsLink(b, ix.HasCompat()),
 	})
 	section("Pages", [][3]string{
 		{"Home", b + pathMarkdownHome, "the Markdown home page"},
@@ -61,4 +62,18 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		{"Sitemap", b + pathSitemap, "every station and directory page"},
 	})
 	return out.Bytes()
+}
+
+// compatLLMsLink is llms.txt's entry for the Radio Browser compatible API:
+// its stats when this node serves it, else the guide that says how a node
+// does.
+func compatLLMsLink(b string, served bool) [3]string {
+	what := "the Radio Browser read API under /json/ (stations/search, stations/byuuid, stations/bytag and the other by-paths, " +
+		"the lists of countries, languages, tags and codecs, url/{uuid}), for programs written for that directory; " +
+		"its paths are in the OpenAPI description under the tag radio-browser-compatible, its differences from upstream in the API guide"
+	if !served {
+		return [3]string{"Radio Browser compatible API", b + pathGuide + "index.md",
+			"not served by this node, whose index was built without stationdex index -compat: " + what}
+	}
+	return [3]string{"Radio Browser compatible API", b + pathUpstream + "stats", what}
 }

@@ -18,7 +18,7 @@ var pageAllocBounds = map[string]float64{
 	"listen":          62,
 	"directory":       400, // each value's note counts entries and stations: a string each
 	"directory_entry": 140,
-	"guide":           160,
+	"guide":           170, // with the /json/ part: client facts built on the base URL
 }
 
 const writeAllocBound = 8

@@ -35,6 +35,16 @@ type capabilities struct {
 	Sitemap       string              `json:"sitemap"`
 	LLMsTxt       string              `json:"llms_txt"`
 	MarkdownHome  string              `json:"markdown_home"`
+	Compatible    []capCompatible     `json:"compatible_apis"`
+}
+
+// capCompatible is another directory's API this node answers too.
+type capCompatible struct {
+	Name       string `json:"name"`
+	BaseURL    string `json:"base_url"`
+	Served     bool   `json:"served"`
+	OpenAPITag string `json:"openapi_tag"`
+	Notes      string `json:"notes"`
 }
 
 type capOperation struct {
@@ -198,5 +208,8 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		Sitemap:      b + pathSitemap,
 		LLMsTxt:      b + pathLLMs,
 		MarkdownHome: b + pathMarkdownHome,
+		Compatible: []capCompatible{{Name: "radio-browser", BaseURL: b + pathUpstream, Served: ix.HasCompat(), OpenAPITag: "radio-browser-compatible",
+			Notes: "the upstream directory's read paths with its station object; writes answer 403 read_only; served only when the index is built " +
+				"with stationdex index -compat (else 404 compat_not_indexed); the deliberate differences are in the API guide"}},
 	}, nil
 }

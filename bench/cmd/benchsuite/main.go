@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"stationdex/indexer/realdata"
 	"strconv"
 	"strings"
@@ -56,7 +57,9 @@ type config struct {
 	// the facet and suggestion searches.
 	typos       int
 	facetTiming timing
-	// parts left out (-skip): "peers", "http", "mixes", "facets".
+	// The upstream mix (issue #27): distinct requests.
+	upDistinct int
+	// parts left out (-skip): see skipParts.
 	skip map[string]bool
 }
 
@@ -71,6 +74,7 @@ func configFor(mode string) (config, error) {
 			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
 			coldPerRound: 200_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
 			typos: 400, facetTiming: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
+			upDistinct: 2000,
 		}, nil
 	case "smoke":
 		return config{
@@ -81,9 +85,20 @@ func configFor(mode string) (config, error) {
 			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
 			coldPerRound: 2000, coldProbes: 100, hotDistinct: 100, hotRequests: 5000,
 			typos: 20, facetTiming: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 5},
+			upDistinct: 200,
 		}, nil
 	}
 	return config{}, fmt.Errorf("unknown mode %q (full or smoke)", mode)
+}
+
+// skipParts are the parts -skip can leave out, each with what it is.
+var skipParts = []string{
+	"peers (SQLite, Bleve, MariaDB)",
+	"http (the mix against the ceiling and the peers over HTTP)",
+	"mixes (cold, crawl and hot HTTP mixes)",
+	"facets (facet counts and suggestions)",
+	"distinct (one result per group against every entry)",
+	"upstream (the Radio Browser compatible API under /json/ on a -compat build: against a ceiling, /api and MariaDB)",
 }
 
 type suite struct {
@@ -117,7 +132,7 @@ func main() {
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
-	skip := flag.String("skip", "", "comma-separated parts to leave out: peers (SQLite, Bleve, MariaDB), http (the mix against the ceiling and the peers over HTTP), mixes (cold, crawl and hot HTTP mixes), facets (facet counts and suggestions), distinct (one result per group against every entry)")
+	skip := flag.String("skip", "", "comma-separated parts to leave out: "+strings.Join(skipParts, ", "))
 	rerender := flag.String("rerender", "", "only rewrite report.md, plots (and, for a full run, the README table) of a results `DIR` from its results.json")
 	flag.Parse()
 	if *rerender != "" {
@@ -138,12 +153,12 @@ func main() {
 	}
 	cfg.skip = map[string]bool{}
 	for _, p := range strings.Split(*skip, ",") {
-		switch p {
-		case "":
-		case "peers", "http", "mixes", "facets":
+		switch {
+		case p == "":
+		case slices.ContainsFunc(skipParts, func(part string) bool { return strings.HasPrefix(part, p+" ") }):
 			cfg.skip[p] = true
 		default:
-			fatal(fmt.Errorf("unknown part %q for -skip (peers, http, mixes, facets)", p))
+			fatal(fmt.Errorf("unknown part %q for -skip (%s)", p, strings.Join(skipParts, ", ")))
 		}
 	}
 	s := &suite{mode: *mode, cfg: cfg, partial: *skip != "" || *out != ""}

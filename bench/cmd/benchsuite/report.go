@@ -109,7 +109,8 @@ func (s *suite) targets() []Target {
 		name += "; 5M not measured in this run"
 	}
 	ts = append(ts, atMost(name, "< 1 s", " ms", l.FirstAnswerMs, 1000))
-	return append(append(ts, s.moreTargets()...), s.distinctTargets()...)
+	ts = append(append(ts, s.moreTargets()...), s.distinctTargets()...)
+	return append(ts, s.upstreamTargets()...)
 }
 
 func (s *suite) writeReport() error {
@@ -229,6 +230,7 @@ func (s *suite) markdown() string {
 	s.scaleSection(&w)
 	s.facetSection(&w)
 	s.distinctSection(&w)
+	s.upstreamSection(&w)
 	s.profileSection(&w)
 	if len(r.Notes) > 0 {
 		w.WriteString("\n## Notes\n\n")

@@ -20,6 +20,7 @@ type Results struct {
 	Mixes     []HTTPMix      `json:"http_mixes,omitempty"`
 	Facets    *FacetCosts    `json:"discovery,omitempty"` // the key older results use
 	Distinct  *DistinctCosts `json:"distinct,omitempty"`
+	Upstream  *UpstreamCosts `json:"upstream,omitempty"`
 	Targets   []Target       `json:"targets"`
 	Profile   string         `json:"cpu_profile_top,omitempty"`
 	ProfileAt string         `json:"cpu_profile_at,omitempty"`

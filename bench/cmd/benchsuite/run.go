@@ -64,6 +64,9 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 			if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] {
 				s.trafficStages(&b)
 			}
+			if !s.cfg.skip["upstream"] {
+				s.stage("upstream "+b.data.Label+": /json/ vs ceiling, /api and mariadb", func() error { return s.upstreamStage(&b, maria) })
+			}
 			b.e.Close()
 		}
 	}

@@ -104,3 +104,49 @@ func TestDistinctTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamTargets: the upstream stage is judged on three figures,
+// each against its own goal (the ceiling's 0.7x from the issue, /api's
+// 0.7x and MariaDB's 100x from the suite), a comparison not run has no
+// target, and the report section shows each verdict.
+func TestUpstreamTargets(t *testing.T) {
+	s := &suite{}
+	if s.upstreamTargets() != nil {
+		t.Fatal("targets without an upstream stage")
+	}
+	s.res.Upstream = &UpstreamCosts{Label: "50k", Stations: 50_000, Pairs: 300,
+		Mix:  HTTPMix{Name: "upstream", ThroughputX: 0.7, P99X: 1.2, Ceiling: Wrk{RPS: 1000}, Ours: Wrk{RPS: 700}},
+		JSON: Wrk{RPS: 690}, API: Wrk{RPS: 1000}, PairsX: 0.69,
+		Probe: map[string]UpstreamProbe{"url": {N: 10, MedianUs: 50, P99Us: 90, MaxUs: 100, MedianBytes: 200, Share: 0.25}},
+		Maria: &UpstreamMaria{Searches: 96, PerKind: 12, Ours: Summary{MedianUs: 100}, Maria: Summary{MedianUs: 10_000}, RatioMedian: 100,
+			Kinds: map[string]UpstreamKind{"search_name": {N: 12, OursMedianUs: 100, MariaMedianUs: 20_000}}, RowsAgree: "90/96"}}
+	got := map[string]bool{}
+	for _, tg := range s.upstreamTargets() {
+		got[tg.Name] = tg.Held
+	}
+	want := map[string]bool{
+		"HTTP upstream mix (/json/) throughput vs same-size ceiling":                                                           true,
+		"HTTP /json/ searches vs the same 300 searches on /api, throughput (cache off)":                                        false,
+		"upstream searches: node over HTTP faster than the upstream statement in mariadb (ratio of medians, same 96 searches)": true,
+	}
+	for name, held := range want {
+		if h, ok := got[name]; !ok || h != held {
+			t.Errorf("%s: held %v (present %v), want %v; have %v", name, h, ok, held, keys(got))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d targets, want %d: %v", len(got), len(want), keys(got))
+	}
+	var w strings.Builder
+	s.upstreamSection(&w)
+	for _, want := range []string{"at 50k (50000 stations; issue #27)", "| **0.70x** **PASS** |", "| **0.69x** **MISS** |",
+		"| search_name | 12 | 100 | 20000 | 200x |", "**100x** **PASS**", "agree on 90/96", "up to 12 of each search kind", "| url | 10 | 50 | 90 | 100 | 200 | 25.0% |"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("the upstream section lacks %q:\n%s", want, w.String())
+		}
+	}
+	s.res.Upstream.Maria, s.res.Upstream.API = nil, Wrk{}
+	if n := len(s.upstreamTargets()); n != 1 {
+		t.Errorf("%d targets with only the ceiling comparison run, want 1", n)
+	}
+}

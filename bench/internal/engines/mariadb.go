@@ -324,3 +324,93 @@ func (m *MariaDB) Close() error {
 	}
 	return os.RemoveAll(m.dir)
 }
+
+// upstreamOrder is the upstream whitelist of order values and the column
+// each sorts by (upstream-read-api.md: filter_order; random is RAND()).
+var upstreamOrder = map[string]string{
+	"": "Name", "name": "Name", "url": "Url", "homepage": "Homepage", "favicon": "Favicon", "tags": "Tags",
+	"country": "Country", "state": "Subcountry", "language": "Language", "votes": "Votes", "codec": "Codec",
+	"bitrate": "Bitrate", "lastcheckok": "LastCheckOK", "lastchecktime": "LastCheckTime",
+	"clicktimestamp": "ClickTimestamp", "clickcount": "clickcount", "clicktrend": "ClickTrend",
+	"changetimestamp": "Creation", "random": "RAND()",
+}
+
+// upstreamWhere is the WHERE of the upstream search statement for u, its
+// clauses in upstream's order, and their arguments.
+func upstreamWhere(u mix.UpSearch) (string, []any) {
+	where := "Bitrate >= ? AND Bitrate <= ?"
+	args := []any{0, 1000000}
+	if u.Name != "" {
+		where += " AND Name LIKE CONCAT('%', ?, '%')"
+		args = append(args, u.Name)
+	}
+	if u.CountryCode != "" {
+		where += " AND UPPER(CountryCode) = UPPER(?)"
+		args = append(args, u.CountryCode)
+	}
+	for _, f := range []struct {
+		col, v string
+		exact  bool
+	}{{"Language", u.Language, u.LanguageExact}, {"Tags", u.Tag, u.TagExact}} {
+		switch {
+		case f.v == "":
+		case f.exact:
+			where += " AND " + exact(f.col)
+			args = append(args, f.v, f.v, f.v, f.v)
+		default:
+			where += " AND " + f.col + " LIKE CONCAT('%', ?, '%')"
+			args = append(args, f.v)
+		}
+	}
+	if u.Codec != "" {
+		where += " AND LOWER(Codec) = LOWER(?)"
+		args = append(args, u.Codec)
+	}
+	if u.HideBroken {
+		where += " AND LastCheckOK = TRUE"
+	}
+	return where, args
+}
+
+// UpstreamSearch runs the upstream statement of a /json/stations/search
+// request (all columns, the WHERE above, ORDER BY one column with no
+// tie-breaker, LIMIT offset, limit) and returns the rows it sent.
+func (m *MariaDB) UpstreamSearch(u mix.UpSearch) (int, error) {
+	col, ok := upstreamOrder[u.Order]
+	if !ok {
+		col = "Name" // upstream: an unknown order is silently Name
+	}
+	dir := " ASC"
+	if u.Reverse {
+		dir = " DESC"
+	}
+	where, args := upstreamWhere(u)
+	s := "SELECT * FROM Station WHERE " + where + " ORDER BY " + col + dir + " LIMIT ?, ?"
+	st, ok := m.stmt[s]
+	if !ok {
+		var err error
+		if st, err = m.db.Prepare(s); err != nil {
+			return 0, err
+		}
+		m.stmt[s] = st
+	}
+	rows, err := st.Query(append(args, u.Offset, u.Limit)...)
+	if err != nil {
+		return 0, fmt.Errorf("mariadb upstream search: %w", err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
