@@ -364,3 +364,41 @@ func TestUpstreamOrdersRealData(t *testing.T) {
 	// a number, a text with escapes (favicon URLs), a time, a list
 	requireOrders(t, ix, []UpstreamOrder{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
 }
+
+// TestFoldedHoldsAsFoldingTheName: the in-place ASCII comparison answers
+// as folding the name and searching it does.
+func TestFoldedHoldsAsFoldingTheName(t *testing.T) {
+	names := []string{"", "Radio FM", "RADIO fm 1", "Ràdio Fm", "Kiss FM - 90's", "İstanbul FM", "ÀBC", "abc", "Z", "@#$ Radio", "Ꮦ radio"}
+	texts := []string{"", "radio", "fm", "o f", "90's", "abc", "z", "istanbul", "dio fm 1", "radio fm 12", "@#"}
+	for _, n := range names {
+		for _, text := range texts {
+			text = fold.String(text)
+			want := strings.Contains(fold.String(n), text)
+			if got := foldedHolds(n, text); got != want {
+				t.Errorf("foldedHolds(%q, %q) = %v, folding the name says %v", n, text, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkUpstreamNameContains times name substrings of the compatible
+// API on the real snapshot, selection and first page: one gram (a key
+// range), and longer texts whose candidates are read.
+func BenchmarkUpstreamNameContains(b *testing.B) {
+	ix, _ := realIndex(b)
+	for _, text := range []string{"fm", "radio", "jazz", "rock fm", "bayern"} {
+		b.Run(text, func(b *testing.B) {
+			sel := UpstreamSelect{Contains: Contains{Name: text}}
+			var page []byte
+			for b.Loop() {
+				u, err := ix.UpstreamStations(sel)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if page, _, err = ix.UpstreamPageOf(u, 0, 100, page[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -116,6 +116,18 @@ func DecodeRecord(buf []byte, r *Record) error {
 	return err
 }
 
+// RecordName is the name of an encoded record, without decoding the
+// rest: a string over buf, valid as long as buf.
+func RecordName(buf []byte) (string, error) {
+	if len(buf) < len(UUID{}) {
+		return "", fmt.Errorf("%w: record of %d bytes", ErrCorrupt, len(buf))
+	}
+	d := decoder{buf: buf[len(UUID{}):]}
+	d.uvarint() // the bitrate
+	name := d.string()
+	return name, d.err
+}
+
 // DecodeOwned decodes a record from owned, memory that the caller hands over
 // for good: the strings of r point into it, so it must never be written
 // again. The lists of r are carved out of spare, whose remainder is returned
