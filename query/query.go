@@ -105,6 +105,7 @@ type Index struct {
 	groups lazyGroupIndex // for distinct searches, built on first use
 	// upOrders are the compatible API's orders, made on first use.
 	upOrders upstreamPermutations
+	derived  derivedValues // what callers derive once (Derived)
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

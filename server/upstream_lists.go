@@ -16,9 +16,10 @@ import (
 // The lists of the compatible API (/json/countries, countrycodes,
 // codecs, languages, tags, states): every value with its station count,
 // from the buckets the filters read (query.UpstreamCounts), so a value's
-// count is what filtering on it finds. A list is small (at most a few
-// thousand values): it is built whole, cached and compressed as the
-// other answers are.
+// count is what filtering on it finds. A list is fixed per snapshot: it
+// is made once per index (query.Index.Derived), its names folded and the
+// entries in name order, so that an answer only filters, orders and
+// pages a copy; answers are cached and compressed as the others are.
 //
 // The {filter} path segment keeps the values whose name holds it, after
 // folding case and accents (upstream: LIKE, case-sensitive on some lists);
@@ -39,23 +40,26 @@ type upEntry struct {
 	Country      string  `json:"country,omitempty"`
 	ISO639       *string `json:"iso_639,omitempty"`
 	StationCount int     `json:"stationcount"`
+	// folded and foldedCode are Name and ISO3166_1 folded, countryKey
+	// Country's key (states), made once with the list
+	folded, foldedCode, countryKey string
 }
 
 // upListOf is the list path cmd, or nil.
 func upListOf(cmd string) *upList {
 	switch cmd {
 	case "countries":
-		return upDimList(query.DimCountry, func(c query.UpstreamCount) upEntry {
+		return upDimList(cmd, query.DimCountry, func(c query.UpstreamCount) upEntry {
 			return upEntry{Name: c.Label, ISO3166_1: c.Key, StationCount: c.Stations}
 		})
 	case "countrycodes":
-		return upDimList(query.DimCountry, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return upDimList(cmd, query.DimCountry, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
 	case "codecs":
-		return upDimList(query.DimCodec, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return upDimList(cmd, query.DimCodec, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
 	case "tags":
-		return upDimList(query.DimGenre, plainUpEntry(func(c query.UpstreamCount) string { return c.Label }))
+		return upDimList(cmd, query.DimGenre, plainUpEntry(func(c query.UpstreamCount) string { return c.Label }))
 	case "languages":
-		return upDimList(query.DimLanguage, func(c query.UpstreamCount) upEntry {
+		return upDimList(cmd, query.DimLanguage, func(c query.UpstreamCount) upEntry {
 			e := upEntry{Name: c.Label, StationCount: c.Stations}
 			if code, ok := iso.LanguageCode(c.Label); ok {
 				e.ISO639 = &code
@@ -72,41 +76,71 @@ func plainUpEntry(name func(query.UpstreamCount) string) func(query.UpstreamCoun
 	return func(c query.UpstreamCount) upEntry { return upEntry{Name: name(c), StationCount: c.Stations} }
 }
 
-// upDimList is the list of the values of d, each made an entry by entry.
-func upDimList(d query.Dim, entry func(query.UpstreamCount) upEntry) *upList {
+// upDimList is list cmd, the values of d, each made an entry by entry.
+func upDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) upEntry) *upList {
 	return &upList{maxArgs: 1, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-		s.serveUpList(w, r, args, p, func(ix *query.Index) ([]upEntry, error) {
-			counts, err := ix.UpstreamCounts(d, p.flag(upHideBroken))
-			entries := make([]upEntry, len(counts))
-			for i, c := range counts {
-				entries[i] = entry(c)
-			}
-			return entries, err
+		hide := p.flag(upHideBroken)
+		s.serveUpList(w, r, args, p, nil, func(ix *query.Index) ([]upEntry, error) {
+			return upListMade(ix, cmd, hide, func(ix *query.Index) ([]upEntry, error) {
+				counts, err := ix.UpstreamCounts(d, hide)
+				entries := make([]upEntry, len(counts))
+				for i, c := range counts {
+					entries[i] = entry(c)
+				}
+				return entries, err
+			})
 		})
 	}}
 }
 
+// upListMade is list cmd (with only the stations that passed their last
+// check when hide) as build makes it, made once per index: its names
+// folded and its entries in name order.
+func upListMade(ix *query.Index, cmd string, hide bool, build func(*query.Index) ([]upEntry, error)) ([]upEntry, error) {
+	key := "upstream list " + cmd
+	if hide {
+		key += " hidebroken"
+	}
+	v, err := ix.Derived(key, func(ix *query.Index) (any, error) {
+		list, err := build(ix)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			e := &list[i]
+			e.folded, e.foldedCode, e.countryKey = fold.String(e.Name), fold.String(e.ISO3166_1), format.FacetKey(e.Country)
+		}
+		sortUpEntries(list, false, false)
+		return list, nil
+	})
+	list, _ := v.([]upEntry)
+	return list, err
+}
+
 // serveUpStates is /json/states[/{filter}] and /json/states/{country}/{filter}.
 func (s *Server) serveUpStates(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-	country := ""
+	var keep func(e *upEntry) bool
 	if len(args) == 2 {
-		country, args = args[0], args[1:]
+		country := format.FacetKey(args[0])
+		keep, args = func(e *upEntry) bool { return e.countryKey == country }, args[1:]
 	}
-	s.serveUpList(w, r, args, p, func(ix *query.Index) ([]upEntry, error) {
-		states, err := ix.UpstreamStates(p.flag(upHideBroken))
-		var entries []upEntry
-		for _, st := range states {
-			if country == "" || format.FacetKey(st.Country) == format.FacetKey(country) {
-				entries = append(entries, upEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations})
+	hide := p.flag(upHideBroken)
+	s.serveUpList(w, r, args, p, keep, func(ix *query.Index) ([]upEntry, error) {
+		return upListMade(ix, "states", hide, func(ix *query.Index) ([]upEntry, error) {
+			states, err := ix.UpstreamStates(hide)
+			entries := make([]upEntry, len(states))
+			for i, st := range states {
+				entries[i] = upEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations}
 			}
-		}
-		return entries, err
+			return entries, err
+		})
 	})
 }
 
-// serveUpList answers a list: read by entries, then filtered by the
-// {filter} segment, ordered and paged.
-func (s *Server) serveUpList(w http.ResponseWriter, r *http.Request, args []string, p *upParams, entries func(*query.Index) ([]upEntry, error)) {
+// serveUpList answers a list: read by entries (shared, in name order),
+// then filtered by keep (nil: every entry) and the {filter} segment,
+// ordered and paged.
+func (s *Server) serveUpList(w http.ResponseWriter, r *http.Request, args []string, p *upParams, keep func(*upEntry) bool, entries func(*query.Index) ([]upEntry, error)) {
 	filter := ""
 	if len(args) == 1 {
 		filter = fold.String(args[0])
@@ -122,8 +156,15 @@ func (s *Server) serveUpList(w http.ResponseWriter, r *http.Request, args []stri
 		if err != nil {
 			return entityHead{}, dst, err
 		}
-		list = filterUpEntries(list, filter)
-		sortUpEntries(list, byCount, p.flag(upReverse))
+		switch reorder := byCount || p.flag(upReverse); {
+		case filter != "" || keep != nil:
+			list = filterUpEntries(list, filter, keep)
+		case reorder:
+			list = slices.Clone(list)
+		}
+		if byCount || p.flag(upReverse) {
+			sortUpEntries(list, byCount, p.flag(upReverse))
+		}
 		list = list[min(p.count(upOffset, 0), len(list)):]
 		list = list[:min(p.count(upLimit, len(list)), len(list))]
 		dst, err = encodeResponse(dst, list)
@@ -144,20 +185,22 @@ func upListOrder(p *upParams) (byCount bool, err error) {
 
 // filterUpEntries keeps the entries whose name (or code) holds the
 // folded filter.
-func filterUpEntries(list []upEntry, filter string) []upEntry {
-	if filter == "" {
-		return list
+func filterUpEntries(list []upEntry, filter string, keep func(*upEntry) bool) []upEntry {
+	out := []upEntry{} // list is shared: a copy is filtered (and ordered); none is [], not null
+	for i := range list {
+		e := &list[i]
+		if (keep == nil || keep(e)) && (filter == "" || strings.Contains(e.folded, filter) || strings.Contains(e.foldedCode, filter)) {
+			out = append(out, *e)
+		}
 	}
-	return slices.DeleteFunc(list, func(e upEntry) bool {
-		return !strings.Contains(fold.String(e.Name), filter) && !strings.Contains(fold.String(e.ISO3166_1), filter)
-	})
+	return out
 }
 
 // sortUpEntries orders a list by folded name (then name, then country),
 // or by station count and then so; reverse turns the whole order round.
 func sortUpEntries(list []upEntry, byCount, reverse bool) {
 	slices.SortStableFunc(list, func(a, b upEntry) int {
-		c := cmp.Or(cmp.Compare(fold.String(a.Name), fold.String(b.Name)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Country, b.Country))
+		c := cmp.Or(cmp.Compare(a.folded, b.folded), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Country, b.Country))
 		if byCount {
 			c = cmp.Or(cmp.Compare(a.StationCount, b.StationCount), c)
 		}
