@@ -103,8 +103,6 @@ type Index struct {
 	// buckets by number, built on first use (see blockLocator).
 	blocks [3]blockLocator
 	groups lazyGroupIndex // for distinct searches, built on first use
-	// upOrders are the compatible API's orders, made on first use.
-	upOrders upstreamPermutations
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

@@ -108,14 +108,19 @@ func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte)
 // UpstreamSet is the stations an UpstreamSelect picks, in its order: a
 // copy, valid as long as the Index, so that a long answer pages through
 // it without selecting again (a substring of names reads the candidates'
-// records).
+// records). It is for one goroutine at a time.
 type UpstreamSet struct {
 	members *roaring.Bitmap
 	reverse bool
 	order   UpstreamOrder
 	seed    uint64
-	// list is the members in order, for an order other than name.
-	list []uint32
+	// list is the members in order (reverse applied), as far as pages
+	// asked for them, for an order other than name; complete once it
+	// holds them all. walked counts the stations of the stored
+	// permutation looked at so far (upstream_orders.go).
+	list     []uint32
+	complete bool
+	walked   int
 }
 
 // Len is the number of stations in u.
@@ -139,9 +144,6 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 		}
 		return err
 	})
-	if err == nil && u.order != OrderName {
-		u.list, err = ix.upstreamOrdered(u)
-	}
 	return u, err
 }
 
@@ -155,29 +157,29 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 	}
 	n := 0
 	err := ix.view(func(tx *bolt.Tx) error {
-		var err error
-		if u.list != nil {
-			dst, n, err = copyListed(tx, u.list, u.reverse, offset, limit, dst)
-		} else {
+		if u.order == OrderName {
+			var err error
 			dst, n, err = copyUpstream(tx, set{bm: u.members}, u.reverse, offset, limit, dst)
+			return err
 		}
+		if err := u.ordered(tx, ix.meta.Stations, min(offset, u.Len())+min(limit, u.Len())); err != nil {
+			return err
+		}
+		var err error
+		dst, n, err = copyListed(tx, u.list, offset, limit, dst)
 		return err
 	})
 	return dst, n, err
 }
 
-// copyListed appends the objects of list from its offset-th (from the
-// end when reverse), at most limit of them.
-func copyListed(tx *bolt.Tx, list []uint32, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+// copyListed appends the objects of list from its offset-th, at most
+// limit of them.
+func copyListed(tx *bolt.Tx, list []uint32, offset, limit int, dst []byte) ([]byte, int, error) {
 	rr := upstreamReader(tx)
 	n := 0
 	for i := offset; i < len(list) && n < limit; i++ {
-		at := i
-		if reverse {
-			at = len(list) - 1 - i
-		}
 		var err error
-		if dst, err = appendObject(&rr, list[at], n, dst); err != nil {
+		if dst, err = appendObject(&rr, list[i], n, dst); err != nil {
 			return dst, n, err
 		}
 		n++
