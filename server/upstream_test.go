@@ -19,6 +19,7 @@ import (
 	"stationdex/indexer/demo"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
@@ -427,6 +428,38 @@ func TestUpstreamLists(t *testing.T) {
 		if !strings.Contains(strings.ToLower(c.Name), "m") || len(got) != c.StationCount {
 			t.Errorf("codec %s: %d stations listed, %d found", c.Name, c.StationCount, len(got))
 		}
+	}
+	requireLanguageCodes(t, s)
+}
+
+// requireLanguageCodes: every language has iso_639, its code (as
+// iso.LanguageCode maps it) or null when it has none, as upstream sends
+// it; no other list has the field.
+func requireLanguageCodes(t *testing.T, s *Server) {
+	t.Helper()
+	var languages, tags []map[string]any
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/languages", "", "").Body.Bytes(), &languages); err != nil {
+		t.Fatal(err)
+	}
+	nulls := 0
+	for _, l := range languages {
+		code, has := l["iso_639"]
+		want, known := iso.LanguageCode(l["name"].(string))
+		if !has || known && code != want || !known && code != nil {
+			t.Errorf("language %v: iso_639 %v (given: %v), want %q", l["name"], code, has, want)
+		}
+		if code == nil {
+			nulls++
+		}
+	}
+	if nulls == 0 || nulls == len(languages) {
+		t.Errorf("%d of %d languages without a code: the demo has both kinds", nulls, len(languages))
+	}
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/tags", "", "").Body.Bytes(), &tags); err != nil || len(tags) == 0 {
+		t.Fatal(err)
+	}
+	if _, has := tags[0]["iso_639"]; has {
+		t.Errorf("tags have iso_639: %v", tags[0])
 	}
 }
 
