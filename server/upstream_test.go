@@ -64,6 +64,8 @@ func TestUpParams(t *testing.T) {
 		{"not taken here", "GET", "/x?uuids=a", "", "", nil, CodeUnknownParameter},
 		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, CodeRepeatedParameter},
 		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, CodeRepeatedParameter},
+		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", nil, CodeRepeatedParameter},
+		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, nil, CodeRepeatedParameter},
 		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, CodeInvalidParameter},
 		{"bool 1", "GET", "/x?reverse=1", "", "", nil, CodeInvalidParameter},
 		{"bool True", "GET", "/x?nameExact=True", "", "", nil, CodeInvalidParameter},
