@@ -65,9 +65,13 @@ func (o UpstreamOrder) stored() int { return int(o) - 1 }
 
 // sortSmallerThan: a set of fewer members than the index's stations
 // divided by it is sorted by its members' keys rather than found in the
-// permutation. Sorting costs a decoded object and a key per member and
-// a comparison sort; walking, a look-up in the set per station walked
-// (a few nanoseconds), up to the whole index for a sparse set.
+// permutation. Sorting costs a stored object read and a key per member
+// and a comparison sort (about 400 ns a member); walking, a look-up in
+// the set per station walked (7 to 30 ns), up to the whole index for a
+// sparse set, whose last member is near the end. On the real snapshot
+// (50,662 stations; BenchmarkUpstreamOrderWays, by votes) 791 members
+// took 0.29 ms sorted and 1.4 ms walked, 5,000 took 2.7 ms sorted and
+// 0.35 ms walked.
 const sortSmallerThan = 64
 
 // ordered puts u.list in u's order, as far as its first upto members

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -159,5 +160,35 @@ func BenchmarkUpstreamFirstOrder(b *testing.B) {
 				b.StartTimer()
 			}
 		})
+	}
+}
+
+// BenchmarkUpstreamOrderWays is the cost of putting a whole set in an
+// order both ways, by set size: what sortSmallerThan weighs.
+func BenchmarkUpstreamOrderWays(b *testing.B) {
+	ix, _ := realIndex(b)
+	n := ix.meta.Stations
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, size := range []int{100, 1000, n / sortSmallerThan, 5000} {
+		members := roaring.New()
+		for members.GetCardinality() < uint64(size) {
+			members.Add(uint32(rng.IntN(n)))
+		}
+		for _, way := range []string{"sort", "walk"} {
+			b.Run(fmt.Sprintf("%d/%s", size, way), func(b *testing.B) {
+				for b.Loop() {
+					u := &UpstreamSet{members: members, order: OrderVotes}
+					err := ix.view(func(tx *bolt.Tx) error {
+						if way == "sort" {
+							return u.sortMembers(tx)
+						}
+						return u.walk(tx, n, size)
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
