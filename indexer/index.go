@@ -286,11 +286,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	if up != nil {
-		upstreamJSON, err := up.blocks()
-		if err != nil {
-			return f.fail(fmt.Errorf("upstream objects: %w", err))
-		}
-		if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
+		if err := b.writeUpstream(ctx, f, up); err != nil {
 			return f.fail(err)
 		}
 	}
@@ -310,6 +306,31 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	return f.commit()
+}
+
+// writeUpstream writes the upstream objects and their orders, both
+// from the spill (upstream_orders.go); the orders' sorter has the share
+// of the budget the name-order sorter had.
+func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamSpill) error {
+	sorter, err := up.sortOrders(b.tmp, b.share(orderShare), b.kept)
+	if err != nil {
+		return err
+	}
+	defer sorter.Close()
+	upstreamJSON, err := up.blocks()
+	if err != nil {
+		return fmt.Errorf("upstream objects: %w", err)
+	}
+	if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
+		return err
+	}
+	it, err := sorter.Iter()
+	if err != nil {
+		return fmt.Errorf("upstream orders: %w", err)
+	}
+	defer it.Close()
+	orders := &ordersSource{it: it, records: b.kept}
+	return f.putSortedAhead(ctx, format.BucketUpstreamOrders, orders.next)
 }
 
 // writeDerived writes the buckets made from the ones written before:

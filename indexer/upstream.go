@@ -127,20 +127,38 @@ func (s *upstreamSpill) add(stored []byte) error {
 	return err
 }
 
-// blocks ends the spill and returns the upstream_json bucket's contents,
-// read back from it in blocks matching the record blocks.
-func (s *upstreamSpill) blocks() (kvSource, error) {
+// finish ends the spill; it may be called more than once.
+func (s *upstreamSpill) finish() error {
+	if s.s2 == nil {
+		return nil
+	}
 	if err := s.buf.Flush(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := s.s2.Close(); err != nil {
-		return nil, err
-	}
+	err := s.s2.Close()
 	s.s2 = nil
+	return err
+}
+
+// reader reads the ended spill from its start.
+func (s *upstreamSpill) reader() (io.Reader, error) {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return jsonBlocksSource(newSpillReader(s.f)), nil
+	return newSpillReader(s.f), nil
+}
+
+// blocks ends the spill and returns the upstream_json bucket's contents,
+// read back from it in blocks matching the record blocks.
+func (s *upstreamSpill) blocks() (kvSource, error) {
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	r, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	return jsonBlocksSource(r), nil
 }
 
 // close releases the file; the build's temporary directory holds it.

@@ -37,7 +37,8 @@ type BucketCount struct {
 // Check verifies a whole index file, beyond what Open verifies (the page
 // tree and the checksums, which prove the file is as written): every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every station's stored JSON
-// is its record's (checkStationJSON), every bitmap deserialises,
+// is its record's (checkStationJSON), the compatible API's stored orders
+// list every record once in order (checkUpstreamOrders), every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, groups and group_of agree and follow the representative rule,
@@ -74,7 +75,7 @@ type checker struct {
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkUpstreamOrders, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {

@@ -101,11 +101,9 @@ type Index struct {
 	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
 	// blocks locate the record blocks of the stations and station_json
 	// buckets by number, built on first use (see blockLocator).
-	blocks [3]blockLocator
-	groups lazyGroupIndex // for distinct searches, built on first use
-	// upOrders are the compatible API's orders, made on first use.
-	upOrders upstreamPermutations
-	derived  derivedValues // what callers derive once (Derived)
+	blocks  [3]blockLocator
+	groups  lazyGroupIndex // for distinct searches, built on first use
+	derived derivedValues  // what callers derive once (Derived)
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

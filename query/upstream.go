@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -55,7 +57,14 @@ type UpstreamSelect struct {
 	Order   UpstreamOrder
 	Reverse bool
 	Seed    uint64
+	// DistanceFrom, when set, fills in every station's geo_distance:
+	// its distance from there in metres, as Query.Near measures it
+	// (from the station's stored position), null without one.
+	DistanceFrom *Position
 }
+
+// Position is a place on the sphere, in degrees.
+type Position struct{ Lat, Lon float64 }
 
 // UpstreamJSON appends the stored upstream object of station id to dst
 // (the base URL left as format.BaseURLMark); ErrNotFound when absent.
@@ -108,14 +117,20 @@ func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte)
 // UpstreamSet is the stations an UpstreamSelect picks, in its order: a
 // copy, valid as long as the Index, so that a long answer pages through
 // it without selecting again (a substring of names reads the candidates'
-// records).
+// records). It is for one goroutine at a time.
 type UpstreamSet struct {
 	members *roaring.Bitmap
 	reverse bool
 	order   UpstreamOrder
 	seed    uint64
-	// list is the members in order, for an order other than name.
-	list []uint32
+	// list is the members in order (reverse applied), as far as pages
+	// asked for them, for an order other than name; complete once it
+	// holds them all. walked counts the stations of the stored
+	// permutation looked at so far (upstream_orders.go).
+	list     []uint32
+	complete bool
+	walked   int
+	from     *Position // UpstreamSelect.DistanceFrom
 }
 
 // Len is the number of stations in u.
@@ -130,7 +145,7 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 	defer w.release()
 	s := w.newSearch(ix)
 	w.words = w.words[:0] // matched by the conditions, not by words
-	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed}
+	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed, from: sel.DistanceFrom}
 	err := ix.view(func(tx *bolt.Tx) error {
 		s.tx = tx
 		m, err := s.upstreamMatches(sel)
@@ -139,9 +154,6 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 		}
 		return err
 	})
-	if err == nil && u.order != OrderName {
-		u.list, err = ix.upstreamOrdered(u)
-	}
 	return u, err
 }
 
@@ -155,29 +167,42 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 	}
 	n := 0
 	err := ix.view(func(tx *bolt.Tx) error {
-		var err error
-		if u.list != nil {
-			dst, n, err = copyListed(tx, u.list, u.reverse, offset, limit, dst)
-		} else {
-			dst, n, err = copyUpstream(tx, set{bm: u.members}, u.reverse, offset, limit, dst)
+		c := newObjectCopier(tx, u.from)
+		if u.order == OrderName {
+			var err error
+			dst, n, err = c.copySet(set{bm: u.members}, u.reverse, offset, limit, dst)
+			return err
 		}
+		if err := u.ordered(tx, ix.meta.Stations, min(offset, u.Len())+min(limit, u.Len())); err != nil {
+			return err
+		}
+		var err error
+		dst, n, err = c.copyListed(u.list, offset, limit, dst)
 		return err
 	})
 	return dst, n, err
 }
 
-// copyListed appends the objects of list from its offset-th (from the
-// end when reverse), at most limit of them.
-func copyListed(tx *bolt.Tx, list []uint32, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
-	rr := upstreamReader(tx)
+// objectCopier appends stored upstream objects to an answer, with their
+// geo_distance from a position when there is one.
+type objectCopier struct {
+	objects recordReader
+	records recordReader // with from: the stations' positions
+	from    *Position
+	rec     format.Record
+}
+
+func newObjectCopier(tx *bolt.Tx, from *Position) *objectCopier {
+	return &objectCopier{objects: upstreamReader(tx), records: newRecordReader(tx), from: from}
+}
+
+// copyListed appends the objects of list from its offset-th, at most
+// limit of them.
+func (c *objectCopier) copyListed(list []uint32, offset, limit int, dst []byte) ([]byte, int, error) {
 	n := 0
 	for i := offset; i < len(list) && n < limit; i++ {
-		at := i
-		if reverse {
-			at = len(list) - 1 - i
-		}
 		var err error
-		if dst, err = appendObject(&rr, list[at], n, dst); err != nil {
+		if dst, err = c.appendObject(list[i], n, dst); err != nil {
 			return dst, n, err
 		}
 		n++
@@ -186,15 +211,41 @@ func copyListed(tx *bolt.Tx, list []uint32, reverse bool, offset, limit int, dst
 }
 
 // appendObject appends the object of record rec, the i-th of a list.
-func appendObject(rr *recordReader, rec uint32, i int, dst []byte) ([]byte, error) {
-	js, err := rr.get(rec)
+func (c *objectCopier) appendObject(rec uint32, i int, dst []byte) ([]byte, error) {
+	js, err := c.objects.get(rec)
 	if err != nil {
 		return dst, fmt.Errorf("upstream object: %w", err)
 	}
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	return append(dst, js...), nil
+	if c.from == nil {
+		return append(dst, js...), nil
+	}
+	return c.appendWithDistance(rec, js, dst)
+}
+
+// noDistance is the stored object's geo_distance (stationjson.Upstream).
+var noDistance = []byte(`,"geo_distance":null,`)
+
+// appendWithDistance appends js with its geo_distance from c.from, in
+// metres to the decimetre (the stored positions are microdegrees).
+func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, error) {
+	v, err := c.records.get(rec)
+	if err == nil {
+		err = format.DecodeRecord(v, &c.rec)
+	}
+	at := bytes.Index(js, noDistance)
+	if err != nil || at < 0 {
+		return dst, fmt.Errorf("%w: station %d: no record or no geo_distance: %v", format.ErrCorrupt, rec, err)
+	}
+	if !c.rec.Geo.Known {
+		return append(dst, js...), nil
+	}
+	km := format.DistanceKm(c.from.Lat, c.from.Lon, c.rec.Geo.LatDeg(), c.rec.Geo.LonDeg())
+	dst = append(dst, js[:at+len(noDistance)-len("null,")]...)
+	dst = strconv.AppendFloat(dst, math.Round(km*1e4)/10, 'f', -1, 64)
+	return append(dst, js[at+len(noDistance)-1:]...), nil
 }
 
 // upstreamMatches is the set of the stations sel selects.
@@ -310,18 +361,17 @@ func (s *search) sameURL(m set, url string) (set, error) {
 	return out, nil
 }
 
-// copyUpstream appends the objects of m from its offset-th member in
-// record order (or in reverse), at most limit of them.
-func copyUpstream(tx *bolt.Tx, m set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+// copySet appends the objects of m from its offset-th member in record
+// order (or in reverse), at most limit of them.
+func (c *objectCopier) copySet(m set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
 	total := m.card()
 	if offset >= total {
 		return dst, 0, nil
 	}
-	rr := upstreamReader(tx)
 	n := 0
 	for it := pageIterator(m, reverse, offset); it.HasNext() && n < limit; n++ {
 		var err error
-		if dst, err = appendObject(&rr, it.Next(), n, dst); err != nil {
+		if dst, err = c.appendObject(it.Next(), n, dst); err != nil {
 			return dst, n, err
 		}
 	}

@@ -314,7 +314,7 @@ func requireOrders(t *testing.T, ix *Index, orders []UpstreamOrder) {
 		t.Fatal(err)
 	}
 	for _, o := range orders {
-		field := upstreamSortFields[o]
+		field := format.UpstreamSorts[o.stored()].Field
 		byField := slices.Clone(objs)
 		slices.SortStableFunc(byField, func(a, b map[string]any) int {
 			if x, ok := a[field].(float64); ok {

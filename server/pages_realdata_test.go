@@ -33,7 +33,7 @@ var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 	testDirs.list = append(testDirs.list, dir)
 	testDirs.Unlock()
 	path := filepath.Join(dir, "real.db")
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{}, indexer.Input{Name: realdata.FileName, R: f}); err != nil {
+	if _, err := indexer.Build(context.Background(), path, indexer.Options{Compat: true}, indexer.Input{Name: realdata.FileName, R: f}); err != nil {
 		return nil, err
 	}
 	return query.Open(path)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -35,14 +36,32 @@ type upList struct {
 // upEntry is one value of a list, in upstream's field names; the fields
 // a list does not have are left out.
 type upEntry struct {
-	Name         string  `json:"name"`
-	ISO3166_1    string  `json:"iso_3166_1,omitempty"`
-	Country      string  `json:"country,omitempty"`
-	ISO639       *string `json:"iso_639,omitempty"`
-	StationCount int     `json:"stationcount"`
+	Name         string `json:"name"`
+	ISO3166_1    string `json:"iso_3166_1,omitempty"`
+	Country      string `json:"country,omitempty"`
+	ISO639       upCode `json:"iso_639,omitzero"`
+	StationCount int    `json:"stationcount"`
 	// folded and foldedCode are Name and ISO3166_1 folded, countryKey
 	// Country's key (states), made once with the list
 	folded, foldedCode, countryKey string
+}
+
+// upCode is a code of a list that has the field (listed): null when the
+// value has none, as upstream sends it (its Option), and left out of the
+// lists without the field.
+type upCode struct {
+	listed bool
+	code   string
+}
+
+// IsZero makes omitzero leave the field out of the lists without it.
+func (c upCode) IsZero() bool { return !c.listed }
+
+func (c upCode) MarshalJSON() ([]byte, error) {
+	if c.code == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.code)
 }
 
 // upListOf is the list path cmd, or nil.
@@ -60,11 +79,8 @@ func upListOf(cmd string) *upList {
 		return upDimList(cmd, query.DimGenre, plainUpEntry(func(c query.UpstreamCount) string { return c.Label }))
 	case "languages":
 		return upDimList(cmd, query.DimLanguage, func(c query.UpstreamCount) upEntry {
-			e := upEntry{Name: c.Label, StationCount: c.Stations}
-			if code, ok := iso.LanguageCode(c.Label); ok {
-				e.ISO639 = &code
-			}
-			return e
+			code, _ := iso.LanguageCode(c.Label)
+			return upEntry{Name: c.Label, ISO639: upCode{listed: true, code: code}, StationCount: c.Stations}
 		})
 	case "states":
 		return &upList{maxArgs: 2, serve: (*Server).serveUpStates}

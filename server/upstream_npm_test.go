@@ -79,14 +79,24 @@ func realServer(t *testing.T, path string) (*Server, []map[string]any) {
 }
 
 func readGzipRecords(t *testing.T, path string) []map[string]any {
-	f, err := os.Open(path)
+	recs, err := readSourceRecords(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return recs
+}
+
+// readSourceRecords decodes the records of a gzipped NDJSON snapshot as
+// the source has them; lines that are not JSON objects are left out.
+func readSourceRecords(path string) ([]map[string]any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var recs []map[string]any
 	sc := bufio.NewScanner(zr)
@@ -97,10 +107,7 @@ func readGzipRecords(t *testing.T, path string) []map[string]any {
 			recs = append(recs, r)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs
+	return recs, sc.Err()
 }
 
 // npmOracle answers the client's calls from the input records.

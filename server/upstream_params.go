@@ -193,8 +193,11 @@ func parseUpParams(r *http.Request, takes upParamSet) (upParams, error) {
 }
 
 // add takes the values of vals; override lets them replace values given
-// before (the body's replace the query string's, as upstream).
+// before (the body's replace the query string's, as upstream), but not
+// one another: two names of one parameter in vals (countryCode and
+// countrycode) are a repeat wherever they come from.
 func (p *upParams) add(vals url.Values, takes upParamSet, override bool) error {
+	var here upParamSet
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range vals {
 			if !yield(k) {
@@ -206,12 +209,13 @@ func (p *upParams) add(vals url.Values, takes upParamSet, override bool) error {
 		if !ok || !takes.has(q) {
 			return errorf(CodeUnknownParameter, "this path takes no parameter %s; it takes %s", quoteClip(name), takes.names())
 		}
-		if len(vals[name]) > 1 || p.has(q) && !override {
+		if len(vals[name]) > 1 || here.has(q) || p.has(q) && !override {
 			return errorf(CodeRepeatedParameter, "parameter %s is given more than once", upParamRows[q].name)
 		}
 		if err := checkUpValue(q, vals[name][0]); err != nil {
 			return err
 		}
+		here |= 1 << q
 		p.given |= 1 << q
 		p.values[q] = vals[name][0]
 	}

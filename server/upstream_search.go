@@ -119,25 +119,33 @@ func upTri(p *upParams, q upParam, both bool) query.Tri {
 	return query.Either
 }
 
-// upNear is the distance filter: geo_lat, geo_long and geo_distance (in
-// metres, as newer upstream servers take it) together, or none of them.
+// upNear reads geo_lat and geo_long (degrees) and geo_distance (metres,
+// as newer upstream servers take it): with the position, every station
+// carries its geo_distance from it; with the distance too, only the
+// stations within it are kept. Upstream 0.7.24 read them and ignored
+// them (its #203).
 func upNear(sel *query.UpstreamSelect, p *upParams) error {
-	given := 0
-	for _, q := range []upParam{upGeoLat, upGeoLong, upGeoDistance} {
-		if p.has(q) {
-			given++
-		}
-	}
-	if given == 0 {
+	if !p.has(upGeoLat) && !p.has(upGeoLong) && !p.has(upGeoDistance) {
 		return nil
 	}
-	lat, lon, m := p.decimal(upGeoLat), p.decimal(upGeoLong), p.decimal(upGeoDistance)
-	if given != 3 || lat < -90 || lat > 90 || lon < -180 || lon > 180 || m <= 0 || m > 20_000_000 {
-		return errorf(CodeInvalidParameter, "geo_lat (-90 to 90), geo_long (-180 to 180) and geo_distance (metres, above 0, at most 20000000) go together")
+	lat, lon := p.decimal(upGeoLat), p.decimal(upGeoLong)
+	if !p.has(upGeoLat) || !p.has(upGeoLong) || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
+		return errorf(CodeInvalidParameter, "geo_lat (-90 to 90) and geo_long (-180 to 180) go together, and geo_distance (metres) with them")
 	}
-	sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
-	return nil
+	sel.DistanceFrom = &query.Position{Lat: lat, Lon: lon}
+	if !p.has(upGeoDistance) {
+		return nil
+	}
+	if m := p.decimal(upGeoDistance); m > 0 && m <= maxUpDistance {
+		sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
+		return nil
+	}
+	return errorf(CodeInvalidParameter, "geo_distance is metres, above 0 and at most %d", maxUpDistance)
 }
+
+// maxUpDistance bounds geo_distance: about half the Earth's
+// circumference, beyond which every station is within.
+const maxUpDistance = 20_000_000
 
 // upOrderOf is the order parameter's order, its value compared ignoring
 // case (the npm client sends lastCheckOK, clickTimeStamp); name when

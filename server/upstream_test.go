@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"stationdex/indexer/demo"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
+	"stationdex/indexer/iso"
 	"stationdex/indexer/stationjson"
 	"stationdex/query"
 )
@@ -62,6 +64,8 @@ func TestUpParams(t *testing.T) {
 		{"not taken here", "GET", "/x?uuids=a", "", "", nil, CodeUnknownParameter},
 		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, CodeRepeatedParameter},
 		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, CodeRepeatedParameter},
+		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", nil, CodeRepeatedParameter},
+		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, nil, CodeRepeatedParameter},
 		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, CodeInvalidParameter},
 		{"bool 1", "GET", "/x?reverse=1", "", "", nil, CodeInvalidParameter},
 		{"bool True", "GET", "/x?nameExact=True", "", "", nil, CodeInvalidParameter},
@@ -151,7 +155,14 @@ func TestUpstreamStatuses(t *testing.T) {
 		{"GET", "/json/stations/byuuid?uuids=nope", 400, CodeInvalidParameter},
 		{"GET", "/json/stations/byuuid/nope", 400, CodeInvalidParameter},
 		{"GET", "/json/stations/byurl", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2", 200, ""},
+		{"GET", "/json/stations/search?geo_lat=1&geo_distance=2", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_distance=5", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=0", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=-3", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=1e9", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=181", 400, CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=x&geo_long=1", 400, CodeInvalidParameter},
 		{"GET", "/json/stations/search?geo_lat=91&geo_long=2&geo_distance=5", 400, CodeInvalidParameter},
 		{"GET", "/json/url/nope", 404, CodeNotFound},
 		{"GET", "/json/url/00000000-0000-4000-8000-000000000000", 404, CodeNotFound},
@@ -420,6 +431,38 @@ func TestUpstreamLists(t *testing.T) {
 			t.Errorf("codec %s: %d stations listed, %d found", c.Name, c.StationCount, len(got))
 		}
 	}
+	requireLanguageCodes(t, s)
+}
+
+// requireLanguageCodes: every language has iso_639, its code (as
+// iso.LanguageCode maps it) or null when it has none, as upstream sends
+// it; no other list has the field.
+func requireLanguageCodes(t *testing.T, s *Server) {
+	t.Helper()
+	var languages, tags []map[string]any
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/languages", "", "").Body.Bytes(), &languages); err != nil {
+		t.Fatal(err)
+	}
+	nulls := 0
+	for _, l := range languages {
+		code, has := l["iso_639"]
+		want, known := iso.LanguageCode(l["name"].(string))
+		if !has || known && code != want || !known && code != nil {
+			t.Errorf("language %v: iso_639 %v (given: %v), want %q", l["name"], code, has, want)
+		}
+		if code == nil {
+			nulls++
+		}
+	}
+	if nulls == 0 || nulls == len(languages) {
+		t.Errorf("%d of %d languages without a code: the demo has both kinds", nulls, len(languages))
+	}
+	if err := json.Unmarshal(serveUp(s, "GET", "/json/tags", "", "").Body.Bytes(), &tags); err != nil || len(tags) == 0 {
+		t.Fatal(err)
+	}
+	if _, has := tags[0]["iso_639"]; has {
+		t.Errorf("tags have iso_639: %v", tags[0])
+	}
 }
 
 // TestUpstreamWithoutCompat: on an index built without -compat every
@@ -511,4 +554,66 @@ func FuzzUpstreamRequest(f *testing.F) {
 			t.Fatalf("%s: %d %.300s", target, rec.Code, rec.Body)
 		}
 	})
+}
+
+// TestUpstreamGeoDistance: with geo_lat and geo_long every station
+// carries its distance in metres from there (null without a position:
+// none given, one out of range, or the placeholder (0, 0), as the index
+// keeps positions),
+// and with geo_distance only those within it are listed, in the order
+// asked for.
+func TestUpstreamGeoDistance(t *testing.T) {
+	s := newDemoServer(t, nil)
+	const lat, lon = 38.7223, -9.1393 // Lisbon
+	metres := func(r map[string]any) (float64, bool) {
+		la, ok1 := r["geo_lat"].(float64)
+		lo, ok2 := r["geo_long"].(float64)
+		// a position out of range, or (0, 0), the placeholder, is none
+		if !ok1 || !ok2 || la == 0 && lo == 0 || math.Abs(la) > 90 || math.Abs(lo) > 180 {
+			return 0, false
+		}
+		// haversine on the mean radius, written apart from the engine's
+		const rad, earth = math.Pi / 180, 6371008.8
+		a := math.Pow(math.Sin((la-lat)*rad/2), 2) + math.Cos(lat*rad)*math.Cos(la*rad)*math.Pow(math.Sin((lo-lon)*rad/2), 2)
+		return 2 * earth * math.Asin(math.Sqrt(min(1, a))), true
+	}
+	objects := func(target string) []map[string]any {
+		rec := serveUp(s, "GET", target, "", "")
+		var objs []map[string]any
+		if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &objs) != nil {
+			t.Fatalf("%s: %d %s", target, rec.Code, rec.Body)
+		}
+		return objs
+	}
+	all := objects("/json/stations/search?geo_lat=38.7223&geo_long=-9.1393&order=votes")
+	if want := upIDs(t, serveUp(s, "GET", "/json/stations?order=votes", "", "").Body.Bytes()); !slices.Equal(upIDs(t, mustJSON(t, all)), want) {
+		t.Fatalf("a position alone filtered or reordered the stations")
+	}
+	var within []string
+	const radius = 300_000.0
+	for _, r := range all {
+		want, known := metres(r)
+		got, isNum := r["geo_distance"].(float64)
+		if known != isNum || known && math.Abs(got-want) > 1 {
+			t.Errorf("%s: geo_distance %v, want %v (position known: %v)", r["name"], r["geo_distance"], want, known)
+		}
+		if known && want <= radius-1 {
+			within = append(within, r["stationuuid"].(string))
+		} else if known && want <= radius+1 {
+			t.Fatalf("%s is %f m away: at the edge, choose another radius", r["name"], want)
+		}
+	}
+	near := objects("/json/stations/search?geo_lat=38.7223&geo_long=-9.1393&geo_distance=300000&order=votes")
+	if got := upIDs(t, mustJSON(t, near)); !slices.Equal(got, within) || len(within) == 0 || len(within) == len(all) {
+		t.Errorf("within %.0f m: %v, want %v", radius, got, within)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

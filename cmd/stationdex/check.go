@@ -55,7 +55,7 @@ func printCheckReport(w io.Writer, rep query.CheckReport) {
 		fmt.Fprintf(w, "  files     %d data dumps match their manifest\n", rep.Files)
 	}
 	if m.Compat {
-		fmt.Fprintf(w, "  compat    upstream objects and /json/ postings valid (built with -compat)\n")
+		fmt.Fprintf(w, "  compat    upstream objects, /json/ postings and sorted orders valid (built with -compat)\n")
 	} else {
 		fmt.Fprintf(w, "  compat    none: /json/ is not served (stationdex index -compat writes it)\n")
 	}

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("12")
+//	            "version"  -> Version, decimal ASCII ("13")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -77,6 +77,9 @@
 //	upstream_countries FacetKey(country label) -> bitmap: the stations
 //	            of that source country label ("The United States Of
 //	            America"), for the compatible API's countryExact
+//	upstream_orders UpstreamOrderKey(order, chunk) -> a chunk of the
+//	            permutation of the records in one of the compatible
+//	            API's orders (upstream_orders.go)
 //	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
@@ -242,6 +245,7 @@ var AllBuckets = [][]byte{
 // none.
 var CompatBuckets = [][]byte{
 	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
+	BucketUpstreamOrders,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.

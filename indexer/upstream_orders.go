@@ -1,0 +1,118 @@
+package indexer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer/extsort"
+	"stationdex/indexer/format"
+)
+
+// The compatible API's orders (format.BucketUpstreamOrders): once the
+// stations bucket is written, the upstream objects are read back from
+// their spill, in record order, and every object's sort key of every
+// stored order (format.AppendUpstreamSortKey) goes into one external
+// sorter, keyed by the order's number and the sort key, valued by the
+// record number. The sorter is stable and the objects come in record
+// order, so equal values come out by record number: the merged sorter
+// yields each permutation in turn, ready to be cut into chunks. Its
+// memory is the share the name-order sorter had, closed by then.
+
+// sortOrders reads the spill's objects and files them in a sorter of
+// budget bytes, which it returns; the caller closes it.
+func (s *upstreamSpill) sortOrders(tmp string, budget, records int) (*extsort.Sorter, error) {
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	r, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	sorter := extsort.New(tmp, budget)
+	if err := fileOrders(sorter, r, records); err != nil {
+		_ = sorter.Close() // failed: its runs go with the temporary directory
+		return nil, fmt.Errorf("upstream orders: %w", err)
+	}
+	return sorter, nil
+}
+
+// fileOrders adds the sort keys of every object of r to sorter, each
+// valued by its record number, 4 bytes little-endian as stored.
+func fileOrders(sorter *extsort.Sorter, r io.Reader, records int) error {
+	var js, key []byte
+	var rec [4]byte
+	for n := 0; ; n++ {
+		var err error
+		if js, err = readStored(r, js[:0]); err == io.EOF {
+			if n != records {
+				return fmt.Errorf("internal error: %d upstream objects for %d records", n, records)
+			}
+			return nil
+		} else if err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint32(rec[:], uint32(n))
+		for o := range format.UpstreamSorts {
+			if key, err = format.AppendUpstreamSortKey(append(key[:0], byte(o)), js, o); err != nil {
+				return fmt.Errorf("record %d: %w", n, err)
+			}
+			if err := sorter.Add(key, rec[:]); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ordersSource yields the upstream_orders bucket from the sorter
+// sortOrders filled: each order's record numbers in chunks of
+// format.OrderChunkLen, every order holding every one of records.
+type ordersSource struct {
+	it      *extsort.Iterator
+	records int
+	order   int    // of the pending pair or the chunk being cut
+	chunk   uint32 // the next chunk's number
+	held    int    // record numbers of order yielded so far
+	pending bool   // it holds a pair not yet taken
+}
+
+func (s *ordersSource) next(*bolt.Tx) ([]byte, []byte, error) {
+	var buf []byte // a new one each time: bbolt holds values until commit
+	for len(buf) < 4*format.OrderChunkLen && (s.pending || s.it.Next()) {
+		s.pending = false
+		if o := int(s.it.Key()[0]); o != s.order {
+			if len(buf) > 0 {
+				s.pending = true // the next chunk's
+				break
+			}
+			if err := s.complete(); err != nil {
+				return nil, nil, err
+			}
+			s.order, s.chunk, s.held = o, 0, 0
+		}
+		buf = append(buf, s.it.Value()...)
+	}
+	if err := s.it.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(buf) == 0 {
+		if s.order != len(format.UpstreamSorts)-1 && s.records > 0 {
+			return nil, nil, fmt.Errorf("internal error: upstream orders end at order %d", s.order)
+		}
+		return nil, nil, s.complete()
+	}
+	k := format.UpstreamOrderKey(s.order, s.chunk)
+	s.chunk++
+	s.held += len(buf) / 4
+	return k, buf, nil
+}
+
+// complete checks that the current order held every record.
+func (s *ordersSource) complete() error {
+	if s.held != s.records {
+		return fmt.Errorf("internal error: order %s of %d records, not %d", format.UpstreamSorts[s.order].Name, s.held, s.records)
+	}
+	return nil
+}
