@@ -50,9 +50,9 @@ func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []
 	err = ix.view(func(tx *bolt.Tx) error {
 		w := getWorkspace()
 		defer w.release()
-		groups := newListedGroups(tx)
+		lr, values := newListingReader(tx, d), tx.Bucket(bucket)
 		for _, e := range page {
-			l, err := listing(tx, w, groups, d, []byte(e.key), tx.Bucket(bucket).Get([]byte(e.key)))
+			l, err := lr.listing(w, d, []byte(e.key), values.Get([]byte(e.key)))
 			if err != nil {
 				return err
 			}
@@ -76,36 +76,51 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 		}
 		w := getWorkspace()
 		defer w.release()
-		l, err = listing(tx, w, newListedGroups(tx), d, []byte(key), v)
+		l, err = newListingReader(tx, d).listing(w, d, []byte(key), v)
 		ok = err == nil
 		return err
 	})
 	return l, ok, err
 }
 
-// listing counts the stations of one key and their groups (read with
-// groups), and labels it: by the label the row's labels bucket holds for
-// it (a genre's commonest spelling), else as the first station
-// (alphabetically) filed under the key spells it where the key is folded
-// from labels, else by the row's name for it (countries by their English
-// names).
-func listing(tx *bolt.Tx, w *workspace, groups *listedGroups, d Dim, k, v []byte) (Listing, error) {
+// listingReader reads what listing needs for the values of one
+// dimension, each bucket opened once: a tx.Bucket descends the root
+// bucket's tree, and allocates once that tree has more than one level.
+type listingReader struct {
+	groups           *listedGroups
+	stations, labels *bolt.Bucket
+}
+
+func newListingReader(tx *bolt.Tx, d Dim) *listingReader {
+	lr := &listingReader{groups: newListedGroups(tx), stations: tx.Bucket(format.BucketStations)}
+	if dims[d].labels != nil {
+		lr.labels = tx.Bucket(dims[d].labels)
+	}
+	return lr
+}
+
+// listing counts the stations of one key and their groups, and labels
+// it: by the label the row's labels bucket holds for it (a genre's
+// commonest spelling), else as the first station (alphabetically) filed
+// under the key spells it where the key is folded from labels, else by
+// the row's name for it (countries by their English names).
+func (lr *listingReader) listing(w *workspace, d Dim, k, v []byte) (Listing, error) {
 	s, err := w.view(v)
 	if err != nil {
 		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
 	l := Listing{Key: string(k), Label: string(k), Stations: s.card()}
-	if l.Groups, err = groups.of(dims[d].directory, k); err != nil {
+	if l.Groups, err = lr.groups.of(dims[d].directory, k); err != nil {
 		return Listing{}, err
 	}
 	switch {
-	case dims[d].labels != nil:
-		l.Label = storedLabel(tx, d, l.Key)
+	case lr.labels != nil:
+		l.Label = labelIn(lr.labels, l.Key)
 	case dims[d].spelled == nil:
 		l.Label, _ = facetName(d, l.Key)
 	case !s.empty():
 		var r format.Record
-		if err := decodeRecord(tx.Bucket(format.BucketStations), s.bm.Minimum(), &r); err != nil {
+		if err := decodeRecord(lr.stations, s.bm.Minimum(), &r); err != nil {
 			return Listing{}, err
 		}
 		l.Label = spelling(d, &r, l.Key)
@@ -115,7 +130,12 @@ func listing(tx *bolt.Tx, w *workspace, groups *listedGroups, d Dim, k, v []byte
 
 // storedLabel is the label d's labels bucket holds for key, or key itself.
 func storedLabel(tx *bolt.Tx, d Dim, key string) string {
-	if v := tx.Bucket(dims[d].labels).Get([]byte(key)); len(v) > 0 {
+	return labelIn(tx.Bucket(dims[d].labels), key)
+}
+
+// labelIn is the label labels holds for key, or key itself.
+func labelIn(labels *bolt.Bucket, key string) string {
+	if v := labels.Get([]byte(key)); len(v) > 0 {
 		return string(v)
 	}
 	return key
