@@ -625,7 +625,7 @@ func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) 
 // no search pays for it.
 func (ix *Index) Warm() error {
 	var wg sync.WaitGroup
-	errs := make([]error, NumDims+3)
+	errs := make([]error, NumDims+4)
 	for d := range NumDims {
 		if d.Facetable() {
 			wg.Go(func() { _, errs[d] = ix.column(d) })
@@ -636,6 +636,9 @@ func (ix *Index) Warm() error {
 		errs[NumDims+1] = ix.read(func() error { _, err := ix.facetMemo(); return err })
 	})
 	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
+	if ix.meta.Compat {
+		wg.Go(func() { _, errs[NumDims+3] = ix.foldedNames() })
+	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
