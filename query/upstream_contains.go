@@ -75,14 +75,79 @@ func (s *search) narrowKeysHolding(m set, bucket []byte, text string) (set, erro
 	if text == "" {
 		return m, nil
 	}
-	lists := s.w.rawLists[:0]
-	next := pairs(s.bucket(bucket))
-	for k, v := next(); k != nil; k, v = next() {
-		if bytes.Contains(k, []byte(text)) {
-			lists = append(lists, v)
+	v, err := s.ix.vocabulary(bucket)
+	if err != nil {
+		return m, err
+	}
+	return s.narrowUnion(m, v.listsHolding(s.w.rawLists[:0], text))
+}
+
+// vocabulary is a bucket's keys and their lists, and each key filed
+// under the grams of three bytes it holds, made once per index: a
+// substring of a tag, a state or a country label walked every key of its
+// bucket on every request (a fifth of the node's time on the upstream
+// stage's traffic), where the keys holding a gram of the text are few.
+type vocabulary struct {
+	keys  []string
+	lists [][]byte // in the mapping, which lasts as long as the index
+	grams map[string][]int32
+}
+
+const vocabularyGram = 3
+
+func (ix *Index) vocabulary(bucket []byte) (*vocabulary, error) {
+	v, err := ix.Derived("query: vocabulary of "+string(bucket), func(ix *Index) (any, error) {
+		v := &vocabulary{grams: map[string][]int32{}}
+		err := ix.view(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucket)
+			if b == nil {
+				return nil
+			}
+			return b.ForEach(func(k, list []byte) error {
+				id, key := int32(len(v.keys)), string(k)
+				v.keys, v.lists = append(v.keys, key), append(v.lists, list)
+				for i := 0; i+vocabularyGram <= len(key); i++ {
+					g := key[i : i+vocabularyGram]
+					if ids := v.grams[g]; len(ids) == 0 || ids[len(ids)-1] != id {
+						v.grams[g] = append(ids, id)
+					}
+				}
+				return nil
+			})
+		})
+		return v, err
+	})
+	voc, _ := v.(*vocabulary)
+	return voc, err
+}
+
+// listsHolding appends the lists of the keys that hold text: those of
+// the rarest of its grams checked, or every key for a shorter text.
+func (v *vocabulary) listsHolding(lists [][]byte, text string) [][]byte {
+	if len(text) < vocabularyGram {
+		for id, k := range v.keys {
+			if strings.Contains(k, text) {
+				lists = append(lists, v.lists[id])
+			}
+		}
+		return lists
+	}
+	var fewest []int32
+	for i := 0; i+vocabularyGram <= len(text); i++ {
+		ids := v.grams[text[i:i+vocabularyGram]]
+		if len(ids) == 0 {
+			return lists
+		}
+		if fewest == nil || len(ids) < len(fewest) {
+			fewest = ids
 		}
 	}
-	return s.narrowUnion(m, lists)
+	for _, id := range fewest {
+		if strings.Contains(v.keys[id], text) {
+			lists = append(lists, v.lists[id])
+		}
+	}
+	return lists
 }
 
 // narrowUnion is m within the union of the stored lists.
