@@ -99,9 +99,10 @@ type Index struct {
 	facetCols [NumDims]lazyColumn
 	dict      lazyDictionary // the words for typo correction, loaded on first use
 	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
-	// blocks locate the record blocks of the stations and station_json
-	// buckets by number, built on first use (see blockLocator).
-	blocks  [3]blockLocator
+	// blocks locate the record blocks of the stations, station_json,
+	// group_of and upstream_json buckets by number, built on first use
+	// (see blockLocator).
+	blocks  [4]blockLocator
 	groups  lazyGroupIndex // for distinct searches, built on first use
 	derived derivedValues  // what callers derive once (Derived)
 }

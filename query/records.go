@@ -44,21 +44,53 @@ type blockLocator struct {
 }
 
 // blockBuckets are the buckets located, in Index.blocks' order.
-var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf}
+var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf, format.BucketUpstreamJSON}
 
 // blocksOf returns the blocks of bucket by number, or nil (not a record
 // bucket, or keys not as expected). The values point into the mapping,
 // which lives as long as the index.
 func (s *search) blocksOf(bucket []byte) [][]byte {
+	return s.ix.blocksOf(bucket, func() func() (k, v []byte) { return pairs(s.bucket(bucket)) })
+}
+
+// blocksOf is the blocks of bucket, located on first use by reading the
+// pairs that open gives.
+func (ix *Index) blocksOf(bucket []byte, open func() func() (k, v []byte)) [][]byte {
 	for i, name := range blockBuckets {
 		if string(name) == string(bucket) {
-			l := &s.ix.blocks[i]
-			l.once.Do(func() { l.blocks = readBlocks(pairs(s.bucket(bucket))) })
+			l := &ix.blocks[i]
+			l.once.Do(func() { l.blocks = readBlocks(open()) })
 			return l.blocks
 		}
 	}
 	return nil
 }
+
+// located is a reader of record bucket bucket (one of blockBuckets) in
+// tx through the index's block locator, for code that reads records
+// outside a search.
+func (ix *Index) located(tx *bolt.Tx, bucket []byte) recordReader {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return recordReader{stations: missingBucket{}}
+	}
+	return recordReader{stations: b, blocks: ix.blocksOf(bucket, func() func() (k, v []byte) {
+		c, first := b.Cursor(), true
+		return func() ([]byte, []byte) {
+			if first {
+				first = false
+				return c.First()
+			}
+			return c.Next()
+		}
+	})}
+}
+
+// missingBucket is a bucket the file lacks: every block is missing, which
+// recordReader reports as damage.
+type missingBucket struct{}
+
+func (missingBucket) Get([]byte) []byte { return nil }
 
 // readBlocks reads a record bucket's pairs, first to last, from next
 // (nil key: no more); nil unless its keys are the block numbers from 0

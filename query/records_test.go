@@ -41,15 +41,24 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 	}
 }
 
-// TestSearchesLocateTheStoredBlocks checks that after a search and a JSON
-// search the record buckets are located, and that the locator holds
-// exactly the values bbolt holds under each block key.
+// TestSearchesLocateTheStoredBlocks checks that after a search, a JSON
+// search, a distinct search and a page of the compatible API the record
+// buckets are located, and that the locator holds exactly the values
+// bbolt holds under each block key.
 func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 	ix, _ := realIndex(t)
-	if _, err := ix.Search(Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}); err != nil {
+	q := Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}
+	if _, err := ix.Search(q); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.SearchJSON(Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}, nil); err != nil {
+	if _, _, err := ix.SearchJSON(q, nil); err != nil {
+		t.Fatal(err)
+	}
+	q.Distinct = true
+	if _, err := ix.Search(q); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.UpstreamPage(UpstreamSelect{Query: Query{Filter: filters("DE", "", "")}}, 0, 20, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := (ix.Meta().Stations + format.RecordsPerBlock - 1) / format.RecordsPerBlock

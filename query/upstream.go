@@ -167,7 +167,7 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 	}
 	n := 0
 	err := ix.view(func(tx *bolt.Tx) error {
-		c := newObjectCopier(tx, u.from)
+		c := ix.newObjectCopier(tx, u.from)
 		if u.order == OrderName {
 			var err error
 			dst, n, err = c.copySet(set{bm: u.members}, u.reverse, offset, limit, dst)
@@ -192,8 +192,11 @@ type objectCopier struct {
 	rec     format.Record
 }
 
-func newObjectCopier(tx *bolt.Tx, from *Position) *objectCopier {
-	return &objectCopier{objects: upstreamReader(tx), records: newRecordReader(tx), from: from}
+// newObjectCopier reads through the index's block locators: the
+// stations of a page lie in as many blocks, each a descent of the
+// bucket's tree without them.
+func (ix *Index) newObjectCopier(tx *bolt.Tx, from *Position) *objectCopier {
+	return &objectCopier{objects: ix.located(tx, format.BucketUpstreamJSON), records: ix.located(tx, format.BucketStations), from: from}
 }
 
 // copyListed appends the objects of list from its offset-th, at most
