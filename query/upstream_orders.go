@@ -134,7 +134,8 @@ func (u *UpstreamSet) sortMembers(tx *bolt.Tx) error {
 // permutation ends.
 func (u *UpstreamSet) walk(tx *bolt.Tx, stations, upto int) error {
 	b := tx.Bucket(format.BucketUpstreamOrders)
-	for len(u.list) < min(upto, u.Len()) && u.walked < stations {
+	upto = min(upto, u.Len())
+	for len(u.list) < upto && u.walked < stations {
 		pos := u.walked // in the walk's direction
 		if u.reverse {
 			pos = stations - 1 - u.walked

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -139,25 +140,42 @@ func TestCheckFindsDamagedUpstreamOrders(t *testing.T) {
 
 // BenchmarkUpstreamFirstOrder is the first request of each stored order
 // on an Index just opened (the first page of every station in it): what
-// a server pays once per order and snapshot. Opening is not timed.
+// a server pays once per order and snapshot. Opening is not timed. With
+// STATIONDEX_BENCH_INDEX set (a scaled -compat index), that index is
+// opened once and each order's first request is timed on it: run it
+// with -benchtime 1x.
 func BenchmarkUpstreamFirstOrder(b *testing.B) {
-	realIndex(b)
-	path := filepath.Join(sharedDir, "real.idx")
+	path, shared := os.Getenv("STATIONDEX_BENCH_INDEX"), (*Index)(nil)
+	if path == "" {
+		realIndex(b)
+		path = filepath.Join(sharedDir, "real.idx")
+	} else {
+		var err error
+		if shared, err = Open(path); err != nil {
+			b.Fatal(err)
+		}
+		defer shared.Close()
+	}
 	for o := OrderURL; o < OrderRandom; o++ {
 		b.Run(UpstreamOrders[o], func(b *testing.B) {
 			for b.Loop() {
-				b.StopTimer()
-				ix, err := Open(path)
-				if err != nil {
-					b.Fatal(err)
+				ix := shared
+				if ix == nil {
+					b.StopTimer()
+					var err error
+					if ix, err = Open(path); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
 				}
-				b.StartTimer()
 				if _, _, err := ix.UpstreamPage(UpstreamSelect{Order: o}, 0, 10, nil); err != nil {
 					b.Fatal(err)
 				}
-				b.StopTimer()
-				ix.Close()
-				b.StartTimer()
+				if ix != shared {
+					b.StopTimer()
+					ix.Close()
+					b.StartTimer()
+				}
 			}
 		})
 	}

@@ -25,7 +25,8 @@ import (
 // (their names, labels, tags, codes, bitrates and positions; every
 // filter, flag and order, reversed or not, paged or not, parameter
 // names as upstream spells them or lowercased as the npm client sends
-// them, GET or POST), answer exactly the stations, in exactly the order,
+// them, GET or POST, one text filter as its by{column} path when it is
+// the only one), answer exactly the stations, in exactly the order,
 // of the oracle written from upstream's documentation and API.md's
 // deliberate differences (oracle.Upstream); random is compared as a set.
 // Hostile variants of them are a 400 with a JSON error, never a 5xx.
@@ -42,7 +43,7 @@ func TestUpstreamOracleAgrees(t *testing.T) {
 	s := serverAt(t, ix, testBase)
 	rng := rand.New(rand.NewPCG(27, 20250227))
 	const requests = 600
-	agreed, nonEmpty, hostile := 0, 0, 0
+	agreed, nonEmpty, hostile, byPath := 0, 0, 0, 0
 	for i := range requests {
 		g := newUpGen(rng, source[rng.IntN(len(source))])
 		if rng.IntN(10) == 0 {
@@ -57,15 +58,19 @@ func TestUpstreamOracleAgrees(t *testing.T) {
 			got, want = shuffledPage(g.req, up, got, want)
 		}
 		if !slices.Equal(got, idStrings(want)) {
-			t.Errorf("%s %s: %d stations, oracle %d (%s)", g.method, g.query(), len(got), len(want), firstDifferentID(got, idStrings(want)))
+			t.Errorf("%s %s?%s: %d stations, oracle %d (%s)", g.method, g.path, g.query(), len(got), len(want), firstDifferentID(got, idStrings(want)))
 			continue
 		}
 		agreed++
+		if g.path != "/json/stations/search" {
+			byPath++
+		}
 		if len(want) > 0 {
 			nonEmpty++
 		}
 	}
-	t.Logf("%d requests agree (%d with stations), %d hostile refused, in %v", agreed, nonEmpty, hostile, time.Since(start))
+	t.Logf("%d requests agree (%d with stations, %d by a by{column} path), %d hostile refused, in %v",
+		agreed, nonEmpty, byPath, hostile, time.Since(start))
 	if nonEmpty < requests/3 {
 		t.Errorf("only %d of %d requests found stations: the drawn terms say too little", nonEmpty, requests)
 	}
@@ -125,6 +130,7 @@ func shuffledPage(q oracle.UpstreamRequest, up *oracle.Upstream, got []string, w
 // and the oracle's reading of them.
 type upGen struct {
 	rng    *rand.Rand
+	path   string // /json/stations/search or a by{column} path
 	params [][2]string
 	req    oracle.UpstreamRequest
 	method string
@@ -134,7 +140,7 @@ type upGen struct {
 // newUpGen draws a request from the source record r: one to three of
 // its values as filters, some flags, an order and paging.
 func newUpGen(rng *rand.Rand, r map[string]any) *upGen {
-	g := &upGen{rng: rng, method: http.MethodGet, lower: rng.IntN(4) == 0}
+	g := &upGen{rng: rng, path: "/json/stations/search", method: http.MethodGet, lower: rng.IntN(4) == 0}
 	if rng.IntN(5) == 0 {
 		g.method = http.MethodPost
 	}
@@ -159,7 +165,44 @@ func newUpGen(rng *rand.Rand, r map[string]any) *upGen {
 	}
 	g.order()
 	g.page(selective)
+	if rng.IntN(2) == 0 {
+		g.byPath()
+	}
 	return g
+}
+
+// upColumnParams are the search parameters of the by{column} paths,
+// with their exact flags.
+var upColumnParams = map[string]string{
+	"name": "nameExact", "country": "countryExact", "state": "stateExact", "language": "languageExact",
+	"tag": "tagExact", "countrycode": "",
+}
+
+// byPath asks a search of one text filter as its by{column} path
+// (/json/stations/bytagexact/jazz), when it has no other filter.
+func (g *upGen) byPath() {
+	var column, term string
+	exact := false
+	rest := g.params[:0:0]
+	for _, p := range g.params {
+		switch flag, isColumn := upColumnParams[p[0]]; {
+		case isColumn && column == "":
+			column, term, exact = p[0], p[1], flag == ""
+		case isColumn || !upPaging.has(upParamByName[upFoldName(p[0])]) && !strings.HasSuffix(p[0], "Exact"):
+			return // another filter: the path takes none
+		case strings.HasSuffix(p[0], "Exact"):
+			exact = p[1] == "true"
+		default:
+			rest = append(rest, p)
+		}
+	}
+	if column == "" || strings.Contains(term, "/") || g.req.TagList != nil {
+		return
+	}
+	if exact {
+		column += "exact"
+	}
+	g.path, g.params = "/json/stations/by"+column+"/"+url.PathEscape(term), rest
 }
 
 func (g *upGen) add(name, value string) { g.params = append(g.params, [2]string{name, value}) }
@@ -410,7 +453,7 @@ func (g *upGen) serve(t *testing.T, s *Server, checked bool) []string {
 	t.Helper()
 	rec := g.do(s, checked)
 	if rec.Code != http.StatusOK {
-		t.Fatalf("%s %s: %d %s", g.method, g.query(), rec.Code, rec.Body)
+		t.Fatalf("%s %s?%s: %d %s", g.method, g.path, g.query(), rec.Code, rec.Body)
 	}
 	var objs []struct {
 		ID string `json:"stationuuid"`
@@ -426,9 +469,9 @@ func (g *upGen) serve(t *testing.T, s *Server, checked bool) []string {
 }
 
 func (g *upGen) do(s *Server, checked bool) *httptest.ResponseRecorder {
-	target, body, ctype := "/json/stations/search?"+g.query(), "", ""
+	target, body, ctype := g.path+"?"+g.query(), "", ""
 	if g.method == http.MethodPost {
-		target, body, ctype = "/json/stations/search", g.query(), "application/x-www-form-urlencoded"
+		target, body, ctype = g.path, g.query(), "application/x-www-form-urlencoded"
 	}
 	if checked {
 		return serveUp(s, g.method, target, ctype, body)
@@ -451,6 +494,6 @@ func requireRefused(t *testing.T, s *Server, g *upGen) {
 		Message string `json:"message"`
 	}
 	if rec.Code != http.StatusBadRequest || json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Code == "" || e.Message == "" {
-		t.Errorf("%s %s: %d %.300s, want a 400 with a JSON error", g.method, g.query(), rec.Code, rec.Body)
+		t.Errorf("%s %s?%s: %d %.300s, want a 400 with a JSON error", g.method, g.path, g.query(), rec.Code, rec.Body)
 	}
 }

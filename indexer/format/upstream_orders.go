@@ -57,14 +57,6 @@ func UpstreamOrderKey(s int, c uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{byte(s)}, c)
 }
 
-// ParseUpstreamOrderKey undoes UpstreamOrderKey.
-func ParseUpstreamOrderKey(k []byte) (s int, c uint32, err error) {
-	if len(k) != 5 || int(k[0]) >= len(UpstreamSorts) {
-		return 0, 0, fmt.Errorf("%w: upstream order key %x", ErrCorrupt, k)
-	}
-	return int(k[0]), binary.BigEndian.Uint32(k[1:]), nil
-}
-
 // AppendUpstreamSortKey appends the value of the field of UpstreamSorts[s]
 // in the stored upstream object js (stationjson.Upstream.AppendStored)
 // as a byte string that sorts, under bytes.Compare, as the order sorts
