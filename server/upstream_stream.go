@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -54,6 +55,10 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	if c != identity {
 		h.Set("Content-Encoding", c.name())
 	}
+	if n < upChunk || n >= limit {
+		s.writeUpWhole(w, r, c, *page)
+		return
+	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
@@ -62,6 +67,22 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	s.writeUpChunks(out, r, ix, stations, page, n, offset, limit)
 	if err := end(); err != nil {
 		panic(http.ErrAbortHandler) // the client left before the end
+	}
+}
+
+// writeUpWhole answers an array that is all in page, as one body with
+// its length: most answers are one chunk, and streaming them cost a
+// chunked encoding and a write(2) per part (a fifth of the node's CPU
+// on the upstream stage's traffic went to writes).
+func (s *Server) writeUpWhole(w http.ResponseWriter, r *http.Request, c coding, page []byte) {
+	body := getBuffer()
+	defer putBuffer(body)
+	*body = append(stationjson.Splice(append((*body)[:0], '['), page, s.baseJSON), "]\n"...)
+	out := compress(c, *body)
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		writeBody(w, r, out, true)
 	}
 }
 
