@@ -35,3 +35,12 @@ func abs(n int) int {
 	}
 	return n
 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	bolt "go.etcd.io/bbolt"
+
 	"stationdex/indexer"
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
@@ -365,22 +367,6 @@ func TestUpstreamOrdersRealData(t *testing.T) {
 	requireOrders(t, ix, []UpstreamOrder{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
 }
 
-// TestFoldedHoldsAsFoldingTheName: the in-place ASCII comparison answers
-// as folding the name and searching it does.
-func TestFoldedHoldsAsFoldingTheName(t *testing.T) {
-	names := []string{"", "Radio FM", "RADIO fm 1", "Ràdio Fm", "Kiss FM - 90's", "İstanbul FM", "ÀBC", "abc", "Z", "@#$ Radio", "Ꮦ radio"}
-	texts := []string{"", "radio", "fm", "o f", "90's", "abc", "z", "istanbul", "dio fm 1", "radio fm 12", "@#"}
-	for _, n := range names {
-		for _, text := range texts {
-			text = fold.String(text)
-			want := strings.Contains(fold.String(n), text)
-			if got := foldedHolds(n, text); got != want {
-				t.Errorf("foldedHolds(%q, %q) = %v, folding the name says %v", n, text, got, want)
-			}
-		}
-	}
-}
-
 // BenchmarkUpstreamNameContains times name substrings of the compatible
 // API on the real snapshot, selection and first page: one gram (a key
 // range), and longer texts whose candidates are read.
@@ -400,5 +386,39 @@ func BenchmarkUpstreamNameContains(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFoldedNamesAreTheRecordsNames: the names folded once per index are
+// every record's name folded, in record order.
+func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
+	ix, _ := realIndex(t)
+	f, err := ix.foldedNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ix.view(func(tx *bolt.Tx) error {
+		rr := newRecordReader(tx)
+		for n := range uint32(ix.Meta().Stations) {
+			v, err := rr.get(n)
+			if err != nil {
+				return err
+			}
+			var r format.Record
+			if err := format.DecodeRecord(v, &r); err != nil {
+				return err
+			}
+			got, err := f.of(n)
+			if err != nil || got != fold.String(r.Name) {
+				t.Fatalf("record %d: folded name %q (%v), want %q", n, got, err, fold.String(r.Name))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.of(uint32(ix.Meta().Stations)); err == nil {
+		t.Error("a record past the last has a name")
 	}
 }
