@@ -637,7 +637,9 @@ func (ix *Index) Warm() error {
 	})
 	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
 	if ix.meta.Compat {
-		wg.Go(func() { _, errs[NumDims+3] = ix.foldedNames() })
+		wg.Go(func() {
+			errs[NumDims+3] = ix.view(func(tx *bolt.Tx) error { _, err := ix.foldedNames(tx); return err })
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)

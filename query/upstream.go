@@ -173,7 +173,7 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 			dst, n, err = c.copySet(set{bm: u.members}, u.reverse, offset, limit, dst)
 			return err
 		}
-		if err := u.ordered(tx, ix.meta.Stations, min(offset, u.Len())+min(limit, u.Len())); err != nil {
+		if err := ix.upstreamOrdered(u, tx, min(offset, u.Len())+min(limit, u.Len())); err != nil {
 			return err
 		}
 		var err error

@@ -74,7 +74,7 @@ func (s *search) narrowKeysHolding(m set, bucket []byte, text string) (set, erro
 	if text == "" {
 		return m, nil
 	}
-	v, err := s.ix.vocabulary(bucket)
+	v, err := s.ix.vocabulary(s.tx, bucket)
 	if err != nil {
 		return m, err
 	}
@@ -94,10 +94,11 @@ type vocabulary struct {
 
 const vocabularyGram = 3
 
-func (ix *Index) vocabulary(bucket []byte) (*vocabulary, error) {
+// vocabulary reads bucket's in tx the first time.
+func (ix *Index) vocabulary(tx *bolt.Tx, bucket []byte) (*vocabulary, error) {
 	v, err := ix.Derived("query: vocabulary of "+string(bucket), func(ix *Index) (any, error) {
 		v := &vocabulary{grams: map[string][]int32{}}
-		err := ix.view(func(tx *bolt.Tx) error {
+		err := func() error {
 			b := tx.Bucket(bucket)
 			if b == nil {
 				return nil
@@ -113,7 +114,7 @@ func (ix *Index) vocabulary(bucket []byte) (*vocabulary, error) {
 				}
 				return nil
 			})
-		})
+		}()
 		return v, err
 	})
 	voc, _ := v.(*vocabulary)
@@ -203,7 +204,7 @@ func (s *search) gramsStarting(text string) [][]byte {
 // time on upstream-style traffic.
 func (s *search) namesHolding(m set, text string) (set, error) {
 	out := s.w.scratch()
-	folded, err := s.ix.foldedNames()
+	folded, err := s.ix.foldedNames(s.tx)
 	if err != nil {
 		return out, err
 	}
@@ -241,28 +242,26 @@ type foldedNames struct {
 	ends  []uint32 // ends[n] is where record n's name ends in names
 }
 
-func (ix *Index) foldedNames() (*foldedNames, error) {
+// foldedNames reads them in tx the first time.
+func (ix *Index) foldedNames(tx *bolt.Tx) (*foldedNames, error) {
 	v, err := ix.Derived("query: folded names", func(ix *Index) (any, error) {
 		f := &foldedNames{ends: make([]uint32, 0, ix.meta.Stations)}
 		var names strings.Builder
-		err := ix.view(func(tx *bolt.Tx) error {
-			rr := ix.located(tx, format.BucketStations)
-			for n := range uint32(ix.meta.Stations) {
-				v, err := rr.get(n)
-				if err != nil {
-					return err
-				}
-				name, err := format.RecordName(v)
-				if err != nil {
-					return fmt.Errorf("record %d: %w", n, err)
-				}
-				names.WriteString(fold.String(name))
-				f.ends = append(f.ends, uint32(names.Len()))
+		rr := ix.located(tx, format.BucketStations)
+		for n := range uint32(ix.meta.Stations) {
+			v, err := rr.get(n)
+			if err != nil {
+				return nil, err
 			}
-			return nil
-		})
+			name, err := format.RecordName(v)
+			if err != nil {
+				return nil, fmt.Errorf("record %d: %w", n, err)
+			}
+			names.WriteString(fold.String(name))
+			f.ends = append(f.ends, uint32(names.Len()))
+		}
 		f.names = names.String()
-		return f, err
+		return f, nil
 	})
 	f, _ := v.(*foldedNames)
 	return f, err

@@ -1,8 +1,6 @@
 package query
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -19,10 +17,10 @@ import (
 // numbers the indexer stored (format.BucketUpstreamOrders), sorted by the
 // field and then by record number (a total order, so pages never
 // overlap; upstream has no tie-breaker), walked against the set as far
-// as a page needs. A set much smaller than the index is sorted instead:
-// its members' stored objects give their sort keys, which order them as
-// the permutation does, at a cost that grows with the set, not with the
-// index. random is a shuffle of the set's members, seeded per request.
+// as a page needs. A set small beside the index is sorted instead, by
+// its members' places in the permutation (ranks, made from it once per
+// index), at a cost that grows with the set, not with the index. random
+// is a shuffle of the set's members, seeded per request.
 
 // UpstreamOrder is an order of upstream's order parameter.
 type UpstreamOrder uint8
@@ -63,20 +61,23 @@ var UpstreamOrders = func() (names [numUpstreamOrders]string) {
 // stored is the number of o's permutation in format.UpstreamSorts.
 func (o UpstreamOrder) stored() int { return int(o) - 1 }
 
-// sortSmallerThan: a set of fewer members than the index's stations
-// divided by it is sorted by its members' keys rather than found in the
-// permutation. Sorting costs a stored object read and a key per member
-// and a comparison sort (about 400 ns a member); walking, a look-up in
-// the set per station walked (7 to 30 ns), up to the whole index for a
-// sparse set, whose last member is near the end. On the real snapshot
-// (50,662 stations; BenchmarkUpstreamOrderWays, by votes) 791 members
-// took 0.29 ms sorted and 1.4 ms walked, 5,000 took 2.7 ms sorted and
-// 0.35 ms walked.
-const sortSmallerThan = 64
+// sortOrWalk weighs the two ways for a set of k members, to the upto-th
+// in order, in an index of n stations: sorting costs about k (the
+// members' ranks and a sort), walking about upto·n/k look-ups (the
+// members are spread over the permutation). A set is sorted when
+// k² < upto·n·sortOrWalk: on the real snapshot (BenchmarkUpstreamOrderWays,
+// by votes, a whole set each way, loaded machine) a sort took 20-60 ns a
+// member (5,000: 0.17 ms) and a walk 10-30 ns a station walked (5,000:
+// 0.33 ms, 1,000: 1.5 ms).
+const sortOrWalk = 0.5
 
-// ordered puts u.list in u's order, as far as its first upto members
+func sortsCheaper(k, upto, n int) bool {
+	return float64(k)*float64(k) < float64(upto)*float64(n)*sortOrWalk
+}
+
+// upstreamOrdered puts u.list in u's order, as far as its first upto members
 // (all of them for random and for a sorted set), reading within tx.
-func (u *UpstreamSet) ordered(tx *bolt.Tx, stations, upto int) error {
+func (ix *Index) upstreamOrdered(u *UpstreamSet, tx *bolt.Tx, upto int) error {
 	switch {
 	case u.order == OrderName || u.complete || len(u.list) >= upto:
 		return nil
@@ -86,41 +87,59 @@ func (u *UpstreamSet) ordered(tx *bolt.Tx, stations, upto int) error {
 		rng.Shuffle(len(u.list), func(i, j int) { u.list[i], u.list[j] = u.list[j], u.list[i] })
 		u.complete = true
 		return nil
-	case u.Len()*sortSmallerThan < stations && u.walked == 0:
-		return u.sortMembers(tx)
+	case u.walked == 0 && sortsCheaper(u.Len(), upto, ix.meta.Stations):
+		ranks, err := ix.ranks(tx, u.order)
+		if err != nil {
+			return err
+		}
+		return u.sortMembers(ranks)
 	}
-	return u.walk(tx, stations, upto)
+	return u.walk(tx, ix.meta.Stations, upto)
 }
 
-// sortMembers orders the members by their stored objects' sort keys.
-func (u *UpstreamSet) sortMembers(tx *bolt.Tx) error {
-	type keyed struct {
-		n   uint32
-		key []byte
-	}
-	all := make([]keyed, 0, u.Len())
-	rr := upstreamReader(tx)
-	var keys []byte
+// ranks is each record's place in order o's stored permutation, made
+// from it once per index (4 bytes a station, for each order asked for):
+// a set's members are put in order by sorting their places, where
+// reading each one's stored object for its sort key took 400 ns a
+// member.
+func (ix *Index) ranks(tx *bolt.Tx, o UpstreamOrder) ([]uint32, error) {
+	v, err := ix.Derived("query: ranks in the order "+UpstreamOrders[o], func(ix *Index) (any, error) {
+		stations := ix.meta.Stations
+		ranks := make([]uint32, stations)
+		b := tx.Bucket(format.BucketUpstreamOrders)
+		for first := 0; first < stations; first += format.OrderChunkLen {
+			chunk := b.Get(format.UpstreamOrderKey(o.stored(), uint32(first/format.OrderChunkLen)))
+			if want := 4 * min(format.OrderChunkLen, stations-first); len(chunk) != want {
+				return nil, fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, UpstreamOrders[o], len(chunk), first, want)
+			}
+			for i := range len(chunk) / 4 {
+				n := binary.LittleEndian.Uint32(chunk[4*i:])
+				if int(n) >= stations {
+					return nil, fmt.Errorf("%w: order %s: record %d past the stations", format.ErrCorrupt, UpstreamOrders[o], n)
+				}
+				ranks[n] = uint32(first + i)
+			}
+		}
+		return ranks, nil
+	})
+	ranks, _ := v.([]uint32)
+	return ranks, err
+}
+
+// sortMembers orders the members by their ranks in u's order.
+func (u *UpstreamSet) sortMembers(ranks []uint32) error {
+	keyed := make([]uint64, 0, u.Len())
 	for it := u.members.Iterator(); it.HasNext(); {
 		n := it.Next()
-		js, err := rr.get(n)
-		if err != nil {
-			return fmt.Errorf("upstream object %d: %w", n, err)
+		if int(n) >= len(ranks) {
+			return fmt.Errorf("%w: record %d past the stations", format.ErrCorrupt, n)
 		}
-		start := len(keys)
-		if keys, err = format.AppendUpstreamSortKey(keys, js, u.order.stored()); err != nil {
-			return fmt.Errorf("%w: upstream object %d: %v", format.ErrCorrupt, n, err)
-		}
-		all = append(all, keyed{n, keys[start:len(keys):len(keys)]})
+		keyed = append(keyed, uint64(ranks[n])<<32|uint64(n))
 	}
-	// keys may have moved as it grew: the slices of all are of the
-	// arrays they were cut from, which stay valid.
-	slices.SortFunc(all, func(a, b keyed) int {
-		return cmp.Or(bytes.Compare(a.key, b.key), cmp.Compare(a.n, b.n))
-	})
-	u.list = make([]uint32, len(all))
-	for i, k := range all {
-		u.list[i] = k.n
+	slices.Sort(keyed)
+	u.list = make([]uint32, len(keyed))
+	for i, k := range keyed {
+		u.list[i] = uint32(k)
 	}
 	if u.reverse {
 		slices.Reverse(u.list)

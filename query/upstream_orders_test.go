@@ -36,7 +36,7 @@ func TestUpstreamOrderWaysAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 13))
 	n := ix.meta.Stations
 	for o := OrderURL; o < OrderRandom; o++ {
-		for _, size := range []int{1, 40, n / sortSmallerThan, 5000} {
+		for _, size := range []int{1, 40, 791, 5000} {
 			members := roaring.New()
 			for members.GetCardinality() < uint64(size) {
 				members.Add(uint32(rng.IntN(n)))
@@ -46,7 +46,11 @@ func TestUpstreamOrderWaysAgree(t *testing.T) {
 				walked := &UpstreamSet{members: members, order: o, reverse: reverse}
 				paged := &UpstreamSet{members: members, order: o, reverse: reverse}
 				err := ix.view(func(tx *bolt.Tx) error {
-					if err := sorted.sortMembers(tx); err != nil {
+					ranks, err := ix.ranks(tx, o)
+					if err != nil {
+						return err
+					}
+					if err := sorted.sortMembers(ranks); err != nil {
 						return err
 					}
 					if err := walked.walk(tx, n, size); err != nil {
@@ -187,7 +191,7 @@ func BenchmarkUpstreamOrderWays(b *testing.B) {
 	ix, _ := realIndex(b)
 	n := ix.meta.Stations
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{100, 1000, n / sortSmallerThan, 5000} {
+	for _, size := range []int{100, 1000, 5000, 20000} {
 		members := roaring.New()
 		for members.GetCardinality() < uint64(size) {
 			members.Add(uint32(rng.IntN(n)))
@@ -198,7 +202,11 @@ func BenchmarkUpstreamOrderWays(b *testing.B) {
 					u := &UpstreamSet{members: members, order: OrderVotes}
 					err := ix.view(func(tx *bolt.Tx) error {
 						if way == "sort" {
-							return u.sortMembers(tx)
+							ranks, err := ix.ranks(tx, u.order)
+							if err != nil {
+								return err
+							}
+							return u.sortMembers(ranks)
 						}
 						return u.walk(tx, n, size)
 					})

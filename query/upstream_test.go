@@ -393,11 +393,11 @@ func BenchmarkUpstreamNameContains(b *testing.B) {
 // every record's name folded, in record order.
 func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
 	ix, _ := realIndex(t)
-	f, err := ix.foldedNames()
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = ix.view(func(tx *bolt.Tx) error {
+	err := ix.view(func(tx *bolt.Tx) error {
+		f, err := ix.foldedNames(tx)
+		if err != nil {
+			return err
+		}
 		rr := newRecordReader(tx)
 		for n := range uint32(ix.Meta().Stations) {
 			v, err := rr.get(n)
@@ -413,12 +413,12 @@ func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
 				t.Fatalf("record %d: folded name %q (%v), want %q", n, got, err, fold.String(r.Name))
 			}
 		}
+		if _, err := f.of(uint32(ix.Meta().Stations)); err == nil {
+			t.Error("a record past the last has a name")
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := f.of(uint32(ix.Meta().Stations)); err == nil {
-		t.Error("a record past the last has a name")
 	}
 }
