@@ -126,10 +126,12 @@ type UpstreamSet struct {
 	// list is the members in order (reverse applied), as far as pages
 	// asked for them, for an order other than name; complete once it
 	// holds them all. walked counts the stations of the stored
-	// permutation looked at so far (upstream_orders.go).
+	// permutation looked at so far, and dense the members, a bit per
+	// station, once a walk needs them (upstream_orders.go).
 	list     []uint32
 	complete bool
 	walked   int
+	dense    []uint64
 	from     *Position // UpstreamSelect.DistanceFrom
 }
 
