@@ -50,7 +50,8 @@ var compatDifferences = []fact{
 	{Name: "distance", Values: []link{{Text: "geo_lat, geo_long and geo_distance (metres), given together, keep the stations within that distance " +
 		"(upstream read them and ignored them)"}}},
 	{Name: "long lists", Values: []link{{Text: "limit defaults to 100000 as upstream, so a list holds every station unless told otherwise; " +
-		"it is streamed a thousand stations at a time, compressed as it goes, never built whole"}}},
+		"a list longer than a thousand stations is streamed a thousand at a time, compressed as it goes, never built whole; " +
+		"a shorter one is cached like our own answers (but order=random)"}}},
 }
 
 // clientFacts say how each common client finds its server and how to

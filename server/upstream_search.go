@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -183,8 +184,43 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 	if narrow != nil {
 		narrow(&sel)
 	}
-	s.streamUpStations(w, r, sel, p.count(upOffset, 0), p.count(upLimit, upDefaultLimit))
+	offset, limit := p.count(upOffset, 0), p.count(upLimit, upDefaultLimit)
+	if sel.Order == query.OrderRandom {
+		s.streamUpStations(w, r, sel, offset, limit)
+		return
+	}
+	// An answer of one chunk or less (nearly all, whatever the limit) is
+	// built whole, and cached, tagged and compressed as our own answers
+	// are: clients ask for the same tag or top list again and again. A
+	// longer one is streamed, never cached; so is random, another
+	// shuffle each time.
+	key := "upstream:" + r.URL.Path + "?" + p.canonical()
+	s.serveResource(w, r, key, func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
+		stations, err := ix.UpstreamStations(sel)
+		if err != nil || limit == 0 {
+			return jsonHead, append(dst, "[]\n"...), err
+		}
+		page := getBuffer()
+		defer putBuffer(page)
+		var n int
+		if *page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, upChunk), (*page)[:0]); err != nil {
+			return jsonHead, dst, fmt.Errorf("stations %+v: %w", sel, err)
+		}
+		if n == upChunk && limit > upChunk {
+			return jsonHead, dst, errLongList
+		}
+		return jsonHead, append(stationjson.Splice(append(dst, '['), *page, s.baseJSON), "]\n"...), nil
+	}, func(w http.ResponseWriter, r *http.Request, err error) {
+		if errors.Is(err, errLongList) {
+			s.streamUpStations(w, r, sel, offset, limit)
+			return
+		}
+		s.writeError(w, r, err)
+	})
 }
+
+// errLongList says that an answer is more than a chunk: it is streamed.
+var errLongList = errors.New("more stations than a chunk")
 
 // serveUpAll is /json/stations: every station, paged.
 func (s *Server) serveUpAll(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {

@@ -334,6 +334,33 @@ func TestUpstreamFilters(t *testing.T) {
 	}
 }
 
+// TestUpstreamPagesAreCached: an answer of a chunk or less is tagged and
+// cached like our own answers (the same body again, 304 for its tag); a
+// random order is another shuffle each time, never tagged.
+func TestUpstreamPagesAreCached(t *testing.T) {
+	s := newDemoServer(t, nil)
+	for _, target := range []string{"/json/stations/search?limit=5&order=votes", "/json/stations/bytag/jazz", "/json/stations?limit=3"} {
+		first := serveUp(s, "GET", target, "", "")
+		tag := first.Header().Get("Etag")
+		if first.Code != http.StatusOK || tag == "" || len(upIDs(t, first.Body.Bytes())) == 0 {
+			t.Fatalf("%s: %d, tag %q, %s", target, first.Code, tag, first.Body)
+		}
+		if again := serveUp(s, "GET", target, "", ""); again.Body.String() != first.Body.String() || again.Header().Get("Etag") != tag {
+			t.Errorf("%s: a second answer differs", target)
+		}
+		req := httptest.NewRequest("GET", target, nil)
+		req.Header.Set("If-None-Match", tag)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusNotModified {
+			t.Errorf("%s with its tag: %d, want 304", target, rec.Code)
+		}
+	}
+	if random := serveUp(s, "GET", "/json/stations?limit=3&order=random", "", ""); random.Code != http.StatusOK || random.Header().Get("Etag") != "" {
+		t.Errorf("order=random: %d, tag %q", random.Code, random.Header().Get("Etag"))
+	}
+}
+
 // TestUpstreamStreamsLongLists: a list longer than a chunk arrives whole
 // and in order, and pages across chunk boundaries are the slices of it.
 func TestUpstreamStreamsLongLists(t *testing.T) {
