@@ -63,8 +63,8 @@ func clientFacts(b string) []fact {
 		{Name: "pyradios", Values: []link{{Text: "RadioBrowser() picks a server itself when created (a DNS lookup of all.api.radio-browser.info, then a " +
 			"reverse lookup of an address) and takes no address; set its base_url afterwards, with the trailing slash, since paths are appended: " +
 			"rb = RadioBrowser(); rb.base_url = '" + b + "'. Where that lookup fails (offline) RadioBrowser() raises: replace " +
-			"pyradios.radios.pick_base_url before creating it. stations_by_codec sends codecExact, which upstream ignores and a node " +
-			"refuses (400 unknown_parameter): use rb.search(codec=...) instead (pyradios 2.1.1)"}}},
+			"pyradios.radios.pick_base_url before creating it. Its stations_by_codec sends codecExact, which upstream ignores: a node " +
+			"accepts it, codec being a whole codec either way (pyradios 2.1.1)"}}},
 		{Name: "Shortwave", Values: []link{{Text: "reads the setting api-lookup-domain (GSettings schema de.haeckerfelix.Shortwave, default " +
 			"all.api.radio-browser.info), resolves that name, looks each address up in reverse and uses https:// and the host name found " +
 			"once its /json/stats answers. It can use a node only over HTTPS, at a host name its address resolves back to (a PTR record) " +

@@ -47,6 +47,7 @@ const (
 	upTagExact
 	upTagList
 	upCodec
+	upCodecExact
 	upBitrateMin
 	upBitrateMax
 	upHasGeoInfo
@@ -88,7 +89,7 @@ var upParamRows = [numUpParams]upParamRow{
 	upState:       {"state", upText}, upStateExact: {"stateExact", upFlag},
 	upLanguage: {"language", upText}, upLanguageExact: {"languageExact", upFlag},
 	upTag: {"tag", upText}, upTagExact: {"tagExact", upFlag}, upTagList: {"tagList", upText},
-	upCodec: {"codec", upText}, upBitrateMin: {"bitrateMin", upCount}, upBitrateMax: {"bitrateMax", upCount},
+	upCodec: {"codec", upText}, upCodecExact: {"codecExact", upFlag}, upBitrateMin: {"bitrateMin", upCount}, upBitrateMax: {"bitrateMax", upCount},
 	upHasGeoInfo: {"has_geo_info", upFlag}, upHasExtendedInfo: {"has_extended_info", upFlag},
 	upIsHTTPS: {"is_https", upFlag}, upGeoLat: {"geo_lat", upDecimal}, upGeoLong: {"geo_long", upDecimal},
 	upGeoDistance: {"geo_distance", upDecimal},
@@ -123,7 +124,7 @@ func (s upParamSet) has(p upParam) bool { return s&(1<<p) != 0 }
 var (
 	upPaging       = upSet(upOrder, upReverse, upOffset, upLimit, upHideBroken)
 	upSearchParams = upPaging | upSet(upName, upNameExact, upCountry, upCountryExact, upCountryCode,
-		upState, upStateExact, upLanguage, upLanguageExact, upTag, upTagExact, upTagList, upCodec,
+		upState, upStateExact, upLanguage, upLanguageExact, upTag, upTagExact, upTagList, upCodec, upCodecExact,
 		upBitrateMin, upBitrateMax, upHasGeoInfo, upHasExtendedInfo, upIsHTTPS, upGeoLat, upGeoLong, upGeoDistance)
 )
 

@@ -644,3 +644,23 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestUpstreamCodecExact: pyradios' stations_by_codec sends codecExact,
+// which upstream ignores: a node takes it, as a flag that changes
+// nothing, and refuses a value that is no boolean.
+func TestUpstreamCodecExact(t *testing.T) {
+	s := newDemoServer(t, nil)
+	plain := upIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50", "", "").Body.Bytes())
+	if len(plain) == 0 {
+		t.Fatal("no MP3 station in the demo")
+	}
+	for _, v := range []string{"true", "false"} {
+		got := upIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50&codecExact="+v, "", "").Body.Bytes())
+		if !slices.Equal(got, plain) {
+			t.Errorf("codecExact=%s: %d stations, without it %d", v, len(got), len(plain))
+		}
+	}
+	if rec := serveUp(s, "GET", "/json/stations/search?codec=mp3&codecExact=yes", "", ""); rec.Code != http.StatusBadRequest {
+		t.Errorf("codecExact=yes: %d, want 400", rec.Code)
+	}
+}
