@@ -208,8 +208,13 @@ func (s *Server) capabilities(ix *query.Index) (any, error) {
 		Sitemap:      b + pathSitemap,
 		LLMsTxt:      b + pathLLMs,
 		MarkdownHome: b + pathMarkdownHome,
-		Compatible: []capCompatible{{Name: "radio-browser", BaseURL: b + pathUpstream, Served: ix.HasCompat(), OpenAPITag: "radio-browser-compatible",
-			Notes: "the upstream directory's read paths with its station object; writes answer 403 read_only; served only when the index is built " +
-				"with stationdex index -compat (else 404 compat_not_indexed); the deliberate differences are in the API guide"}},
+		Compatible:   compatibleAPIs(b, ix),
 	}, nil
+}
+
+// compatibleAPIs are the other directories' APIs the node answers.
+func compatibleAPIs(base string, ix *query.Index) []capCompatible {
+	return []capCompatible{{Name: "radio-browser", BaseURL: base + pathUpstream, Served: ix.HasCompat(), OpenAPITag: "radio-browser-compatible",
+		Notes: "the upstream directory's read paths with its station object; writes answer 403 read_only; served only when the index is built " +
+			"with stationdex index -compat (else 404 compat_not_indexed); the deliberate differences are in the API guide"}}
 }
