@@ -3,10 +3,10 @@ package query
 import "sync"
 
 // derivedValues holds what callers derive from a snapshot once (see
-// Derived), by key.
+// Derived), by key: a sync.Map, as the keys are written once and read on
+// every request that needs them.
 type derivedValues struct {
-	mu     sync.Mutex
-	values map[string]*derivedValue
+	values sync.Map // string -> *derivedValue
 }
 
 type derivedValue struct {
@@ -22,17 +22,11 @@ type derivedValue struct {
 // Concurrent first calls for one key wait for one build; an error is kept
 // like a value (an index's errors are damage, which stays).
 func (ix *Index) Derived(key string, build func(ix *Index) (any, error)) (any, error) {
-	d := &ix.derived
-	d.mu.Lock()
-	if d.values == nil {
-		d.values = map[string]*derivedValue{}
+	e, ok := ix.derived.values.Load(key)
+	if !ok {
+		e, _ = ix.derived.values.LoadOrStore(key, &derivedValue{})
 	}
-	e := d.values[key]
-	if e == nil {
-		e = &derivedValue{}
-		d.values[key] = e
-	}
-	d.mu.Unlock()
-	e.once.Do(func() { e.v, e.err = build(ix) })
-	return e.v, e.err
+	d := e.(*derivedValue)
+	d.once.Do(func() { d.v, d.err = build(ix) })
+	return d.v, d.err
 }
