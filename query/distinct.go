@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -219,18 +220,10 @@ func (s *search) walkDistinct(t tier, skip, limit int) error {
 	seen := &s.w.seen
 	seen.reset(s.stations)
 	gr := s.groupReader()
-	buf := s.recordBuffer()
-	it := &s.w.many
-	it.Initialize(t.of.bm)
-	defer func() { *it = roaring.ManyIntIterator{} }()
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
-		for _, r := range buf[:got] {
-			if w := int(r >> 6); w < len(gi.isGrouped) && gi.isGrouped[w]&(1<<(r&63)) != 0 {
-				g, err := gr.of(r)
-				if err != nil {
-					return err
-				}
-				if added, err := seen.add(g); err != nil || !added {
+	return s.eachBatch(t.of.bm, func(batch []uint32) error {
+		for _, r := range batch {
+			if gi.has(r) {
+				if first, err := gr.firstIn(seen, r); err != nil || !first {
 					if err != nil {
 						return err
 					}
@@ -242,44 +235,75 @@ func (s *search) walkDistinct(t tier, skip, limit int) error {
 				continue
 			}
 			if s.w.recs = append(s.w.recs, r); len(s.w.recs) == limit {
+				return errEnough
+			}
+		}
+		return nil
+	})
+}
+
+// eachBatch calls fn with the records of bm in ascending order, many at
+// a time (the workspace's iterator and buffer), until fn returns an
+// error; errEnough ends the walk without one.
+func (s *search) eachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) error {
+	buf := s.recordBuffer()
+	it := &s.w.many
+	it.Initialize(bm)
+	defer func() { *it = roaring.ManyIntIterator{} }()
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		if err := fn(buf[:got]); err != nil {
+			if err == errEnough {
 				return nil
 			}
+			return err
 		}
 	}
 	return nil
+}
+
+// errEnough stops eachBatch early: the caller has what it wanted.
+var errEnough = errors.New("enough records")
+
+// has reports whether record r shares a group (false past the records:
+// group_of says which).
+func (gi *groupIndex) has(r uint32) bool {
+	w := int(r >> 6)
+	return w < len(gi.isGrouped) && gi.isGrouped[w]&(1<<(r&63)) != 0
+}
+
+// firstIn reports whether record r's group is new to seen, adding it.
+func (gr *groupReader) firstIn(seen *groupSet, r uint32) (bool, error) {
+	g, err := gr.of(r)
+	if err != nil {
+		return false, err
+	}
+	return seen.add(g)
 }
 
 // duplicates is the entries of m whose group is in seen or met before
 // them in m, and adds m's groups to seen.
 func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, gr *groupReader) (set, error) {
 	dups := s.w.scratch()
-	buf := s.recordBuffer()
 	found := s.w.groupIDs[:0]
 	defer func() { s.w.groupIDs = found[:0] }()
-	it := &s.w.many
-	it.Initialize(m.bm)
-	defer func() { *it = roaring.ManyIntIterator{} }()
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+	err := s.eachBatch(m.bm, func(batch []uint32) error {
 		found = found[:0]
-		for _, r := range buf[:got] {
-			if w := int(r >> 6); w >= len(gi.isGrouped) || gi.isGrouped[w]&(1<<(r&63)) == 0 {
-				continue // alone, or past the records: group_of says which
+		for _, r := range batch {
+			if !gi.has(r) {
+				continue
 			}
-			g, err := gr.of(r)
+			first, err := gr.firstIn(seen, r)
 			if err != nil {
-				return set{}, err
+				return err
 			}
-			added, err := seen.add(g)
-			if err != nil {
-				return set{}, err
-			}
-			if !added {
+			if !first {
 				found = append(found, r)
 			}
 		}
 		dups.bm.AddMany(found)
-	}
-	return dups, nil
+		return nil
+	})
+	return dups, err
 }
 
 // recordBuffer is the workspace's buffer for records read many at a time.
@@ -362,29 +386,23 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
 		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
 	}
-	mine := roaring.And(d.shared, d.value)
 	seen := &d.s.w.seen
 	seen.reset(d.s.stations)
 	gr := d.s.groupReader()
 	dups := 0
-	it := mine.ManyIterator()
-	buf := d.s.recordBuffer()
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
-		for _, r := range buf[:got] {
-			g, err := gr.of(r)
+	err := d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+		for _, r := range batch {
+			first, err := gr.firstIn(seen, r)
 			if err != nil {
-				return 0, err
+				return err
 			}
-			added, err := seen.add(g)
-			if err != nil {
-				return 0, err
-			}
-			if !added {
+			if !first {
 				dups++
 			}
 		}
-	}
-	return dups, nil
+		return nil
+	})
+	return dups, err
 }
 
 // duplicateCounts are, by value id ascending, the value's duplicates in
@@ -549,18 +567,18 @@ func (s *search) sharedByGroup(shared *roaring.Bitmap, gr *groupReader) ([]uint6
 	if byGroup == nil {
 		byGroup = s.w.byGroup[:0]
 	}
-	it := &s.w.many
-	it.Initialize(shared)
-	defer func() { *it = roaring.ManyIntIterator{} }()
-	buf := s.recordBuffer()
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
-		for _, r := range buf[:got] {
+	err := s.eachBatch(shared, func(batch []uint32) error {
+		for _, r := range batch {
 			g, err := gr.of(r)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			byGroup = append(byGroup, uint64(g)<<32|uint64(r))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(byGroup)
 	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.bm == shared

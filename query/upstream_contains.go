@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/fold"
@@ -208,26 +207,23 @@ func (s *search) namesHolding(m set, text string) (set, error) {
 	if err != nil {
 		return out, err
 	}
-	buf := s.recordBuffer()
 	found := s.w.groupIDs[:0]
 	defer func() { s.w.groupIDs = found[:0] }()
-	it := &s.w.many
-	it.Initialize(m.bm)
-	defer func() { *it = roaring.ManyIntIterator{} }()
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+	err = s.eachBatch(m.bm, func(batch []uint32) error {
 		found = found[:0]
-		for _, n := range buf[:got] {
+		for _, n := range batch {
 			name, err := folded.of(n)
 			if err != nil {
-				return out, err
+				return err
 			}
 			if strings.Contains(name, text) {
 				found = append(found, n)
 			}
 		}
 		out.bm.AddMany(found)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // foldedNames are every station's folded name, by record number, in

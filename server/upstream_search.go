@@ -209,7 +209,7 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 		if n == upChunk && limit > upChunk {
 			return jsonHead, dst, errLongList
 		}
-		return jsonHead, append(stationjson.Splice(append(dst, '['), *page, s.baseJSON), "]\n"...), nil
+		return jsonHead, s.appendUpArray(dst, *page), nil
 	}, func(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.Is(err, errLongList) {
 			s.streamUpStations(w, r, sel, offset, limit)

@@ -77,13 +77,19 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 func (s *Server) writeUpWhole(w http.ResponseWriter, r *http.Request, c coding, page []byte) {
 	body := getBuffer()
 	defer putBuffer(body)
-	*body = append(stationjson.Splice(append((*body)[:0], '['), page, s.baseJSON), "]\n"...)
+	*body = s.appendUpArray((*body)[:0], page)
 	out := compress(c, *body)
 	w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, out, true)
 	}
+}
+
+// appendUpArray appends the JSON array of the stations in page (stored
+// objects separated by commas), the base URL spliced in.
+func (s *Server) appendUpArray(dst, page []byte) []byte {
+	return append(stationjson.Splice(append(dst, '['), page, s.baseJSON), "]\n"...)
 }
 
 // writeUpChunks writes the array whose first chunk, n stations from
