@@ -34,13 +34,17 @@ import (
 // per Index from its group_of blocks.
 type groupIndex struct {
 	grouped *roaring.Bitmap // the entries of groups of two or more
-	// isGrouped is grouped as a bit per record: a search tests its
-	// matches one by one rather than intersect them first
-	isGrouped []uint64
 	// later: the grouped entries after their group's first (smallest
 	// record number): the duplicates of a search that matches every
 	// station in one tier
 	later *roaring.Bitmap
+	// compact is each record's group numbered 1..groups in the order of
+	// the groups' first entries, 0 for an entry that stands alone: one
+	// load per entry where group_of takes a block lookup, and a set of
+	// met groups of a few hundred words where group ids reach every
+	// record number (4 bytes a station: 20 MB at 5M)
+	compact []uint32
+	groups  int
 }
 
 type lazyGroupIndex struct {
@@ -66,9 +70,8 @@ func (ix *Index) warmGroups() error {
 
 // buildGroupIndex reads every record's group in record order.
 func (s *search) buildGroupIndex() (*groupIndex, error) {
-	gi := &groupIndex{grouped: roaring.New(), later: roaring.New()}
-	var seen groupSet
-	seen.reset(s.stations)
+	gi := &groupIndex{grouped: roaring.New(), later: roaring.New(), compact: make([]uint32, s.stations)}
+	numbered := make([]uint32, s.stations) // group_of's id → its compact number
 	gr := s.groupReader()
 	var grouped, later []uint32
 	for r := range uint32(s.stations) {
@@ -79,18 +82,21 @@ func (s *search) buildGroupIndex() (*groupIndex, error) {
 		if g == format.NoGroup {
 			continue
 		}
+		if int(g) >= len(numbered) {
+			return nil, fmt.Errorf("%w: group %d past the records", format.ErrCorrupt, g)
+		}
 		grouped = append(grouped, r)
-		added, err := seen.add(g)
-		if err != nil {
-			return nil, err
-		}
-		if !added {
+		c := numbered[g]
+		if c != 0 {
 			later = append(later, r)
+		} else {
+			gi.groups++
+			c = uint32(gi.groups)
+			numbered[g] = c
 		}
+		gi.compact[r] = c
 	}
 	gi.grouped.AddMany(grouped)
-	gi.isGrouped = make([]uint64, (s.stations+63)/64)
-	gi.grouped.WriteDenseTo(gi.isGrouped)
 	gi.later.AddMany(later)
 	gi.grouped.RunOptimize()
 	gi.later.RunOptimize()
@@ -153,19 +159,19 @@ func (s *search) distinctTiers(q Query) error {
 			return err
 		}
 	}
-	seen := &s.w.seen // the groups met so far
-	seen.reset(s.stations)
-	gr := s.groupReader()
+	seen := gi.newSeen(&s.w.seen) // the groups met so far
+	before := 0 // groups in the tiers before
 	for i, t := range tiers {
 		if t.n == 0 {
 			continue
 		}
 		m := s.members(t)
-		dups, err := s.duplicates(m, gi, seen, &gr)
+		dups, n, err := s.duplicates(m, gi, seen, q.Offset+q.Limit-before)
 		if err != nil {
 			return err
 		}
-		tiers[i] = tier{of: m, minus: dups, n: t.n - dups.card()}
+		tiers[i] = tier{of: m, minus: dups, n: t.n - n}
+		before += tiers[i].n
 	}
 	return nil
 }
@@ -217,18 +223,11 @@ func (s *search) walkDistinct(t tier, skip, limit int) error {
 	if err != nil {
 		return err
 	}
-	seen := &s.w.seen
-	seen.reset(s.stations)
-	gr := s.groupReader()
+	seen := gi.newSeen(&s.w.seen)
 	return s.eachBatch(t.of.bm, func(batch []uint32) error {
 		for _, r := range batch {
-			if gi.has(r) {
-				if first, err := gr.firstIn(seen, r); err != nil || !first {
-					if err != nil {
-						return err
-					}
-					continue
-				}
+			if !gi.firstIn(seen, r) {
+				continue
 			}
 			if skip > 0 {
 				skip--
@@ -264,46 +263,113 @@ func (s *search) eachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) er
 // errEnough stops eachBatch early: the caller has what it wanted.
 var errEnough = errors.New("enough records")
 
-// has reports whether record r shares a group (false past the records:
-// group_of says which).
-func (gi *groupIndex) has(r uint32) bool {
-	w := int(r >> 6)
-	return w < len(gi.isGrouped) && gi.isGrouped[w]&(1<<(r&63)) != 0
+// newSeen empties seen, the groups met by a search, for this index's
+// groups.
+func (gi *groupIndex) newSeen(seen *groupSet) *groupSet {
+	seen.reset(gi.groups + 1)
+	return seen
 }
 
-// firstIn reports whether record r's group is new to seen, adding it.
-func (gr *groupReader) firstIn(seen *groupSet, r uint32) (bool, error) {
-	g, err := gr.of(r)
-	if err != nil {
-		return false, err
+// firstIn reports whether record r is the first of its group met,
+// adding the group to seen: true for an entry that stands alone. seen is
+// newSeen's, so every compact number has its bit. A record past the
+// records (a damaged posting list) counts as alone: reading its record
+// reports the damage.
+func (gi *groupIndex) firstIn(seen *groupSet, r uint32) bool {
+	if int(r) >= len(gi.compact) || gi.compact[r] == 0 {
+		return true
 	}
-	return seen.add(g)
+	c := gi.compact[r]
+	w, bit := c>>6, uint64(1)<<(c&63)
+	x := seen.words[w]
+	if x&bit != 0 {
+		return false
+	}
+	if x == 0 {
+		seen.touched = append(seen.touched, w)
+	}
+	seen.words[w] = x | bit
+	return true
 }
 
-// duplicates is the entries of m whose group is in seen or met before
-// them in m, and adds m's groups to seen.
-func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, gr *groupReader) (set, error) {
-	dups := s.w.scratch()
+// duplicates counts the entries of m whose group is in seen or met
+// before them in m, and adds m's groups to seen. Only m's grouped entries
+// can be either: they are intersected first, so the walk and the lookups
+// see a quarter of m. The set returned holds the duplicates only up to
+// the page's end, m's upto-th entry that is not one (see pageEnd):
+// collectTier locates the page by rank and passes over duplicates up to
+// its last record, and never looks further, so a broad search does not
+// build a set of thousands of duplicates for a page of twenty.
+func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, upto int) (set, int, error) {
 	found := s.w.groupIDs[:0]
 	defer func() { s.w.groupIDs = found[:0] }()
-	err := s.eachBatch(m.bm, func(batch []uint32) error {
-		found = found[:0]
+	end, err := s.pageEnd(m, upto)
+	if err != nil {
+		return set{}, 0, err
+	}
+	n := 0
+	shared := s.w.and(set{bm: gi.grouped}, m)
+	err = s.eachBatch(shared.bm, func(batch []uint32) error {
 		for _, r := range batch {
-			if !gi.has(r) {
+			if gi.firstIn(seen, r) {
 				continue
 			}
-			first, err := gr.firstIn(seen, r)
-			if err != nil {
-				return err
-			}
-			if !first {
+			n++
+			if end.covers(r) {
 				found = append(found, r)
+				end.passDuplicate()
 			}
 		}
-		dups.bm.AddMany(found)
 		return nil
 	})
-	return dups, err
+	dups := s.w.scratch()
+	dups.bm.AddMany(found)
+	return dups, n, err
+}
+
+// pageEnd follows the last record of a page in a tier as its duplicates
+// are found in ascending order: it starts at the tier's upto-th entry and
+// moves to the next entry for each duplicate found up to it. Duplicates
+// are found in ascending order, so once one lies past it the end is
+// final: the upto-th entry that is not a duplicate.
+type pageEnd struct {
+	it    roaring.IntPeekable
+	at    uint32
+	every bool // the page goes past the tier: every duplicate is kept
+	none  bool // the page ends before the tier
+}
+
+func (s *search) pageEnd(m set, upto int) (pageEnd, error) {
+	switch {
+	case upto <= 0:
+		return pageEnd{none: true}, nil
+	case upto > m.card():
+		return pageEnd{every: true}, nil
+	}
+	first, err := m.bm.Select(uint32(upto - 1))
+	if err != nil {
+		return pageEnd{}, err
+	}
+	it := m.bm.Iterator()
+	it.AdvanceIfNeeded(first)
+	it.Next()
+	return pageEnd{it: it, at: first}, nil
+}
+
+// covers reports whether duplicate r lies before the page's end or on it.
+func (e *pageEnd) covers(r uint32) bool { return e.every || (!e.none && r <= e.at) }
+
+// passDuplicate moves the end one entry on, past a duplicate it covered;
+// a tier that runs out leaves every later duplicate covered.
+func (e *pageEnd) passDuplicate() {
+	if e.every {
+		return
+	}
+	if !e.it.HasNext() {
+		e.every = true
+		return
+	}
+	e.at = e.it.Next()
 }
 
 // recordBuffer is the workspace's buffer for records read many at a time.
@@ -386,17 +452,15 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
 		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
 	}
-	seen := &d.s.w.seen
-	seen.reset(d.s.stations)
-	gr := d.s.groupReader()
+	gi, err := d.s.groupIndex()
+	if err != nil {
+		return 0, err
+	}
+	seen := gi.newSeen(&d.s.w.seen)
 	dups := 0
-	err := d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+	err = d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
 		for _, r := range batch {
-			first, err := gr.firstIn(seen, r)
-			if err != nil {
-				return err
-			}
-			if !first {
+			if !gi.firstIn(seen, r) {
 				dups++
 			}
 		}
@@ -585,40 +649,22 @@ func (s *search) sharedByGroup(shared *roaring.Bitmap, gr *groupReader) ([]uint6
 	return byGroup, nil
 }
 
-// groupSet is a set of groups, a bit per group id (a record number),
-// pooled with the workspace and cleared word by word after use: adding
-// to a roaring bitmap at scattered ids cost most of a distinct search.
+// groupSet is a set of groups, a bit per compact group number (see
+// groupIndex.firstIn), pooled with the workspace and cleared word by word
+// after use: adding to a roaring bitmap at scattered ids cost most of a
+// distinct search.
 type groupSet struct {
 	words   []uint64
 	touched []uint32 // the words set, to clear
 }
 
-// reset empties the set for groups of up to stations records.
-func (g *groupSet) reset(stations int) {
+// reset empties the set for group numbers below n.
+func (g *groupSet) reset(n int) {
 	for _, w := range g.touched {
 		g.words[w] = 0
 	}
 	g.touched = g.touched[:0]
-	if n := (stations + 63) / 64; len(g.words) < n {
-		g.words = make([]uint64, n)
+	if words := (n + 63) / 64; len(g.words) < words {
+		g.words = make([]uint64, words)
 	}
-}
-
-// add adds group id, reporting whether it was new. An id past the
-// records is a damaged group_of.
-func (g *groupSet) add(id uint32) (bool, error) {
-	w := int(id >> 6)
-	if w >= len(g.words) {
-		return false, fmt.Errorf("%w: group %d past the records", format.ErrCorrupt, id)
-	}
-	bit := uint64(1) << (id & 63)
-	x := g.words[w]
-	if x&bit != 0 {
-		return false, nil
-	}
-	if x == 0 {
-		g.touched = append(g.touched, uint32(w))
-	}
-	g.words[w] = x | bit
-	return true, nil
 }
