@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"testing"
 
+	"stationdex/bench/internal/raw"
 	"stationdex/bench/internal/shape"
 	"stationdex/indexer"
 	"stationdex/indexer/format"
@@ -136,4 +138,65 @@ func TestJitter(t *testing.T) {
 	if lat, lon := jitter(rng, &template{}); lat != 0 || lon != 0 {
 		t.Error("a template without a position got one")
 	}
+}
+
+// TestGeneratedSharesStreamsAsTheSnapshot holds the generated stations'
+// share of entries whose stream address another entry has near the
+// snapshot's: copies of one template have addresses of their own, and
+// some stations are submitted again, so a 5M set groups its entries about
+// as the directory does (not all of them, nor none).
+func TestGeneratedSharesStreamsAsTheSnapshot(t *testing.T) {
+	path := realdata.Need(t)
+	lines, tpls, err := load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "gen.ndjson")
+	const extra = 40_000
+	if err := write(out, len(lines)+extra, 1, lines, tpls); err != nil {
+		t.Fatal(err)
+	}
+	realShare, err := sharedStreamShare(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	genShare, err := sharedStreamShare(out, len(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("entries sharing a stream address: %.1f%% of the snapshot, %.1f%% of %d generated", 100*realShare, 100*genShare, extra)
+	if genShare < realShare-0.06 || genShare > realShare+0.08 {
+		t.Errorf("%.1f%% of generated entries share a stream address, the snapshot %.1f%%", 100*genShare, 100*realShare)
+	}
+}
+
+// sharedStreamShare is the share of the stations after the first skip
+// lines of path whose url another of them has, compared as written.
+func sharedStreamShare(path string, skip int) (float64, error) {
+	var urls []string
+	line := 0
+	err := raw.EachLine(path, func(b []byte) error {
+		if line++; line <= skip {
+			return nil
+		}
+		var s struct {
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		urls = append(urls, s.URL)
+		return nil
+	})
+	count := map[string]int{}
+	for _, u := range urls {
+		count[u]++
+	}
+	shared := 0
+	for _, u := range urls {
+		if count[u] > 1 {
+			shared++
+		}
+	}
+	return float64(shared) / float64(max(len(urls), 1)), err
 }
