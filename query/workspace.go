@@ -58,6 +58,7 @@ type workspace struct {
 	// the values met (distinct.go)
 	groupIDs  []uint32
 	seen      groupSet
+	tierBits  []uint64 // a broad tier as a bit per record (eachShared)
 	pairs     []uint64
 	dups      duplicateCounts
 	lastGroup []valueGroup
