@@ -43,6 +43,10 @@ func BenchmarkScaled(b *testing.B) {
 		{"country_de", Query{Filter: filters("DE", "", "")}},
 		{"country_de_facets", Query{Filter: filters("DE", "", ""), Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
+		{"r", Query{Q: "r"}},
+		{"r_distinct", Query{Q: "r", Distinct: true}},
+		{"radio_distinct", Query{Q: "radio", Distinct: true}},
+		{"radio_us_distinct", Query{Q: "radio", Filter: filters("US", "", ""), Distinct: true}},
 	}
 	benchNamed(b, ix, cases)
 }
