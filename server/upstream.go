@@ -121,8 +121,11 @@ func upStationsEndpoint(segs []string) (upEndpoint, []string, error) {
 		return upEndpoint{serve: (*Server).serveUpByUUID}, args, nil
 	case sub == "byurl" && len(args) == 0:
 		return upEndpoint{takes: upSet(upURL), serve: (*Server).serveUpByURL}, nil, nil
-	case upByColumn(sub) != nil && len(args) == 1:
-		return upEndpoint{takes: upPaging, serve: upByColumn(sub).serve}, args, nil
+	case upByColumn(sub) != nil && len(args) >= 1:
+		// A term may hold a slash ("Talk 24/7", the tag "rock/pop"):
+		// clients send it as %2F, which the path arrives decoded from,
+		// or as it is; either way the rest of the path is the term.
+		return upEndpoint{takes: upPaging, serve: upByColumn(sub).serve}, []string{strings.Join(args, "/")}, nil
 	case upTops[sub] != (upTop{}) && len(args) <= 1:
 		return upEndpoint{takes: upTopParams, serve: upTops[sub].serve}, args, nil
 	case sub == "changed":

@@ -321,6 +321,9 @@ func TestUpstreamFilters(t *testing.T) {
 		{"/json/stations/bynameexact/r%C3%A1dio%20comercial%20demo", func(r map[string]any) bool { return str(r, "name") == "Rádio Comercial Demo" }},
 		{"/json/stations/search?name=JAZZ", func(r map[string]any) bool { return nameHolds(str(r, "name"), "jazz") }},
 		{"/json/stations/byname/o3", func(r map[string]any) bool { return nameHolds(str(r, "name"), "o3") }},
+		// a term with a slash, encoded as clients send it and not
+		{"/json/stations/byname/24%2F7", func(r map[string]any) bool { return nameHolds(str(r, "name"), "24/7") }},
+		{"/json/stations/bynameexact/talk%2024/7", func(r map[string]any) bool { return str(r, "name") == "Talk 24/7" }},
 		{"/json/stations/search?name=dio%20c&countrycode=PT", func(r map[string]any) bool {
 			return nameHolds(str(r, "name"), "dio c") && str(r, "countrycode") == "PT"
 		}},
