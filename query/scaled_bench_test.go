@@ -47,6 +47,10 @@ func BenchmarkScaled(b *testing.B) {
 		{"r_distinct", Query{Q: "r", Distinct: true}},
 		{"radio_distinct", Query{Q: "radio", Distinct: true}},
 		{"radio_us_distinct", Query{Q: "radio", Filter: filters("US", "", ""), Distinct: true}},
+		{"jazz_distinct", Query{Q: "jazz", Distinct: true}},
+		{"country_de_distinct", Query{Filter: filters("DE", "", ""), Distinct: true}},
+		{"country_de_pop_distinct", Query{Filter: filters("DE", "", "pop"), Distinct: true}},
+		{"country_de_pop", Query{Filter: filters("DE", "", "pop")}},
 	}
 	benchNamed(b, ix, cases)
 }
