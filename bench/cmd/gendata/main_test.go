@@ -56,21 +56,12 @@ func TestNewNameDeterministic(t *testing.T) {
 // stations with the indexer's own reader, which must see their codecs,
 // bitrates and positions.
 func TestGeneratedKeepsRealDistributions(t *testing.T) {
-	path := realdata.Need(t)
-	lines, tpls, err := load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "gen.ndjson")
-	const extra = 40_000
-	if err := write(out, len(lines)+extra, 1, lines, tpls); err != nil {
-		t.Fatal(err)
-	}
+	path, out, real := writeGenerated(t, extra)
 	realP, err := shape.OfFile(path, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	genP, err := shape.OfFile(out, len(lines), 0)
+	genP, err := shape.OfFile(out, real, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,27 +131,39 @@ func TestJitter(t *testing.T) {
 	}
 }
 
+// extra is how many stations the generated-set tests write past the
+// snapshot's.
+const extra = 40_000
+
+// writeGenerated writes the snapshot and n generated stations after it (seed
+// 1) to a temporary file: the snapshot's path, the file's, and how many
+// of its lines are the snapshot's.
+func writeGenerated(t *testing.T, n int) (snapshot, out string, real int) {
+	t.Helper()
+	snapshot = realdata.Need(t)
+	lines, tpls, err := load(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(t.TempDir(), "gen.ndjson")
+	if err := write(out, len(lines)+n, 1, lines, tpls); err != nil {
+		t.Fatal(err)
+	}
+	return snapshot, out, len(lines)
+}
+
 // TestGeneratedSharesStreamsAsTheSnapshot holds the generated stations'
 // share of entries whose stream address another entry has near the
 // snapshot's: copies of one template have addresses of their own, and
 // some stations are submitted again, so a 5M set groups its entries about
 // as the directory does (not all of them, nor none).
 func TestGeneratedSharesStreamsAsTheSnapshot(t *testing.T) {
-	path := realdata.Need(t)
-	lines, tpls, err := load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "gen.ndjson")
-	const extra = 40_000
-	if err := write(out, len(lines)+extra, 1, lines, tpls); err != nil {
-		t.Fatal(err)
-	}
+	path, out, real := writeGenerated(t, extra)
 	realShare, err := sharedStreamShare(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	genShare, err := sharedStreamShare(out, len(lines))
+	genShare, err := sharedStreamShare(out, real)
 	if err != nil {
 		t.Fatal(err)
 	}
