@@ -37,8 +37,11 @@ func (s *suite) ensureData(d *dataset, sz *Size) error {
 	}
 	d.Path = filepath.Join(s.work, "data", fmt.Sprintf("stations-%s.ndjson", d.Label))
 	stamp := d.Path + ".done"
-	// geo=jitter: generated positions move off their template's (2026-11-23).
-	want := fmt.Sprintf("n=%d seed=1 snapshot=%s geo=jitter\n", d.N, filepath.Base(s.snapshot))
+	// geo=jitter: generated positions move off their template's (2026-11-23);
+	// addresses=own: each has stream and home addresses of its own, some
+	// repeated as resubmissions (2026-11-26). A set written by an earlier
+	// rule is written again.
+	want := fmt.Sprintf("n=%d seed=1 snapshot=%s geo=jitter addresses=own\n", d.N, filepath.Base(s.snapshot))
 	if b, err := os.ReadFile(stamp); err == nil && string(b) == want {
 		s.logf("data %s: reusing %s", d.Label, d.Path)
 		return s.checkShape(d, sz)
