@@ -300,8 +300,8 @@ func (gi *groupIndex) firstIn(seen *groupSet, r uint32) bool {
 
 // duplicates counts the entries of m whose group is in seen or met
 // before them in m, and adds m's groups to seen. Only m's grouped entries
-// can be either: they are intersected first, so the walk and the lookups
-// see a quarter of m. The set returned holds the duplicates only up to
+// can be either (eachShared), so the lookups see about a quarter of m on
+// the real snapshot. The set returned holds the duplicates only up to
 // the page's end, m's upto-th entry that is not one (see pageEnd):
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
@@ -336,9 +336,9 @@ func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, upto int) (se
 // at a time. A narrow m is intersected with the grouped entries (roaring
 // works a container at a time); a broad one, a sixteenth of the stations
 // or more, is written out as a bit per record and walked a word at a time
-// against isGrouped, which costs a word per 64 stations and nothing per
-// entry: the one-letter searches of the real snapshot spent a third of
-// their time building the intersection and iterating it.
+// against isGrouped, which costs a word per 64 stations however many of
+// m's entries are grouped: the one-letter searches of the real snapshot
+// spent a third of their time building the intersection and iterating it.
 func (s *search) eachShared(m set, gi *groupIndex, fn func(batch []uint32) error) error {
 	if m.card()*denseShare < s.stations || m.empty() || int(m.bm.Maximum()) >= s.stations {
 		shared := s.w.and(set{bm: gi.grouped}, m)
