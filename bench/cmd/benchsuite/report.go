@@ -89,11 +89,11 @@ func (s *suite) targets() []Target {
 				fmt.Sprintf(">= %.0fx", p.goal), "x", pr.RatioMedian, p.goal))
 		}
 	}
-	name := fmt.Sprintf("index build of the base set (%s)", b.Label)
+	// The 2 s build is the real snapshot's target (issue #26); a
+	// generated base set (-sizes 5m) has its own below, or none.
 	if b.Label == "50k" {
-		name = "index build of the real snapshot"
+		ts = append(ts, atMost("index build of the real snapshot"+runsNote(b.BuildRuns, "%.2f s"), "< 2 s", " s", b.Build.WallSec, 2))
 	}
-	ts = append(ts, atMost(name+runsNote(b.BuildRuns, "%.2f s"), "< 2 s", " s", b.Build.WallSec, 2))
 	if l := s.res.Sizes[len(s.res.Sizes)-1]; l.Label == "5m" {
 		ts = append(ts, atMost(fmt.Sprintf("index build at 5m (%d stations)", l.Stations), "< 120 s", " s", l.Build.WallSec, 120))
 	}
@@ -104,7 +104,7 @@ func (s *suite) targets() []Target {
 		ts = append(ts, atMost("first answered request after exec of the default serve, real snapshot", "< 150 ms", " ms", f.FirstAnswerMs, 150))
 	}
 	l := s.res.Sizes[len(s.res.Sizes)-1]
-	name = fmt.Sprintf("first answered request after exec of the default serve at %s (%d stations)", l.Label, l.Stations)
+	name := fmt.Sprintf("first answered request after exec of the default serve at %s (%d stations)", l.Label, l.Stations)
 	if l.Label != "5m" {
 		name += "; 5M not measured in this run"
 	}
