@@ -419,5 +419,8 @@ func rerenderDir(dir string) error {
 	wd, _ := os.Getwd()
 	s.mode, s.benchDir = s.res.Mode, wd
 	s.out, _ = filepath.Abs(dir)
+	// A partial run's report must not replace the README's table when
+	// rendered again either: its command says what main decided from.
+	s.partial = strings.Contains(s.res.Command, " -skip") || strings.Contains(s.res.Command, " -out")
 	return s.writeReport()
 }
