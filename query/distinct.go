@@ -711,9 +711,40 @@ func (s *search) sharedByGroup(shared *roaring.Bitmap) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(byGroup)
+	byGroup, s.w.byGroupTmp = sortByGroup(byGroup, s.w.byGroupTmp)
 	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.bm == shared
 	return byGroup, nil
+}
+
+// sortByGroup sorts entries (group<<32 | record, in ascending record
+// order) by group, keeping record order within a group, so that they end
+// as slices.Sort would leave them: a least-significant-digit radix sort of
+// the group numbers, 11 bits a pass, through tmp (returned for reuse).
+// Sorting the shared entries of a broad word search by comparison was a
+// quarter of its faceted distinct count.
+func sortByGroup(entries, tmp []uint64) (sorted, spare []uint64) {
+	const bits, buckets = 11, 1 << 11
+	var most uint64
+	for _, e := range entries {
+		most = max(most, e>>32)
+	}
+	tmp = slices.Grow(tmp[:0], len(entries))[:len(entries)]
+	for shift := 32; shift < 64 && most>>(shift-32) != 0; shift += bits {
+		var count [buckets + 1]int
+		for _, e := range entries {
+			count[(e>>shift)&(buckets-1)+1]++
+		}
+		for b := 1; b <= buckets; b++ {
+			count[b] += count[b-1]
+		}
+		for _, e := range entries {
+			d := (e >> shift) & (buckets - 1)
+			tmp[count[d]] = e
+			count[d]++
+		}
+		entries, tmp = tmp, entries
+	}
+	return entries, tmp
 }
 
 // groupSet is a set of groups, a bit per compact group number (see

@@ -63,7 +63,9 @@ type workspace struct {
 	dups      duplicateCounts
 	lastGroup []valueGroup
 	byGroup   []uint64
-	valueIDs  []uint32
+	// byGroupTmp: sortByGroup's other buffer
+	byGroupTmp []uint64
+	valueIDs   []uint32
 	// memoOps: a faceted search's operands (memoOperands)
 	memoOps []memoOperand
 	many    roaring.ManyIntIterator
