@@ -269,6 +269,15 @@ func (s *search) eachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) er
 // errEnough stops eachBatch early: the caller has what it wanted.
 var errEnough = errors.New("enough records")
 
+// compactOf is record r's compact group number (see compact); a record
+// past the records is a damaged posting list.
+func (gi *groupIndex) compactOf(r uint32) (uint32, error) {
+	if int(r) >= len(gi.compact) {
+		return 0, fmt.Errorf("%w: record %d past the records in a posting list", format.ErrCorrupt, r)
+	}
+	return gi.compact[r], nil
+}
+
 // newSeen empties seen, the groups met by a search, for this index's
 // groups.
 func (gi *groupIndex) newSeen(seen *groupSet) *groupSet {
@@ -473,9 +482,9 @@ func (s *search) countDistinct(col *facetColumn, m set, top []topCount, k int) (
 	}
 	shared := s.sharedOf(m, gi)
 	if shared.card() > pairedMax {
-		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, col: col, shared: shared.bm, value: s.w.bitmap()})
+		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.bm, value: s.w.bitmap()})
 	}
-	dups, done, err := s.valueDuplicates(col, shared)
+	dups, done, err := s.valueDuplicates(col, shared, gi)
 	if err != nil {
 		return nil, err
 	}
@@ -497,6 +506,7 @@ type valueDuplicates interface {
 // of its shared entries, in the search's group set.
 type duplicatesByValue struct {
 	s      *search
+	gi     *groupIndex
 	col    *facetColumn
 	shared *roaring.Bitmap
 	value  *roaring.Bitmap // the value's posting list, read in place
@@ -506,15 +516,11 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
 		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
 	}
-	gi, err := d.s.groupIndex()
-	if err != nil {
-		return 0, err
-	}
-	seen := gi.newSeen(&d.s.w.seen)
+	seen := d.gi.newSeen(&d.s.w.seen)
 	dups := 0
-	err = d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+	err := d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
 		for _, r := range batch {
-			if !gi.firstIn(seen, r) {
+			if !d.gi.firstIn(seen, r) {
 				dups++
 			}
 		}
@@ -543,12 +549,11 @@ func (d duplicateCounts) of(id uint32) (int, error) {
 // entries are visited group by group (columnDuplicates); without, their
 // values, read from the posting lists, are paired with their groups, and
 // a pair met again is a duplicate.
-func (s *search) valueDuplicates(col *facetColumn, shared set) (valueDuplicates, func(), error) {
-	gr := s.groupReader()
+func (s *search) valueDuplicates(col *facetColumn, shared set, gi *groupIndex) (valueDuplicates, func(), error) {
 	if col.hasColumn() {
-		return s.columnDuplicates(col, shared.bm)
+		return s.columnDuplicates(col, shared.bm, gi)
 	}
-	pairs, err := s.postingGroupPairs(s.w.pairs[:0], col, shared.bm, &gr)
+	pairs, err := s.postingGroupPairs(s.w.pairs[:0], col, shared.bm, gi)
 	s.w.pairs = pairs[:0]
 	if err != nil {
 		return nil, nil, err
@@ -593,8 +598,8 @@ func (l lastGroups) of(id uint32) (int, error) {
 // of a faceted distinct word search. The counts are read from the table
 // itself (lastGroups) until done clears the values met: sorting those
 // into a list was a fifth of the cost.
-func (s *search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap) (valueDuplicates, func(), error) {
-	byGroup, err := s.sharedByGroup(shared)
+func (s *search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
+	byGroup, err := s.sharedByGroup(shared, gi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -650,7 +655,7 @@ func (c *slotColumn) appendValues(ids []uint32, r uint32) []uint32 {
 
 // postingGroupPairs is valueGroupPairs for a facet without a column:
 // each value's posting list is intersected with shared.
-func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gr *groupReader) ([]uint64, error) {
+func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
 	if shared.IsEmpty() {
 		return pairs, nil
 	}
@@ -664,7 +669,7 @@ func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roa
 		}
 		it := roaring.And(value, shared).Iterator()
 		for it.HasNext() {
-			g, err := gr.of(it.Next())
+			g, err := gi.compactOf(it.Next())
 			if err != nil {
 				return pairs, err
 			}
@@ -687,24 +692,21 @@ func (s *search) sharedOf(m set, gi *groupIndex) set {
 // sharedByGroup is the entries of shared (sharedOf's) as group<<32 |
 // record, sorted, so that a group's entries are side by side: sorted once
 // for every facet of the same match set.
-func (s *search) sharedByGroup(shared *roaring.Bitmap) ([]uint64, error) {
+func (s *search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
 	if s.shared.sorted && s.shared.bm == shared {
 		return s.shared.byGroup, nil
-	}
-	gi, err := s.groupIndex()
-	if err != nil {
-		return nil, err
 	}
 	byGroup := s.shared.byGroup[:0]
 	if byGroup == nil {
 		byGroup = s.w.byGroup[:0]
 	}
-	err = s.eachBatch(shared, func(batch []uint32) error {
+	err := s.eachBatch(shared, func(batch []uint32) error {
 		for _, r := range batch {
-			if int(r) >= len(gi.compact) {
-				return fmt.Errorf("%w: record %d past the records in a posting list", format.ErrCorrupt, r)
+			c, err := gi.compactOf(r)
+			if err != nil {
+				return err
 			}
-			byGroup = append(byGroup, uint64(gi.compact[r])<<32|uint64(r))
+			byGroup = append(byGroup, uint64(c)<<32|uint64(r))
 		}
 		return nil
 	})
