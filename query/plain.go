@@ -27,9 +27,14 @@ import (
 // microseconds for a station's full name), where the conjunctions
 // evaluate only what the counts and the page need, and plainMatches
 // builds the bitmap from them. A distance filter keeps the bitmap path:
-// its set is computed, not stored.
+// its set is computed, not stored. So does a distinct search with facets,
+// which count groups from the tiers' sets (see distinct.go); one without
+// takes the plain path (see distinct_plain.go).
 func plainQuery(q Query, words int) bool {
-	return q.Near == nil && !q.Distinct && (!q.Facets.Any() || words > 1 || words+filterCount(q) > 2)
+	if q.Near != nil || q.Distinct && q.Facets.Any() {
+		return false
+	}
+	return q.Distinct || !q.Facets.Any() || words > 1 || words+filterCount(q) > 2
 }
 
 // plainSets names the sets of a plain search's tiers.
@@ -275,17 +280,18 @@ var (
 	filterTiers = []plainTier{{setAll, setCount}}
 )
 
-// collectPlain collects the record numbers of the page into w.recs.
-func (s *search) collectPlain(offset, limit int) {
+// collectPlain collects the record numbers of the page into w.recs. With
+// gi, the search is distinct: only the first entry of each group met
+// counts (gi.firstIn, over w.seen, which must be empty), and as a key's
+// count of them is unknown every key with members is walked up to the
+// page's end.
+func (s *search) collectPlain(offset, limit int, gi *groupIndex) {
 	p := &s.w.plain
 	if p.empty {
 		return
 	}
 	if !p.words && !p.filtered {
-		// every station, in record order
-		for r := offset; r < s.stations && len(s.w.recs) < limit; r++ {
-			s.w.recs = append(s.w.recs, uint32(r))
-		}
+		s.collectEvery(offset, limit, gi)
 		return
 	}
 	tiers := filterTiers
@@ -296,11 +302,34 @@ func (s *search) collectPlain(offset, limit int) {
 	for _, t := range tiers {
 		for k := 0; k < p.keys && len(s.w.recs) < limit; k++ {
 			n := s.tierCount(t, k)
-			if skip >= n {
-				skip -= n
+			if n == 0 || gi == nil && skip >= n {
+				skip -= min(skip, n)
 				continue
 			}
-			skip = s.collectKey(t, uint16(k), skip, limit)
+			skip = s.collectKey(t, uint16(k), skip, limit, gi)
+		}
+	}
+}
+
+// collectEvery collects a page of every station, in record order; with
+// gi, of each group's first entry.
+func (s *search) collectEvery(offset, limit int, gi *groupIndex) {
+	if gi == nil {
+		for r := offset; r < s.stations && len(s.w.recs) < limit; r++ {
+			s.w.recs = append(s.w.recs, uint32(r))
+		}
+		return
+	}
+	skip := offset
+	for r := range uint32(s.stations) {
+		switch {
+		case !gi.firstIn(&s.w.seen, r):
+		case skip > 0:
+			skip--
+		default:
+			if s.w.recs = append(s.w.recs, r); len(s.w.recs) == limit {
+				return
+			}
 		}
 	}
 }
@@ -343,7 +372,7 @@ func (s *search) tierCount(t plainTier, k int) int {
 
 // collectKey appends the tier's members under key, after skipping skip
 // of them, until the page is full; it returns what is left to skip.
-func (s *search) collectKey(t plainTier, key uint16, skip, limit int) int {
+func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
 	p := &s.w.plain
 	a := s.w.scratchA()
 	if p.sets[t.of].eval(s.w.lists, key, a) == 0 {
@@ -359,6 +388,9 @@ func (s *search) collectKey(t plainTier, key uint16, skip, limit int) int {
 	base := uint32(key) << 16
 	emit := func(v uint16) bool {
 		if minus != nil && minus.has(v) {
+			return true
+		}
+		if gi != nil && !gi.firstIn(&s.w.seen, base|uint32(v)) {
 			return true
 		}
 		if skip > 0 {

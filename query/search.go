@@ -69,7 +69,17 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	if !plain {
 		m = s.matches() // before distinctTiers narrows the tiers
 	}
-	if q.Distinct {
+	var gi *groupIndex // a distinct plain search's, for its page
+	switch {
+	case q.Distinct && plain:
+		if gi, err = s.groupIndex(); err != nil {
+			return err
+		}
+		if res.Total, err = s.plainGroups(q, gi); err != nil {
+			return err
+		}
+		gi.newSeen(&s.w.seen) // the page's walk meets the groups again
+	case q.Distinct:
 		if err := s.distinctTiers(q); err != nil {
 			return err
 		}
@@ -79,7 +89,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 		return err
 	}
 	if plain {
-		s.collectPlain(q.Offset, q.Limit)
+		s.collectPlain(q.Offset, q.Limit, gi)
 	} else if err := s.locate(q.Offset, q.Limit); err != nil {
 		return err
 	}
