@@ -334,11 +334,15 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 }
 
 // writeDerived writes the buckets made from the ones written before:
-// each directory value's group count, the positions, the typo dictionary
-// and the facet memo.
+// the group counts of each directory value and broad word, the
+// positions, the typo dictionary and the facet memo.
 func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
-	listed := &listedGroupsSource{groupOf: b.parent[:b.kept]} // writeGroups left each record's group there
+	groupOf := b.parent[:b.kept] // writeGroups left each record's group there
+	listed := &listedGroupsSource{tally: groupTally{groupOf: groupOf}}
 	if err := f.putSorted(ctx, format.BucketListedGroups, listed.next); err != nil {
+		return err
+	}
+	if err := f.putSorted(ctx, format.BucketWordGroups, wordGroupsSource(groupOf)); err != nil {
 		return err
 	}
 	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {

@@ -12,16 +12,14 @@ import (
 
 // listedGroupsSource yields the listed_groups bucket (see the groups
 // section of package format): for every key of GroupCountedBuckets,
-// already written, the groups of its stations, from groupOf (each
-// record's group, as writeGroups left it). A call resumes where the last
-// one stopped, as putSorted hands every batch a new transaction.
+// already written, the groups of its stations, from the tally's groupOf
+// (each record's group, as writeGroups left it). A call resumes where the
+// last one stopped, as putSorted hands every batch a new transaction.
 type listedGroupsSource struct {
-	groupOf  []uint32
 	bucket   int    // index in format.GroupCountedBuckets
 	after    []byte // the last key of the bucket done; nil: none yet
 	stations roaring.Bitmap
-	groups   format.GroupCounter
-	records  []uint32 // scratch of count
+	tally    groupTally
 }
 
 func (s *listedGroupsSource) next(tx *bolt.Tx) ([]byte, []byte, error) {
@@ -60,16 +58,49 @@ func (s *listedGroupsSource) count(v []byte) (int, error) {
 	if _, err := s.stations.FromBuffer(v); err != nil {
 		return 0, err
 	}
-	s.groups.Reset()
-	if s.records == nil {
-		s.records = make([]uint32, 4096)
+	return s.tally.among(&s.stations), nil
+}
+
+// groupTally counts the groups among sets of records, from each record's
+// group.
+type groupTally struct {
+	groupOf []uint32
+	groups  format.GroupCounter
+	records []uint32 // scratch
+}
+
+// among is the number of groups among the records of bm.
+func (t *groupTally) among(bm *roaring.Bitmap) int {
+	t.groups.Reset()
+	if t.records == nil {
+		t.records = make([]uint32, 4096)
 	}
 	// Many at a time: roaring's one-by-one iterator was most of the cost.
-	it := s.stations.ManyIterator()
-	for n := it.NextMany(s.records); n > 0; n = it.NextMany(s.records) {
-		for _, r := range s.records[:n] {
-			s.groups.Add(s.groupOf[r])
+	it := bm.ManyIterator()
+	for n := it.NextMany(t.records); n > 0; n = it.NextMany(t.records) {
+		for _, r := range t.records[:n] {
+			t.groups.Add(t.groupOf[r])
 		}
 	}
-	return s.groups.Count(), nil
+	return t.groups.Count()
+}
+
+// wordGroupsSource yields the word_groups bucket (see format's word
+// groups) from the all_tokens and all_prefix buckets, already written,
+// and groupOf as for listedGroupsSource. The words are found in one
+// transaction, as they are enumerated across both buckets; they are few
+// (the broad ones), so their counts are held until written.
+func wordGroupsSource(groupOf []uint32) kvSource {
+	return onePass(func(tx *bolt.Tx) ([][2][]byte, error) {
+		tokens, prefixes := tx.Bucket(format.BucketAllTokens), tx.Bucket(format.BucketAllPrefix)
+		tally := groupTally{groupOf: groupOf}
+		var pairs [][2][]byte
+		err := format.EachCountedWord(func() format.Cursor { return tokens.Cursor() }, prefixes.Get,
+			func(word []byte, stations *roaring.Bitmap) error {
+				v := format.AppendListedGroups(nil, tally.among(stations))
+				pairs = append(pairs, [2][]byte{bytes.Clone(word), v})
+				return nil
+			})
+		return pairs, err
+	})
 }

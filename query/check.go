@@ -76,7 +76,7 @@ type checker struct {
 func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkUpstreamOrders, c.checkIDs, c.checkBitmaps,
-		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkGenreLabels,
+		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkWordGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
 		if err := step(); err != nil {

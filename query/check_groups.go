@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"fmt"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"stationdex/indexer/format"
 )
 
@@ -253,6 +255,39 @@ func (c *checker) checkListedGroup(groups *listedGroups, bucket, k, v []byte) er
 	}
 	if stored != counted {
 		return fmt.Errorf("%w: listed_groups counts %d groups for %s %q, group_of %d", format.ErrCorrupt, stored, bucket, k, counted)
+	}
+	return nil
+}
+
+// checkWordGroups: word_groups holds exactly the words format's
+// enumeration yields, each with the groups among its stations counted
+// again from group_of.
+func (c *checker) checkWordGroups() error {
+	tokens, prefixes := c.tx.Bucket(format.BucketAllTokens), c.tx.Bucket(format.BucketAllPrefix)
+	stored := c.tx.Bucket(format.BucketWordGroups)
+	want := 0
+	err := format.EachCountedWord(func() format.Cursor { return tokens.Cursor() }, prefixes.Get,
+		func(word []byte, stations *roaring.Bitmap) error {
+			want++
+			v := stored.Get(word)
+			if v == nil {
+				return fmt.Errorf("%w: word_groups has no count for %q, which finds %d stations", format.ErrCorrupt, word, stations.GetCardinality())
+			}
+			n, err := format.ParseWordGroups(v)
+			if err != nil {
+				return err
+			}
+			counted, err := countGroups(c.tx, stations)
+			if err == nil && counted != n {
+				err = fmt.Errorf("%w: word_groups counts %d groups for %q, group_of %d", format.ErrCorrupt, n, word, counted)
+			}
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	if got := c.keys(format.BucketWordGroups); got != want {
+		return fmt.Errorf("%w: word_groups has %d keys, %d words find enough stations", format.ErrCorrupt, got, want)
 	}
 	return nil
 }

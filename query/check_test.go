@@ -188,6 +188,9 @@ func TestCheckFindsDamage(t *testing.T) {
 		{"listed groups of no value", func(t *testing.T) func(tx *bolt.Tx) error {
 			return put("listed_groups", "countries\x00ZZ", "\x00\x00\x00\x01")
 		}},
+		{"word groups of a word that finds few stations", func(t *testing.T) func(tx *bolt.Tx) error {
+			return put("word_groups", "jazz", "\x00\x00\x00\x01")
+		}},
 		{"genre label whose key differs", func(t *testing.T) func(tx *bolt.Tx) error {
 			return put("genre_labels", "pop", "rock")
 		}},

@@ -2,11 +2,14 @@ package query
 
 import (
 	"math/bits"
+
+	"stationdex/indexer/format"
 )
 
 // A distinct search without facets or a distance filter takes the plain
 // path (plain.go): its total is the number of groups of the match set,
-// counted key by key from the conjunction's members (plainGroups), and
+// counted key by key from the conjunction's members as they are counted
+// (countGroupsUnder), and
 // its page is the tiers walked in rank order from their first key,
 // passing over each entry whose group was met before (collectPlain with
 // a group index). The tiers' sizes in groups are never needed: a page is
@@ -14,33 +17,61 @@ import (
 // bitmap path of distinctTiers intersects the words' unions in full
 // first.
 
-// plainGroups is the number of groups among the plain search's matches,
-// all of them: read from the index where the indexer counted them (a
-// search of one filter value), else counted under each key where the set
-// has members. It leaves w.seen
-// holding the groups met.
-func (s *search) plainGroups(q Query, gi *groupIndex) (int, error) {
+// planGroups starts the group count of a distinct plain search (gi not
+// nil): read from the index where the indexer counted them (every
+// station; one filter value; one word), else left to countGroupsUnder,
+// which counts them under each key where the match set has members as
+// planPlain counts it, from the members it evaluated.
+func (s *search) planGroups(q Query, gi *groupIndex) error {
+	if gi == nil {
+		return nil
+	}
 	p := &s.w.plain
-	seen := gi.newSeen(&s.w.seen)
-	switch {
-	case p.empty:
-		return 0, nil
-	case !p.words && !p.filtered:
-		return s.stations - int(gi.later.GetCardinality()), nil
+	gi.newSeen(&s.w.seen)
+	if !p.words && filterCount(q) == 0 {
+		p.groups = s.stations - int(gi.later.GetCardinality())
+		return nil
 	}
-	if n, ok, err := s.storedGroups(q); err != nil || ok {
-		return n, err
+	n, ok, err := s.storedGroups(q)
+	if err == nil && !ok {
+		n, ok, err = s.wordGroups(q)
 	}
-	all := &p.sets[setAll]
-	sc := s.w.scratchA()
-	n := 0
-	for k, c := range p.counts[setAll] {
-		if c == 0 || all.eval(s.w.lists, uint16(k), sc) == 0 {
-			continue
-		}
-		n += gi.keyGroups(seen, &sc.out, uint32(k)<<16)
+	if err != nil || ok {
+		p.groups = n
+		return err
 	}
-	return n, nil
+	p.groupsOf = gi
+	return nil
+}
+
+// countGroupsUnder adds the groups of the n members of set cj under key
+// to the count when planGroups left it to be counted. evaluated says
+// whether sc holds the members already (countKey).
+func (s *search) countGroupsUnder(cj *conjunction, key uint16, n int, evaluated bool, sc *keyScratch) {
+	p := &s.w.plain
+	if p.groupsOf == nil || n == 0 {
+		return
+	}
+	if !evaluated {
+		cj.eval(s.w.lists, key, sc)
+	}
+	p.groups += p.groupsOf.keyGroups(&s.w.seen, &sc.out, uint32(key)<<16)
+}
+
+// wordGroups is the number of groups a search of one word and nothing
+// else matches when the indexer counted them (see format's word groups):
+// ok is false for a word that finds too few stations to have been
+// counted, which are then counted here.
+func (s *search) wordGroups(q Query) (n int, ok bool, err error) {
+	if len(s.w.words) != 1 || filterCount(q) > 0 || q.Near != nil {
+		return 0, false, nil
+	}
+	v := s.lookup(format.BucketWordGroups, s.keyOf(s.w.words[0]))
+	if v == nil {
+		return 0, false, nil
+	}
+	n, err = format.ParseWordGroups(v)
+	return n, err == nil, err
 }
 
 // keyGroups counts the members of out, the members of a set under the

@@ -135,3 +135,46 @@ func oracleGroups(ids []format.UUID, groupOf map[format.UUID]int) int {
 	}
 	return alone + len(groups)
 }
+
+// TestWordGroupsMatchOracleOnRealSnapshot: every group count the indexer
+// stored for a broad word is the oracle's count of the groups among the
+// stations that word finds as a search, and the broad words are there.
+func TestWordGroupsMatchOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	groupOf := map[format.UUID]int{}
+	for i, g := range o.Groups() {
+		for _, id := range g {
+			groupOf[id] = i
+		}
+	}
+	stored := map[string]int{}
+	err := ix.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(format.BucketWordGroups).ForEach(func(k, v []byte) error {
+			n, err := format.ParseWordGroups(v)
+			stored[string(k)] = n
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range []string{"r", "ra", "radio", "fm", "music"} {
+		if _, ok := stored[word]; !ok {
+			t.Errorf("no word_groups count for %q", word)
+		}
+	}
+	fewer := 0
+	for word, n := range stored {
+		ids := o.search(Query{Q: word})
+		if len(ids) < format.WordGroupsMin {
+			t.Errorf("%q finds %d stations, fewer than a counted word", word, len(ids))
+		}
+		if want := oracleGroups(ids, groupOf); n != want {
+			t.Errorf("%q: %d groups stored, oracle %d", word, n, want)
+		}
+		if n < len(ids) {
+			fewer++
+		}
+	}
+	t.Logf("%d words counted, %d with fewer groups than stations", len(stored), fewer)
+}

@@ -57,11 +57,17 @@ type plain struct {
 	filtered  bool
 	empty     bool // some operand has no station: nothing matches
 	keys      int  // container keys of the record range
+	// groupsOf, for a distinct search whose total is not stored, has the
+	// groups of all counted into groups as all is counted (see
+	// distinct_plain.go)
+	groupsOf *groupIndex
+	groups   int
 }
 
 // planPlain reads the operands of q and counts its sets. It returns the
-// total number of matches.
-func (s *search) planPlain(q Query) (int, error) {
+// total number of matches. With gi, the search is distinct, and its
+// groups are in w.plain.groups (see planGroups).
+func (s *search) planPlain(q Query, gi *groupIndex) (int, error) {
 	w := s.w
 	p := &w.plain
 	*p = plain{counts: p.counts, keys: (s.stations + 1<<16 - 1) >> 16}
@@ -70,6 +76,11 @@ func (s *search) planPlain(q Query) (int, error) {
 	p.words = len(s.w.words) > 0
 	filters, err := s.plainFilters(q)
 	if err != nil || p.empty {
+		return 0, err
+	}
+	// after the filters: a stored count is looked up for a value that
+	// exists
+	if err := s.planGroups(q, gi); err != nil {
 		return 0, err
 	}
 	p.filtered = len(filters) > 0
@@ -81,6 +92,7 @@ func (s *search) planPlain(q Query) (int, error) {
 		return s.countSet(setAll), nil
 	}
 	if err := s.plainWords(filters); err != nil || p.empty {
+		p.groups = 0
 		return 0, err
 	}
 	return s.countWords(), nil
@@ -92,7 +104,9 @@ func (s *search) countSet(which plainSets) int {
 	c := p.counts[which][:0]
 	total := 0
 	for k := range p.keys {
-		n, _ := s.countKey(&p.sets[which], uint16(k), s.w.scratchA())
+		sc := s.w.scratchA()
+		n, evaluated := s.countKey(&p.sets[which], uint16(k), sc)
+		s.countGroupsUnder(&p.sets[which], uint16(k), n, evaluated, sc)
 		c = append(c, int32(n))
 		total += n
 	}
@@ -141,6 +155,7 @@ func (s *search) countWords() int {
 	for k := range p.keys {
 		key := uint16(k)
 		nAll, evaluated := s.countKey(&p.sets[setAll], key, a)
+		s.countGroupsUnder(&p.sets[setAll], key, nAll, evaluated, a)
 		nName, nExact := 0, 0
 		if nAll > 0 {
 			switch {

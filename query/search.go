@@ -56,8 +56,14 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
 	plain := plainQuery(q, len(s.w.words))
 	var err error
+	var gi *groupIndex // a distinct plain search's
+	if plain && q.Distinct {
+		if gi, err = s.groupIndex(); err != nil {
+			return err
+		}
+	}
 	if plain {
-		res.Total, err = s.planPlain(q)
+		res.Total, err = s.planPlain(q, gi)
 	} else if err = s.rank(q, stations); err == nil {
 		res.Total = s.total()
 	}
@@ -69,15 +75,9 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	if !plain {
 		m = s.matches() // before distinctTiers narrows the tiers
 	}
-	var gi *groupIndex // a distinct plain search's, for its page
 	switch {
-	case q.Distinct && plain:
-		if gi, err = s.groupIndex(); err != nil {
-			return err
-		}
-		if res.Total, err = s.plainGroups(q, gi); err != nil {
-			return err
-		}
+	case gi != nil:
+		res.Total = s.w.plain.groups
 		gi.newSeen(&s.w.seen) // the page's walk meets the groups again
 	case q.Distinct:
 		if err := s.distinctTiers(q); err != nil {

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("13")
+//	            "version"  -> Version, decimal ASCII ("14")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -94,6 +94,8 @@
 //	            locations; see groups.go): a directory index shows it
 //	            beside every value's entries, and a distinct search of
 //	            every station counts its facets by it
+//	word_groups word -> the number of groups among the stations a query
+//	            word finds, for the words that find many (word_groups.go)
 //	dictionary  KeyAllTokensFST -> a vellum FST of every all_tokens key,
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
@@ -163,6 +165,15 @@
 //	   by the indexer, so that a directory index shows how many stations
 //	   each value's entries stand for without a pass over every value's
 //	   entries per page.
+//	12 upstream_json, upstream_flags, upstream_urls, upstream_countries and
+//	   name_grams, with meta "compat": each station's upstream record and
+//	   the lists of the compatible API under /json/ (`index -compat`).
+//	13 upstream_orders: the records in every order of the compatible API;
+//	   listed_groups also counts the keys of lang_codes and codecs, so that
+//	   every facet of a distinct search of every station is read.
+//	14 word_groups: the groups among the stations a broad word finds
+//	   (word_groups.go), so that a distinct search of one word reads its
+//	   total and walks only to its page.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -184,7 +195,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 13
+const Version = 14
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -237,7 +248,7 @@ var AllBuckets = [][]byte{
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketFiles,
+	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketFiles,
 }
 
 // CompatBuckets are the buckets of the compatible API under /json/, which

@@ -223,9 +223,12 @@ func AppendListedGroups(dst []byte, groups int) []byte {
 }
 
 // ParseListedGroups decodes a listed_groups value.
-func ParseListedGroups(v []byte) (int, error) {
+func ParseListedGroups(v []byte) (int, error) { return parseGroupCount(BucketListedGroups, v) }
+
+// parseGroupCount decodes a group count stored in bucket.
+func parseGroupCount(bucket, v []byte) (int, error) {
 	if len(v) != 4 {
-		return 0, fmt.Errorf("%w: listed_groups value of %d bytes", ErrCorrupt, len(v))
+		return 0, fmt.Errorf("%w: %s value of %d bytes", ErrCorrupt, bucket, len(v))
 	}
 	return int(binary.BigEndian.Uint32(v)), nil
 }
