@@ -49,6 +49,13 @@ type groupIndex struct {
 	// isGrouped is grouped as a bit per record, for broad searches (see
 	// eachShared)
 	isGrouped []uint64
+	// inRun and runNext, a bit per record, are the entries of the groups
+	// whose entries are consecutive records under one container key (a
+	// run: most groups, whose entries share a name), and those entries
+	// but each run's first. keyGroups counts a run's groups a word at a
+	// time from them, where other grouped entries are looked up one by
+	// one.
+	inRun, runNext []uint64
 }
 
 type lazyGroupIndex struct {
@@ -103,10 +110,38 @@ func (s *search) buildGroupIndex() (*groupIndex, error) {
 	gi.grouped.AddMany(grouped)
 	gi.isGrouped = make([]uint64, (s.stations+63)/64)
 	gi.grouped.WriteDenseTo(gi.isGrouped)
+	gi.markRuns(grouped)
 	gi.later.AddMany(later)
 	gi.grouped.RunOptimize()
 	gi.later.RunOptimize()
 	return gi, nil
+}
+
+// markRuns sets inRun and runNext from the grouped entries, ascending.
+func (gi *groupIndex) markRuns(grouped []uint32) {
+	first := make([]uint32, gi.groups+1)
+	last := make([]uint32, gi.groups+1)
+	size := make([]uint32, gi.groups+1)
+	for _, r := range grouped {
+		c := gi.compact[r]
+		if size[c] == 0 {
+			first[c] = r
+		}
+		last[c] = r
+		size[c]++
+	}
+	gi.inRun = make([]uint64, len(gi.isGrouped))
+	gi.runNext = make([]uint64, len(gi.isGrouped))
+	for _, r := range grouped {
+		c := gi.compact[r]
+		if last[c]-first[c]+1 != size[c] || first[c]>>16 != last[c]>>16 {
+			continue
+		}
+		gi.inRun[r>>6] |= 1 << (r & 63)
+		if r != first[c] {
+			gi.runNext[r>>6] |= 1 << (r & 63)
+		}
+	}
 }
 
 // groupReader reads records' groups from group_of, one block at a time.

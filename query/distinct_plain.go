@@ -76,12 +76,13 @@ func (s *search) wordGroups(q Query) (n int, ok bool, err error) {
 
 // keyGroups counts the members of out, the members of a set under the
 // key whose first record is base, that are the first of their group met,
-// adding their groups to seen. In a block of bits an entry standing alone
-// is counted by the word, as a bit of out outside isGrouped; only the
-// grouped entries (about a quarter) are looked up.
+// adding the groups of those looked up to seen. A list of values is
+// looked up entry by entry. A block of bits is counted a word at a time
+// but for the grouped entries outside runs (see inRun): a run lies under
+// one key, so no run is counted both ways.
 func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
-	n := 0
 	if !out.inBlk {
+		n := 0
 		for _, v := range out.vals {
 			if gi.firstIn(seen, base|uint32(v)) {
 				n++
@@ -89,21 +90,55 @@ func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 		}
 		return n
 	}
-	grouped := gi.isGrouped[min(int(base>>6), len(gi.isGrouped)):]
-	for i, w := range out.blk {
-		if w == 0 {
+	from := min(int(base>>6), len(gi.isGrouped))
+	to := min(from+len(out.blk), len(gi.isGrouped))
+	c := runCounter{grouped: gi.isGrouped[from:to], inRun: gi.inRun[from:to], next: gi.runNext[from:to]}
+	n := 0
+	for i, m := range out.blk {
+		if i >= len(c.grouped) {
+			n += bits.OnesCount64(m) // past the records: a damaged list, read as alone
 			continue
 		}
-		var g uint64
-		if i < len(grouped) {
-			g = grouped[i]
-		}
-		n += bits.OnesCount64(w &^ g)
-		for x := w & g; x != 0; x &= x - 1 {
+		loose := c.word(i, m, &n)
+		for x := loose; x != 0; x &= x - 1 {
 			if gi.firstIn(seen, base+uint32(i<<6+bits.TrailingZeros64(x))) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// runCounter counts groups a word of records at a time over one key's
+// words of isGrouped, inRun and runNext.
+type runCounter struct {
+	grouped, inRun, next []uint64
+	top                  uint64 // the last word's highest bit of the set
+	carry                uint64 // a run met in the set goes on past the last word
+}
+
+// word adds to *n the groups word i of the set, m, has that need no
+// lookup: its entries standing alone, and the runs it meets that no
+// earlier word of the set met. It returns the grouped entries outside
+// runs, to be looked up.
+//
+// An entry of a run is a duplicate when an earlier entry of its run is
+// in the set. Seeds are the entries of runNext whose predecessor is in
+// the set; a seed's signal travels on through runNext, which is one run
+// (runNext's bits continue the run of the bit before them). Adding the
+// seeds to runNext sends a carry through exactly those bits, so the carry
+// into each position, (runNext + seeds) ^ runNext ^ seeds, marks the
+// entries of runs met earlier; the last carry passes to the next word.
+func (c *runCounter) word(i int, m uint64, n *int) (loose uint64) {
+	if m == 0 && c.carry == 0 {
+		c.top = 0
+		return 0
+	}
+	g, run, next := c.grouped[i], c.inRun[i], c.next[i]
+	seeds := (m<<1 | c.top) & next
+	sum, carry := bits.Add64(next, seeds, c.carry)
+	dup := m & next & (seeds | sum ^ next ^ seeds)
+	*n += bits.OnesCount64(m&^g) + bits.OnesCount64(m&run) - bits.OnesCount64(dup)
+	c.top, c.carry = m>>63, carry
+	return m & g &^ run
 }
