@@ -39,23 +39,26 @@ type groupIndex struct {
 	// record number): the duplicates of a search that matches every
 	// station in one tier
 	later *roaring.Bitmap
-	// compact is each record's group numbered 1..groups in the order of
-	// the groups' first entries, 0 for an entry that stands alone: one
-	// load per entry where group_of takes a block lookup, and a set of
-	// met groups of a few hundred words where group ids reach every
-	// record number (4 bytes a station: 20 MB at 5M)
+	// compact is each record's group numbered 1..groups, 0 for an entry
+	// that stands alone: one load per entry where group_of takes a block
+	// lookup, and a set of met groups of a few hundred words where group
+	// ids reach every record number (4 bytes a station: 20 MB at 5M).
+	// The groups that are not runs (see byWord) come first, in the order
+	// of their first entries, then the runs: counting a broad search
+	// looks up only the former, whose bits of a groupSet then lie
+	// together.
 	compact []uint32
 	groups  int
 	// isGrouped is grouped as a bit per record, for broad searches (see
 	// eachShared)
 	isGrouped []uint64
-	// inRun and runNext, a bit per record, are the entries of the groups
-	// whose entries are consecutive records under one container key (a
-	// run: most groups, whose entries share a name), and those entries
-	// but each run's first. keyGroups counts a run's groups a word at a
-	// time from them, where other grouped entries are looked up one by
-	// one.
-	inRun, runNext []uint64
+	// A run is a group whose entries are consecutive records under one
+	// container key: most groups, whose entries share a name. byWord and
+	// runNext, a bit per record, are the entries that stand alone or are
+	// in a run, and the entries of runs but each run's first. keyGroups
+	// counts the former a word at a time, less duplicates found from
+	// runNext, where other grouped entries are looked up one by one.
+	byWord, runNext []uint64
 }
 
 type lazyGroupIndex struct {
@@ -117,7 +120,8 @@ func (s *search) buildGroupIndex() (*groupIndex, error) {
 	return gi, nil
 }
 
-// markRuns sets inRun and runNext from the grouped entries, ascending.
+// markRuns sets byWord and runNext from the grouped entries, ascending,
+// and numbers the groups again, those outside runs first (see compact).
 func (gi *groupIndex) markRuns(grouped []uint32) {
 	first := make([]uint32, gi.groups+1)
 	last := make([]uint32, gi.groups+1)
@@ -130,14 +134,33 @@ func (gi *groupIndex) markRuns(grouped []uint32) {
 		last[c] = r
 		size[c]++
 	}
-	gi.inRun = make([]uint64, len(gi.isGrouped))
+	isRun := func(c uint32) bool { return last[c]-first[c]+1 == size[c] && first[c]>>16 == last[c]>>16 }
+	renumbered, loose := make([]uint32, gi.groups+1), uint32(0)
+	for c := uint32(1); c <= uint32(gi.groups); c++ {
+		if !isRun(c) {
+			loose++
+			renumbered[c] = loose
+		}
+	}
+	runs := loose
+	gi.byWord = make([]uint64, len(gi.isGrouped))
+	for i, g := range gi.isGrouped {
+		gi.byWord[i] = ^g
+	}
 	gi.runNext = make([]uint64, len(gi.isGrouped))
+	for c := uint32(1); c <= uint32(gi.groups); c++ {
+		if isRun(c) {
+			runs++
+			renumbered[c] = runs
+		}
+	}
 	for _, r := range grouped {
 		c := gi.compact[r]
-		if last[c]-first[c]+1 != size[c] || first[c]>>16 != last[c]>>16 {
+		gi.compact[r] = renumbered[c]
+		if renumbered[c] <= loose {
 			continue
 		}
-		gi.inRun[r>>6] |= 1 << (r & 63)
+		gi.byWord[r>>6] |= 1 << (r & 63)
 		if r != first[c] {
 			gi.runNext[r>>6] |= 1 << (r & 63)
 		}

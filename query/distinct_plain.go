@@ -4,24 +4,24 @@ import (
 	"math/bits"
 
 	"stationdex/indexer/format"
+	"stationdex/query/rawroaring"
 )
 
 // A distinct search without facets or a distance filter takes the plain
-// path (plain.go): its total is the number of groups of the match set,
-// counted key by key from the conjunction's members as they are counted
-// (countGroupsUnder), and
-// its page is the tiers walked in rank order from their first key,
-// passing over each entry whose group was met before (collectPlain with
-// a group index). The tiers' sizes in groups are never needed: a page is
-// found by walking to it, which costs what the offset costs, where the
-// bitmap path of distinctTiers intersects the words' unions in full
-// first.
+// path (plain.go). Its total is the number of groups of the match set:
+// read where the indexer counted them, else counted key by key as the
+// set is counted (countAll), runs of a group a word at a time and other
+// grouped entries looked up (keyGroups). Its page is the tiers walked in
+// rank order from their first key, passing over each entry whose group
+// was met before (collectPlain with a group index). The tiers' sizes in
+// groups are never needed: a page is found by walking to it, which costs
+// what the offset costs, where the bitmap path of distinctTiers
+// intersects the words' unions in full first.
 
 // planGroups starts the group count of a distinct plain search (gi not
 // nil): read from the index where the indexer counted them (every
-// station; one filter value; one word), else left to countGroupsUnder,
-// which counts them under each key where the match set has members as
-// planPlain counts it, from the members it evaluated.
+// station; one filter value; one word), else left to countAll, which
+// counts them under each key as planPlain counts the match set.
 func (s *search) planGroups(q Query, gi *groupIndex) error {
 	if gi == nil {
 		return nil
@@ -44,18 +44,21 @@ func (s *search) planGroups(q Query, gi *groupIndex) error {
 	return nil
 }
 
-// countGroupsUnder adds the groups of the n members of set cj under key
-// to the count when planGroups left it to be counted. evaluated says
-// whether sc holds the members already (countKey).
-func (s *search) countGroupsUnder(cj *conjunction, key uint16, n int, evaluated bool, sc *keyScratch) {
+// countAll is countKey for the set of all matches, cj. When planGroups
+// left the groups to be counted, cj is evaluated under every key, the
+// groups of its members counted into the search's, and its members
+// counted with them; evaluated is then false, as the members were not
+// narrowed to the name matches (countWords leaves those to be counted
+// where a page needs them).
+func (s *search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, evaluated bool) {
 	p := &s.w.plain
-	if p.groupsOf == nil || n == 0 {
-		return
+	if p.groupsOf == nil {
+		return s.countKey(cj, key, sc)
 	}
-	if !evaluated {
-		cj.eval(s.w.lists, key, sc)
+	if n = cj.eval(s.w.lists, key, sc); n > 0 {
+		p.groups += p.groupsOf.keyGroups(&s.w.seen, &sc.out, uint32(key)<<16)
 	}
-	p.groups += p.groupsOf.keyGroups(&s.w.seen, &sc.out, uint32(key)<<16)
+	return n, false
 }
 
 // wordGroups is the number of groups a search of one word and nothing
@@ -78,30 +81,24 @@ func (s *search) wordGroups(q Query) (n int, ok bool, err error) {
 // key whose first record is base, that are the first of their group met,
 // adding the groups of those looked up to seen. A list of values is
 // looked up entry by entry. A block of bits is counted a word at a time
-// but for the grouped entries outside runs (see inRun): a run lies under
+// but for the grouped entries outside runs (see byWord): a run lies under
 // one key, so no run is counted both ways.
 func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 	if !out.inBlk {
-		n := 0
-		for _, v := range out.vals {
-			if gi.firstIn(seen, base|uint32(v)) {
-				n++
-			}
-		}
-		return n
+		return gi.valueGroups(seen, out.vals, base)
 	}
 	from := min(int(base>>6), len(gi.isGrouped))
 	to := min(from+len(out.blk), len(gi.isGrouped))
-	c := runCounter{grouped: gi.isGrouped[from:to], inRun: gi.inRun[from:to], next: gi.runNext[from:to]}
+	blk := out.blk[:to-from]
 	n := 0
-	for i, m := range out.blk {
-		if i >= len(c.grouped) {
-			n += bits.OnesCount64(m) // past the records: a damaged list, read as alone
-			continue
-		}
-		loose := c.word(i, m, &n)
-		for x := loose; x != 0; x &= x - 1 {
-			if gi.firstIn(seen, base+uint32(i<<6+bits.TrailingZeros64(x))) {
+	for _, m := range out.blk[len(blk):] {
+		n += bits.OnesCount64(m) // past the records: a damaged list, read as alone
+	}
+	var buf [rawroaring.BlockWords]uint16
+	n, loose := countRuns(blk, gi.byWord[from:to], gi.runNext[from:to], n, buf[:0])
+	for _, i := range loose {
+		for x := blk[i] &^ gi.byWord[from+int(i)]; x != 0; x &= x - 1 {
+			if gi.firstIn(seen, base+uint32(int(i)<<6+bits.TrailingZeros64(x))) {
 				n++
 			}
 		}
@@ -109,18 +106,50 @@ func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 	return n
 }
 
-// runCounter counts groups a word of records at a time over one key's
-// words of isGrouped, inRun and runNext.
-type runCounter struct {
-	grouped, inRun, next []uint64
-	top                  uint64 // the last word's highest bit of the set
-	carry                uint64 // a run met in the set goes on past the last word
+// valueGroups is keyGroups for a list of values, ascending. An entry of
+// a run is a duplicate when the last run entry of the list met lies in
+// its run, at or after the run's first entry; other grouped entries are
+// looked up.
+func (gi *groupIndex) valueGroups(seen *groupSet, vals []uint16, base uint32) int {
+	n := 0
+	lastRun := int64(-1) // the last run entry met
+	for _, v := range vals {
+		r := base | uint32(v)
+		switch {
+		case int(r>>6) >= len(gi.isGrouped) || !recordIn(gi.isGrouped, r):
+			n++
+		case recordIn(gi.byWord, r): // grouped, so in a run
+			if lastRun < int64(gi.runStart(r)) {
+				n++
+			}
+			lastRun = int64(r)
+		case gi.firstIn(seen, r):
+			n++
+		}
+	}
+	return n
 }
 
-// word adds to *n the groups word i of the set, m, has that need no
-// lookup: its entries standing alone, and the runs it meets that no
-// earlier word of the set met. It returns the grouped entries outside
-// runs, to be looked up.
+// recordIn reports whether record r's bit is set in words, a bit per
+// record.
+func recordIn(words []uint64, r uint32) bool { return words[r>>6]>>(r&63)&1 != 0 }
+
+// runStart is the first entry of the run of entry r: the last record at
+// or before r that does not continue a run.
+func (gi *groupIndex) runStart(r uint32) uint32 {
+	w := int(r >> 6)
+	z := ^gi.runNext[w] & (2<<(r&63) - 1)
+	for z == 0 { // a run over a whole word: rare
+		w--
+		z = ^gi.runNext[w]
+	}
+	return uint32(w<<6 + bits.Len64(z) - 1)
+}
+
+// countRuns adds to n the groups of the block m that need no lookup:
+// its entries standing alone, and the runs it meets (each once), over
+// the block's words of byWord and runNext. It returns the words holding
+// grouped entries outside runs, to be looked up, appended to loose.
 //
 // An entry of a run is a duplicate when an earlier entry of its run is
 // in the set. Seeds are the entries of runNext whose predecessor is in
@@ -129,16 +158,22 @@ type runCounter struct {
 // seeds to runNext sends a carry through exactly those bits, so the carry
 // into each position, (runNext + seeds) ^ runNext ^ seeds, marks the
 // entries of runs met earlier; the last carry passes to the next word.
-func (c *runCounter) word(i int, m uint64, n *int) (loose uint64) {
-	if m == 0 && c.carry == 0 {
-		c.top = 0
-		return 0
+// No branch but the rare loose word: which words hold grouped entries is
+// as good as random.
+func countRuns(m, byWord, runNext []uint64, n int, loose []uint16) (int, []uint16) {
+	byWord, runNext = byWord[:len(m)], runNext[:len(m)]
+	var top, carry uint64
+	for i, w := range m {
+		counted, next := byWord[i], runNext[i]
+		seeds := (w<<1 | top) & next
+		var sum uint64
+		sum, carry = bits.Add64(next, seeds, carry)
+		dup := w & next & (seeds | sum ^ next ^ seeds)
+		n += bits.OnesCount64(w & counted &^ dup)
+		top = w >> 63
+		if w&^counted != 0 {
+			loose = append(loose, uint16(i))
+		}
 	}
-	g, run, next := c.grouped[i], c.inRun[i], c.next[i]
-	seeds := (m<<1 | c.top) & next
-	sum, carry := bits.Add64(next, seeds, c.carry)
-	dup := m & next & (seeds | sum ^ next ^ seeds)
-	*n += bits.OnesCount64(m&^g) + bits.OnesCount64(m&run) - bits.OnesCount64(dup)
-	c.top, c.carry = m>>63, carry
-	return m & g &^ run
+	return n, loose
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestKeyGroupsCountsAsLookups: counting a block of records a word at a
-// time (runs by carries, entries standing alone by popcount) gives what
-// looking up every entry's group gives, on the real snapshot's groups,
+// time (runs by carries, entries standing alone by popcount), or a list
+// of values (runs by their first entries), gives what looking up every
+// entry's group gives, on the real snapshot's groups,
 // for sets from sparse to full and sets made of whole runs or parts.
 func TestKeyGroupsCountsAsLookups(t *testing.T) {
 	ix, _ := realIndex(t)
@@ -58,6 +59,14 @@ func TestKeyGroupsCountsAsLookups(t *testing.T) {
 		}
 		if got != want {
 			t.Fatalf("trial %d (density %.2f): %d groups counted by words, %d by lookups", trial, density, got, want)
+		}
+		vals := out.appendTo(nil, 0)
+		list := keySet{vals: make([]uint16, len(vals)), n: -1}
+		for i, r := range vals {
+			list.vals[i] = uint16(r)
+		}
+		if got := gi.keyGroups(gi.newSeen(&seen), &list, 0); got != want {
+			t.Fatalf("trial %d (density %.2f): %d groups counted in a list of values, %d by lookups", trial, density, got, want)
 		}
 	}
 }

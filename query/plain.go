@@ -104,9 +104,7 @@ func (s *search) countSet(which plainSets) int {
 	c := p.counts[which][:0]
 	total := 0
 	for k := range p.keys {
-		sc := s.w.scratchA()
-		n, evaluated := s.countKey(&p.sets[which], uint16(k), sc)
-		s.countGroupsUnder(&p.sets[which], uint16(k), n, evaluated, sc)
+		n, _ := s.countAll(&p.sets[which], uint16(k), s.w.scratchA())
 		c = append(c, int32(n))
 		total += n
 	}
@@ -154,8 +152,7 @@ func (s *search) countWords() int {
 	total := 0
 	for k := range p.keys {
 		key := uint16(k)
-		nAll, evaluated := s.countKey(&p.sets[setAll], key, a)
-		s.countGroupsUnder(&p.sets[setAll], key, nAll, evaluated, a)
+		nAll, evaluated := s.countAll(&p.sets[setAll], key, a)
 		nName, nExact := 0, 0
 		if nAll > 0 {
 			switch {
