@@ -33,6 +33,34 @@ type keySet struct {
 	n     int // members of blk when known, else -1
 }
 
+// keySetIter walks a keySet's members in ascending order.
+type keySetIter struct {
+	k    *keySet
+	i    int    // next value, or word of the block
+	word uint64 // the block word's members not yet returned
+}
+
+func (k *keySet) iterate() keySetIter { return keySetIter{k: k, i: -1} }
+
+// next is the next member, false after the last.
+func (it *keySetIter) next() (uint16, bool) {
+	if !it.k.inBlk {
+		if it.i++; it.i >= len(it.k.vals) {
+			return 0, false
+		}
+		return it.k.vals[it.i], true
+	}
+	for it.word == 0 {
+		if it.i++; it.i >= len(it.k.blk) {
+			return 0, false
+		}
+		it.word = it.k.blk[it.i]
+	}
+	v := uint16(it.i<<6 | bits.TrailingZeros64(it.word))
+	it.word &= it.word - 1
+	return v, true
+}
+
 func (k *keySet) card() int {
 	if !k.inBlk {
 		return len(k.vals)

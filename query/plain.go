@@ -383,26 +383,21 @@ func (s *search) tierCount(t plainTier, k int) int {
 }
 
 // collectKey appends the tier's members under key, after skipping skip
-// of them, until the page is full; it returns what is left to skip.
+// of them, until the page is full; it returns what is left to skip. With
+// gi, only each group's first entry met counts (collectFirsts).
 func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
-	p := &s.w.plain
-	a := s.w.scratchA()
-	if p.sets[t.of].eval(s.w.lists, key, a) == 0 {
+	members, minus := s.tierUnder(t, key)
+	if members == nil {
 		return skip
 	}
-	var minus *keySet
-	if t.minus != setCount && len(p.sets[t.minus].parts) > 0 {
-		b := s.w.scratchB()
-		if p.sets[t.minus].eval(s.w.lists, key, b) > 0 {
-			minus = &b.out
-		}
-	}
 	base := uint32(key) << 16
+	if gi != nil {
+		return s.collectFirsts(members, minus, base, skip, limit, gi)
+	}
+	// A closure called directly is inlined: a skip of thousands stays a
+	// few instructions a record.
 	emit := func(v uint16) bool {
 		if minus != nil && minus.has(v) {
-			return true
-		}
-		if gi != nil && !gi.firstIn(&s.w.seen, base|uint32(v)) {
 			return true
 		}
 		if skip > 0 {
@@ -412,23 +407,60 @@ func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupI
 		s.w.recs = append(s.w.recs, base|uint32(v))
 		return len(s.w.recs) < limit
 	}
-	if !a.out.inBlk {
-		for _, v := range a.out.vals {
+	if !members.inBlk {
+		for _, v := range members.vals {
 			if !emit(v) {
 				break
 			}
 		}
 		return skip
 	}
-	for i, word := range a.out.blk {
-		for word != 0 {
+	for i, word := range members.blk {
+		for ; word != 0; word &= word - 1 {
 			if !emit(uint16(i<<6 | bits.TrailingZeros64(word))) {
 				return skip
 			}
-			word &= word - 1
 		}
 	}
 	return skip
+}
+
+// tierUnder evaluates the tier's sets under key: its base set's members
+// (nil when none) and the members of the set it leaves out (nil when
+// none).
+func (s *search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
+	p := &s.w.plain
+	a := s.w.scratchA()
+	if p.sets[t.of].eval(s.w.lists, key, a) == 0 {
+		return nil, nil
+	}
+	if t.minus != setCount && len(p.sets[t.minus].parts) > 0 {
+		b := s.w.scratchB()
+		if p.sets[t.minus].eval(s.w.lists, key, b) > 0 {
+			minus = &b.out
+		}
+	}
+	return &a.out, minus
+}
+
+// collectFirsts is collectKey for a distinct search: the members not in
+// minus that are the first of their group met (gi.firstIn over w.seen).
+func (s *search) collectFirsts(members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
+	for it := members.iterate(); ; {
+		v, ok := it.next()
+		if !ok {
+			return skip
+		}
+		switch {
+		case minus != nil && minus.has(v), !gi.firstIn(&s.w.seen, base|uint32(v)):
+		case skip > 0:
+			skip--
+		default:
+			if s.w.recs = append(s.w.recs, base|uint32(v)); len(s.w.recs) == limit {
+				return skip
+			}
+		}
+	}
 }
 
 // plainMatches is all as a bitmap, for the facets the memo does not
