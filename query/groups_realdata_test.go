@@ -94,12 +94,7 @@ func checkGroupOf(tx *bolt.Tx, stations int, inGroup map[uint32]uint32) error {
 // stations its filter finds (an entry in no group counting as one).
 func TestListedGroupsMatchOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	groupOf := map[format.UUID]int{}
-	for i, g := range o.Groups() {
-		for _, id := range g {
-			groupOf[id] = i
-		}
-	}
+	groupOf := oracleGroupOf(o)
 	differ := 0
 	for _, d := range []Dim{DimCountry, DimGenre} {
 		_, vals, err := ix.Listings(d, ByStations, 0, 100)
@@ -123,6 +118,17 @@ func TestListedGroupsMatchOracleOnRealSnapshot(t *testing.T) {
 	}
 }
 
+// oracleGroupOf numbers the oracle's groups: each grouped entry's group.
+func oracleGroupOf(o *oracle) map[format.UUID]int {
+	groupOf := map[format.UUID]int{}
+	for i, g := range o.Groups() {
+		for _, id := range g {
+			groupOf[id] = i
+		}
+	}
+	return groupOf
+}
+
 // oracleGroups counts the groups of ids, by groupOf.
 func oracleGroups(ids []format.UUID, groupOf map[format.UUID]int) int {
 	alone, groups := 0, map[int]bool{}
@@ -141,12 +147,7 @@ func oracleGroups(ids []format.UUID, groupOf map[format.UUID]int) int {
 // stations that word finds as a search, and the broad words are there.
 func TestWordGroupsMatchOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	groupOf := map[format.UUID]int{}
-	for i, g := range o.Groups() {
-		for _, id := range g {
-			groupOf[id] = i
-		}
-	}
+	groupOf := oracleGroupOf(o)
 	stored := map[string]int{}
 	err := ix.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(format.BucketWordGroups).ForEach(func(k, v []byte) error {
