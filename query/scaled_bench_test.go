@@ -51,6 +51,9 @@ func BenchmarkScaled(b *testing.B) {
 		{"country_de_distinct", Query{Filter: filters("DE", "", ""), Distinct: true}},
 		{"country_de_pop_distinct", Query{Filter: filters("DE", "", "pop"), Distinct: true}},
 		{"country_de_pop", Query{Filter: filters("DE", "", "pop")}},
+		// the HTML search's default: distinct with facets
+		{"radio_facets_distinct", Query{Q: "radio", Facets: all, Distinct: true}},
+		{"jazz_facets_distinct", Query{Q: "jazz", Facets: all, Distinct: true}},
 	}
 	benchNamed(b, ix, cases)
 }
