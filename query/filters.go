@@ -98,7 +98,7 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 // can hold one, each checked by its exact distance.
 func (s *search) near(n Near) (set, error) {
 	out := s.w.scratch()
-	err := walkNear(s.tx, n, func(p format.GeoPoint, _ float64) {
+	err := walkNear(s.bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, _ float64) {
 		out.bm.Add(p.Record)
 	})
 	return out, err

@@ -22,12 +22,12 @@ const MaxVariants = 20
 // MaxVariants of them, and how many there are in all. A station that
 // stands alone has none; ErrNotFound when id is absent.
 func (ix *Index) Variants(id format.UUID) (vs []format.Record, total int, err error) {
-	err = ix.view(func(tx *bolt.Tx) error {
-		n, err := recordOf(tx, id)
+	err = ix.withSearch(func(s *search) error {
+		n, err := recordOf(s.bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
-		members, err := groupMembers(tx, n)
+		members, err := groupMembers(s.bucket(format.BucketGroupOf), s.bucket(format.BucketGroups), n)
 		if err != nil || len(members) == 0 {
 			return err
 		}
@@ -38,30 +38,31 @@ func (ix *Index) Variants(id format.UUID) (vs []format.Record, total int, err er
 				others = append(others, m)
 			}
 		}
-		vs, _, err = decodeRecords(newRecordReader(tx), others, nil)
+		vs, _, err = decodeRecords(s.records(format.BucketStations), others, nil)
 		return err
 	})
 	return vs, total, err
 }
 
-// groupOf is the group of record n, format.NoGroup when it stands alone.
-func groupOf(tx *bolt.Tx, n uint32) (uint32, error) {
+// groupOf is the group of record n in the group_of bucket,
+// format.NoGroup when it stands alone.
+func groupOf(groupOfBucket valueGetter, n uint32) (uint32, error) {
 	block, slot := format.BlockOf(n)
-	v := tx.Bucket(format.BucketGroupOf).Get(format.BlockKey(block))
+	v := groupOfBucket.Get(format.BlockKey(block))
 	if v == nil {
 		return 0, fmt.Errorf("%w: no group_of block %d", format.ErrCorrupt, block)
 	}
 	return format.GroupOf(v, slot)
 }
 
-// groupMembers is the members of record n's group, n among them; none
-// when it stands alone.
-func groupMembers(tx *bolt.Tx, n uint32) ([]uint32, error) {
-	g, err := groupOf(tx, n)
+// groupMembers is the members of record n's group, n among them, from
+// the group_of and groups buckets; none when it stands alone.
+func groupMembers(groupOfBucket, groups valueGetter, n uint32) ([]uint32, error) {
+	g, err := groupOf(groupOfBucket, n)
 	if err != nil || g == format.NoGroup {
 		return nil, err
 	}
-	v := tx.Bucket(format.BucketGroups).Get(format.GroupKey(g))
+	v := groups.Get(format.GroupKey(g))
 	if v == nil {
 		return nil, fmt.Errorf("%w: record %d in group %d, which is not stored", format.ErrCorrupt, n, g)
 	}

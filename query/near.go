@@ -7,9 +7,8 @@ import (
 	"math"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
-
 	"stationdex/indexer/format"
+	"stationdex/query/pagetree"
 )
 
 // kmPerDegree is the length of a degree of latitude on format's sphere.
@@ -18,10 +17,10 @@ const kmPerDegree = format.EarthRadiusKm * math.Pi / 180
 // walkNear calls fn for every station within n.RadiusKm of n's position,
 // with its distance. It reads only the cells of the latitude band the
 // circle spans and, in each band row, the longitudes it can reach, by one
-// cursor seek per row; the exact distance decides.
-func walkNear(tx *bolt.Tx, n Near, fn func(p format.GeoPoint, km float64)) error {
+// cursor seek per row (c: the geo bucket's, in the page tree); the exact
+// distance decides.
+func walkNear(c *pagetree.Cursor, n Near, fn func(p format.GeoPoint, km float64)) error {
 	rowLo, rowHi, lonLo, lonHi, all := nearCells(n)
-	c := tx.Bucket(format.BucketGeo).Cursor()
 	spans := [][2]int{{0, format.GeoLonCells - 1}}
 	if !all {
 		spans = lonSpans(lonLo, lonHi)
@@ -164,15 +163,16 @@ var nearRadii = [...]float64{10, 50, 250, 1000, 5000, 20100}
 func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 	var out []NearStation
 	id := self.ID
-	err := ix.view(func(tx *bolt.Tx) error {
-		if !self.Geo.Known || k <= 0 {
-			return nil
-		}
+	if !self.Geo.Known || k <= 0 {
+		return nil, nil
+	}
+	err := ix.withSearch(func(s *search) error {
 		var near nearest
+		geo := s.bucket(format.BucketGeo).cursor()
 		for _, r := range nearRadii {
 			near.reset(k + 1) // the station itself is among them
 			n := Near{Lat: self.Geo.LatDeg(), Lon: self.Geo.LonDeg(), RadiusKm: r}
-			if err := walkNear(tx, n, near.offer); err != nil {
+			if err := walkNear(geo, n, near.offer); err != nil {
 				return err
 			}
 			if near.seen > k {
@@ -184,7 +184,7 @@ func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 		for i, h := range near.hits {
 			recs[i], kms[i] = h.rec, h.km
 		}
-		stations, _, err := decodeRecords(newRecordReader(tx), recs, nil)
+		stations, _, err := decodeRecords(s.records(format.BucketStations), recs, nil)
 		if err != nil {
 			return err
 		}

@@ -195,8 +195,13 @@ type Timing struct {
 // Station reads one station by id; ErrNotFound when absent.
 func (ix *Index) Station(id format.UUID) (format.Record, error) {
 	var r format.Record
-	err := ix.view(func(tx *bolt.Tx) error {
-		return readStation(tx, id, &r)
+	err := ix.withSearch(func(s *search) error {
+		n, err := recordOf(s.bucket(format.BucketIDs), id)
+		if err != nil {
+			return err
+		}
+		rr := s.records(format.BucketStations)
+		return readStation(&rr, id, n, &r)
 	})
 	if err != nil {
 		return format.Record{}, err
@@ -204,13 +209,25 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 	return r, nil
 }
 
-func readStation(tx *bolt.Tx, id format.UUID, r *format.Record) error {
-	n, err := recordOf(tx, id)
-	if err != nil {
-		return err
+// withSearch runs fn with a search's workspace in a read of the page
+// tree, as Search does: the reads of a station page (the station, its
+// nearby stations, its group) take no bbolt transaction, whose Begin
+// checks the meta page every time; a crawler reads every station page.
+func (ix *Index) withSearch(fn func(s *search) error) error {
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(ix)
+	return ix.read(func() error { return fn(s) })
+}
+
+// readStation decodes record n, station id's, into r.
+func readStation(rr *recordReader, id format.UUID, n uint32, r *format.Record) error {
+	v, err := rr.get(n)
+	if err == nil {
+		err = format.DecodeRecord(v, r)
 	}
-	if err := decodeRecord(tx.Bucket(format.BucketStations), n, r); err != nil {
-		return fmt.Errorf("station %s: %w", id, err)
+	if err != nil {
+		return fmt.Errorf("station %s: record %d: %w", id, n, err)
 	}
 	if r.ID != id {
 		return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
@@ -218,9 +235,10 @@ func readStation(tx *bolt.Tx, id format.UUID, r *format.Record) error {
 	return nil
 }
 
-// recordOf is the record number of station id; ErrNotFound when absent.
-func recordOf(tx *bolt.Tx, id format.UUID) (uint32, error) {
-	rec := tx.Bucket(format.BucketIDs).Get(id[:])
+// recordOf is the record number of station id in the ids bucket;
+// ErrNotFound when absent.
+func recordOf(ids valueGetter, id format.UUID) (uint32, error) {
+	rec := ids.Get(id[:])
 	if rec == nil {
 		return 0, ErrNotFound
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/fold"
 	"stationdex/indexer/format"
@@ -29,19 +28,10 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	defer w.release()
 	var res Result
 	s := w.newSearch(ix)
-	var err error
-	if q.Near == nil {
-		// the page tree is all a search reads but the distance filter's
-		// walk (and a facet column's one-off build, in its own
-		// transaction): no bbolt transaction, whose Begin checks the meta
-		// page's FNV sum every time
-		err = ix.read(func() error { return s.run(q, ix.meta.Stations, &res, stored) })
-	} else {
-		err = ix.view(func(tx *bolt.Tx) error {
-			s.tx = tx
-			return s.run(q, ix.meta.Stations, &res, stored)
-		})
-	}
+	// the page tree is all a search reads (but a facet column's one-off
+	// build, in its own transaction): no bbolt transaction, whose Begin
+	// checks the meta page's FNV sum every time
+	err := ix.read(func() error { return s.run(q, ix.meta.Stations, &res, stored) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}

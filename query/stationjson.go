@@ -48,7 +48,7 @@ func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
 // SearchJSON); ErrNotFound when absent.
 func (ix *Index) StationJSON(id format.UUID, dst []byte) ([]byte, error) {
 	err := ix.view(func(tx *bolt.Tx) error {
-		n, err := recordOf(tx, id)
+		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}

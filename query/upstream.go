@@ -73,7 +73,7 @@ func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
 		return dst, ErrNoCompat
 	}
 	err := ix.view(func(tx *bolt.Tx) error {
-		n, err := recordOf(tx, id)
+		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
