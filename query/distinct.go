@@ -76,10 +76,7 @@ func (s *search) groupIndex() (*groupIndex, error) {
 
 // warmGroups builds the group index now (see Warm).
 func (ix *Index) warmGroups() error {
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
-	return ix.read(func() error { _, err := s.groupIndex(); return err })
+	return ix.withSearch(func(s *search) error { _, err := s.groupIndex(); return err })
 }
 
 // buildGroupIndex reads every record's group in record order.
@@ -167,6 +164,12 @@ func (gi *groupIndex) markRuns(grouped []uint32) {
 	}
 }
 
+// everyStation is the number of groups among all of the index's
+// stations: each entry but the later ones of its group.
+func (gi *groupIndex) everyStation(stations int) int {
+	return stations - int(gi.later.GetCardinality())
+}
+
 // groupReader reads records' groups from group_of, one block at a time.
 type groupReader struct {
 	bucket valueGetter
@@ -214,7 +217,7 @@ func (s *search) distinctTiers(q Query) error {
 	}
 	tiers := s.w.tiers
 	if len(tiers) == 1 && tiers[0].n == s.stations {
-		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: s.stations - int(gi.later.GetCardinality())}
+		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: gi.everyStation(s.stations)}
 		return nil
 	}
 	if len(tiers) == 1 && tiers[0].n > 0 {

@@ -29,7 +29,7 @@ func (s *search) planGroups(q Query, gi *groupIndex) error {
 	p := &s.w.plain
 	gi.newSeen(&s.w.seen)
 	if !p.words && filterCount(q) == 0 {
-		p.groups = s.stations - int(gi.later.GetCardinality())
+		p.groups = gi.everyStation(s.stations)
 		return nil
 	}
 	n, ok, err := s.storedGroups(q)

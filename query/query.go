@@ -201,7 +201,13 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 			return err
 		}
 		rr := s.records(format.BucketStations)
-		return readStation(&rr, id, n, &r)
+		if err := rr.decode(n, &r); err != nil {
+			return fmt.Errorf("station %s: %w", id, err)
+		}
+		if r.ID != id {
+			return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
+		}
+		return nil
 	})
 	if err != nil {
 		return format.Record{}, err
@@ -210,29 +216,15 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 }
 
 // withSearch runs fn with a search's workspace in a read of the page
-// tree, as Search does: the reads of a station page (the station, its
-// nearby stations, its group) take no bbolt transaction, whose Begin
-// checks the meta page every time; a crawler reads every station page.
+// tree: a search, and the reads of a station page (the station, its
+// nearby stations, its group), take no bbolt transaction, whose Begin
+// checks the meta page's FNV sum every time (a facet column's one-off
+// build opens its own).
 func (ix *Index) withSearch(fn func(s *search) error) error {
 	w := getWorkspace()
 	defer w.release()
 	s := w.newSearch(ix)
 	return ix.read(func() error { return fn(s) })
-}
-
-// readStation decodes record n, station id's, into r.
-func readStation(rr *recordReader, id format.UUID, n uint32, r *format.Record) error {
-	v, err := rr.get(n)
-	if err == nil {
-		err = format.DecodeRecord(v, r)
-	}
-	if err != nil {
-		return fmt.Errorf("station %s: record %d: %w", id, n, err)
-	}
-	if r.ID != id {
-		return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
-	}
-	return nil
 }
 
 // recordOf is the record number of station id in the ids bucket;

@@ -149,6 +149,11 @@ func (rr *recordReader) get(n uint32) ([]byte, error) {
 // decodeRecord decodes record n into r, which owns its memory afterwards.
 func decodeRecord(stations valueGetter, n uint32, r *format.Record) error {
 	rr := recordReader{stations: stations}
+	return rr.decode(n, r)
+}
+
+// decode decodes record n into r, which owns its memory afterwards.
+func (rr *recordReader) decode(n uint32, r *format.Record) error {
 	v, err := rr.get(n)
 	if err != nil {
 		return err

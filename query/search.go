@@ -24,14 +24,8 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	if err := checkQuery(q); err != nil {
 		return Result{}, nil, err
 	}
-	w := getWorkspace()
-	defer w.release()
 	var res Result
-	s := w.newSearch(ix)
-	// the page tree is all a search reads (but a facet column's one-off
-	// build, in its own transaction): no bbolt transaction, whose Begin
-	// checks the meta page's FNV sum every time
-	err := ix.read(func() error { return s.run(q, ix.meta.Stations, &res, stored) })
+	err := ix.withSearch(func(s *search) error { return s.run(q, ix.meta.Stations, &res, stored) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
