@@ -1,8 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,99 +21,109 @@ const markdownMediaType = "text/markdown; charset=utf-8"
 // markdownIndex is what is appended to a page URL to name its twin.
 const markdownIndex = "index.md"
 
+// The twin is written as the HTML page is (html.go): appended to the
+// response buffer piece by piece, never through an intermediate string,
+// which made a station's twin five times the cost of its HTML page.
 func (s *Server) appendMarkdown(dst []byte, p *page, f footer) []byte {
-	b := bytes.NewBuffer(dst)
-	b.WriteString("# " + mdText(p.Heading) + "\n\n")
+	dst = appendMdLine(append(dst, "# "...), p.Heading, "\n\n")
 	if p.Error != "" {
-		b.WriteString("**Error:** " + mdText(p.Error) + "\n\n")
+		dst = appendMdLine(append(dst, "**Error:** "...), p.Error, "\n\n")
 	}
 	if p.Form != nil {
-		s.mdForm(b, p.Form)
+		dst = appendMdForm(dst, p.Form)
 	}
 	for i := range p.Blocks {
-		mdBlock(b, &p.Blocks[i])
+		dst = appendMdBlock(dst, &p.Blocks[i])
 	}
 	if p.Pager != nil {
-		mdPager(b, p.Pager)
+		dst = appendMdPager(dst, p.Pager)
 	}
-	b.WriteString("---\n\n" + mdText(f.text()) + "\n")
-	return b.Bytes()
+	return appendMdLine(append(dst, "---\n\n"...), f.text(), "\n")
 }
 
-func (s *Server) mdForm(b *bytes.Buffer, f *searchForm) {
-	b.WriteString("Search with a GET request to " + mdLink(mdTwin(f.Action), mdTwin(f.Action)) +
-		" and the parameters " + formParams + ", for example " +
-		mdLink("jazz stations in Germany", mdTwin(f.Action)+"?q=jazz&country=de") + ".\n\n")
+func appendMdForm(dst []byte, f *searchForm) []byte {
+	dst = append(dst, "Search with a GET request to "...)
+	dst = appendMdTwinLink(dst, mdTwin(f.Action), f.Action, "")
+	dst = append(append(append(dst, " and the parameters "...), formParams...), ", for example "...)
+	dst = appendMdTwinLink(dst, "jazz stations in Germany", f.Action, "?q=jazz&country=de")
+	return append(dst, ".\n\n"...)
 }
 
-func mdBlock(b *bytes.Buffer, bl *block) {
+// appendMdLine writes text made literal (mdText's rules), then end.
+func appendMdLine(dst []byte, text, end string) []byte {
+	return append(appendMdText(dst, text), end...)
+}
+
+func appendMdBlock(dst []byte, bl *block) []byte {
 	if bl.Heading != "" {
-		b.WriteString("## " + mdText(bl.Heading) + "\n\n")
+		dst = appendMdLine(append(dst, "## "...), bl.Heading, "\n\n")
 	}
 	for _, t := range bl.Text {
-		b.WriteString(mdText(t) + "\n\n")
+		dst = appendMdLine(dst, t, "\n\n")
 	}
 	if bl.Notice != "" {
-		b.WriteString("> **Note:** " + mdText(bl.Notice) + "\n\n")
+		dst = appendMdLine(append(dst, "> **Note:** "...), bl.Notice, "\n\n")
 	}
 	for _, f := range bl.Facts {
-		b.WriteString("- **" + mdText(f.Name) + ":** " + mdValues(f.Values) + "\n")
+		dst = appendMdLine(append(dst, "- **"...), f.Name, ":** ")
+		for i, v := range f.Values {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendMdValue(dst, v)
+		}
+		dst = append(dst, '\n')
 	}
 	if len(bl.Facts) > 0 {
-		b.WriteString("\n")
+		dst = append(dst, '\n')
 	}
 	for _, l := range bl.Links {
-		b.WriteString("- " + mdValue(l))
+		dst = appendMdValue(append(dst, "- "...), l)
 		if l.Note != "" {
-			b.WriteString(" — " + mdText(l.Note))
+			dst = appendMdText(append(dst, " — "...), l.Note)
 		}
-		b.WriteString("\n")
+		dst = append(dst, '\n')
 	}
 	if len(bl.Links) > 0 {
-		b.WriteString("\n")
+		dst = append(dst, '\n')
 	}
 	if bl.Code != "" {
 		// Our own text (the guide's examples), never station data; the
 		// fence is longer than any backtick run inside.
-		b.WriteString("~~~sh\n" + bl.Code + "\n~~~\n\n")
+		dst = append(append(append(dst, "~~~sh\n"...), bl.Code...), "\n~~~\n\n"...)
 	}
 	if bl.Audio != "" {
-		b.WriteString("Stream: " + mdLink(bl.Audio, bl.Audio) + "\n\n")
+		dst = appendMdLink(append(dst, "Stream: "...), bl.Audio, bl.Audio)
+		dst = append(dst, "\n\n"...)
 	}
+	return dst
 }
 
-func mdValues(vs []link) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = mdValue(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// mdValue renders a Link: a link to the Markdown twin for internal pages,
+// appendMdValue writes a link: to the Markdown twin for internal pages,
 // the address itself for external ones, plain text without Href.
-func mdValue(l link) string {
+func appendMdValue(dst []byte, l link) []byte {
 	switch {
 	case l.Href == "":
-		return mdText(l.Text)
+		return appendMdText(dst, l.Text)
 	case l.Internal:
-		return mdLink(l.Text, mdTwin(l.Href))
+		return appendMdTwinLink(dst, l.Text, l.Href, "")
 	default:
-		return mdLink(l.Text, l.Href)
+		return appendMdLink(dst, l.Text, l.Href)
 	}
 }
 
-func mdPager(b *bytes.Buffer, p *pager) {
-	b.WriteString(mdText(p.Summary) + "\n\n")
+func appendMdPager(dst []byte, p *pager) []byte {
+	dst = appendMdLine(dst, p.Summary, "\n\n")
 	if p.Prev != "" {
-		b.WriteString("- " + mdLink("Previous page", mdTwin(p.Prev)) + "\n")
+		dst = append(appendMdTwinLink(append(dst, "- "...), "Previous page", p.Prev, ""), '\n')
 	}
 	if p.Next != "" {
-		b.WriteString("- " + mdLink("Next page", mdTwin(p.Next)) + "\n")
+		dst = append(appendMdTwinLink(append(dst, "- "...), "Next page", p.Next, ""), '\n')
 	}
 	if p.Prev != "" || p.Next != "" {
-		b.WriteString("\n")
+		dst = append(dst, '\n')
 	}
+	return dst
 }
 
 // mdTwin is the Markdown twin of a page URL: index.md appended to its path,
@@ -130,13 +140,64 @@ func mdTwin(u string) string {
 	return path
 }
 
-// mdLink is [text](<dest>). dest is an http(s) URL; the characters that
-// could end the <...> form or escape out of it are percent-encoded.
-func mdLink(text, dest string) string {
-	return "[" + mdText(text) + "](<" + mdDestEscaper.Replace(dest) + ">)"
+// mdLink is [text](<dest>) as a string, for text that is not a page.
+func mdLink(text, dest string) string { return string(appendMdLink(nil, text, dest)) }
+
+// appendMdLink writes [text](<dest>). dest is an http(s) URL; the
+// characters that could end the <...> form or escape out of it are
+// percent-encoded.
+func appendMdLink(dst []byte, text, dest string) []byte {
+	return append(appendMdDest(appendMdText(append(dst, '['), text), "](<", dest), ">)"...)
 }
 
-var mdDestEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "\\", "%5C", " ", "%20", "\n", "", "\r", "")
+// appendMdTwinLink writes a link to the Markdown twin of page URL u with
+// query appended ("" for none), as appendMdLink(text, mdTwin(u)+query)
+// would, without making either string.
+func appendMdTwinLink(dst []byte, text, u, query string) []byte {
+	dst = appendMdText(append(dst, '['), text)
+	path, q, hasQuery := strings.Cut(u, "?")
+	if !strings.HasSuffix(path, "/") {
+		dst = appendMdDest(dst, "](<", u, query)
+		return append(dst, ">)"...)
+	}
+	dst = appendMdDest(dst, "](<", path, markdownIndex)
+	if hasQuery {
+		dst = appendMdDest(dst, "?", q)
+	}
+	return append(appendMdDest(dst, "", query), ">)"...)
+}
+
+// appendMdDest writes open, then each part of a link destination with the
+// bytes that could end its <...> form percent-encoded and line breaks
+// dropped.
+func appendMdDest(dst []byte, open string, parts ...string) []byte {
+	dst = append(dst, open...)
+	for _, p := range parts {
+		written := 0
+		for i := 0; i < len(p); i++ {
+			d := &mdDestBytes[p[i]]
+			if !d.replaced {
+				continue
+			}
+			dst = append(append(dst, p[written:i]...), d.with...)
+			written = i + 1
+		}
+		dst = append(dst, p[written:]...)
+	}
+	return dst
+}
+
+// mdDestBytes says which bytes of a destination are replaced, and with
+// what.
+var mdDestBytes = func() (t [256]struct {
+	replaced bool
+	with     string
+}) {
+	for c, with := range map[byte]string{'<': "%3C", '>': "%3E", '\\': "%5C", ' ': "%20", '\n': "", '\r': ""} {
+		t[c].replaced, t[c].with = true, with
+	}
+	return t
+}()
 
 // mdText makes untrusted text literal Markdown: cleaned (cleanText), white
 // space collapsed to single spaces so it stays on one line, and a backslash
@@ -145,46 +206,90 @@ var mdDestEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "\\", "%5C", " "
 // The text may begin a line (a paragraph, a list item, a heading), so its
 // first character is escaped when it could open a block there.
 func mdText(s string) string {
-	s = cleanText(s)
-	if !singleSpaced(s) {
-		s = strings.Join(strings.Fields(s), " ")
-	}
-	if strings.IndexFunc(s, mdMarkupByte) < 0 {
+	if isPlainLine(s) && !hasMdMarkup(s) {
 		return s // most names: nothing to escape, nothing to copy
 	}
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/8)
-	for i := 0; i < len(s); i++ {
-		if mdEscapes(s, i) {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return string(appendMdText(nil, s))
 }
 
-// singleSpaced reports whether s is as strings.Fields and a join with
-// single spaces would leave it.
-func singleSpaced(s string) bool {
+// appendMdText appends s as mdText makes it. Text that is printable ASCII
+// on one line is escaped as it stands; other text is cleaned into dst
+// first, and copied once more only when it holds a byte to escape.
+func appendMdText(dst []byte, s string) []byte {
+	if isPlainLine(s) {
+		return appendMdEscaped(dst, s)
+	}
+	start := len(dst)
+	dst = appendMdClean(dst, s)
+	if !hasMdMarkup(dst[start:]) {
+		return dst
+	}
+	return appendMdEscaped(dst[:start], string(dst[start:]))
+}
+
+// isPlainLine reports whether s is printable ASCII that cleanText keeps
+// and a collapse of white space leaves as it is.
+func isPlainLine(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return false // Unicode spaces: let Fields decide
-		}
-		if c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') || c != ' ' && asciiSpace(c) {
+		if c := s[i]; c < ' ' || c > '~' || c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
 			return false
 		}
 	}
 	return true
 }
 
-func asciiSpace(c byte) bool { return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
-
-// mdMarkupByte reports whether r is one of the bytes mdEscapes may
-// escape.
-func mdMarkupByte(r rune) bool {
-	return r < utf8.RuneSelf && strings.IndexByte("\\`*[]<~_&:@.)#-+>=|", byte(r)) >= 0
+// appendMdClean appends s cleaned (cleanText, invalid UTF-8 as U+FFFD)
+// with its runs of white space made single spaces and none at either end:
+// strings.Fields and a join with spaces, without either's allocations.
+func appendMdClean(dst []byte, s string) []byte {
+	start, space := len(dst), false
+	for _, r := range s { // invalid UTF-8 reads as U+FFFD, as strings.Map writes it
+		if r = cleanRune(r); r < 0 {
+			continue
+		}
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && len(dst) > start {
+			dst = append(dst, ' ')
+		}
+		space = false
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
 }
+
+func hasMdMarkup[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if mdMarkup[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMdEscaped appends s with a backslash before each byte mdEscapes
+// names.
+func appendMdEscaped(dst []byte, s string) []byte {
+	written := 0
+	for i := 0; i < len(s); i++ {
+		if mdMarkup[s[i]] && mdEscapes(s, i) {
+			dst = append(append(dst, s[written:i]...), '\\')
+			written = i
+		}
+	}
+	return append(dst, s[written:]...)
+}
+
+// mdMarkup holds the bytes mdEscapes may escape: the scan asks mdEscapes
+// only about those.
+var mdMarkup = func() (t [256]bool) {
+	for _, c := range []byte("\\`*[]<~_&:@.)#-+>=|") {
+		t[c] = true
+	}
+	return t
+}()
 
 // mdEscapes reports whether s[i] needs a backslash.
 func mdEscapes(s string, i int) bool {

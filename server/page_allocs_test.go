@@ -9,7 +9,8 @@ import (
 // pageAllocBounds are the most allocations one page of each kind (of
 // pageKinds) may make, built from the demo index and written, a little
 // above what it makes now; writing alone makes at most writeAllocBound
-// (the page's canonical and Markdown URLs and its description). Building
+// (the page's canonical and Markdown URLs and its description), in HTML
+// and as its Markdown twin (the footer's text). Building
 // makes the rest: the model's strings and the records read. The demo
 // index is built with -compat, whose root bucket holds the compatible
 // API's buckets too: since upstream_orders it is a level deeper, and
@@ -44,9 +45,10 @@ func TestPageAllocs(t *testing.T) {
 		})
 		p, f := buildPage(s, ix, r)
 		write := testing.AllocsPerRun(50, func() { dst = s.appendHTML(dst[:0], p, f) })
-		if all > pageAllocBounds[k.name] || write > writeAllocBound {
-			t.Errorf("%s page: %v allocations built and written (at most %v), %v written (at most %v)",
-				k.name, all, pageAllocBounds[k.name], write, writeAllocBound)
+		md := testing.AllocsPerRun(50, func() { dst = s.appendMarkdown(dst[:0], p, f) })
+		if all > pageAllocBounds[k.name] || write > writeAllocBound || md > writeAllocBound {
+			t.Errorf("%s page: %v allocations built and written (at most %v), %v written, %v as Markdown (at most %v)",
+				k.name, all, pageAllocBounds[k.name], write, md, writeAllocBound)
 		}
 	}
 }

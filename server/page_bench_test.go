@@ -6,7 +6,8 @@ import (
 
 // Benchmarks of one HTML page per kind on the demo: built from the index
 // and rendered (BenchmarkPage), or rendered alone from a built model
-// (BenchmarkPageRender), into a reused buffer as the response path does.
+// (BenchmarkPageRender, with its Markdown twin as BenchmarkMarkdownRender),
+// into a reused buffer as the response path does.
 // Compare commits with
 //
 //	go test ./server -run '^$' -bench Page -benchmem -count 10 | benchstat
@@ -36,7 +37,13 @@ func BenchmarkPage(b *testing.B) {
 	}
 }
 
-func BenchmarkPageRender(b *testing.B) {
+func BenchmarkPageRender(b *testing.B) { benchmarkRender(b, (*Server).appendHTML) }
+
+func BenchmarkMarkdownRender(b *testing.B) { benchmarkRender(b, (*Server).appendMarkdown) }
+
+// benchmarkRender times write, one of the page writers, on each kind of
+// page built once.
+func benchmarkRender(b *testing.B, write func(*Server, []byte, *page, footer) []byte) {
 	s, ix := newDemoServer(b, nil), demoIx(b)
 	for _, k := range pageKinds {
 		b.Run(k.name, func(b *testing.B) {
@@ -44,7 +51,7 @@ func BenchmarkPageRender(b *testing.B) {
 			var dst []byte
 			b.ReportAllocs()
 			for b.Loop() {
-				dst = renderHTML(b, s, dst[:0], p, f)
+				dst = write(s, dst[:0], p, f)
 			}
 		})
 	}
