@@ -47,12 +47,11 @@ func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []
 	}
 	page := entries[min(max(offset, 0), len(entries)):min(max(offset, 0)+max(limit, 0), len(entries))]
 	bucket := dims[d].directory // ordered checked d
-	err = ix.view(func(tx *bolt.Tx) error {
-		w := getWorkspace()
-		defer w.release()
-		lr, values := newListingReader(tx, d), tx.Bucket(bucket)
+	err = ix.withSearch(func(s *search) error {
+		lr, values := s.listingReader(d), s.bucket(bucket)
 		for _, e := range page {
-			l, err := lr.listing(w, d, []byte(e.key), values.Get([]byte(e.key)))
+			key := s.keyOf(e.key)
+			l, err := lr.listing(s.w, d, key, values.Get(key))
 			if err != nil {
 				return err
 			}
@@ -69,14 +68,13 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 	if err != nil {
 		return l, false, err
 	}
-	err = ix.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucket).Get([]byte(key))
+	err = ix.withSearch(func(s *search) error {
+		k := s.keyOf(key)
+		v := s.lookup(bucket, k)
 		if v == nil {
 			return nil
 		}
-		w := getWorkspace()
-		defer w.release()
-		l, err = newListingReader(tx, d).listing(w, d, []byte(key), v)
+		l, err = s.listingReader(d).listing(s.w, d, k, v)
 		ok = err == nil
 		return err
 	})
@@ -84,17 +82,16 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 }
 
 // listingReader reads what listing needs for the values of one
-// dimension, each bucket opened once: a tx.Bucket descends the root
-// bucket's tree, and allocates once that tree has more than one level.
+// dimension, through the page tree, each bucket opened once.
 type listingReader struct {
-	groups           *listedGroups
-	stations, labels *bolt.Bucket
+	groups           listedGroups
+	stations, labels valueGetter // labels nil for a row without them
 }
 
-func newListingReader(tx *bolt.Tx, d Dim) *listingReader {
-	lr := &listingReader{groups: newListedGroups(tx), stations: tx.Bucket(format.BucketStations)}
+func (s *search) listingReader(d Dim) *listingReader {
+	lr := &listingReader{groups: listedGroups{c: s.bucket(format.BucketListedGroups)}, stations: s.bucket(format.BucketStations)}
 	if dims[d].labels != nil {
-		lr.labels = tx.Bucket(dims[d].labels)
+		lr.labels = s.bucket(dims[d].labels)
 	}
 	return lr
 }
@@ -134,7 +131,7 @@ func storedLabel(tx *bolt.Tx, d Dim, key string) string {
 }
 
 // labelIn is the label labels holds for key, or key itself.
-func labelIn(labels *bolt.Bucket, key string) string {
+func labelIn(labels valueGetter, key string) string {
 	if v := labels.Get([]byte(key)); len(v) > 0 {
 		return string(v)
 	}
@@ -153,17 +150,13 @@ func (ix *Index) ListedStations(d Dim, key string, offset, limit int) (Result, e
 	if err := checkPage(limit, offset); err != nil {
 		return Result{}, err
 	}
-	w := getWorkspace()
-	defer w.release()
 	var res Result
-	err = ix.view(func(tx *bolt.Tx) error {
-		s := w.newSearch(ix)
-		s.tx = tx
+	err = ix.withSearch(func(s *search) error {
 		one, err := s.get(bucket, s.keyOf(key))
 		if err != nil {
 			return err
 		}
-		w.tiers = append(w.tiers, wholeTier(one))
+		s.w.tiers = append(s.w.tiers, wholeTier(one))
 		res.Total = s.total()
 		if err := s.locate(offset, limit); err != nil {
 			return err

@@ -75,8 +75,14 @@ func groupMembers(groupOfBucket, groups valueGetter, n uint32) ([]uint32, error)
 // cost no allocation each: a read transaction opens a bucket anew at
 // every tx.Bucket, and a Get makes a cursor anew.
 type listedGroups struct {
-	c   *bolt.Cursor
+	c   seeker
 	key []byte
+}
+
+// seeker finds the first pair at or after a key: a bbolt cursor, or a
+// search's openBucket.
+type seeker interface {
+	Seek(key []byte) (k, v []byte)
 }
 
 func newListedGroups(tx *bolt.Tx) *listedGroups {

@@ -54,6 +54,15 @@ func (ob *openBucket) Get(key []byte) []byte {
 	return v
 }
 
+// Seek is the first pair at or after key, or nils: a cursor's Seek, for
+// readers that also take a bbolt cursor.
+func (ob *openBucket) Seek(key []byte) (k, v []byte) {
+	if !ob.ok {
+		return nil, nil
+	}
+	return ob.c.Seek(key)
+}
+
 // lookup is the value stored under key in the bucket name, or nil.
 func (s *search) lookup(name, key []byte) []byte {
 	return s.bucket(name).Get(key)
