@@ -24,13 +24,22 @@ var htmlEscapes = [256]string{
 func appendText[T string | []byte](dst []byte, s T) []byte {
 	written := 0
 	for i := 0; i < len(s); i++ {
-		if r := htmlEscapes[s[i]]; r != "" {
-			dst = append(append(dst, s[written:i]...), r...)
+		if htmlEscaped[s[i]] {
+			dst = append(append(dst, s[written:i]...), htmlEscapes[s[i]]...)
 			written = i + 1
 		}
 	}
 	return append(dst, s[written:]...)
 }
+
+// htmlEscaped marks the bytes htmlEscapes replaces: the scan reads a byte
+// per byte of text, where the strings' table holds sixteen.
+var htmlEscaped = func() (t [256]bool) {
+	for c, r := range htmlEscapes {
+		t[c] = r != ""
+	}
+	return t
+}()
 
 // appendWrapped writes text, escaped, between open and close (markup).
 func appendWrapped(dst []byte, open, text, close string) []byte {
@@ -115,6 +124,9 @@ func isHexDigit(c byte) bool {
 // isSafeURL: a relative URL, or one whose scheme is http, https or mailto
 // in any case (html/template's isSafeURL).
 func isSafeURL(u string) bool {
+	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return true // every link the pages make: no scan for the colon
+	}
 	scheme, _, ok := strings.Cut(u, ":")
 	if !ok || strings.Contains(scheme, "/") {
 		return true
