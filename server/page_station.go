@@ -161,7 +161,9 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 
 // listenPageOf is the listening page of rec.
 func (s *Server) listenPageOf(rec *format.Record) *page {
-	st := stationjson.New(s.base, rec)
+	// Not stationjson.New: the page needs four of its fields, and the
+	// others (each facet's URL) were most of the page's model.
+	title, pageURL, listenURL := cleanText(stationjson.PageTitle(rec)), stationjson.StationURL(s.base, rec.ID), stationjson.ListenURL(s.base, rec.ID)
 	player := block{Heading: "Player", Notice: availabilityNotice}
 	if isWebURL(rec.StreamURL) {
 		player.Audio = rec.StreamURL
@@ -171,18 +173,18 @@ func (s *Server) listenPageOf(rec *format.Record) *page {
 	} else {
 		player.Text = []string{"No playable http(s) stream address is listed for this station."}
 	}
-	links := []link{internalLink("Station page", st.PageURL)}
-	if st.OfficialURL != nil {
-		links = append(links, externalLink("Official website", *st.OfficialURL))
+	links := []link{internalLink("Station page", pageURL)}
+	if rec.OfficialURL != "" {
+		links = append(links, externalLink("Official website", rec.OfficialURL))
 	}
 	blocks := []block{player}
 	if files := playlistLinks(s.base, rec); files != nil {
 		blocks = append(blocks, block{Heading: "In another player", Links: files})
 	}
 	return &page{
-		Title:   "Listen: " + cleanText(st.PageTitle),
-		Heading: "Listen: " + cleanText(st.Name),
-		Path:    strings.TrimPrefix(st.ListenURL, s.base),
+		Title:   "Listen: " + title,
+		Heading: "Listen: " + cleanText(rec.Name),
+		Path:    strings.TrimPrefix(listenURL, s.base),
 		Media:   player.Audio != "",
 		Blocks:  append(blocks, block{Heading: "More", Links: links}),
 	}
