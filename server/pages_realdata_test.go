@@ -39,7 +39,7 @@ var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 	return query.Open(path)
 })
 
-func realIx(t *testing.T) *query.Index {
+func realIx(t testing.TB) *query.Index {
 	t.Helper()
 	realdata.Need(t)
 	if testing.Short() {
