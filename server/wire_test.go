@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"stationdex/server/wire"
 )
@@ -25,7 +26,7 @@ func TestHeldAnswersOverTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: s.Handler(), ConnContext: wire.ConnContext}
-	go srv.Serve(wire.Listener(ln))
+	go srv.Serve(wire.Listener(ln, time.Minute))
 	t.Cleanup(func() { srv.Close() })
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
 	paths := []string{

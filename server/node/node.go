@@ -90,7 +90,9 @@ type Timeouts struct {
 //     headers, which is what stops slowloris-style connection hoarding.
 //   - Read 10s: there is no request body to wait for beyond the headers.
 //   - Write 15s: a 50-station page is tens of kilobytes; a client that
-//     cannot take it in 15s is dropped rather than holding a goroutine.
+//     cannot take a write of it in 15s (at least 11.25s: the deadline is
+//     the connection's own, see wire.Conn) is dropped rather than holding
+//     a goroutine.
 //   - Idle 120s: longer than the usual 60s idle timeout of load balancers,
 //     so the balancer closes a keep-alive connection first and never sends
 //     a request into one the node is closing.
@@ -181,10 +183,12 @@ func newPublicServer(t Timeouts, h http.Handler, log *slog.Logger) *http.Server 
 		Handler:           h,
 		ReadHeaderTimeout: t.ReadHeader,
 		ReadTimeout:       t.Read,
-		WriteTimeout:      t.Write,
-		IdleTimeout:       t.Idle,
-		MaxHeaderBytes:    t.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// No WriteTimeout: t.Write is the connections' own (Serve's
+		// wire.Listener), which bounds every write as net/http's did
+		// without moving the socket's deadline twice per request.
+		IdleTimeout:    t.Idle,
+		MaxHeaderBytes: t.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// With Serve's wire.Listener: lets the server send a response in
 		// one write (package wire).
 		ConnContext: wire.ConnContext,
@@ -282,7 +286,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return errors.New("serve: Listen was not called")
 	}
 	failed := make(chan error, 2)
-	go n.serveOne(n.public, wire.Listener(n.ln), "public", failed)
+	go n.serveOne(n.public, wire.Listener(n.ln, n.cfg.Timeouts.Write), "public", failed)
 	if n.admin != nil {
 		go n.serveOne(n.admin, n.adminLn, "admin", failed)
 	}

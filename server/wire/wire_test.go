@@ -3,24 +3,33 @@ package wire
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pair returns a Conn on one end of a loopback TCP connection and the
 // other end.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
+	return pairTimed(t, 0)
+}
+
+// pairTimed is pair with a Conn whose writes time out after writeTimeout.
+func pairTimed(t *testing.T, writeTimeout time.Duration) (*Conn, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	wl := Listener(ln)
+	wl := Listener(ln, writeTimeout)
 	accepted := make(chan net.Conn, 1)
 	go func() {
 		c, _ := wl.Accept()
@@ -134,7 +143,7 @@ func TestThroughNetHTTP(t *testing.T) {
 			http.NewResponseController(w).Flush()
 		}
 	})}
-	go srv.Serve(Listener(ln))
+	go srv.Serve(Listener(ln, time.Minute))
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	for _, size := range []int{0, 1, 2047, 2048, 2049, 3500, 3700, 4095, 4096, 4097, 8191, 8192, 8193, 14380, 65536, 200000} {
@@ -187,5 +196,126 @@ func TestRecorder(t *testing.T) {
 	r.Reset(httptest.NewRecorder())
 	if _, err := r.Write([]byte("ok")); err != nil || r.Status() != http.StatusOK || r.Bytes() != 2 {
 		t.Fatalf("after reset: status %d, bytes %d, %v", r.Status(), r.Bytes(), err)
+	}
+}
+
+// stalled is a Conn whose peer never reads, both ends' buffers small, so
+// that a large write blocks.
+func stalled(t *testing.T, writeTimeout time.Duration) *Conn {
+	t.Helper()
+	c, peer := pairTimed(t, writeTimeout)
+	_ = c.SetWriteBuffer(4096)
+	_ = peer.(*net.TCPConn).SetReadBuffer(4096)
+	// Without the timeout the write would block for good: close the
+	// connection well after it, so the test fails instead of hanging.
+	stop := time.AfterFunc(writeTimeout+2*timeoutSlack, func() { c.TCPConn.Close() })
+	t.Cleanup(func() { stop.Stop() })
+	return c
+}
+
+// blockedFor runs write, which must fail on the write deadline, and
+// returns how long it blocked.
+func blockedFor(t *testing.T, write func() error) time.Duration {
+	t.Helper()
+	start := time.Now()
+	err := write()
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a write to a peer that does not read ended with %v, want the deadline", err)
+	}
+	return time.Since(start)
+}
+
+const (
+	testWriteTimeout = 400 * time.Millisecond
+	timeoutSlack     = 2 * time.Second // a busy machine's lateness
+)
+
+func TestWriteTimeoutCutsBlockedWrite(t *testing.T) {
+	c := stalled(t, testWriteTimeout)
+	big := make([]byte, 64<<20)
+	d := blockedFor(t, func() error { _, err := c.Write(big); return err })
+	if d < testWriteTimeout*3/4 || d > testWriteTimeout+timeoutSlack {
+		t.Fatalf("blocked %v; the timeout is %v (at least three quarters of it)", d, testWriteTimeout)
+	}
+}
+
+// TestClearedWriteDeadlineStays: net/http clears the write deadline after
+// every response; the Conn's own must survive that.
+func TestClearedWriteDeadlineStays(t *testing.T) {
+	c := stalled(t, testWriteTimeout)
+	if _, err := c.Write([]byte("arms the deadline")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetWriteDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 64<<20)
+	if d := blockedFor(t, func() error { _, err := c.Write(big); return err }); d > testWriteTimeout+timeoutSlack {
+		t.Fatalf("blocked %v after the deadline was cleared; the timeout is %v", d, testWriteTimeout)
+	}
+}
+
+// TestReadFromKeepsWriteTimeout: a body net/http hands over whole
+// (ServeContent) is written through Write, under the same timeout.
+func TestReadFromKeepsWriteTimeout(t *testing.T) {
+	c := stalled(t, testWriteTimeout)
+	big := bytes.NewReader(make([]byte, 64<<20))
+	if d := blockedFor(t, func() error { _, err := c.ReadFrom(big); return err }); d > testWriteTimeout+timeoutSlack {
+		t.Fatalf("ReadFrom blocked %v; the timeout is %v", d, testWriteTimeout)
+	}
+}
+
+// TestWriteDeadlineMovesOncePerQuarter: writes close together leave the
+// socket's deadline where it is; a write after a quarter of the timeout
+// moves it a whole timeout ahead, even once it has passed.
+func TestWriteDeadlineMovesOncePerQuarter(t *testing.T) {
+	c, peer := pairTimed(t, testWriteTimeout)
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	write := func() {
+		t.Helper()
+		if _, err := c.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	first := c.writeBy
+	if d := time.Until(first); d < testWriteTimeout*3/4 || d > testWriteTimeout {
+		t.Fatalf("deadline %v ahead after a write; the timeout is %v", d, testWriteTimeout)
+	}
+	write()
+	if !c.writeBy.Equal(first) {
+		t.Fatal("a second write at once moved the deadline")
+	}
+	time.Sleep(testWriteTimeout + testWriteTimeout/2) // past the deadline: an idle connection
+	write()
+	if !c.writeBy.After(first.Add(testWriteTimeout / 2)) {
+		t.Fatalf("the deadline stayed at %v after it passed", first)
+	}
+}
+
+func TestNoWriteTimeoutLeavesDeadlines(t *testing.T) {
+	c, peer := pair(t)
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if !c.writeBy.IsZero() {
+		t.Fatal("a Conn without a write timeout set a deadline of its own")
+	}
+	past := time.Now().Add(-time.Second)
+	if err := c.SetWriteDeadline(past); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a write past a caller's deadline: %v", err)
+	}
+	if err := c.SetWriteDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatalf("a write after the deadline was cleared: %v", err)
 	}
 }
