@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -110,7 +111,58 @@ func (s *suite) mixesStage(b *base, src *traffic.Source) error {
 			return fmt.Errorf("hot mix %q: %w", enc, err)
 		}
 	}
+	if err := s.floorMix(ours); err != nil {
+		return fmt.Errorf("floor: %w", err)
+	}
 	return nil
+}
+
+// floorPath is the smallest answer the node has: a static file held in
+// memory, with no index read, search or page behind it.
+const floorPath = "/robots.txt"
+
+// floorMix loads floorPath alone against a ceiling of its size: what the
+// node's handling of a request costs by itself (routing, limits, headers,
+// deadlines, metrics), which bounds the ratio any mix of small answers
+// can reach. It has no target; the report shows it beside the mixes.
+func (s *suite) floorMix(ours *server) error {
+	base := "http://" + ours.addr
+	size, err := bodySize(base + floorPath)
+	if err != nil {
+		return err
+	}
+	m := &HTTPMix{Name: "floor", Distinct: 1, Sequence: 1, Checked: 1, BodyBytes: size, Encodings: "identity",
+		Rounds: s.cfg.rounds, DurationSec: s.cfg.wrkDur.Seconds(),
+		What: "one static file (" + floorPath + ", " + strconv.Itoa(size) + " bytes, from memory) requested over and over: the node's per-request cost alone, no target"}
+	paths, err := s.writeLines("paths-floor.txt", []string{floorPath})
+	if err != nil {
+		return err
+	}
+	if err := s.alternate(m, ours, paths); err != nil {
+		return err
+	}
+	if err := s.ratios(m); err != nil {
+		return err
+	}
+	s.res.Floor = m
+	return nil
+}
+
+// bodySize fetches url, which must answer 200, and returns its length.
+func bodySize(url string) (int, error) {
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: status %d", url, resp.StatusCode)
+	}
+	return len(body), nil
 }
 
 // coldMix draws the cold searches (each of a zero-result kind checked to
@@ -262,6 +314,15 @@ func (s *suite) hotMix(b *base, ours *server, hot *traffic.Hot, enc string) erro
 	if err != nil {
 		return err
 	}
+	if err := s.alternate(m, ours, paths); err != nil {
+		return err
+	}
+	return s.finishMix(m)
+}
+
+// alternate loads m's paths (wrk-mix.lua) on a ceiling of m's body size
+// and on ours, round after round.
+func (s *suite) alternate(m *HTTPMix, ours *server, paths string) error {
 	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
 	if err != nil {
 		return err
@@ -271,14 +332,23 @@ func (s *suite) hotMix(b *base, ours *server, hot *traffic.Hot, enc string) erro
 		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
-		if _, err := s.loadRound(m, base, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
+		if _, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
 	}
-	return s.finishMix(m)
+	return nil
 }
 
 func (s *suite) finishMix(m *HTTPMix) error {
+	if err := s.ratios(m); err != nil {
+		return err
+	}
+	s.res.Mixes = append(s.res.Mixes, *m)
+	return nil
+}
+
+// ratios sets m's ratios to its ceiling, refusing a run with errors.
+func (s *suite) ratios(m *HTTPMix) error {
 	if m.Ours.Errors > 0 || m.Ceiling.Errors > 0 {
 		return fmt.Errorf("wrk saw errors: stationdex %d, ceiling %d (non-2xx, timeouts or socket errors)", m.Ours.Errors, m.Ceiling.Errors)
 	}
@@ -286,7 +356,6 @@ func (s *suite) finishMix(m *HTTPMix) error {
 	m.P50X = m.Ours.P50Us / m.Ceiling.P50Us
 	m.P99X = m.Ours.P99Us / m.Ceiling.P99Us
 	s.logf("   mix %s: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes; encodings %s", m.Name, m.ThroughputX, m.P99X, m.BodyBytes, m.Encodings)
-	s.res.Mixes = append(s.res.Mixes, *m)
 	return nil
 }
 

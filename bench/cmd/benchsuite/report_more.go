@@ -154,9 +154,17 @@ func (s *suite) mixesSection(w *strings.Builder) {
 			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= mixThroughputGoal(m.Name)), m.Ceiling.P99Us, m.Ours.P99Us,
 			m.P99X, verdict(m.P99X <= mixP99Goal), m.Ours.CPUUsPerReq, per)
 	}
+	if f := s.res.Floor; f != nil {
+		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx (no target) | %.0f | %.0f | %.2fx | %.0f |  |\n", f.Name, f.Distinct, f.DurationSec,
+			f.BodyBytes, f.Encodings, f.Ceiling.RPS, f.Ours.RPS, f.ThroughputX, f.Ceiling.P99Us, f.Ours.P99Us, f.P99X, f.Ours.CPUUsPerReq)
+	}
 	w.WriteString("\n")
 	for _, m := range s.res.Mixes {
 		fmt.Fprintf(w, "- %s: %s. Last stationdex round: `%s`.\n", m.Name, m.What, dash(m.Command))
+	}
+	if f := s.res.Floor; f != nil {
+		fmt.Fprintf(w, "- %s: %s. A mix of small answers cannot come much above this ratio, whatever its answers cost: "+
+			"the ceiling does none of this per request. Last stationdex round: `%s`.\n", f.Name, f.What, dash(f.Command))
 	}
 	fmt.Fprintf(w, "\nTargets: throughput ratio >= %g (cold), >= %g (crawl), >= %g (hot), >= %g (hot with gzip); p99 ratio <= %gx on each. ",
 		coldThroughputGoal, crawlThroughputGoal, hotThroughputGoal, gzipThroughputGoal, mixP99Goal)

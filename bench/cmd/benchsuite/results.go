@@ -18,7 +18,8 @@ type Results struct {
 	Peers     []Peer         `json:"peers"`
 	HTTP      *HTTP          `json:"http,omitempty"`
 	Mixes     []HTTPMix      `json:"http_mixes,omitempty"`
-	Facets    *FacetCosts    `json:"discovery,omitempty"` // the key older results use
+	Floor     *HTTPMix       `json:"http_floor,omitempty"` // no target: see floorMix
+	Facets    *FacetCosts    `json:"discovery,omitempty"`  // the key older results use
 	Distinct  *DistinctCosts `json:"distinct,omitempty"`
 	Upstream  *UpstreamCosts `json:"upstream,omitempty"`
 	Targets   []Target       `json:"targets"`
