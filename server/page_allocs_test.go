@@ -16,14 +16,16 @@ import (
 // API's buckets too: since upstream_orders it is a level deeper, and
 // each bucket a page opens through bbolt costs an allocation more in
 // its cursor, so pages open each bucket once (the directory page went
-// from 387 to 417 when it opened one per value).
+// from 387 to 417 when it opened one per value). Directory pages read
+// through the page tree since, as searches do, which opens no bucket
+// through bbolt (310 to 233).
 var pageAllocBounds = map[string]float64{
 	"home":            75,
 	"search":          450, // distinct by default: the tiers less their duplicates
-	"station":         200,
-	"listen":          62,
-	"directory":       400, // each value's note counts entries and stations: a string each
-	"directory_entry": 140,
+	"station":         150,
+	"listen":          35,
+	"directory":       250, // each value's note counts entries and stations: a string each
+	"directory_entry": 120,
 	"guide":           170, // with the /json/ part: client facts built on the base URL
 }
 
