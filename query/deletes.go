@@ -135,51 +135,88 @@ func (x *deleteIndex) candidates(w []rune, k int, buf []byte, fn func(id uint32)
 	})
 }
 
-// osaWithin is the optimal string alignment distance of a and b when it is
-// at most max, and false otherwise; rows is scratch of at least
-// 3*(len(b)+1) cells. Only the band of cells within max of the diagonal
-// is computed (a cell off it is more than max edits away, and stands as
-// max+1 where the band's edge reads it): five cells a row for two edits.
-// Checking candidates is about 40% of finding a typo's close words; most
-// words are short, so the band saves less than that suggests (6% of
-// BenchmarkSuggest/close_words_found).
-func osaWithin(a, b []rune, max int, rows []int) (int, bool) {
-	if d := len(a) - len(b); d > max || -d > max {
-		return 0, false
+// osaPattern is a word of at most maxPatternRunes runes prepared for
+// distance: for each rune, the set of positions where the word has it, one
+// bit each. Checking a typo's candidates was half the cost of finding its
+// close words with a table of distances (banded to the bound); the bit
+// vectors compute a column of that table in a few word operations.
+type osaPattern struct {
+	n     int
+	ascii [utf8.RuneSelf]uint64
+	other []runeBits // runes past ASCII, few in a word: searched in order
+}
+
+type runeBits struct {
+	r    rune
+	bits uint64
+}
+
+// maxPatternRunes is the longest word an osaPattern holds: a bit a rune.
+const maxPatternRunes = 64
+
+// reset prepares p for w, of at most maxPatternRunes runes.
+func (p *osaPattern) reset(w []rune) {
+	p.n = len(w)
+	p.ascii = [utf8.RuneSelf]uint64{}
+	p.other = p.other[:0]
+	for i, r := range w {
+		bit := uint64(1) << i
+		if r < utf8.RuneSelf {
+			p.ascii[r] |= bit
+			continue
+		}
+		j := slices.IndexFunc(p.other, func(o runeBits) bool { return o.r == r })
+		if j < 0 {
+			j = len(p.other)
+			p.other = append(p.other, runeBits{r: r})
+		}
+		p.other[j].bits |= bit
 	}
-	far := max + 1 // any distance past max
-	w := len(b) + 1
-	before, prev, cur := rows[:w], rows[w:2*w], rows[2*w:3*w]
-	for j := range prev {
-		prev[j] = min(j, far)
+}
+
+func (p *osaPattern) bits(r rune) uint64 {
+	if r < utf8.RuneSelf {
+		return p.ascii[r]
 	}
-	for i := 1; i <= len(a); i++ {
-		lo, hi := i-max, min(i+max, len(b))
-		if lo <= 1 {
-			lo, cur[0] = 1, min(i, far)
-		} else {
-			cur[lo-1] = far
+	for _, o := range p.other {
+		if o.r == r {
+			return o.bits
 		}
-		best := cur[lo-1]
-		for j := lo; j <= hi; j++ {
-			v := prev[j-1]
-			if a[i-1] != b[j-1] {
-				v++
-			}
-			v = min(v, prev[j]+1, cur[j-1]+1)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				v = min(v, before[j-2]+1)
-			}
-			cur[j] = v
-			best = min(best, v)
-		}
-		if hi < len(b) {
-			cur[hi+1] = far // the next row's band reaches one further
-		}
-		if best > max {
-			return 0, false
-		}
-		before, prev, cur = prev, cur, before
 	}
-	return prev[len(b)], prev[len(b)] <= max
+	return 0
+}
+
+// distance is the optimal string alignment distance between p's word and
+// s (insertions, deletions, substitutions and transpositions of
+// neighbours, no part edited twice), as the whole table would give it,
+// by Hyyrö's bit-vector algorithm (2003): Myers' vertical and horizontal
+// deltas of the table, one column per rune of s, with his extension for
+// transpositions. Bits above the word's length carry garbage that never
+// reaches the bit read.
+func (p *osaPattern) distance(s string) int {
+	if p.n == 0 {
+		return utf8.RuneCountInString(s)
+	}
+	last := uint64(1) << (p.n - 1)
+	vp, vn, d0, prev := ^uint64(0), uint64(0), uint64(0), uint64(0)
+	dist := p.n
+	for _, r := range s {
+		pm := p.bits(r)
+		tr := ((^d0 & pm) << 1) & prev // a transposition closes at this column
+		d0 = ((((pm & vp) + vp) ^ vp) | pm | vn) | tr
+		hp := vn | ^(d0 | vp)
+		hn := d0 & vp
+		if hp&last != 0 {
+			dist++
+		}
+		if hn&last != 0 {
+			dist--
+		}
+		hp = (hp << 1) | 1
+		hn <<= 1
+		vp = hn | ^(d0 | hp)
+		vn = hp & d0
+		prev = pm
+	}
+	return dist
 }

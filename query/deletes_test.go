@@ -7,34 +7,40 @@ import (
 	qoracle "stationdex/query/oracle"
 )
 
-// TestOSAWithinAsWholeTable: the banded distance equals the oracle's,
-// computed by the whole table, whenever that is within max, and says no
-// otherwise, on pairs of short words over three letters, where edits,
-// transpositions and repeated runes abound.
-func TestOSAWithinAsWholeTable(t *testing.T) {
+// TestOSADistanceAsWholeTable: the bit vectors give the oracle's
+// distance, computed by the whole table, on pairs of words over three
+// letters, where edits, transpositions and repeated runes abound, and
+// over runes past ASCII, up to the longest word a pattern holds.
+func TestOSADistanceAsWholeTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	word := func(n int) []rune {
+	alphabets := [][]rune{[]rune("abc"), []rune("aéж北"), []rune("ab\uFFFDz")}
+	word := func(abc []rune, n int) []rune {
 		w := make([]rune, n)
 		for i := range w {
-			w[i] = rune('a' + rng.IntN(3))
+			w[i] = abc[rng.IntN(len(abc))]
 		}
 		return w
 	}
-	rows := make([]int, 3*40)
-	checked := map[bool]int{}
-	for range 20000 {
-		a := word(rng.IntN(9))
-		b := word(max(0, len(a)+rng.IntN(5)-2))
-		for _, k := range []int{1, 2} {
-			want := qoracle.EditDistance(string(a), string(b))
-			got, ok := osaWithin(a, b, k, rows)
-			if ok != (want <= k) || ok && got != want {
-				t.Fatalf("osaWithin(%q, %q, %d) = %d, %v; the whole table says %d", string(a), string(b), k, got, ok, want)
-			}
-			checked[ok]++
+	var p osaPattern
+	near := 0
+	for i := range 30000 {
+		abc := alphabets[i%len(alphabets)]
+		n := rng.IntN(10)
+		if i%10 == 0 {
+			n = rng.IntN(maxPatternRunes + 1)
+		}
+		a := word(abc, n)
+		b := word(abc, max(0, len(a)+rng.IntN(7)-3))
+		p.reset(a)
+		want := qoracle.EditDistance(string(a), string(b))
+		if got := p.distance(string(b)); got != want {
+			t.Fatalf("distance(%q, %q) = %d; the whole table says %d", string(a), string(b), got, want)
+		}
+		if want <= 2 {
+			near++
 		}
 	}
-	if checked[true] < 1000 || checked[false] < 1000 {
-		t.Errorf("pairs within and past the bound: %v; the test does not exercise both", checked)
+	if near < 3000 {
+		t.Errorf("%d pairs within two edits: the test does not exercise close words", near)
 	}
 }

@@ -278,22 +278,18 @@ func (d *dictionary) within(w string) []closeWord {
 func (d *dictionary) withinByDeletes(w string) []closeWord {
 	target := []rune(w)
 	k := int(maxEdits(w))
-	var rows [3 * (maxIndexedRunes + 1)]int
 	var ids []uint32
 	d.deletes.candidates(target, k, nil, func(id uint32) { ids = append(ids, id) })
 	slices.Sort(ids)
-	var word []rune
+	var pat osaPattern // target has at most maxIndexedRunes-2 runes (findCloseWords)
+	pat.reset(target)
 	var out []closeWord
 	for _, id := range slices.Compact(ids) {
 		s := d.word(int(id))
 		if s == w || len(s) > 4*(len(target)+k) || len(s) < len(target)-k {
 			continue // itself, or more runes apart than k edits bridge
 		}
-		word = word[:0]
-		for _, r := range s {
-			word = append(word, r)
-		}
-		if e, ok := osaWithin(target, word, k, rows[:]); ok {
+		if e := pat.distance(s); e <= k {
 			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id]), reach: d.reach[id]})
 		}
 	}
