@@ -10,11 +10,11 @@
 // segment and wakes the client. Holding the first write and sending both
 // with one writev(2) halves them, and changes no byte.
 //
-// The Conn also keeps its own write deadline (see WriteTimeout), in place
-// of net/http's WriteTimeout, which moved the socket's write deadline
-// twice per request: each move is a timer set or stopped under the
-// runtime's poller lock, and on a cached answer the two were 3-4% of the
-// node's CPU.
+// The Conn also keeps its own write deadline (see armWrite), in place of
+// net/http's WriteTimeout, which moved the socket's write deadline twice
+// per request: each move is a timer set or stopped under the runtime's
+// poller lock, and on cached answers the two were about 3% of the node's
+// CPU.
 //
 // Package node wraps the public listener's connections (Listener) and puts
 // each one in its context (ConnContext); package server brackets the write
