@@ -90,9 +90,10 @@ type Timeouts struct {
 //     headers, which is what stops slowloris-style connection hoarding.
 //   - Read 10s: there is no request body to wait for beyond the headers.
 //   - Write 15s: a 50-station page is tens of kilobytes; a client that
-//     cannot take a write of it in 15s (at least 11.25s: the deadline is
-//     the connection's own, see wire.Conn) is dropped rather than holding
-//     a goroutine.
+//     does not take each 256 KiB of an answer within 15s (at least
+//     11.25s: the deadline is the connection's own, see wire.Conn) is
+//     dropped rather than holding a goroutine, while a slow link that
+//     keeps reading gets a whole data dump of tens of megabytes.
 //   - Idle 120s: longer than the usual 60s idle timeout of load balancers,
 //     so the balancer closes a keep-alive connection first and never sends
 //     a request into one the node is closing.

@@ -57,7 +57,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	c.armWrite()
 	if len(c.held) == 0 {
 		if !c.holding {
-			return c.TCPConn.Write(p)
+			return c.writeChunks(p)
 		}
 		// The caller's buffer (net/http's bufio) is reused once this
 		// returns: keep a copy.
@@ -68,6 +68,30 @@ func (c *Conn) Write(p []byte) (int, error) {
 	n, err := c.flush(p)
 	return max(n-held, 0), err
 }
+
+// writeChunks writes p a chunk at a time when the Conn has a write
+// timeout, the deadline moved as each chunk needs it (armWrite): a large
+// body (a data dump of tens of megabytes) reaches a slow link that keeps
+// reading, where one write of it all would be cut at the timeout, and a
+// client that stops reading is still cut within it.
+func (c *Conn) writeChunks(p []byte) (int, error) {
+	n := 0
+	for c.writeTimeout > 0 && len(p) > maxWriteChunk {
+		m, err := c.TCPConn.Write(p[:maxWriteChunk])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[maxWriteChunk:]
+		c.armWrite()
+	}
+	m, err := c.TCPConn.Write(p)
+	return n + m, err
+}
+
+// maxWriteChunk is the most one socket write takes under the write
+// timeout: a client must read 256 KiB within the timeout to be kept.
+const maxWriteChunk = 256 << 10
 
 // flush writes what is held followed by p, in one writev, and empties the
 // hold.

@@ -319,3 +319,39 @@ func TestNoWriteTimeoutLeavesDeadlines(t *testing.T) {
 		t.Fatalf("a write after the deadline was cleared: %v", err)
 	}
 }
+
+// TestSlowLinkGetsLargeWrite: a peer that keeps reading, too slowly to
+// take the whole write within the timeout, gets all of it: the deadline
+// moves a chunk at a time.
+func TestSlowLinkGetsLargeWrite(t *testing.T) {
+	const timeout = time.Second // each 256 KiB chunk takes a few ms: far inside
+	c, peer := pairTimed(t, timeout)
+	_ = c.SetWriteBuffer(64 << 10)
+	_ = peer.(*net.TCPConn).SetReadBuffer(64 << 10)
+	const size = 24 << 20
+	got := make(chan int64, 1)
+	go func() {
+		var n int64
+		buf := make([]byte, 32<<10)
+		for {
+			k, err := peer.Read(buf)
+			n += int64(k)
+			if err != nil {
+				got <- n
+				return
+			}
+			time.Sleep(2 * time.Millisecond) // about 16 MB/s at most: seconds for the whole
+		}
+	}()
+	start := time.Now()
+	if n, err := c.Write(make([]byte, size)); n != size || err != nil {
+		t.Fatalf("a write to a peer that keeps reading: %d of %d bytes, %v", n, size, err)
+	}
+	if d := time.Since(start); d < timeout {
+		t.Fatalf("the write took %v, under the %v timeout: the test proves nothing", d, timeout)
+	}
+	c.TCPConn.CloseWrite()
+	if n := <-got; n != size {
+		t.Fatalf("the peer read %d of %d bytes", n, size)
+	}
+}
