@@ -129,15 +129,22 @@ func appendMdPager(dst []byte, p *pager) []byte {
 // mdTwin is the Markdown twin of a page URL: index.md appended to its path,
 // the query kept. URLs that are not pages (no trailing slash) are kept.
 func mdTwin(u string) string {
-	path, query, hasQuery := strings.Cut(u, "?")
-	if !strings.HasSuffix(path, "/") {
+	path, index, query := twinParts(u)
+	if index == "" {
 		return u
 	}
-	path += markdownIndex
-	if hasQuery {
-		return path + "?" + query
+	return path + index + query
+}
+
+// twinParts splits u into what its twin is made of, in order: the path,
+// markdownIndex when u is a page ("" when not: then path is all of u),
+// and the query with its "?" ("" for none).
+func twinParts(u string) (path, index, query string) {
+	path, _, _ = strings.Cut(u, "?")
+	if !strings.HasSuffix(path, "/") {
+		return u, "", ""
 	}
-	return path
+	return path, markdownIndex, u[len(path):]
 }
 
 // mdLink is [text](<dest>) as a string, for text that is not a page.
@@ -154,17 +161,9 @@ func appendMdLink(dst []byte, text, dest string) []byte {
 // query appended ("" for none), as appendMdLink(text, mdTwin(u)+query)
 // would, without making either string.
 func appendMdTwinLink(dst []byte, text, u, query string) []byte {
-	dst = appendMdText(append(dst, '['), text)
-	path, q, hasQuery := strings.Cut(u, "?")
-	if !strings.HasSuffix(path, "/") {
-		dst = appendMdDest(dst, "](<", u, query)
-		return append(dst, ">)"...)
-	}
-	dst = appendMdDest(dst, "](<", path, markdownIndex)
-	if hasQuery {
-		dst = appendMdDest(dst, "?", q)
-	}
-	return append(appendMdDest(dst, "", query), ">)"...)
+	path, index, q := twinParts(u)
+	dst = appendMdDest(appendMdText(append(dst, '['), text), "](<", path, index, q, query)
+	return append(dst, ">)"...)
 }
 
 // appendMdDest writes open, then each part of a link destination with the

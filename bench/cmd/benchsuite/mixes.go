@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -150,12 +149,7 @@ func (s *suite) floorMix(ours *server) error {
 
 // bodySize fetches url, which must answer 200, and returns its length.
 func bodySize(url string) (int, error) {
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(url)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	resp, body, err := get(&http.Client{Timeout: 10 * time.Second}, url, nil)
 	if err != nil {
 		return 0, err
 	}
