@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/blevesearch/bleve/v2 v2.6.1
 	github.com/go-sql-driver/mysql v1.8.1
+	github.com/google/pprof v0.0.0-20260802141513-ef3492d7dac3
 	golang.org/x/text v0.42.0
 	modernc.org/sqlite v1.60.1
 	stationdex v0.0.0

@@ -93,8 +93,10 @@ type wrkOut struct {
 	P99        int64 `json:"p99_us"`
 	P999       int64 `json:"p999_us"`
 	Wraps      int64 `json:"wraps"` // wrk-slice.lua: slices that ran out
-	// Command is the wrk command line, for the report.
-	Command string `json:"-"`
+	// Command is the wrk command line, for the report, and CPUSec the
+	// CPU time wrk itself used (it shares the cores with the server).
+	Command string  `json:"-"`
+	CPUSec  float64 `json:"-"`
 }
 
 // wrk loads base for the configured duration, cycling through paths.
@@ -125,6 +127,7 @@ func (s *suite) wrkRun(base string, dur time.Duration, script string, flags, scr
 				return w, fmt.Errorf("wrk made no requests against %s:\n%s", base, out)
 			}
 			w.Command = "wrk " + strings.Join(args, " ")
+			w.CPUSec = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 			return w, nil
 		}
 	}

@@ -45,10 +45,12 @@ type HTTPMix struct {
 	// ZeroShare (cold): the share of the distinct searches made to find
 	// nothing (misspelt words, words with an excluding filter).
 	ZeroShare float64 `json:"zero_result_share,omitempty"`
-	// Command is the wrk command of the mix's last stationdex round, and
-	// Profile (crawl) the top of a CPU profile of the node taken during it.
-	Command string `json:"wrk_command,omitempty"`
-	Profile string `json:"server_cpu_profile_top,omitempty"`
+	// Command is the wrk command of the mix's last stationdex round;
+	// Profile is the top of a CPU profile of the node taken during it, and
+	// Parts that profile split by what the time went to (see cpuparts.go).
+	Command string    `json:"wrk_command,omitempty"`
+	Profile string    `json:"server_cpu_profile_top,omitempty"`
+	Parts   []CPUPart `json:"server_cpu_parts,omitempty"`
 }
 
 const (
@@ -95,7 +97,7 @@ func (s *suite) mixesStage(b *base, src *traffic.Source) error {
 		return err
 	}
 	defer ours.stop()
-	if err := s.coldMix(b, ours, src); err != nil {
+	if err := s.coldMix(b, ours, admin, src); err != nil {
 		return fmt.Errorf("cold mix: %w", err)
 	}
 	if err := s.crawlMix(ours, admin, crawl); err != nil {
@@ -106,11 +108,11 @@ func (s *suite) mixesStage(b *base, src *traffic.Source) error {
 		return err
 	}
 	for _, enc := range []string{"", "gzip"} {
-		if err := s.hotMix(b, ours, hot, enc); err != nil {
+		if err := s.hotMix(b, ours, admin, hot, enc); err != nil {
 			return fmt.Errorf("hot mix %q: %w", enc, err)
 		}
 	}
-	if err := s.floorMix(ours); err != nil {
+	if err := s.floorMix(ours, admin); err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
 	return nil
@@ -124,7 +126,7 @@ const floorPath = "/robots.txt"
 // node's handling of a request costs by itself (routing, limits, headers,
 // deadlines, metrics), which bounds the ratio any mix of small answers
 // can reach. It has no target; the report shows it beside the mixes.
-func (s *suite) floorMix(ours *server) error {
+func (s *suite) floorMix(ours *server, admin string) error {
 	base := "http://" + ours.addr
 	size, err := bodySize(base + floorPath)
 	if err != nil {
@@ -137,7 +139,7 @@ func (s *suite) floorMix(ours *server) error {
 	if err != nil {
 		return err
 	}
-	if err := s.alternate(m, ours, paths); err != nil {
+	if err := s.alternate(m, ours, admin, paths); err != nil {
 		return err
 	}
 	if err := s.ratios(m); err != nil {
@@ -163,7 +165,7 @@ func bodySize(url string) (int, error) {
 // find nothing in process), checks and sizes the probes (same
 // distribution, never part of the load), then loads each round with its
 // own slice of never-sent searches.
-func (s *suite) coldMix(b *base, ours *server, src *traffic.Source) error {
+func (s *suite) coldMix(b *base, ours *server, admin string, src *traffic.Source) error {
 	zero := func(q mix.Query) bool {
 		n, _, err := b.e.Search(q, false)
 		return err == nil && n == 0
@@ -184,7 +186,7 @@ func (s *suite) coldMix(b *base, ours *server, src *traffic.Source) error {
 			"made to find nothing (a name word misspelt by one or two edits, or a name word with a country or language none of its "+
 			"stations has; each checked to find nothing in process), a separate slice per round, each thread walking its part of "+
 			"the slice in order", len(load), 100*zeroShare(load))}
-	return s.slicedLoad(m, ours, "", traffic.Paths(calibration), traffic.Paths(load))
+	return s.slicedLoad(m, ours, admin, traffic.Paths(calibration), traffic.Paths(load))
 }
 
 // zeroShare is the share of qs of a zero-result kind.
@@ -230,7 +232,7 @@ func (s *suite) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, 
 		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads)); err != nil {
 			return err
 		}
-		o, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, paths)
+		o, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads))
 		if err != nil {
 			return err
 		}
@@ -263,19 +265,22 @@ func (s *suite) calibrate(name, base string, calibration []string) (float64, err
 	return rps, nil
 }
 
-// profiledRound is one stationdex round of a sliced load, profiled through
-// the admin listener when asked.
-func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool, paths string) (wrkOut, error) {
+// profiledRound is one stationdex round of a mix, profiled through the
+// admin listener when asked: the profile's top and its parts go in m.
+func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool, script, paths string, extra ...string) (wrkOut, error) {
 	var prof chan error
 	if admin != "" && last {
 		prof = make(chan error, 1)
 		go func() {
+			file := "server-cpu-" + slug(m.Name) + ".prof"
 			var err error
-			m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, "server-cpu-"+m.Name+".prof")
+			if m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, file); err == nil {
+				m.Parts, err = readCPUParts(filepath.Join(s.raw, file))
+			}
 			prof <- err
 		}()
 	}
-	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads))
+	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, script, paths, extra...)
 	if prof != nil {
 		if perr := <-prof; err == nil {
 			err = perr
@@ -287,7 +292,7 @@ func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool,
 // hotMix checks every distinct search, sizes the ceiling by the median
 // response over the request sequence (popular searches weigh more), and
 // loads both with the sequence.
-func (s *suite) hotMix(b *base, ours *server, hot *traffic.Hot, enc string) error {
+func (s *suite) hotMix(b *base, ours *server, admin string, hot *traffic.Hot, enc string) error {
 	base := "http://" + ours.addr
 	sizes, encs, err := s.probe(b, base, hot.Queries, enc)
 	if err != nil {
@@ -308,15 +313,16 @@ func (s *suite) hotMix(b *base, ours *server, hot *traffic.Hot, enc string) erro
 	if err != nil {
 		return err
 	}
-	if err := s.alternate(m, ours, paths); err != nil {
+	if err := s.alternate(m, ours, admin, paths); err != nil {
 		return err
 	}
 	return s.finishMix(m)
 }
 
 // alternate loads m's paths (wrk-mix.lua) on a ceiling of m's body size
-// and on ours, round after round.
-func (s *suite) alternate(m *HTTPMix, ours *server, paths string) error {
+// and on ours, round after round, profiling ours in the last round when
+// admin is set.
+func (s *suite) alternate(m *HTTPMix, ours *server, admin, paths string) error {
 	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
 	if err != nil {
 		return err
@@ -326,7 +332,7 @@ func (s *suite) alternate(m *HTTPMix, ours *server, paths string) error {
 		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
-		if _, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
+		if _, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
 	}
@@ -372,6 +378,7 @@ func (s *suite) loadRound(m *HTTPMix, url string, w *Wrk, pid int, script, paths
 	if pid > 0 {
 		w.CPUUsPerReq += (cpuSeconds(pid) - cpu0) * 1e6 / float64(o.Requests) / float64(m.Rounds)
 	}
+	w.WrkCPUUsPerReq += o.CPUSec * 1e6 / float64(o.Requests) / float64(m.Rounds)
 	s.logf("  wrk %s (%s): %.0f req/s, p50 %d us, p99 %d us, errors %d, wraps %d", url, m.Name,
 		float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout, o.Wraps)
 	return o, nil

@@ -176,7 +176,8 @@ func (s *suite) mixesSection(w *strings.Builder) {
 		coldThroughputGoal, crawlThroughputGoal, hotThroughputGoal, gzipThroughputGoal, mixP99Goal)
 	s.mixWarnings(w)
 	w.WriteString("\n")
-	s.crawlProfile(w)
+	s.cpuSection(w)
+	s.buildingProfiles(w)
 }
 
 // mixWarnings says where a sliced mix was not what it claims: slices
@@ -192,10 +193,12 @@ func (s *suite) mixWarnings(w *strings.Builder) {
 	}
 }
 
-// crawlProfile is the CPU profile of the node under the crawl's last round.
-func (s *suite) crawlProfile(w *strings.Builder) {
+// buildingProfiles are the CPU profiles of the node under the last round
+// of the mixes whose answers are built (cold, crawl), as pprof lists them;
+// the others are in raw/.
+func (s *suite) buildingProfiles(w *strings.Builder) {
 	for _, m := range s.res.Mixes {
-		if m.Profile != "" {
+		if m.Profile != "" && (m.Name == "cold" || m.Name == "crawl") {
 			fmt.Fprintf(w, "\nCPU profile of `stationdex serve` during the last %s round (through the admin listener's /debug/pprof; "+
 				"wrk shares the 2 cores; by cumulative time):\n\n```\n%s```\n", m.Name, m.Profile)
 		}

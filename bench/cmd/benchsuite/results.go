@@ -161,7 +161,10 @@ type Wrk struct {
 	// CPUUsPerReq is the server process's CPU time per request (from
 	// /proc/PID/stat, 10 ms ticks) while wrk loaded it.
 	CPUUsPerReq float64 `json:"server_cpu_us_per_request"`
-	Wraps       int64   `json:"slice_wraps,omitempty"`
+	// WrkCPUUsPerReq is the load generator's CPU time per request in the
+	// same rounds: the two share the machine's cores.
+	WrkCPUUsPerReq float64 `json:"wrk_cpu_us_per_request"`
+	Wraps          int64   `json:"slice_wraps,omitempty"`
 }
 
 // Target is one performance goal of the suite and whether this run holds it.

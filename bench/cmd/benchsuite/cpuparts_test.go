@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pprofile "github.com/google/pprof/profile"
+)
+
+// stackProfile is a CPU profile with one sample per stack (leaf first),
+// of the given nanoseconds.
+func stackProfile(stacks [][]string, ns []int64) *pprofile.Profile {
+	p := &pprofile.Profile{SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10_000_000}
+	fns := map[string]*pprofile.Function{}
+	for i, st := range stacks {
+		var locs []*pprofile.Location
+		for _, name := range st {
+			f := fns[name]
+			if f == nil {
+				f = &pprofile.Function{ID: uint64(len(fns) + 1), Name: name}
+				fns[name] = f
+				p.Function = append(p.Function, f)
+			}
+			l := &pprofile.Location{ID: uint64(len(p.Location) + 1), Line: []pprofile.Line{{Function: f}}}
+			p.Location = append(p.Location, l)
+			locs = append(locs, l)
+		}
+		p.Sample = append(p.Sample, &pprofile.Sample{Location: locs, Value: []int64{1, ns[i]}})
+	}
+	return p
+}
+
+// TestCPUParts: a sample goes to the first part claiming any function on
+// its stack (allocation before the index that allocates, kernel calls
+// before the node code that made them), unclaimed ones to net/http and
+// scheduling, and shares are of the cpu value, written and read back as
+// a real profile file.
+func TestCPUParts(t *testing.T) {
+	p := stackProfile([][]string{
+		{"runtime.mallocgc", "stationdex/query.(*search).run", "net/http.(*conn).serve"},                     // allocation
+		{"internal/runtime/syscall/linux.Syscall6", "syscall.write", "stationdex/server/wire.(*Conn).Write"}, // kernel
+		{"stationdex/query/pagetree.searchElems", "stationdex/server.(*Server).servePage.func1"},             // index
+		{"stationdex/server.appendText", "stationdex/server.(*Server).servePage.func1"},                      // pages
+		{"github.com/klauspost/compress/flate.(*compressor).deflate", "stationdex/server.(*Server).send"},    // compression
+		{"stationdex/server.(*Server).send", "net/http.HandlerFunc.ServeHTTP"},                               // node
+		{"net/http.Header.writeSubset", "net/http.(*conn).serve"},                                            // rest
+		{"runtime.findRunnable", "runtime.schedule"},                                                         // rest
+	}, []int64{10, 20, 30, 40, 50, 60, 70, 20})
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := readCPUParts(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"allocation, GC": 10, "kernel calls": 20, "index, search, JSON": 30, "pages": 40,
+		"compression": 50, "node per request": 60, restPart: 90}
+	if len(parts) != len(want) {
+		t.Fatalf("%d parts, want %d: %+v", len(parts), len(want), parts)
+	}
+	for i, pt := range parts {
+		if pt.Part != cpuPartNames()[i] {
+			t.Errorf("part %d is %q, want %q (report order)", i, pt.Part, cpuPartNames()[i])
+		}
+		if w := want[pt.Part] / 300; math.Abs(pt.Share-w) > 1e-9 {
+			t.Errorf("%s: share %.4f, want %.4f", pt.Part, pt.Share, w)
+		}
+	}
+}
+
+// TestCPUPartsRefuses a profile that is not a CPU profile, or is empty.
+func TestCPUPartsRefuses(t *testing.T) {
+	heap := stackProfile([][]string{{"runtime.mallocgc"}}, []int64{1})
+	heap.SampleType[1].Type = "alloc_space"
+	if _, err := cpuParts(heap); err == nil || !strings.Contains(err.Error(), "not a CPU profile") {
+		t.Errorf("heap profile: %v", err)
+	}
+	if _, err := cpuParts(stackProfile(nil, nil)); err == nil {
+		t.Error("empty profile accepted")
+	}
+	if _, err := readCPUParts(filepath.Join(t.TempDir(), "missing.prof")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{"hot, Accept-Encoding: gzip": "hot-accept-encoding-gzip", "cold": "cold", "--a  b--": "a-b"} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestBudgets: the predicted ratio is the ceiling's CPU per request (server
+// and wrk) over stationdex's, and the budget the goal's sum less wrk's
+// part, said against the floor.
+func TestBudgets(t *testing.T) {
+	s := &suite{}
+	s.res.Floor = &HTTPMix{Name: "floor", Ours: Wrk{CPUUsPerReq: 13}}
+	s.res.Mixes = []HTTPMix{
+		{Name: "crawl", ThroughputX: 0.37, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 40, WrkCPUUsPerReq: 20}},
+		{Name: "cold", ThroughputX: 0.6, Ceiling: Wrk{CPUUsPerReq: 12, WrkCPUUsPerReq: 12}, Ours: Wrk{CPUUsPerReq: 30, WrkCPUUsPerReq: 10}},
+		{Name: "hot", ThroughputX: 1.05, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 11, WrkCPUUsPerReq: 8}},
+	}
+	var w strings.Builder
+	s.budgets(&w)
+	out := w.String()
+	for _, want := range []string{
+		// crawl: 24/0.8 - 20 = 10 < floor 13
+		"crawl: measured 0.37x, predicted 0.40x (24.0 / 60.0 us); 0.8x allows stationdex 10.0 us per request, it spends 40.0, and the floor",
+		// cold: 24/0.8 - 10 = 20: 10 to take out of the 17 above the floor
+		"cold: measured 0.60x, predicted 0.60x (24.0 / 40.0 us); 0.8x allows stationdex 20.0 us per request, it spends 30.0: 10.0 us to take out of the 17.0 above the floor.",
+		"hot: measured 1.05x, predicted 1.05x (20.0 / 19.0 us); 1x allows stationdex 12.0 us per request, it spends 11.0: held.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("budgets lack %q:\n%s", want, out)
+		}
+	}
+}

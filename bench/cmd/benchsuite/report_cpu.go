@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// cpuSection is where each mix's CPU went, and what a missed throughput
+// target would take in CPU per request.
+func (s *suite) cpuSection(w *strings.Builder) {
+	mixes := s.profiledMixes()
+	if len(mixes) == 0 {
+		return
+	}
+	w.WriteString("\n### Where the CPU goes, and what the targets would take\n\n")
+	w.WriteString("CPU time per request of each process in the stationdex and ceiling rounds (from /proc and wrk's own rusage), and " +
+		"stationdex's split by a CPU profile of its last round (`cpuparts.go`: each sample goes to the first part one of its " +
+		"stack's functions belongs to, in the columns' order: allocation and GC wherever they happen, then the kernel's socket " +
+		"calls, the index (searches, record reads, the JSON), pages, compression, the node's own per-request code (routing, " +
+		"limits, cache, headers, metrics), and the rest, net/http and the scheduler). Cells are us per request (share of the profile).\n\n")
+	names := cpuPartNames()
+	w.WriteString("| mix | ceiling us/req | wrk us/req (ceiling, stationdex rounds) | stationdex us/req |")
+	for _, n := range names {
+		fmt.Fprintf(w, " %s |", n)
+	}
+	w.WriteString("\n|---|---:|---:|---:|" + strings.Repeat("---:|", len(names)) + "\n")
+	for _, m := range mixes {
+		fmt.Fprintf(w, "| %s | %.1f | %.1f, %.1f | %.1f |", m.Name, m.Ceiling.CPUUsPerReq, m.Ceiling.WrkCPUUsPerReq,
+			m.Ours.WrkCPUUsPerReq, m.Ours.CPUUsPerReq)
+		for _, p := range m.Parts {
+			fmt.Fprintf(w, " %.1f (%.0f%%) |", p.Share*m.Ours.CPUUsPerReq, 100*p.Share)
+		}
+		w.WriteString("\n")
+	}
+	s.budgets(w)
+}
+
+// profiledMixes are the mixes, then the floor, that have a CPU split.
+func (s *suite) profiledMixes() []*HTTPMix {
+	var ms []*HTTPMix
+	for i := range s.res.Mixes {
+		if len(s.res.Mixes[i].Parts) > 0 {
+			ms = append(ms, &s.res.Mixes[i])
+		}
+	}
+	if f := s.res.Floor; f != nil && len(f.Parts) > 0 {
+		ms = append(ms, f)
+	}
+	return ms
+}
+
+// budgets says, for each missed throughput target, the CPU per request
+// stationdex would have to come down to. With both cores busy, a round's
+// rate is about the inverse of the CPU that one request costs the server
+// and the load generator together, so the ceiling's sum over stationdex's
+// predicts the ratio, and the sum the goal allows, less wrk's own part,
+// is stationdex's budget.
+func (s *suite) budgets(w *strings.Builder) {
+	w.WriteString("\nWith both cores busy, a round's rate is about 2 cores over the CPU one request costs server and wrk together, " +
+		"so the ceiling's sum over stationdex's predicts the ratio; the sum the goal allows, less wrk's part, is what stationdex " +
+		"may spend per request:\n\n")
+	var floor float64
+	if f := s.res.Floor; f != nil {
+		floor = f.Ours.CPUUsPerReq
+	}
+	for _, m := range s.res.Mixes {
+		goal := mixThroughputGoal(m.Name)
+		ceil := m.Ceiling.CPUUsPerReq + m.Ceiling.WrkCPUUsPerReq
+		ours := m.Ours.CPUUsPerReq + m.Ours.WrkCPUUsPerReq
+		if ours == 0 || ceil == 0 {
+			continue
+		}
+		budget := ceil/goal - m.Ours.WrkCPUUsPerReq
+		fmt.Fprintf(w, "- %s: measured %.2fx, predicted %.2fx (%.1f / %.1f us); %gx allows stationdex %.1f us per request, it spends %.1f",
+			m.Name, m.ThroughputX, ceil/ours, ceil, ours, goal, budget, m.Ours.CPUUsPerReq)
+		switch {
+		case m.ThroughputX >= goal:
+			w.WriteString(": held.\n")
+		case floor > 0 && budget < floor:
+			fmt.Fprintf(w, ", and the floor alone (a static file from memory) %.1f: below the floor, out of reach of the answers' own cost.\n", floor)
+		case floor > 0:
+			fmt.Fprintf(w, ": %.1f us to take out of the %.1f above the floor.\n", m.Ours.CPUUsPerReq-budget, m.Ours.CPUUsPerReq-floor)
+		default:
+			fmt.Fprintf(w, ": %.1f us to take out.\n", m.Ours.CPUUsPerReq-budget)
+		}
+	}
+}
