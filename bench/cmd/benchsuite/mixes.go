@@ -51,6 +51,9 @@ type HTTPMix struct {
 	Command string    `json:"wrk_command,omitempty"`
 	Profile string    `json:"server_cpu_profile_top,omitempty"`
 	Parts   []CPUPart `json:"server_cpu_parts,omitempty"`
+	// NodeP99Us is the upper bound of the node's own histogram bucket
+	// that holds the 99th percentile of the last round (nodelatency.go).
+	NodeP99Us float64 `json:"node_p99_at_most_us,omitempty"`
 }
 
 const (
@@ -280,10 +283,20 @@ func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool,
 			prof <- err
 		}()
 	}
+	var before latencyCounts
+	if prof != nil {
+		var err error
+		if before, err = scrapeLatency(admin); err != nil {
+			return wrkOut{}, err
+		}
+	}
 	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, script, paths, extra...)
 	if prof != nil {
 		if perr := <-prof; err == nil {
 			err = perr
+		}
+		if err == nil {
+			err = s.nodeP99(m, admin, before)
 		}
 	}
 	return o, err
@@ -317,6 +330,19 @@ func (s *suite) hotMix(b *base, ours *server, admin string, hot *traffic.Hot, en
 		return err
 	}
 	return s.finishMix(m)
+}
+
+// nodeP99 sets m.NodeP99Us from the node's histogram, before being its
+// counts at the start of the round.
+func (s *suite) nodeP99(m *HTTPMix, admin string, before latencyCounts) error {
+	after, err := scrapeLatency(admin)
+	if err != nil {
+		return err
+	}
+	if b, ok := after.since(before).boundOf(0.99); ok {
+		m.NodeP99Us = b * 1e6
+	}
+	return nil
 }
 
 // alternate loads m's paths (wrk-mix.lua) on a ceiling of m's body size

@@ -33,6 +33,23 @@ func (s *suite) cpuSection(w *strings.Builder) {
 		w.WriteString("\n")
 	}
 	s.budgets(w)
+	s.tails(mixes, w)
+}
+
+// tails sets wrk's p99 of the last rounds beside the node's own, from its
+// request-duration histogram (the bound of the bucket that holds it).
+func (s *suite) tails(mixes []*HTTPMix, w *strings.Builder) {
+	w.WriteString("\nThe p99 as wrk saw it (send to last byte read, mean of the rounds) and as the node's own request-duration " +
+		"histogram saw its last round (routing to the last byte handed to the kernel; the upper bound of the bucket holding the " +
+		"99th percentile). Where the node's is far below wrk's, the tail was spent waiting for a core, wrk and the node sharing two, " +
+		"not in the handlers.\n\n| mix | ceiling p99 us (wrk) | stationdex p99 us (wrk) | stationdex p99 us (its histogram), at most |\n|---|---:|---:|---:|\n")
+	for _, m := range mixes {
+		own := "-"
+		if m.NodeP99Us > 0 {
+			own = fmt.Sprintf("%.0f", m.NodeP99Us)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %s |\n", m.Name, m.Ceiling.P99Us, m.Ours.P99Us, own)
+	}
 }
 
 // profiledMixes are the mixes, then the floor, that have a CPU split.
