@@ -111,6 +111,7 @@ func TestBudgets(t *testing.T) {
 		{Name: "crawl", ThroughputX: 0.37, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 40, WrkCPUUsPerReq: 20}},
 		{Name: "cold", ThroughputX: 0.6, Ceiling: Wrk{CPUUsPerReq: 12, WrkCPUUsPerReq: 12}, Ours: Wrk{CPUUsPerReq: 30, WrkCPUUsPerReq: 10}},
 		{Name: "hot", ThroughputX: 1.05, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 11, WrkCPUUsPerReq: 8}},
+		{Name: "hot, Accept-Encoding: gzip", ThroughputX: 0.8, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 13, WrkCPUUsPerReq: 9}},
 	}
 	var w strings.Builder
 	s.budgets(&w)
@@ -121,6 +122,8 @@ func TestBudgets(t *testing.T) {
 		// cold: 24/0.8 - 10 = 20: 10 to take out of the 17 above the floor
 		"cold: measured 0.60x, predicted 0.60x (24.0 / 40.0 us); 0.8x allows stationdex 20.0 us per request, it spends 30.0: 10.0 us to take out of the 17.0 above the floor.",
 		"hot: measured 1.05x, predicted 1.05x (20.0 / 19.0 us); 1x allows stationdex 12.0 us per request, it spends 11.0: held.",
+		// gzip: 20/0.85 - 9 = 14.5 >= 13: the model says it fits
+		"hot, Accept-Encoding: gzip: measured 0.80x, predicted 0.91x (20.0 / 22.0 us); 0.85x allows stationdex 14.5 us per request, it spends 13.0: within it, so the miss",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("budgets lack %q:\n%s", want, out)

@@ -93,6 +93,8 @@ func (s *suite) budgets(w *strings.Builder) {
 		switch {
 		case m.ThroughputX >= goal:
 			w.WriteString(": held.\n")
+		case m.Ours.CPUUsPerReq <= budget:
+			w.WriteString(": within it, so the miss is this estimate's error (the machine's other work, idle moments).\n")
 		case floor > 0 && budget < floor:
 			fmt.Fprintf(w, ", and the floor alone (a static file from memory) %.1f: below the floor, out of reach of the answers' own cost.\n", floor)
 		case floor > 0:
