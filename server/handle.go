@@ -124,7 +124,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 
 // sendCached sends e, held in the response cache under key for ix.
 func (s *Server) sendCached(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, e *entity) {
-	s.send(w, r, e, reply{cacheControl: s.cacheControl, hold: true}, s.storeVariant(ix, key))
+	s.send(w, r, e, reply{cacheControl: s.cacheControl}, s.storeVariant(ix, key))
 }
 
 // storeVariant keeps a variant compressed by send in the cache entry of

@@ -23,7 +23,7 @@
 //     builder), answer (cache lookup, build into a pooled buffer, store);
 //     apiResource looks the request target up in the cache first
 //   - respond.go: the one writer (send): headers, ETag per coding, 304,
-//     HEAD, Content-Length, a cached answer sent in one writev (package
+//     HEAD, Content-Length, an answer sent in one writev (package
 //     server/wire); coding.go: gzip/zstd negotiation and encoders;
 //     cache.go: the byte-bounded response cache, with the request
 //     targets each entry answered; etag_match.go: If-None-Match

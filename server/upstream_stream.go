@@ -82,7 +82,7 @@ func (s *Server) writeUpWhole(w http.ResponseWriter, r *http.Request, c coding, 
 	w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		writeBody(w, r, out, true)
+		writeBody(w, r, out)
 	}
 }
 
