@@ -19,17 +19,21 @@ import (
 // result is exactly the trie walk's (TestCloseWordsByDeletesAsByWalk).
 //
 // A trie walk visits thousands of nodes per word; this is a few dozen
-// binary searches. The strings are kept as 64-bit hashes only: a
-// collision adds a candidate, which the distance check removes.
+// probes of one table. The strings are kept as hashes only: a collision
+// adds a candidate, which the distance check removes.
+//
+// The table is open addressing with linear probing: a slot holds a
+// string's fingerprint (the hash's high half) and one word that leaves it,
+// at the hash's low bits or the first free slot after. A look-up reads the
+// run of slots from there to the first empty one, most often within one
+// cache line: on a typo never seen before, the probes are nearly all cache
+// misses, and a sorted array of hashes with a table of bucket starts took
+// two dependent misses per probe (and a third for the word) where this
+// takes one.
 type deleteIndex struct {
-	hashes []uint64 // sorted
-	words  []uint32 // the word of each hash
-	// starts[b] is the first hash whose top bits (bits of them) are b:
-	// about one bucket per hash, so that a lookup is one probe of starts
-	// and a hash or two, not a binary search
-	starts []uint32
-	bits   int
-	seed   maphash.Seed
+	slots []uint64 // fingerprint<<32 | word id; 0: empty
+	mask  uint64   // len(slots)-1, a power of two less one
+	seed  maphash.Seed
 }
 
 // Bounds of the delete index. Words longer than maxIndexedRunes are left
@@ -44,14 +48,21 @@ const (
 )
 
 // buildDeleteIndex files every word of d of at most maxIndexedRunes runes;
-// nil when the dictionary would pass maxDeletes.
+// nil when the dictionary would pass maxDeletes. The table has room for
+// at least a third more slots than the strings filed (counted with their
+// repeats, which are filed once), so runs stay short.
 func buildDeleteIndex(d *dictionary) *deleteIndex {
-	x := &deleteIndex{seed: maphash.MakeSeed()}
-	type entry struct {
-		h  uint64
-		id uint32
+	n := 0
+	for id := range d.len() {
+		if r := utf8.RuneCountInString(d.word(id)); r <= maxIndexedRunes {
+			n += deletionCount(r, 2)
+		}
+		if n > maxDeletes {
+			return nil
+		}
 	}
-	var entries []entry
+	size := 1 << bits.Len(uint(n+n/3))
+	x := &deleteIndex{slots: make([]uint64, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
 	var runes []rune
 	var buf []byte
 	for id := range d.len() {
@@ -60,39 +71,40 @@ func buildDeleteIndex(d *dictionary) *deleteIndex {
 			continue
 		}
 		runes = append(runes[:0], []rune(w)...)
-		buf = eachDeletion(runes, 2, buf, func(s []byte) {
-			entries = append(entries, entry{maphash.Bytes(x.seed, s), uint32(id)})
-		})
-		if len(entries) > maxDeletes {
-			return nil
-		}
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		if a.h != b.h {
-			return cmpUint64(a.h, b.h)
-		}
-		return int(a.id) - int(b.id)
-	})
-	entries = slices.Compact(entries)
-	x.hashes = make([]uint64, len(entries))
-	x.words = make([]uint32, len(entries))
-	x.bits = min(max(bits.Len(uint(len(entries))), 8), 24)
-	x.starts = make([]uint32, 1<<x.bits+1)
-	for i, e := range entries {
-		x.hashes[i], x.words[i] = e.h, e.id
-		x.starts[e.h>>(64-x.bits)+1] = uint32(i + 1)
-	}
-	for b := 1; b < len(x.starts); b++ {
-		x.starts[b] = max(x.starts[b], x.starts[b-1]) // empty buckets start where the last ended
+		buf = eachDeletion(runes, 2, buf, func(s []byte) { x.file(maphash.Bytes(x.seed, s), uint32(id)) })
 	}
 	return x
 }
 
-func cmpUint64(a, b uint64) int {
-	if a < b {
-		return -1
+// deletionCount is how many strings eachDeletion emits for a word of n
+// runes with up to k (at most 2) deletions, repeats included.
+func deletionCount(n, k int) int {
+	c := 1
+	if k >= 1 {
+		c += n
 	}
-	return 1
+	if k >= 2 {
+		c += n * (n - 1) / 2
+	}
+	return c
+}
+
+// fingerprint is the high half of h with its low bit set, so that no
+// filled slot is 0.
+func fingerprint(h uint64) uint64 { return h>>32 | 1 }
+
+// file puts word id under the string of hash h, unless it is there.
+func (x *deleteIndex) file(h uint64, id uint32) {
+	e := fingerprint(h)<<32 | uint64(id)
+	for i := h & x.mask; ; i = (i + 1) & x.mask {
+		switch x.slots[i] {
+		case 0:
+			x.slots[i] = e
+			return
+		case e:
+			return // the same string from the same word: deleting either of two equal runes
+		}
+	}
 }
 
 // eachDeletion calls fn with r itself and every string r leaves when up to
@@ -126,10 +138,14 @@ func eachDeletion(r []rune, k int, buf []byte, fn func([]byte)) []byte {
 func (x *deleteIndex) candidates(w []rune, k int, buf []byte, fn func(id uint32)) []byte {
 	return eachDeletion(w, k, buf, func(s []byte) {
 		h := maphash.Bytes(x.seed, s)
-		b := h >> (64 - x.bits)
-		for i := int(x.starts[b]); i < int(x.starts[b+1]) && x.hashes[i] <= h; i++ {
-			if x.hashes[i] == h {
-				fn(x.words[i])
+		fp := fingerprint(h)
+		for i := h & x.mask; ; i = (i + 1) & x.mask {
+			e := x.slots[i]
+			if e == 0 {
+				return
+			}
+			if e>>32 == fp {
+				fn(uint32(e))
 			}
 		}
 	})

@@ -1,7 +1,10 @@
 package query
 
 import (
+	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	qoracle "stationdex/query/oracle"
@@ -42,5 +45,59 @@ func TestOSADistanceAsWholeTable(t *testing.T) {
 	}
 	if near < 3000 {
 		t.Errorf("%d pairs within two edits: the test does not exercise close words", near)
+	}
+}
+
+// TestDeleteIndexTable: the open-addressing table finds every word filed
+// under a string and nothing else, files a repeat once, and keeps runs
+// that wrap past the table's end (40 entries in 64 slots, 13 strings
+// filed by several words each).
+func TestDeleteIndexTable(t *testing.T) {
+	x := &deleteIndex{slots: make([]uint64, 64), mask: 63, seed: maphash.MakeSeed()}
+	filed := map[string][]uint32{}
+	for i := range 40 {
+		s := fmt.Sprintf("w%d", i%13)
+		h := maphash.String(x.seed, s)
+		x.file(h, uint32(i))
+		x.file(h, uint32(i))
+		filed[s] = append(filed[s], uint32(i))
+	}
+	used := 0
+	for _, e := range x.slots {
+		if e != 0 {
+			used++
+		}
+	}
+	if used != 40 {
+		t.Errorf("%d slots used for 40 entries", used)
+	}
+	lookup := func(s string) []uint32 {
+		var got []uint32
+		x.candidates([]rune(s), 0, nil, func(id uint32) { got = append(got, id) })
+		slices.Sort(got)
+		return got
+	}
+	for s, want := range filed {
+		if got := lookup(s); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", s, got, want)
+		}
+	}
+	if got := lookup("never filed"); len(got) != 0 {
+		t.Errorf("a string never filed finds %v", got)
+	}
+}
+
+// TestDeletionCount: the count the table is sized by is what
+// eachDeletion emits.
+func TestDeletionCount(t *testing.T) {
+	for n := range 12 {
+		r := []rune("abcdefghijkl")[:n]
+		for k := range 3 {
+			emitted := 0
+			eachDeletion(r, k, nil, func([]byte) { emitted++ })
+			if c := deletionCount(n, k); c != emitted {
+				t.Errorf("%d runes, %d deletions: counted %d, emitted %d", n, k, c, emitted)
+			}
+		}
 	}
 }
