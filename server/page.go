@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A page is what every HTML page and its Markdown twin are rendered from:
@@ -171,6 +172,21 @@ func cleanText(s string) string {
 		}
 	}
 	return s // printable ASCII, which cleanRune keeps: most names
+}
+
+// appendCleanText appends cleanText(s) without a string of its own.
+func appendCleanText(dst []byte, s string) []byte {
+	i := 0
+	for i < len(s) && s[i] >= ' ' && s[i] <= '~' {
+		i++
+	}
+	dst = append(dst, s[:i]...) // printable ASCII, which cleanRune keeps
+	for _, r := range s[i:] {   // invalid UTF-8 reads as U+FFFD, as strings.Map writes it
+		if r = cleanRune(r); r >= 0 {
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
+	return dst
 }
 
 func cleanRune(r rune) rune {

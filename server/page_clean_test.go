@@ -1,9 +1,12 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
+
+	"stationdex/indexer/format"
 )
 
 // TestCleanTextFastPath: the shortcuts of cleanText (printable ASCII kept
@@ -37,4 +40,55 @@ func cleanRuneRule(r rune) rune {
 		return ' '
 	}
 	return r
+}
+
+// cleanSamples are texts cleanText treats differently: printable ASCII,
+// controls, bidi marks, line separators, runes past ASCII, invalid UTF-8
+// (whole, cut, and at either end).
+var cleanSamples = []string{"", "Radio FM", "a\u202Eb\u2028c\x7fd", "Zürich", "Москва", "\xff", "ab\xe2\x82",
+	"\xe2\x82 x", "\t", "北京 \u200f", "\ufffe\uffff", "x\x00y", "é\u2066é\u2069"}
+
+// TestAppendCleanText: appending gives cleanText's string, after any
+// prefix.
+func TestAppendCleanText(t *testing.T) {
+	for _, s := range cleanSamples {
+		if got := string(appendCleanText([]byte("<"), s)); got != "<"+cleanText(s) {
+			t.Errorf("appendCleanText(%q) = %q, want %q", s, got, "<"+cleanText(s))
+		}
+	}
+}
+
+// TestResultNote: the note is the joined parts, cleaned as one text,
+// after its lead, for every combination of present and absent parts and
+// hostile text in each.
+func TestResultNote(t *testing.T) {
+	rule := func(lead string, r *format.Record) string {
+		var where, parts []string
+		for _, p := range []string{r.Location, r.Country} {
+			if p != "" {
+				where = append(where, p)
+			}
+		}
+		if w := strings.Join(where, ", "); w != "" {
+			parts = append(parts, w)
+		}
+		if r.Codec != "" {
+			parts = append(parts, r.Codec)
+		}
+		if r.BitrateKbps > 0 {
+			parts = append(parts, strconv.FormatUint(uint64(r.BitrateKbps), 10)+" kbps")
+		}
+		return cleanText(lead + strings.Join(parts, " · "))
+	}
+	texts := append([]string{""}, cleanSamples...)
+	for i, loc := range texts {
+		for j, country := range texts {
+			r := format.Record{Location: loc, Country: country, Codec: texts[(i+j)%len(texts)], BitrateKbps: uint32(i * j % 3 * 64)}
+			for _, lead := range []string{"", "3 km away · "} {
+				if got, want := resultNote(lead, &r), rule(lead, &r); got != want {
+					t.Errorf("resultNote(%q, %+v) = %q, want %q", lead, r, got, want)
+				}
+			}
+		}
+	}
 }

@@ -239,25 +239,46 @@ func (s *Server) stationLinks(recs []format.Record) []link {
 	for i := range recs {
 		r := &recs[i]
 		links[i] = internalLink(r.Name, stationjson.StationURL(s.base, r.ID))
-		links[i].Note = cleanText(resultNote(r))
+		links[i].Note = resultNote("", r)
 	}
 	return links
 }
 
-// resultNote is the line under a result: where the station is and, where
-// known, its stream's codec and bitrate.
-func resultNote(r *format.Record) string {
-	parts := make([]string, 0, 3)
-	if w := where(r); w != "" {
-		parts = append(parts, w)
+// resultNote is the line under a result, cleaned (cleanText): where the
+// station is and, where known, its stream's codec and bitrate, after lead
+// (clean already; "" for none). One string, built in a stack buffer: a
+// result list or a station page has one per station it links.
+func resultNote(lead string, r *format.Record) string {
+	var buf [160]byte
+	b := append(buf[:0], lead...)
+	start := len(b)
+	if r.Location != "" {
+		b = appendCleanText(b, r.Location)
+	}
+	if r.Country != "" {
+		if r.Location != "" {
+			b = append(b, ", "...)
+		}
+		b = appendCleanText(b, r.Country)
 	}
 	if r.Codec != "" {
-		parts = append(parts, r.Codec)
+		b = appendNoteSep(b, start)
+		b = appendCleanText(b, r.Codec)
 	}
 	if r.BitrateKbps > 0 {
-		parts = append(parts, strconv.FormatUint(uint64(r.BitrateKbps), 10)+" kbps")
+		b = appendNoteSep(b, start)
+		b = strconv.AppendUint(b, uint64(r.BitrateKbps), 10)
+		b = append(b, " kbps"...)
 	}
-	return strings.Join(parts, " · ")
+	return string(b)
+}
+
+// appendNoteSep separates a note's parts, once one is written past start.
+func appendNoteSep(b []byte, start int) []byte {
+	if len(b) > start {
+		b = append(b, " · "...)
+	}
+	return b
 }
 
 // where is the station's location and country, as far as known.

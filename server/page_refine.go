@@ -94,7 +94,7 @@ func (s *Server) nearBlock(ix *query.Index, r *format.Record) (block, error) {
 	for i := range near {
 		st := &near[i].Station
 		links[i] = internalLink(st.Name, stationjson.StationURL(s.base, st.ID))
-		links[i].Note = cleanText(distanceText(near[i].DistanceKm) + " · " + resultNote(st))
+		links[i].Note = resultNote(distanceText(near[i].DistanceKm)+" · ", st)
 	}
 	around := searchParams{Limit: defaultLimit}
 	around.Near = &point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}

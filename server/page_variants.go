@@ -22,7 +22,7 @@ func (s *Server) variantsBlock(ix *query.Index, r *format.Record) (block, error)
 	links := make([]link, len(vs), len(vs)+1)
 	for i := range vs {
 		links[i] = internalLink(vs[i].Name, stationjson.StationURL(s.base, vs[i].ID))
-		links[i].Note = cleanText(resultNote(&vs[i]))
+		links[i].Note = resultNote("", &vs[i])
 	}
 	if more := total - len(vs); more > 0 {
 		links = append(links, textValue("and "+strconv.Itoa(more)+" more"))
