@@ -201,12 +201,29 @@ func description(p *page) string {
 	return siteDescription
 }
 
+// firstRunes is s's first n runes, as string([]rune(s)[:n]) makes them
+// (invalid UTF-8 as U+FFFD), sliced from s when they are valid.
+func firstRunes(s string, n int) string {
+	seen := 0
+	for i, r := range s {
+		if seen == n {
+			return s[:i]
+		}
+		if r == utf8.RuneError {
+			rs := []rune(s) // s[i:] may be invalid: re-encode as the conversion does
+			return string(rs[:min(n, len(rs))])
+		}
+		seen++
+	}
+	return s
+}
+
 // clipWords cuts s to at most n runes at a space, with an ellipsis.
 func clipWords(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	cut := string([]rune(s)[:n-1])
+	cut := firstRunes(s, n-1)
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
 		cut = cut[:i]
 	}

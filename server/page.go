@@ -154,11 +154,26 @@ func textValue(s string) link { return link{Text: cleanText(s)} }
 // never rendered as a link or a media source.
 func isWebURL(s string) bool {
 	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok || rest == "" || strings.ContainsFunc(s, unicode.IsSpace) || strings.ContainsFunc(s, unicode.IsControl) {
+	if !ok || rest == "" || hasSpaceOrControl(s) {
 		return false
 	}
 	scheme = strings.ToLower(scheme)
 	return scheme == "http" || scheme == "https"
+}
+
+// hasSpaceOrControl reports whether s has a rune unicode.IsSpace or
+// unicode.IsControl accepts. In ASCII those are the bytes up to the space
+// and DEL, checked without a call per byte; past ASCII the functions are.
+func hasSpaceOrControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= ' ' || c == 0x7f:
+			return true
+		case c >= utf8.RuneSelf:
+			return strings.ContainsFunc(s[i:], func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+		}
+	}
+	return false
 }
 
 // cleanText prepares station text (user-contributed, untrusted) for any

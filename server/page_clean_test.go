@@ -92,3 +92,34 @@ func TestResultNote(t *testing.T) {
 		}
 	}
 }
+
+// TestHasSpaceOrControl: the ASCII shortcut answers as unicode.IsSpace
+// and unicode.IsControl do, for every rune inside a URL, and for invalid
+// UTF-8.
+func TestHasSpaceOrControl(t *testing.T) {
+	rule := func(s string) bool { return strings.ContainsFunc(s, unicode.IsSpace) || strings.ContainsFunc(s, unicode.IsControl) }
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		s := "http://a.example/" + string(r) + "x"
+		if got := hasSpaceOrControl(s); got != rule(s) {
+			t.Fatalf("hasSpaceOrControl(%q) = %v, want %v", s, got, rule(s))
+		}
+	}
+	for _, s := range cleanSamples {
+		if got := hasSpaceOrControl(s); got != rule(s) {
+			t.Errorf("hasSpaceOrControl(%q) = %v, want %v", s, got, rule(s))
+		}
+	}
+}
+
+// TestFirstRunes: slicing gives what the conversion through runes gives,
+// for valid and invalid UTF-8, and for n past the end.
+func TestFirstRunes(t *testing.T) {
+	for _, s := range cleanSamples {
+		rs := []rune(s)
+		for n := 0; n <= len(rs)+1; n++ {
+			if got, want := firstRunes(s, n), string(rs[:min(n, len(rs))]); got != want {
+				t.Errorf("firstRunes(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
+	}
+}
