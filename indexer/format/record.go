@@ -112,9 +112,15 @@ func appendString(dst []byte, s string) []byte {
 func DecodeRecord(buf []byte, r *Record) error {
 	owned := make([]byte, len(buf))
 	copy(owned, buf)
-	_, err := DecodeOwned(owned, r, nil)
+	_, err := DecodeOwned(owned, r, make([]string, recordSpare))
 	return err
 }
+
+// recordSpare backs the lists of one record decoded alone (a station
+// page's): its languages, their codes and its genres fit it in all but a
+// few records, which take a batch more. A batch of spareBatch for each was
+// a kilobyte per page, mostly unused.
+const recordSpare = 16
 
 // RecordName is the name of an encoded record, without decoding the
 // rest: a string over buf, valid as long as buf.
