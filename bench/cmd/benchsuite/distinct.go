@@ -55,7 +55,7 @@ func (s *suite) distinctStage(b *base) error {
 		}
 	}
 	d.Plain, d.Distinct = summarize(pt), summarize(dt)
-	if d.PerSearch, err = perSearchRatios(b.e.Ix, qs, plain, distinct, ptot, distinctRatioGoal); err != nil {
+	if d.PerSearch, _, err = perSearchRatios(b.e.Ix, qs, plain, distinct, ptot, distinctRatioGoal); err != nil {
 		return err
 	}
 	s.logf("   distinct: median %.1f us vs %.1f us (%.2fx), p99 %.1f us vs %.1f us (%.2fx); per search median %.2fx, p99 %.2fx, worst %.2fx (%s)",
