@@ -97,7 +97,9 @@ func TestResultNote(t *testing.T) {
 // and unicode.IsControl do, for every rune inside a URL, and for invalid
 // UTF-8.
 func TestHasSpaceOrControl(t *testing.T) {
-	rule := func(s string) bool { return strings.ContainsFunc(s, unicode.IsSpace) || strings.ContainsFunc(s, unicode.IsControl) }
+	rule := func(s string) bool {
+		return strings.ContainsFunc(s, unicode.IsSpace) || strings.ContainsFunc(s, unicode.IsControl)
+	}
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		s := "http://a.example/" + string(r) + "x"
 		if got := hasSpaceOrControl(s); got != rule(s) {
