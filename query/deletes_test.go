@@ -49,18 +49,26 @@ func TestOSADistanceAsWholeTable(t *testing.T) {
 }
 
 // TestDeleteIndexTable: the open-addressing table finds every word filed
-// under a string and nothing else, files a repeat once, and keeps runs
-// that wrap past the table's end (40 entries in 64 slots, 13 strings
-// filed by several words each).
+// under a string and nothing else, files a repeat once, and keeps a run
+// that wraps past the table's end (three strings whose home is the last
+// slot, besides 40 entries of 13 strings filed by several words each).
 func TestDeleteIndexTable(t *testing.T) {
-	x := &deleteIndex{slots: make([]uint64, 64), mask: 63, seed: maphash.MakeSeed()}
+	x := &deleteIndex{slots: make([]uint64, 128), mask: 127, seed: maphash.MakeSeed()}
 	filed := map[string][]uint32{}
-	for i := range 40 {
-		s := fmt.Sprintf("w%d", i%13)
+	add := func(s string, id uint32) {
 		h := maphash.String(x.seed, s)
-		x.file(h, uint32(i))
-		x.file(h, uint32(i))
-		filed[s] = append(filed[s], uint32(i))
+		x.file(h, id)
+		x.file(h, id)
+		filed[s] = append(filed[s], id)
+	}
+	for i := range 40 {
+		add(fmt.Sprintf("w%d", i%13), uint32(i))
+	}
+	for i, last := 0, 0; last < 3; i++ {
+		if s := fmt.Sprintf("x%d", i); maphash.String(x.seed, s)&x.mask == x.mask {
+			add(s, uint32(100+last))
+			last++
+		}
 	}
 	used := 0
 	for _, e := range x.slots {
@@ -68,8 +76,11 @@ func TestDeleteIndexTable(t *testing.T) {
 			used++
 		}
 	}
-	if used != 40 {
-		t.Errorf("%d slots used for 40 entries", used)
+	if used != 43 {
+		t.Errorf("%d slots used for 43 entries", used)
+	}
+	if x.slots[0] == 0 {
+		t.Error("no run wrapped past the last slot")
 	}
 	lookup := func(s string) []uint32 {
 		var got []uint32
