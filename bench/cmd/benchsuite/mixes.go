@@ -272,7 +272,12 @@ func (s *suite) calibrate(name, base string, calibration []string) (float64, err
 // admin listener when asked: the profile's top and its parts go in m.
 func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool, script, paths string, extra ...string) (wrkOut, error) {
 	var prof chan error
+	var before latencyCounts
 	if admin != "" && last {
+		var err error
+		if before, err = scrapeLatency(admin); err != nil {
+			return wrkOut{}, err
+		}
 		prof = make(chan error, 1)
 		go func() {
 			file := "server-cpu-" + slug(m.Name) + ".prof"
@@ -282,13 +287,6 @@ func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool,
 			}
 			prof <- err
 		}()
-	}
-	var before latencyCounts
-	if prof != nil {
-		var err error
-		if before, err = scrapeLatency(admin); err != nil {
-			return wrkOut{}, err
-		}
 	}
 	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, script, paths, extra...)
 	if prof != nil {
