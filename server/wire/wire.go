@@ -94,14 +94,26 @@ func (c *Conn) writeChunks(p []byte) (int, error) {
 const maxWriteChunk = 256 << 10
 
 // flush writes what is held followed by p, in one writev, and empties the
-// hold.
+// hold. Under a write timeout, p past its first chunk goes on as
+// writeChunks sends it, so a held answer larger than a chunk reaches a
+// slow link that keeps reading, as an unheld one does.
 func (c *Conn) flush(p []byte) (int, error) {
-	c.bufs = append(c.bufs[:0], c.held, p)
+	first := p
+	if c.writeTimeout > 0 {
+		first = p[:min(len(p), maxWriteChunk)]
+	}
+	c.bufs = append(c.bufs[:0], c.held, first)
 	n, err := c.bufs.WriteTo(c.TCPConn)
 	c.bufs = c.bufs[:0]
 	c.held = c.held[:0]
 	if cap(c.held) > maxHeld { // a pooled buffer must not pin a large write
 		c.held = nil
+	}
+	if err == nil && len(first) < len(p) {
+		c.armWrite()
+		var m int
+		m, err = c.writeChunks(p[len(first):])
+		n += int64(m)
 	}
 	if err != nil {
 		c.err = err

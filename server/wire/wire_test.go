@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -322,8 +323,15 @@ func TestNoWriteTimeoutLeavesDeadlines(t *testing.T) {
 
 // TestSlowLinkGetsLargeWrite: a peer that keeps reading, too slowly to
 // take the whole write within the timeout, gets all of it: the deadline
-// moves a chunk at a time.
+// moves a chunk at a time, for a write alone and for one sent with a
+// held head.
 func TestSlowLinkGetsLargeWrite(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		t.Run(fmt.Sprintf("held=%v", held), func(t *testing.T) { slowLinkGetsLargeWrite(t, held) })
+	}
+}
+
+func slowLinkGetsLargeWrite(t *testing.T, held bool) {
 	const timeout = time.Second // each 256 KiB chunk takes a few ms: far inside
 	c, peer := pairTimed(t, timeout)
 	_ = c.SetWriteBuffer(64 << 10)
@@ -343,15 +351,25 @@ func TestSlowLinkGetsLargeWrite(t *testing.T) {
 			time.Sleep(2 * time.Millisecond) // about 16 MB/s at most: seconds for the whole
 		}
 	}()
-	start := time.Now()
+	start, head := time.Now(), 0
+	if held {
+		head = 4 << 10 // net/http's buffer full of head and body
+		c.Hold()
+		if n, err := c.Write(make([]byte, head)); n != head || err != nil || !c.Held() {
+			t.Fatalf("held write: %d, %v, held %v", n, err, c.Held())
+		}
+	}
 	if n, err := c.Write(make([]byte, size)); n != size || err != nil {
 		t.Fatalf("a write to a peer that keeps reading: %d of %d bytes, %v", n, size, err)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
 	}
 	if d := time.Since(start); d < timeout {
 		t.Fatalf("the write took %v, under the %v timeout: the test proves nothing", d, timeout)
 	}
 	c.TCPConn.CloseWrite()
-	if n := <-got; n != size {
-		t.Fatalf("the peer read %d of %d bytes", n, size)
+	if n := <-got; n != int64(head+size) {
+		t.Fatalf("the peer read %d of %d bytes", n, head+size)
 	}
 }
