@@ -6,9 +6,10 @@
 // per connection. A body larger than what is left of it after the head
 // (every search page of 20 stations) then costs two write(2)s: the full
 // buffer, then the rest of the body directly. On loopback under load the
-// writes are the largest cost of a cached answer, and each one also sends a
-// segment and wakes the client. Holding the first write and sending both
-// with one writev(2) halves them, and changes no byte.
+// writes are the largest cost of an answer from the response cache, and
+// each one also sends a segment and wakes the client. Holding the first
+// write and sending both with one writev(2) halves them, and changes no
+// byte; every answer package server builds or caches is sent so.
 //
 // The Conn also keeps its own write deadline (see armWrite), in place of
 // net/http's WriteTimeout, which moved the socket's write deadline twice
