@@ -181,22 +181,27 @@ func hasSpaceOrControl(s string) bool {
 // characters are dropped, so a name can neither break a line-based format
 // nor reorder the text around it. Escaping is left to each renderer.
 func cleanText(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c > '~' {
-			return strings.Map(cleanRune, s)
-		}
+	if printablePrefix(s) == len(s) {
+		return s // printable ASCII, which cleanRune keeps: most names
 	}
-	return s // printable ASCII, which cleanRune keeps: most names
+	return strings.Map(cleanRune, s) // s itself when no rune changes
 }
 
-// appendCleanText appends cleanText(s) without a string of its own.
-func appendCleanText(dst []byte, s string) []byte {
+// printablePrefix is the length of s's leading printable ASCII, which
+// cleanRune keeps as it is.
+func printablePrefix(s string) int {
 	i := 0
 	for i < len(s) && s[i] >= ' ' && s[i] <= '~' {
 		i++
 	}
-	dst = append(dst, s[:i]...) // printable ASCII, which cleanRune keeps
-	for _, r := range s[i:] {   // invalid UTF-8 reads as U+FFFD, as strings.Map writes it
+	return i
+}
+
+// appendCleanText appends cleanText(s) without a string of its own.
+func appendCleanText(dst []byte, s string) []byte {
+	i := printablePrefix(s)
+	dst = append(dst, s[:i]...)
+	for _, r := range s[i:] { // invalid UTF-8 reads as U+FFFD, as strings.Map would write it
 		if r = cleanRune(r); r >= 0 {
 			dst = utf8.AppendRune(dst, r)
 		}

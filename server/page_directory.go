@@ -252,15 +252,7 @@ func resultNote(lead string, r *format.Record) string {
 	var buf [160]byte
 	b := append(buf[:0], lead...)
 	start := len(b)
-	if r.Location != "" {
-		b = appendCleanText(b, r.Location)
-	}
-	if r.Country != "" {
-		if r.Location != "" {
-			b = append(b, ", "...)
-		}
-		b = appendCleanText(b, r.Country)
-	}
+	b = appendPlace(b, r)
 	if r.Codec != "" {
 		b = appendNoteSep(b, start)
 		b = appendCleanText(b, r.Codec)
@@ -281,15 +273,19 @@ func appendNoteSep(b []byte, start int) []byte {
 	return b
 }
 
-// where is the station's location and country, as far as known.
-func where(r *format.Record) string {
-	parts := make([]string, 0, 2)
-	for _, p := range []string{r.Location, r.Country} {
-		if p != "" {
-			parts = append(parts, p)
-		}
+// appendPlace appends the station's location and country, as far as
+// known, cleaned (cleanText).
+func appendPlace(b []byte, r *format.Record) []byte {
+	if r.Location != "" {
+		b = appendCleanText(b, r.Location)
 	}
-	return strings.Join(parts, ", ")
+	if r.Country != "" {
+		if r.Location != "" {
+			b = append(b, ", "...)
+		}
+		b = appendCleanText(b, r.Country)
+	}
+	return b
 }
 
 func stationCount(n int) string {

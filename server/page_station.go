@@ -193,8 +193,9 @@ func (s *Server) listenPageOf(rec *format.Record) *page {
 // stationDescription says what and where a station is, for search results.
 func stationDescription(r *format.Record) string {
 	d := cleanText(r.Name) + ": radio station"
-	if w := where(r); w != "" {
-		d += " in " + cleanText(w)
+	if r.Location != "" || r.Country != "" {
+		var place [96]byte
+		d += " in " + string(appendPlace(place[:0], r))
 	}
 	if len(r.Genres) > 0 {
 		d += " (" + cleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
