@@ -21,11 +21,11 @@ import (
 // through bbolt (310 to 233).
 var pageAllocBounds = map[string]float64{
 	"home":            75,
-	"search":          450, // distinct by default: the tiers less their duplicates
-	"station":         150,
-	"listen":          35,
+	"search":          400, // distinct by default: the tiers less their duplicates
+	"station":         95,  // the model reads the record, links in one array
+	"listen":          22,
 	"directory":       250, // each value's note counts entries and stations: a string each
-	"directory_entry": 120,
+	"directory_entry": 80,
 	"guide":           170, // with the /json/ part: client facts built on the base URL
 }
 

@@ -46,102 +46,123 @@ func (s *Server) stationPage(_ *http.Request, ix *query.Index, args []string) (*
 
 // stationPageOf is the station page of rec, near being its nearby stations
 // and variants the other entries of its group (none: a station that
-// stands alone has no such section).
+// stands alone has no such section). It reads the record itself rather
+// than stationjson.New's model, whose facet URLs it would build twice, and
+// keeps its links in one backing array (pageLinks).
 func (s *Server) stationPageOf(rec *format.Record, near, variants block) *page {
-	st := stationjson.New(s.base, rec)
-	listen := []block{
-		{Facts: stationFacts(s.base, rec, &st)},
-		{Heading: "Listen", Notice: availabilityNotice,
-			Links: append([]link{internalLink("Listening page", st.ListenURL)}, playlistLinks(s.base, rec)...)},
-	}
+	id := rec.ID.String()
+	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.LanguageCodes)+len(rec.Genres))
+	blocks := make([]block, 0, 5)
+	blocks = append(blocks, block{Facts: stationFacts(s.base, rec, id, &ls)})
+	start := len(ls)
+	ls = append(ls, internalLink("Listening page", stationjson.ListenURL(s.base, rec.ID)))
+	ls.addPlaylists(s.base, rec)
+	blocks = append(blocks, block{Heading: "Listen", Notice: availabilityNotice, Links: ls.from(start)})
 	if variants.Heading != "" {
-		listen = append(listen, variants)
+		blocks = append(blocks, variants)
 	}
 	return &page{
-		Title:       cleanText(st.PageTitle),
-		Heading:     cleanText(st.Name),
-		Path:        strings.TrimPrefix(st.PageURL, s.base),
+		Title:       cleanText(stationjson.PageTitle(rec)),
+		Heading:     cleanText(rec.Name),
+		Path:        strings.TrimPrefix(stationjson.StationURL(s.base, rec.ID), s.base),
 		Description: stationDescription(rec),
-		Blocks: append(listen, near, block{Heading: "Data", Links: []link{
-			internalLink("This station in the JSON API", s.base+pathStation+st.ID),
+		Blocks: append(blocks, near, block{Heading: "Data", Links: ls.add(
+			internalLink("This station in the JSON API", s.base+pathStation+id),
 			internalLink("All stations as a download", s.base+pathCatalog),
-		}}),
+		)}),
 	}
 }
+
+// pageLinks is the backing array of a page's link lists: each list is a run
+// of it, with no room after it (add), so that the two dozen short lists of
+// a station page cost one allocation rather than one each.
+type pageLinks []link
+
+// add appends ls and returns them as a list of their own.
+func (p *pageLinks) add(ls ...link) []link {
+	start := len(*p)
+	*p = append(*p, ls...)
+	return p.from(start)
+}
+
+// from is the links appended since the length was start, as a list of
+// their own: appending to it cannot overwrite the next list.
+func (p *pageLinks) from(start int) []link { return (*p)[start:len(*p):len(*p)] }
 
 // stationFacts lists the record's fields, each value linked to its
-// directory page where it has one.
-func stationFacts(base string, r *format.Record, st *stationjson.Station) []fact {
+// directory page where it has one, as the station's JSON links them.
+func stationFacts(base string, r *format.Record, id string, ls *pageLinks) []fact {
 	return []fact{
-		{"Country", []link{countryValue(r, st)}},
-		{"Location", []link{facetValue(r.Location, st.LocationURL)}},
-		{"Languages", facetValues(base, r.Languages, stationjson.KindLanguages)},
-		{"Language codes", textValues(st.LanguageCodes)},
-		{"Genres", facetValues(base, r.Genres, stationjson.KindGenres)},
-		{"Bitrate", []link{bitrateValue(st.BitrateKbps)}},
-		{"Codec", []link{codecValue(st.Codec)}},
-		{"Official website", []link{officialValue(st.OfficialURL)}},
-		{"Station id", []link{textValue(st.ID)}},
+		{"Country", ls.add(countryValue(base, r))},
+		{"Location", ls.add(locationValue(base, r.Location))},
+		{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages)},
+		{"Language codes", ls.textValues(r.LanguageCodes)},
+		{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres)},
+		{"Bitrate", ls.add(bitrateValue(r.BitrateKbps))},
+		{"Codec", ls.add(unknownValue(r.Codec))},
+		{"Official website", ls.add(officialValue(r.OfficialURL))},
+		{"Station id", ls.add(textValue(id))},
 	}
 }
 
-func countryValue(r *format.Record, st *stationjson.Station) link {
+func countryValue(base string, r *format.Record) link {
 	label := r.Country
 	if label == "" {
 		label = r.CountryCode
 	}
-	if st.CountryURL == "" {
+	if r.CountryCode == "" {
 		return unknownValue(label)
 	}
-	return internalLink(label+" ("+r.CountryCode+")", st.CountryURL)
+	return internalLink(label+" ("+r.CountryCode+")", stationjson.CountryURL(base, r.CountryCode))
 }
 
-func facetValue(label string, u *string) link {
-	if u == nil {
-		return unknownValue(label)
+func locationValue(base, place string) link {
+	if u, ok := stationjson.LocationURL(base, place); ok {
+		return internalLink(place, u)
 	}
-	return internalLink(label, *u)
+	return unknownValue(place)
 }
 
 // facetValues links each label to its directory page, built as
 // stationjson builds the station's language_urls and genre_urls.
-func facetValues(base string, labels []string, kind string) []link {
+func (p *pageLinks) facetValues(base string, labels []string, kind string) []link {
 	if len(labels) == 0 {
-		return []link{unknownValue("")}
+		return p.add(unknownValue(""))
 	}
-	out := make([]link, len(labels))
-	for i, l := range labels {
-		out[i] = textValue(l)
+	start := len(*p)
+	for _, l := range labels {
+		v := textValue(l)
 		if u, ok := stationjson.FacetURL(base, kind, l); ok {
-			out[i] = internalLink(l, u)
+			v = internalLink(l, u)
 		}
+		*p = append(*p, v)
 	}
-	return out
+	return p.from(start)
 }
 
-func textValues(vs []string) []link {
+func (p *pageLinks) textValues(vs []string) []link {
 	if len(vs) == 0 {
-		return []link{unknownValue("")}
+		return p.add(unknownValue(""))
 	}
-	out := make([]link, len(vs))
-	for i, v := range vs {
-		out[i] = textValue(v)
+	start := len(*p)
+	for _, v := range vs {
+		*p = append(*p, textValue(v))
 	}
-	return out
+	return p.from(start)
 }
 
-func bitrateValue(kbps *uint32) link {
-	if kbps == nil {
+func bitrateValue(kbps uint32) link {
+	if kbps == 0 {
 		return unknownValue("")
 	}
-	return textValue(strconv.FormatUint(uint64(*kbps), 10) + " kbps")
+	return textValue(strconv.FormatUint(uint64(kbps), 10) + " kbps")
 }
 
-func officialValue(u *string) link {
-	if u == nil {
+func officialValue(u string) link {
+	if u == "" {
 		return unknownValue("")
 	}
-	return externalLink(*u, *u)
+	return externalLink(u, u)
 }
 
 func unknownValue(label string) link {
@@ -173,20 +194,23 @@ func (s *Server) listenPageOf(rec *format.Record) *page {
 	} else {
 		player.Text = []string{"No playable http(s) stream address is listed for this station."}
 	}
-	links := []link{internalLink("Station page", pageURL)}
-	if rec.OfficialURL != "" {
-		links = append(links, externalLink("Official website", rec.OfficialURL))
+	ls := make(pageLinks, 0, 5)
+	blocks := make([]block, 0, 3)
+	blocks = append(blocks, player)
+	if ls.addPlaylists(s.base, rec); len(ls) > 0 {
+		blocks = append(blocks, block{Heading: "In another player", Links: ls.from(0)})
 	}
-	blocks := []block{player}
-	if files := playlistLinks(s.base, rec); files != nil {
-		blocks = append(blocks, block{Heading: "In another player", Links: files})
+	start := len(ls)
+	ls = append(ls, internalLink("Station page", pageURL))
+	if rec.OfficialURL != "" {
+		ls = append(ls, externalLink("Official website", rec.OfficialURL))
 	}
 	return &page{
 		Title:   "Listen: " + title,
 		Heading: "Listen: " + cleanText(rec.Name),
 		Path:    strings.TrimPrefix(listenURL, s.base),
 		Media:   player.Audio != "",
-		Blocks:  append(blocks, block{Heading: "More", Links: links}),
+		Blocks:  append(blocks, block{Heading: "More", Links: ls.from(start)}),
 	}
 }
 
@@ -201,11 +225,4 @@ func stationDescription(r *format.Record) string {
 		d += " (" + cleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
 	}
 	return clipWords(d+". Stream link, details and JSON in the stationdex directory.", maxDescriptionRunes)
-}
-
-func codecValue(codec *string) link {
-	if codec == nil {
-		return unknownValue("")
-	}
-	return textValue(*codec)
 }

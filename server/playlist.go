@@ -50,7 +50,7 @@ func (s *Server) playlistFiles() map[string]httprouter.Handle {
 
 // playlistURL is the address of a station's playlist of format f.
 func playlistURL(base string, id format.UUID, f playlistFormat) string {
-	return stationjson.StationURL(base, id) + f.name
+	return stationjson.StationFileURL(base, id, f.name)
 }
 
 // playlist serves a station's playlist file through the one response
@@ -102,16 +102,17 @@ func failedPage(err error) pageFunc {
 	return func(*http.Request, *query.Index, []string) (*page, error) { return nil, err }
 }
 
-// playlistLinks are the links to a station's playlists and its stream.
-func playlistLinks(base string, rec *format.Record) []link {
+// addPlaylists appends the links to rec's playlists and its stream: none
+// when it has no playable stream.
+func (p *pageLinks) addPlaylists(base string, rec *format.Record) {
 	if !isWebURL(rec.StreamURL) {
-		return nil
+		return
 	}
-	return []link{
+	*p = append(*p,
 		internalLink("Playlist for a desktop or phone player (M3U)", playlistURL(base, rec.ID, playlistM3U)),
 		internalLink("Playlist (PLS)", playlistURL(base, rec.ID, playlistPLS)),
 		externalLink("Direct stream address", rec.StreamURL),
-	}
+	)
 }
 
 // mixedContentNotice is said of an http:// stream: a browser may refuse it

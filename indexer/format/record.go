@@ -37,16 +37,21 @@ func ParseUUID(s string) (UUID, error) {
 // String is the canonical lower-case form.
 func (u UUID) String() string {
 	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:36], u[10:16])
-	return string(b[:])
+	return string(u.Append(b[:0]))
+}
+
+// Append appends the canonical form String returns to b: a page or answer
+// naming many stations builds each address without an id string of its own.
+func (u UUID) Append(b []byte) []byte {
+	b = hex.AppendEncode(b, u[0:4])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, u[4:6])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, u[6:8])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, u[8:10])
+	b = append(b, '-')
+	return hex.AppendEncode(b, u[10:16])
 }
 
 // Record is a cleaned station as stored in the index: the Radio Browser

@@ -112,3 +112,30 @@ func FuzzFacetKey(f *testing.F) {
 		}
 	})
 }
+
+// TestUUIDText: String and Append give the canonical lower-case form,
+// which ParseUUID reads back to the same id, whatever the case it was
+// given in.
+func TestUUIDText(t *testing.T) {
+	for _, s := range []string{
+		"db93a00f-9191-46ab-9ec9-000000000001",
+		"00000000-0000-0000-0000-000000000000",
+		"ffffffff-ffff-ffff-ffff-ffffffffffff",
+		"0123ABCD-4567-89ef-AbCd-0123456789aB",
+	} {
+		id, err := ParseUUID(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		want := strings.ToLower(s)
+		if got := id.String(); got != want {
+			t.Errorf("String of %s = %s", s, got)
+		}
+		if got := string(id.Append([]byte("x/"))); got != "x/"+want {
+			t.Errorf("Append of %s = %s", s, got)
+		}
+		if back, err := ParseUUID(id.String()); err != nil || back != id {
+			t.Errorf("%s: read back as %v, %v", s, back, err)
+		}
+	}
+}

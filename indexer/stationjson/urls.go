@@ -28,12 +28,29 @@ const (
 
 // StationURL is the canonical HTML page of a station.
 func StationURL(base string, id format.UUID) string {
-	return base + "/stations/" + id.String() + "/"
+	return StationFileURL(base, id, "")
 }
 
 // ListenURL is the HTML listening page of a station (not a raw stream).
 func ListenURL(base string, id format.UUID) string {
-	return StationURL(base, id) + "listen/"
+	return StationFileURL(base, id, "listen/")
+}
+
+// StationFileURL is the address name under a station's page (a
+// playlist, the listening page), or the page itself for "". It is built
+// in one allocation: a directory page links dozens of stations, and a
+// station page several addresses under its own.
+func StationFileURL(base string, id format.UUID, name string) string {
+	const dir = "/stations/"
+	var b strings.Builder
+	b.Grow(len(base) + len(dir) + 36 + 1 + len(name))
+	b.WriteString(base)
+	b.WriteString(dir)
+	var text [36]byte
+	b.Write(id.Append(text[:0]))
+	b.WriteByte('/')
+	b.WriteString(name)
+	return b.String()
 }
 
 // CountryURL is the directory page of an ISO alpha-2 country code.
