@@ -133,22 +133,30 @@ func eachDeletion(r []rune, k int, buf []byte, fn func([]byte)) []byte {
 	return buf
 }
 
-// candidates calls fn with the id of every word filed under a string that
-// w (as runes) leaves with up to k deletions, possibly more than once.
-func (x *deleteIndex) candidates(w []rune, k int, buf []byte, fn func(id uint32)) []byte {
-	return eachDeletion(w, k, buf, func(s []byte) {
-		h := maphash.Bytes(x.seed, s)
+// candidates appends to ids the id of every word filed under a string
+// that w (as runes) leaves with up to k deletions, possibly more than
+// once. On a typo never seen before nearly every probe misses the cache:
+// the strings are hashed first, and the first slot of each is loaded in
+// a loop that does not branch on what it reads, so that the loads overlap
+// rather than wait one after another; the runs are then read from there.
+func (x *deleteIndex) candidates(w []rune, k int, sc *lookupScratch, ids []uint32) []uint32 {
+	hs := sc.hashes[:0]
+	sc.buf = eachDeletion(w, k, sc.buf, func(s []byte) { hs = append(hs, maphash.Bytes(x.seed, s)) })
+	first := sc.first[:0]
+	for _, h := range hs {
+		first = append(first, x.slots[h&x.mask])
+	}
+	for j, h := range hs {
 		fp := fingerprint(h)
-		for i := h & x.mask; ; i = (i + 1) & x.mask {
-			e := x.slots[i]
-			if e == 0 {
-				return
-			}
+		for i, e := h&x.mask, first[j]; e != 0; e = x.slots[i] {
 			if e>>32 == fp {
-				fn(uint32(e))
+				ids = append(ids, uint32(e))
 			}
+			i = (i + 1) & x.mask
 		}
-	})
+	}
+	sc.hashes, sc.first = hs, first
+	return ids
 }
 
 // osaPattern is a word of at most maxPatternRunes runes prepared for

@@ -83,8 +83,7 @@ func TestDeleteIndexTable(t *testing.T) {
 		t.Error("no run wrapped past the last slot")
 	}
 	lookup := func(s string) []uint32 {
-		var got []uint32
-		x.candidates([]rune(s), 0, nil, func(id uint32) { got = append(got, id) })
+		got := x.candidates([]rune(s), 0, &lookupScratch{}, nil)
 		slices.Sort(got)
 		return got
 	}

@@ -44,8 +44,8 @@ type dictionary struct {
 	// by search after search, and a common word has hundreds of close
 	// words to check
 	recent closeCache
-	// checked pools the candidateSets of withinByDeletes
-	checked sync.Pool
+	// scratch pools the lookupScratches of withinByDeletes
+	scratch sync.Pool
 }
 
 // closeCache is a bounded map of query words to their close words, emptied
@@ -282,47 +282,77 @@ func (d *dictionary) withinByDeletes(w string) []closeWord {
 	k := int(maxEdits(w))
 	var pat osaPattern // target has at most maxIndexedRunes-2 runes (findCloseWords)
 	pat.reset(target)
-	checked := d.candidateSet()
-	defer d.checked.Put(checked)
-	var out []closeWord
-	d.deletes.candidates(target, k, nil, func(id uint32) {
-		if !checked.add(id) {
-			return // met through another deletion
+	sc := d.lookupScratch()
+	defer d.scratch.Put(sc)
+	// The candidates met for the first time, then where each word is:
+	// gathered in loops of independent loads, for the reason candidates
+	// gives, before the words are read and checked.
+	sc.ids = d.deletes.candidates(target, k, sc, sc.ids[:0])
+	uniq := sc.ids[:0]
+	for _, id := range sc.ids {
+		if sc.checked.add(id) { // else met through another deletion
+			uniq = append(uniq, id)
 		}
-		s := d.word(int(id))
+	}
+	spans := sc.spans[:0]
+	for _, id := range uniq {
+		spans = append(spans, d.span(id))
+	}
+	sc.ids, sc.spans = uniq, spans
+	var out []closeWord
+	for j, id := range uniq {
+		s := d.text[spans[j][0]:spans[j][1]]
 		if s == w || len(s) > 4*(len(target)+k) || len(s) < len(target)-k {
-			return // itself, or more runes apart than k edits bridge
+			continue // itself, or more runes apart than k edits bridge
 		}
 		if e := pat.distance(s); e <= k {
 			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id]), reach: d.reach[id]})
 		}
-	})
+	}
 	return out
 }
 
-// candidateSet is a bit per word of the dictionary: the candidates one
-// look-up has checked. A word is met through several of its deletions;
-// sorting the candidates to drop the repeats cost a sixth of a look-up,
-// clearing a bit per word (4 KiB on the real snapshot) far less.
-type candidateSet []uint64
-
-// candidateSet is an empty set from d's pool.
-func (d *dictionary) candidateSet() *candidateSet {
-	if c, ok := d.checked.Get().(*candidateSet); ok {
-		clear(*c)
-		return c
+// span is where word id is in d.text.
+func (d *dictionary) span(id uint32) [2]uint32 {
+	if id == 0 {
+		return [2]uint32{0, d.ends[0]}
 	}
-	c := make(candidateSet, (d.len()+63)/64)
-	return &c
+	return [2]uint32{d.ends[id-1], d.ends[id]}
 }
 
+// lookupScratch is the reusable state of one delete-index look-up: the
+// candidates it has checked, a bit per word of the dictionary (a word is
+// met through several of its deletions; sorting the candidates to drop
+// the repeats cost a sixth of a look-up, clearing a bit per word, 4 KiB
+// on the real snapshot, far less), and its buffers.
+type lookupScratch struct {
+	checked candidateSet
+	hashes  []uint64    // of the query word's deletions
+	first   []uint64    // the first slot of each
+	ids     []uint32    // candidates
+	spans   [][2]uint32 // where each candidate is in the text
+	buf     []byte
+}
+
+// lookupScratch is a scratch from d's pool, its candidate set empty.
+func (d *dictionary) lookupScratch() *lookupScratch {
+	if sc, ok := d.scratch.Get().(*lookupScratch); ok {
+		clear(sc.checked)
+		return sc
+	}
+	return &lookupScratch{checked: make(candidateSet, (d.len()+63)/64)}
+}
+
+// candidateSet is a set of word ids, a bit each.
+type candidateSet []uint64
+
 // add adds id, reporting whether it was not there yet.
-func (c *candidateSet) add(id uint32) bool {
+func (c candidateSet) add(id uint32) bool {
 	word, bit := id/64, uint64(1)<<(id%64)
-	if (*c)[word]&bit != 0 {
+	if c[word]&bit != 0 {
 		return false
 	}
-	(*c)[word] |= bit
+	c[word] |= bit
 	return true
 }
 

@@ -57,6 +57,25 @@ func BenchmarkSuggest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// each typo as if met for the first time: its words are dropped from
+	// the cache of recent words before it is searched, as cold traffic
+	// meets nearly every typo
+	b.Run("search_first", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			q := qs[i%len(qs)]
+			dict.recent.mu.Lock()
+			for _, w := range strings.Fields(q.Q) {
+				delete(dict.recent.words, w)
+			}
+			dict.recent.mu.Unlock()
+			if _, err := ix.Search(q); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 	b.Run("close_words", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
