@@ -246,8 +246,17 @@ func (d *dictionary) findCloseWords(w string) []closeWord {
 // firstCloseWords is a copy of the first n of out in closeWords' order,
 // chosen without sorting all: a short word has hundreds within two edits.
 func firstCloseWords(out []closeWord, n int) []closeWord {
+	// The words are compared only when the rest ties: cmp.Or would
+	// compare them every time, and a common word has a hundred close
+	// words to rank.
 	less := func(a, b closeWord) int {
-		return cmp.Or(cmp.Compare(a.edits, b.edits), cmp.Compare(b.stations, a.stations), strings.Compare(a.word, b.word))
+		if a.edits != b.edits {
+			return cmp.Compare(a.edits, b.edits)
+		}
+		if a.stations != b.stations {
+			return cmp.Compare(b.stations, a.stations)
+		}
+		return strings.Compare(a.word, b.word)
 	}
 	first := make([]closeWord, 0, min(n, len(out)))
 	for _, c := range out {
