@@ -217,7 +217,8 @@ func (d *dictionary) len() int { return len(d.ends) }
 
 // word is word i.
 func (d *dictionary) word(i int) string {
-	return d.text[wordStart(d.ends[:i]):d.ends[i]]
+	sp := d.span(uint32(i))
+	return d.text[sp[0]:sp[1]]
 }
 
 // closeWords is up to wordCandidates words within maxEdits(w) of w (optimal
@@ -323,10 +324,7 @@ func (d *dictionary) withinByDeletes(w string) []closeWord {
 
 // span is where word id is in d.text.
 func (d *dictionary) span(id uint32) [2]uint32 {
-	if id == 0 {
-		return [2]uint32{0, d.ends[0]}
-	}
-	return [2]uint32{d.ends[id-1], d.ends[id]}
+	return [2]uint32{uint32(wordStart(d.ends[:id])), d.ends[id]}
 }
 
 // lookupScratch is the reusable state of one delete-index look-up: the

@@ -64,7 +64,7 @@ func (s *Server) stationPageOf(rec *format.Record, near, variants block) *page {
 	return &page{
 		Title:       cleanText(stationjson.PageTitle(rec)),
 		Heading:     cleanText(rec.Name),
-		Path:        strings.TrimPrefix(stationjson.StationURL(s.base, rec.ID), s.base),
+		Path:        stationjson.StationURL("", rec.ID), // the path: the address without a base
 		Description: stationDescription(rec),
 		Blocks: append(blocks, near, block{Heading: "Data", Links: ls.add(
 			internalLink("This station in the JSON API", s.base+pathStation+id),
@@ -184,7 +184,7 @@ func (s *Server) listenPage(_ *http.Request, ix *query.Index, args []string) (*p
 func (s *Server) listenPageOf(rec *format.Record) *page {
 	// Not stationjson.New: the page needs four of its fields, and the
 	// others (each facet's URL) were most of the page's model.
-	title, pageURL, listenURL := cleanText(stationjson.PageTitle(rec)), stationjson.StationURL(s.base, rec.ID), stationjson.ListenURL(s.base, rec.ID)
+	title, pageURL := cleanText(stationjson.PageTitle(rec)), stationjson.StationURL(s.base, rec.ID)
 	player := block{Heading: "Player", Notice: availabilityNotice}
 	if isWebURL(rec.StreamURL) {
 		player.Audio = rec.StreamURL
@@ -208,7 +208,7 @@ func (s *Server) listenPageOf(rec *format.Record) *page {
 	return &page{
 		Title:   "Listen: " + title,
 		Heading: "Listen: " + cleanText(rec.Name),
-		Path:    strings.TrimPrefix(listenURL, s.base),
+		Path:    stationjson.ListenURL("", rec.ID), // the path: the address without a base
 		Media:   player.Audio != "",
 		Blocks:  append(blocks, block{Heading: "More", Links: ls.from(start)}),
 	}
