@@ -339,4 +339,10 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-func isEmailByte(c byte) bool { return isAlnum(c) || strings.IndexByte(".-_+", c) >= 0 }
+// isEmailByte: c may end the local part of an email autolink. The GFM spec
+// allows only alphanumerics and ".-_+" there, but goldmark's linkify reads
+// the local part as HTML's email grammar does, punctuation such as "!" and
+// "=" included ("0!@0.0" became a link): the wider set is escaped for.
+func isEmailByte(c byte) bool {
+	return isAlnum(c) || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0
+}
