@@ -63,7 +63,11 @@ func (ob *openBucket) Seek(key []byte) (k, v []byte) {
 	return ob.c.Seek(key)
 }
 
-// lookup is the value stored under key in the bucket name, or nil.
+// lookup is the value stored under key in the bucket name, or nil. A key
+// the bucket's filter rules out is not looked for (see keyFilter).
 func (s *search) lookup(name, key []byte) []byte {
+	if !s.ix.mayHave(name, key) {
+		return nil
+	}
 	return s.bucket(name).Get(key)
 }

@@ -78,8 +78,9 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 // wordLists is where the lists of the stations with a token in ns that
 // starts with word are: the ready union in the prefix bucket when the
 // writer stored one, else the few tokens a cursor finds (see format:
-// PrefixFanout). Both search paths build on it (wordSet; addWord). The
-// slice is the workspace's scratch, valid until the next call.
+// PrefixFanout; from the namespace's tokenTable once Warm built it). Both
+// search paths build on it (wordSet; addWord). The slice is the
+// workspace's scratch, valid until the next call.
 func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
 	lists := s.w.rawLists[:0]
 	defer func() { s.w.rawLists = lists[:0] }()
@@ -87,13 +88,20 @@ func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
 	if v := s.lookup(ns.prefix, key); v != nil {
 		return append(lists, v), nil
 	}
-	c := s.bucket(ns.tokens).cursor()
-	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-		if len(lists) == format.PrefixFanout {
-			return nil, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
-				format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
+	ok := true
+	if t := s.ix.tokenTable(ns); t != nil {
+		lists, ok = t.appendTokens(lists, s.ix.tree, key)
+	} else {
+		c := s.bucket(ns.tokens).cursor()
+		for k, v := c.Seek(key); ok && k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+			if ok = len(lists) < format.PrefixFanout; ok {
+				lists = append(lists, v)
+			}
 		}
-		lists = append(lists, v)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
+			format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
 	}
 	return lists, nil
 }

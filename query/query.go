@@ -105,6 +105,8 @@ type Index struct {
 	blocks  [4]blockLocator
 	groups  lazyGroupIndex // for distinct searches, built on first use
 	derived derivedValues  // what callers derive once (Derived)
+	filters keyFilters     // of the buckets searches ask in vain, built by Warm
+	tokens  tokenTables    // the token buckets in memory, built by Warm
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a

@@ -86,6 +86,12 @@ func (t *Tree) Offset(v []byte) (off uint64, ok bool) {
 	return uint64(at - start), true
 }
 
+// At is the n bytes at offset off of the file (Offset's inverse): a value
+// read through t, kept as its offset.
+func (t *Tree) At(off uint64, n int) []byte {
+	return t.data[off : off+uint64(n) : off+uint64(n)]
+}
+
 // Unmap releases the mapping. No key or value read through t may be used
 // after it.
 func (t *Tree) Unmap() error {

@@ -251,14 +251,15 @@ func (s *suite) openEngine(idx string, sz *Size, first mix.Query) (*engines.Stat
 	sz.OpenMs = float64(time.Since(t0).Microseconds()) / 1e3
 	sz.Stations = e.Ix.Meta().Stations
 	// What the server's query.Holder does in the background for every
-	// index it serves: facet columns, typo dictionary, facet memo.
+	// index it serves: facet columns, typo dictionary, facet memo, key
+	// filters.
 	t1 := time.Now()
 	if err := e.Ix.Warm(); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("warm-up: %w", err)
 	}
 	sz.WarmMs = float64(time.Since(t1).Microseconds()) / 1e3
-	s.logf("   %s: warm-up (facet columns, dictionary, facet memo) %.0f ms", sz.Label, sz.WarmMs)
+	s.logf("   %s: warm-up (facet columns, dictionary, facet memo, key filters) %.0f ms", sz.Label, sz.WarmMs)
 	return e, nil
 }
 
