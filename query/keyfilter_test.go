@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/rand/v2"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"stationdex/indexer/format"
@@ -80,7 +81,7 @@ func TestWarmLookupsChangeNoAnswer(t *testing.T) {
 }
 
 // openAgain opens ix's file once more, closed at the end of the test.
-func openAgain(t *testing.T, ix *Index) *Index {
+func openAgain(t testing.TB, ix *Index) *Index {
 	t.Helper()
 	again, err := Open(ix.Path())
 	if err != nil {
@@ -229,4 +230,54 @@ func sameLists(a, b [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkWarmLookups times searches the way cold traffic sends them,
+// each different from the last (real words, their prefixes, typos, some
+// with a country), on two opens of the real snapshot: one warmed (key
+// filters and token tables) and one warmed with both cleared, which reads
+// the page tree as a search did before them. Batches alternate between
+// the two, so that a busy machine slows both alike; it reports each
+// side's time per search (ns/search-warmed, ns/search-tree).
+func BenchmarkWarmLookups(b *testing.B) {
+	shared, _ := realIndex(b)
+	warmed, tree := openAgain(b, shared), openAgain(b, shared)
+	for _, ix := range []*Index{warmed, tree} {
+		if err := ix.Warm(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tree.filters.ready.Store(nil)
+	tree.tokens.ready.Store(nil)
+	qs := coldQueries()
+	const batch = 100
+	var spent [2]time.Duration
+	var searched [2]int
+	var dst []byte
+	for i := 0; b.Loop(); i++ {
+		// each pair of batches: the same searches on both sides, which
+		// goes first taking turns (the second finds the records cached)
+		pair := i / (2 * batch)
+		side := (i/batch + pair) % 2
+		ix := []*Index{warmed, tree}[side]
+		q := qs[(pair*batch+i%batch)%len(qs)]
+		start := time.Now()
+		var err error
+		if _, dst, err = ix.SearchJSON(q, dst[:0]); err != nil {
+			b.Fatal(err)
+		}
+		spent[side] += time.Since(start)
+		searched[side]++
+	}
+	for side, unit := range []string{"ns/search-warmed", "ns/search-tree"} {
+		b.ReportMetric(float64(spent[side].Nanoseconds())/float64(max(searched[side], 1)), unit)
+	}
+}
+
+// coldQueries are distinct searches drawn from the real snapshot as
+// filterQueries are, shuffled so that consecutive ones share no pages.
+func coldQueries() []Query {
+	qs := filterQueries()
+	rand.New(rand.NewPCG(20250227, 2)).Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	return qs
 }
