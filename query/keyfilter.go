@@ -70,9 +70,9 @@ func (f *keyFilter) mayHave(key []byte) bool {
 }
 
 // keyFilters are the filters of the buckets searches look up most in
-// vain. Warm builds them (at 5M stations the names bucket has millions
-// of keys: a few hundred milliseconds); until then a search looks up
-// every key, as it would without them.
+// vain. Warm builds them (at 5M stations the names bucket has three
+// million keys: about 0.2 s, and 8 MB of filter); until then a search
+// looks up every key, as it would without them.
 type keyFilters struct {
 	ready atomic.Pointer[filteredBuckets]
 }
