@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"stationdex/indexer/format"
 )
@@ -42,11 +43,9 @@ func newKeyFilter(seed maphash.Seed, hs []uint64) *keyFilter {
 	return f
 }
 
-// add sets h's bits: its block from the low bits, its bits in the block
-// from a second hash made by multiplying (nine bits a probe).
+// add sets h's bits.
 func (f *keyFilter) add(h uint64) {
-	b := &f.blocks[h&uint64(len(f.blocks)-1)]
-	g := h * 0x9e3779b97f4a7c15
+	b, g := f.probes(h)
 	for range filterProbes {
 		bit := g >> 55 // the top nine bits: 0..511
 		b[bit>>6] |= 1 << (bit & 63)
@@ -56,9 +55,7 @@ func (f *keyFilter) add(h uint64) {
 
 // mayHave reports whether key may be in the bucket: false means it is not.
 func (f *keyFilter) mayHave(key []byte) bool {
-	h := maphash.Bytes(f.seed, key)
-	b := &f.blocks[h&uint64(len(f.blocks)-1)]
-	g := h * 0x9e3779b97f4a7c15
+	b, g := f.probes(maphash.Bytes(f.seed, key))
 	for range filterProbes {
 		bit := g >> 55
 		if b[bit>>6]&(1<<(bit&63)) == 0 {
@@ -69,19 +66,22 @@ func (f *keyFilter) mayHave(key []byte) bool {
 	return true
 }
 
+// probes is where h's bits are: its block, from the low bits, and its
+// bits in the block, nine a probe from the top of a second hash made by
+// multiplying.
+func (f *keyFilter) probes(h uint64) (*[8]uint64, uint64) {
+	return &f.blocks[h&uint64(len(f.blocks)-1)], h * 0x9e3779b97f4a7c15
+}
+
 // keyFilters are the filters of the buckets searches look up most in
 // vain. Warm builds them (at 5M stations the names bucket has three
 // million keys: about 0.2 s, and 8 MB of filter); until then a search
 // looks up every key, as it would without them.
 type keyFilters struct {
-	ready atomic.Pointer[filteredBuckets]
+	ready atomic.Pointer[[len(filteredBucketNames)]*keyFilter]
 }
 
-type filteredBuckets struct {
-	namePrefix, allPrefix, names *keyFilter
-}
-
-// filteredBucketNames are the buckets filtered, in filteredBuckets' order.
+// filteredBucketNames are the buckets filtered.
 var filteredBucketNames = [...][]byte{format.BucketNamePrefix, format.BucketAllPrefix, format.BucketNames}
 
 // buildKeyFilters reads the keys of the filtered buckets, under ix.read.
@@ -102,27 +102,22 @@ func (ix *Index) buildKeyFilters() error {
 		}
 		fs[i] = newKeyFilter(seed, hs)
 	}
-	ix.filters.ready.Store(&filteredBuckets{namePrefix: fs[0], allPrefix: fs[1], names: fs[2]})
+	ix.filters.ready.Store(&fs)
 	return nil
 }
 
-// mayHave reports whether bucket may hold key: false only when a filter
-// of the bucket is built and says it does not.
-func (ix *Index) mayHave(bucket, key []byte) bool {
-	fb := ix.filters.ready.Load()
-	if fb == nil {
-		return true
+// filterOf is the filter of bucket name (named, as search.bucket names
+// buckets, by the format.Bucket* variable's bytes), or nil when it has
+// none or Warm has not built it yet.
+func (ix *Index) filterOf(name []byte) *keyFilter {
+	fs := ix.filters.ready.Load()
+	if fs == nil {
+		return nil
 	}
-	var f *keyFilter
-	switch &bucket[0] {
-	case &format.BucketNamePrefix[0]:
-		f = fb.namePrefix
-	case &format.BucketAllPrefix[0]:
-		f = fb.allPrefix
-	case &format.BucketNames[0]:
-		f = fb.names
-	default:
-		return true
+	for i, n := range filteredBucketNames {
+		if unsafe.SliceData(n) == unsafe.SliceData(name) {
+			return fs[i]
+		}
 	}
-	return f.mayHave(key)
+	return nil
 }

@@ -10,9 +10,10 @@ import (
 // openBucket is a bucket a search has opened, read through the index's
 // page tree (pagetree.Tree), with one cursor it reuses.
 type openBucket struct {
-	name *byte // the format.Bucket* variable's bytes: buckets are named by those
-	ok   bool  // the bucket exists
-	c    pagetree.Cursor
+	name   *byte // the format.Bucket* variable's bytes: buckets are named by those
+	ok     bool  // the bucket exists
+	c      pagetree.Cursor
+	filter *keyFilter // of the bucket's keys, when Warm built one (see keyFilter)
 }
 
 // maxOpenBuckets is more than the buckets one search reads: words (two
@@ -35,16 +36,17 @@ func (s *search) bucket(name []byte) *openBucket {
 		s.nopen++
 	}
 	root, ok := s.ix.tree.Root(string(name))
-	s.open[i] = openBucket{name: p, ok: ok, c: s.ix.tree.Cursor(root)}
+	s.open[i] = openBucket{name: p, ok: ok, c: s.ix.tree.Cursor(root), filter: s.ix.filterOf(name)}
 	return &s.open[i]
 }
 
 // cursor is the bucket's reusable cursor.
 func (ob *openBucket) cursor() *pagetree.Cursor { return &ob.c }
 
-// Get is the value stored under key, or nil.
+// Get is the value stored under key, or nil. A key the bucket's filter
+// rules out is not looked for.
 func (ob *openBucket) Get(key []byte) []byte {
-	if !ob.ok {
+	if !ob.ok || ob.filter != nil && !ob.filter.mayHave(key) {
 		return nil
 	}
 	k, v := ob.c.Seek(key)
@@ -63,11 +65,7 @@ func (ob *openBucket) Seek(key []byte) (k, v []byte) {
 	return ob.c.Seek(key)
 }
 
-// lookup is the value stored under key in the bucket name, or nil. A key
-// the bucket's filter rules out is not looked for (see keyFilter).
+// lookup is the value stored under key in the bucket name, or nil.
 func (s *search) lookup(name, key []byte) []byte {
-	if !s.ix.mayHave(name, key) {
-		return nil
-	}
 	return s.bucket(name).Get(key)
 }

@@ -88,22 +88,30 @@ func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
 	if v := s.lookup(ns.prefix, key); v != nil {
 		return append(lists, v), nil
 	}
-	ok := true
+	var ok bool
 	if t := s.ix.tokenTable(ns); t != nil {
 		lists, ok = t.appendTokens(lists, s.ix.tree, key)
 	} else {
-		c := s.bucket(ns.tokens).cursor()
-		for k, v := c.Seek(key); ok && k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-			if ok = len(lists) < format.PrefixFanout; ok {
-				lists = append(lists, v)
-			}
-		}
+		lists, ok = s.appendTokens(lists, ns, key)
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
 			format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
 	}
 	return lists, nil
+}
+
+// appendTokens is tokenTable.appendTokens read with a cursor, before Warm
+// built the table.
+func (s *search) appendTokens(lists [][]byte, ns namespace, key []byte) ([][]byte, bool) {
+	c := s.bucket(ns.tokens).cursor()
+	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+		if len(lists) == format.PrefixFanout {
+			return lists, false
+		}
+		lists = append(lists, v)
+	}
+	return lists, true
 }
 
 // allWords is the intersection of the word sets of every word in ns,
