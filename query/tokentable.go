@@ -23,8 +23,8 @@ import (
 // The table holds offsets, not slices of the mapping, so that the garbage
 // collector has nothing to scan in it; the values are sliced out of the
 // mapping (pagetree.Tree.At) as a search needs them. It costs 24 bytes a
-// token and the token's text: about 1.5 MB for the real snapshot's two
-// buckets, tens of megabytes for a directory of a million distinct words.
+// token and the token's text: tens of megabytes for a directory of a
+// million distinct words.
 type tokenTable struct {
 	heads  []uint64 // each key's first 8 bytes, big-endian, zero-padded
 	text   []byte   // the keys, one after another
