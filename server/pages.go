@@ -78,102 +78,54 @@ func (s *Server) markdownOnly(build pageFunc) httprouter.Handle {
 // matched before the pages, never redirected to a trailing slash.
 func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFunc, files map[string]httprouter.Handle) {
 	prefix := "/" + top
-	handlers := map[string]httprouter.Handle{}
-	for shape, build := range shapes {
-		for _, md := range []bool{false, true} {
-			label := prefix + shape
+	pageShapes, fileShapes := compileShapes(shapes), compileShapes(files)
+	// Each shape's handlers, by place in pageShapes (HTML, then Markdown)
+	// and fileShapes.
+	pages := make([][2]httprouter.Handle, len(pageShapes))
+	for i, sh := range pageShapes {
+		build := shapes[sh.shape]
+		for j, md := range []bool{false, true} {
+			label := prefix + sh.shape
 			if md {
 				label += markdownIndex
 			}
-			handlers[label] = s.instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+			pages[i][j] = s.instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 				s.servePage(w, req, build, splitSegments(ps.ByName("segments")), md || wantsMarkdown(req))
 			})
 		}
 	}
-	fileHandlers := map[string]httprouter.Handle{}
-	for shape, h := range files {
-		fileHandlers[shape] = s.instrument(prefix+shape, h)
+	fileHandlers := make([]httprouter.Handle, len(fileShapes))
+	for i, sh := range fileShapes {
+		fileHandlers[i] = s.instrument(prefix+sh.shape, files[sh.shape])
 	}
 	unmatched := s.instrument(RouteUnmatched, s.notFound)
 	dispatch := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		rest := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
-		if shape, segments, ok := matchFile(rest, files); ok {
-			fileHandlers[shape](w, req, httprouter.Params{{Key: "segments", Value: segments}})
+		if i, arg, ok := matchTreeFile(rest, fileShapes); ok {
+			fileHandlers[i](w, req, httprouter.Params{{Key: "segments", Value: arg}})
 			return
 		}
-		shape, segments, md, ok := matchShape(rest, shapes)
+		i, arg, md, ok := matchTree(rest, pageShapes)
 		switch {
 		case !ok:
 			unmatched(w, req, nil)
 		case !md && !strings.HasSuffix(rest, "/"):
 			redirectSlash(w, req)
 		default:
-			label := prefix + shape
+			h := pages[i][0]
 			if md {
-				label += markdownIndex
+				h = pages[i][1]
 			}
-			handlers[label](w, req, httprouter.Params{{Key: "segments", Value: segments}})
+			h(w, req, httprouter.Params{{Key: "segments", Value: arg}})
 		}
 	}
 	r.Handle(http.MethodGet, prefix+"/*rest", dispatch)
 	r.Handle(http.MethodHead, prefix+"/*rest", dispatch)
 }
 
-// matchShape finds the shape of rest (the escaped path below the tree's
-// top, starting with '/'): its segments joined by '/', still escaped.
-func matchShape(rest string, shapes map[string]pageFunc) (shape, segments string, md, ok bool) {
-	if trimmed, found := strings.CutSuffix(rest, "/"+markdownIndex); found {
-		rest, md = trimmed+"/", true
-	}
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
-	if parts[0] == "" {
-		parts = nil
-	}
-	for sh := range shapes {
-		fixed := strings.Split(strings.Trim(sh, "/"), "/")
-		if fixed[0] == "" {
-			fixed = nil
-		}
-		if args, match := matchParts(fixed, parts); match {
-			return sh, strings.Join(args, "/"), md, true
-		}
-	}
-	return "", "", false, false
-}
-
-// matchFile finds the file shape of rest: exactly its segments, with no
-// trailing slash.
-func matchFile(rest string, files map[string]httprouter.Handle) (shape, segments string, ok bool) {
-	parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
-	for sh := range files {
-		if args, match := matchParts(strings.Split(strings.TrimPrefix(sh, "/"), "/"), parts); match {
-			return sh, strings.Join(args, "/"), true
-		}
-	}
-	return "", "", false
-}
-
-func matchParts(shape, parts []string) ([]string, bool) {
-	if len(shape) != len(parts) {
-		return nil, false
-	}
-	var args []string
-	for i, p := range shape {
-		switch {
-		case strings.HasPrefix(p, ":"):
-			if parts[i] == "" {
-				return nil, false
-			}
-			args = append(args, parts[i])
-		case p != parts[i]:
-			return nil, false
-		}
-	}
-	return args, true
-}
-
-// splitSegments undoes matchShape's joining: each segment path-unescaped
-// (a tag "rock/pop" travels as one segment "rock%2Fpop").
+// splitSegments gives a page its arguments: the segments its shape's
+// parameter matched (joined by '/'), each path-unescaped; a tag
+// "rock/pop" travels as one segment "rock%2Fpop".
 func splitSegments(joined string) []string {
 	if joined == "" {
 		return nil
