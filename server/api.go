@@ -227,7 +227,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	s.send(w, r, &entity{contentType: jsonType, body: body}, reply{status: status}, nil)
+	s.send(w, r, &entity{contentType: jsonType, body: body, single: true}, reply{status: status}, nil)
 }
 
 // encodeResponse appends v's body to dst, ending in a newline as

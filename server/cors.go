@@ -26,6 +26,11 @@ var (
 	// fieldVaryOriginEncoding is what varyAcceptEncoding makes of
 	// fieldVaryOrigin: one line, not two.
 	fieldVaryOriginEncoding = []string{"Origin, Accept-Encoding"}
+	// fieldVaryAccept is a page's Vary (it has a Markdown twin), and
+	// fieldVaryAcceptEncoding what varyAcceptEncoding makes of it: the
+	// two lines pages have always sent.
+	fieldVaryAccept         = []string{"Accept"}
+	fieldVaryAcceptEncoding = []string{"Accept", "Accept-Encoding"}
 )
 
 // setCORS adds the CORS headers to an API response, errors included, so
@@ -63,6 +68,8 @@ func varyAcceptEncoding(h http.Header) {
 		h["Vary"] = fieldAcceptEncoding
 	case len(v) == 1 && &v[0] == &fieldVaryOrigin[0]:
 		h["Vary"] = fieldVaryOriginEncoding
+	case len(v) == 1 && &v[0] == &fieldVaryAccept[0]:
+		h["Vary"] = fieldVaryAcceptEncoding
 	default:
 		h.Add("Vary", "Accept-Encoding")
 	}

@@ -108,13 +108,14 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 	if err != nil {
 		return err
 	}
-	e := &entity{contentType: head.contentType, csp: head.csp, body: body}
+	e := &entity{contentType: head.contentType, csp: head.csp, body: body, single: true}
 	if head.status != 0 && head.status != http.StatusOK {
 		s.send(w, r, e, reply{status: head.status}, nil)
 		return nil
 	}
 	e.tag = etag(ix.Meta(), s.base, key)
 	if s.cache.admit(ix, key) {
+		e.single = false
 		e.body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
 		s.cache.put(ix, key, target, e)
 	}

@@ -152,8 +152,12 @@ func redirectSlash(w http.ResponseWriter, r *http.Request) {
 // servePage answers one page in the representation asked for.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFunc, args []string, md bool) {
 	h := w.Header()
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Add("Vary", "Accept")
+	h["Referrer-Policy"] = fieldNoReferrer
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Accept")
+	} else {
+		h["Vary"] = fieldVaryAccept // shared, as varyAcceptEncoding expects
+	}
 	s.serveResource(w, r, pageResource(r, md), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		meta := ix.Meta()
 		p, err := build(r, ix, args)
@@ -177,7 +181,7 @@ func (s *Server) failPage(w http.ResponseWriter, r *http.Request, err error, md 
 		Error: errNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), markdownIndex), Query: r.URL.RawQuery}
 	head, body := s.renderPage(nil, p, footer{}, md)
 	w.Header().Set("Retry-After", retryAfterSeconds)
-	s.send(w, r, &entity{contentType: head.contentType, csp: head.csp, body: body}, reply{status: head.status}, nil)
+	s.send(w, r, &entity{contentType: head.contentType, csp: head.csp, body: body, single: true}, reply{status: head.status}, nil)
 }
 
 // pageResource names a representation for its ETag.

@@ -35,10 +35,13 @@ type entity struct {
 	tag         string // strong ETag of the identity body, quoted; "" for none
 	csp         string // Content-Security-Policy of a page; "" for none
 	body        []byte // identity: the bytes before any content coding
-	variants    [numCodings]atomic.Pointer[[]byte]
-	fields      atomic.Pointer[entityFields]
-	tags        [numCodings]atomic.Pointer[[]string] // ETag field per coding, made when first sent
-	lengths     [numCodings]atomic.Pointer[lengthField]
+	// single marks an entity built for one request and not kept: the
+	// fields below, made to be sent again, would be made for nothing.
+	single   bool
+	variants [numCodings]atomic.Pointer[[]byte]
+	fields   atomic.Pointer[entityFields]
+	tags     [numCodings]atomic.Pointer[[]string] // ETag field per coding, made when first sent
+	lengths  [numCodings]atomic.Pointer[lengthField]
 }
 
 // lengthField is a Content-Length value as net/http keeps it, with the
@@ -53,6 +56,9 @@ type lengthField struct {
 // is sent again and again (and made again should a variant's length
 // differ, which deterministic compression never makes it).
 func (e *entity) lengthField(c coding, body []byte) []string {
+	if e.single {
+		return []string{strconv.Itoa(len(body))}
+	}
 	if l := e.lengths[c].Load(); l != nil && l.n == len(body) {
 		return l.field
 	}
@@ -72,17 +78,39 @@ func (e *entity) headerFields() *entityFields {
 	if f := e.fields.Load(); f != nil {
 		return f
 	}
-	f := &entityFields{contentType: []string{e.contentType}}
-	if e.csp != "" {
-		f.csp = []string{e.csp}
+	for _, f := range commonFields {
+		if f.contentType[0] == e.contentType && (f.csp == nil && e.csp == "" || f.csp != nil && f.csp[0] == e.csp) {
+			return f
+		}
 	}
+	f := newEntityFields(e.contentType, e.csp)
 	e.fields.Store(f) // a race builds equal values twice: harmless
 	return f
+}
+
+func newEntityFields(contentType, csp string) *entityFields {
+	f := &entityFields{contentType: []string{contentType}}
+	if csp != "" {
+		f.csp = []string{csp}
+	}
+	return f
+}
+
+// commonFields are the fields of the answers built most often, made once:
+// a search or a page built for one request would otherwise allocate its
+// own.
+var commonFields = [...]*entityFields{
+	newEntityFields(jsonType, ""),
+	newEntityFields(htmlType, pageCSP), newEntityFields(markdownMediaType, pageCSP),
+	newEntityFields(htmlType, pageMediaCSP), newEntityFields(markdownMediaType, pageMediaCSP),
 }
 
 // tagField is e's ETag field in coding c, made once per coding actually
 // sent: an answer built for one request is sent in one coding.
 func (e *entity) tagField(c coding) []string {
+	if e.single {
+		return []string{c.tag(e.tag)}
+	}
 	if f := e.tags[c].Load(); f != nil {
 		return *f
 	}
@@ -95,6 +123,7 @@ func (e *entity) tagField(c coding) []string {
 // handler appending to one gets a copy (each has no spare capacity).
 var (
 	fieldNosniff        = []string{"nosniff"}
+	fieldNoReferrer     = []string{"no-referrer"}
 	fieldAcceptEncoding = []string{"Accept-Encoding"}
 	fieldNoStore        = []string{"no-store"}
 	// fieldContentEncoding is the Content-Encoding field of each coding
