@@ -481,13 +481,25 @@ func (s *search) countPart(m set, n int, group []*facetTask, k int, part func(*f
 	if !counting {
 		return
 	}
+	var sparse [NumDims]bool
+	for j, t := range group {
+		if p := parts[j]; p != nil && p.sparseFor(n) {
+			sparse[j] = true
+			w.touched[t.d] = w.touched[t.d][:0]
+		}
+	}
 	it := &w.many
 	buf := s.recordBuffer()
 	it.Initialize(m.bm)
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		recs := buf[:got]
 		for j, p := range parts[:len(group)] {
-			if p != nil {
+			switch {
+			case p == nil:
+			case sparse[j]:
+				d := group[j].d
+				w.touched[d] = p.countSparse(recs, counts[j], w.touched[d])
+			default:
 				p.countRecords(recs, counts[j])
 			}
 		}
@@ -497,10 +509,8 @@ func (s *search) countPart(m set, n int, group []*facetTask, k int, part func(*f
 		p := parts[j]
 		switch {
 		case p == nil:
-		case p.sparseFor(n):
-			it.Initialize(m.bm)
-			t.top = t.col.rankSparse(p, it, buf, counts[j], t.top, k)
-			*it = roaring.ManyIntIterator{}
+		case sparse[j]:
+			t.top = t.col.rankTouched(p, counts[j], w.touched[t.d], t.top, k)
 		default:
 			t.top = t.col.rankDense(p, counts[j], t.top, k)
 		}

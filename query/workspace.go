@@ -52,7 +52,9 @@ type workspace struct {
 	// facet counting (see facetcol.go)
 	tops   [NumDims][]topCount
 	counts [NumDims][]uint16 // by value id, zero between uses
-	recBuf []uint32
+	// touched: the counters a sparse count raised from zero (countSparse)
+	touched [NumDims][]uint16
+	recBuf  []uint32
 	// distinct searches: group ids or records found, value-group pairs
 	// or entries by group, each value's last group and duplicates, and
 	// the values met (distinct.go)
