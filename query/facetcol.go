@@ -278,11 +278,7 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 			continue
 		}
 		if filtered.Has(d) && s.everyStationWithout(q, d) {
-			if q.Distinct { // groups, as countDistinct counts them
-				t.top = t.col.topOfAllGroups(s.w.tops[t.d][:0], q.FacetLimit)
-			} else {
-				t.top = t.col.topOfAll(s.w.tops[t.d][:0], q.FacetLimit)
-			}
+			t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			continue
 		}
 		switch {
@@ -297,8 +293,8 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 		if err == nil && t.m.bm != nil && !t.m.empty() {
 			t.n = t.m.card()
 			switch {
-			case q.Distinct && s.isEveryStation(t):
-				t.top = t.col.topOfAllGroups(s.w.tops[t.d][:0], q.FacetLimit)
+			case s.isEveryStation(t): // no memo entry holds every station
+				t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
 				t.top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
 			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
@@ -331,8 +327,6 @@ func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
 // record with the facets of the same set (countGroups).
 func (s *search) countTask(t *facetTask, k int) (err error) {
 	switch {
-	case s.isEveryStation(t):
-		t.top = t.col.topOfAll(s.w.tops[t.d][:0], k)
 	case t.col.hasColumn() && t.n <= columnMax && (t.n <= columnMin || t.n*columnShare <= s.stations):
 		t.byRecords = true
 	default:
@@ -343,8 +337,8 @@ func (s *search) countTask(t *facetTask, k int) (err error) {
 
 // everyStationWithout reports whether q matches every station once its
 // filter of dimension d is left out: no words, no other filter. The facet
-// of d is then the snapshot's own counts (topOfAll), with no set of every
-// station to build (a filter alone, paged deep: country=GB&offset=3100
+// of d is then the snapshot's own counts (topOfEveryStation), with no set
+// of every station to build (a filter alone, paged deep: country=GB&offset=3100
 // took four times its plain search to build and count that set).
 func (s *search) everyStationWithout(q Query, d Dim) bool {
 	return len(s.w.words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
@@ -432,6 +426,15 @@ func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
 		}
 	}
 	return top
+}
+
+// topOfEveryStation is the top k of a set of every station: the
+// snapshot's own counts, of stations or, for a distinct search, of groups.
+func (col *facetColumn) topOfEveryStation(top []topCount, k int, distinct bool) []topCount {
+	if distinct {
+		return col.topOfAllGroups(top, k)
+	}
+	return col.topOfAll(top, k)
 }
 
 // topOfAll is the top k when the search matches every station: the

@@ -303,10 +303,8 @@ func (c *slotColumn) countSparse(recs []uint32, cnt, touched []uint16) []uint16 
 				touched = touch(cnt, v, touched)
 			}
 		}
-		if c.more != nil && c.more[r/64]&(1<<(r%64)) != 0 {
-			for _, v := range c.overflow(r) {
-				touched = touch(cnt, v, touched)
-			}
+		for _, v := range c.overflow(r) {
+			touched = touch(cnt, v, touched)
 		}
 	}
 	return touched

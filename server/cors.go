@@ -43,11 +43,7 @@ var (
 // Vary: Origin, on both, keeps a shared cache from giving a browser the
 // answer made for a request without Origin.
 func setCORS(h http.Header, r *http.Request) {
-	if _, ok := h["Vary"]; ok {
-		h.Add("Vary", "Origin") // keep what the handler already varies on
-	} else {
-		h["Vary"] = fieldVaryOrigin
-	}
+	addVary(h, fieldVaryOrigin)
 	if _, ok := r.Header["Origin"]; !ok {
 		return
 	}
@@ -58,6 +54,17 @@ func setCORS(h http.Header, r *http.Request) {
 func setCORSAnswer(h http.Header) {
 	h["Access-Control-Allow-Origin"] = fieldAnyOrigin
 	h["Access-Control-Expose-Headers"] = fieldExposeHeaders
+}
+
+// addVary adds field's one value to the answer's Vary: the shared field
+// itself when there is no Vary yet (which varyAcceptEncoding recognises),
+// else appended to what the handler already varies on.
+func addVary(h http.Header, field []string) {
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", field[0])
+	} else {
+		h["Vary"] = field
+	}
 }
 
 // varyAcceptEncoding adds Accept-Encoding to the answer's Vary, keeping

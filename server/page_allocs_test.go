@@ -79,15 +79,7 @@ func TestAllocsPerPageResponse(t *testing.T) {
 			if md {
 				target = markdownTwinTarget(target)
 			}
-			serveOnce := func() {
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
-				if rec.Code != http.StatusOK {
-					t.Fatalf("%s: status %d", target, rec.Code)
-				}
-			}
-			serveOnce() // warm the pools
-			answered := testing.AllocsPerRun(50, serveOnce)
+			answered := allocsPerGet(t, h, target, 50)
 			r := httptest.NewRequest(http.MethodGet, k.target, nil) // buildPage knows the HTML target
 			var dst []byte
 			built := testing.AllocsPerRun(50, func() {

@@ -47,9 +47,9 @@ func pageBuilder(s *Server, path string) (pageFunc, []string) {
 	}
 	switch {
 	case parts[0] == "stations" && len(parts) == 2:
-		return s.stationPage, splitSegments(parts[1])
+		return s.stationPage, segmentArgs(parts[1])
 	case parts[0] == "stations" && len(parts) == 3 && parts[2] == "listen":
-		return s.listenPage, splitSegments(parts[1])
+		return s.listenPage, segmentArgs(parts[1])
 	}
 	for _, d := range directories {
 		switch {
@@ -57,7 +57,7 @@ func pageBuilder(s *Server, path string) (pageFunc, []string) {
 		case len(parts) == 1:
 			return s.directoryIndex(d), nil
 		case len(parts) == 2:
-			return s.directoryValue(d), splitSegments(parts[1])
+			return s.directoryValue(d), segmentArgs(parts[1])
 		}
 	}
 	return noPage, nil

@@ -90,7 +90,7 @@ func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFu
 				label += markdownIndex
 			}
 			pages[i][j] = s.instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-				s.servePage(w, req, build, splitSegments(ps.ByName("segments")), md || wantsMarkdown(req))
+				s.servePage(w, req, build, segmentArgs(ps.ByName("segments")), md || wantsMarkdown(req))
 			})
 		}
 	}
@@ -123,22 +123,18 @@ func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]pageFu
 	r.Handle(http.MethodHead, prefix+"/*rest", dispatch)
 }
 
-// splitSegments gives a page its arguments: the segments its shape's
-// parameter matched (joined by '/'), each path-unescaped; a tag
-// "rock/pop" travels as one segment "rock%2Fpop".
-func splitSegments(joined string) []string {
-	if joined == "" {
+// segmentArgs gives a page its arguments: the one segment its shape's
+// parameter matched, path-unescaped (a tag "rock/pop" travels as one
+// segment "rock%2Fpop"), or none for a shape without a parameter.
+func segmentArgs(segment string) []string {
+	if segment == "" {
 		return nil
 	}
-	parts := strings.Split(joined, "/")
-	for i, p := range parts {
-		if u, err := url.PathUnescape(p); err == nil {
-			parts[i] = u
-		} else {
-			parts[i] = "\x00" // matches no key: the page is a 404
-		}
+	u, err := url.PathUnescape(segment)
+	if err != nil {
+		u = "\x00" // matches no key: the page is a 404
 	}
-	return parts
+	return []string{u}
 }
 
 func redirectSlash(w http.ResponseWriter, r *http.Request) {
@@ -153,11 +149,7 @@ func redirectSlash(w http.ResponseWriter, r *http.Request) {
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build pageFunc, args []string, md bool) {
 	h := w.Header()
 	h["Referrer-Policy"] = fieldNoReferrer
-	if _, ok := h["Vary"]; ok {
-		h.Add("Vary", "Accept")
-	} else {
-		h["Vary"] = fieldVaryAccept // shared, as varyAcceptEncoding expects
-	}
+	addVary(h, fieldVaryAccept)
 	s.serveResource(w, r, pageResource(r, md), func(ix *query.Index, dst []byte) (entityHead, []byte, error) {
 		meta := ix.Meta()
 		p, err := build(r, ix, args)
