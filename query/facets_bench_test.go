@@ -36,6 +36,16 @@ func BenchmarkFacetsReal(b *testing.B) {
 		// language=english&q=radio for a search that finds 3.
 		{"radio_fi_english", Query{Q: "radio", Filter: filters("FI", "english", "")}},
 		{"radio_fi_english_facets", Query{Q: "radio", Filter: filters("FI", "english", ""), Facets: all}},
+		// The suite's costliest against their plain search: a word and a
+		// genre that find one station, whose genre facet counts the word's
+		// few hundred (countSparse); a filter alone paged deep, whose own
+		// facet is every station's (topOfEveryStation).
+		{"media_anchorage", Query{Q: "media", Filter: filters("", "", "anchorage")}},
+		{"media_anchorage_facets", Query{Q: "media", Filter: filters("", "", "anchorage"), Facets: all}},
+		{"international_music_videos", Query{Q: "international", Filter: filters("", "", "music videos")}},
+		{"international_music_videos_facets", Query{Q: "international", Filter: filters("", "", "music videos"), Facets: all}},
+		{"country_gb_deep", Query{Filter: filters("GB", "", ""), Offset: 3100}},
+		{"country_gb_deep_facets", Query{Filter: filters("GB", "", ""), Offset: 3100, Facets: all}},
 		{"suggest_typo", Query{Q: "jazzz radoi", Suggest: true}},
 		{"near_berlin_50km", Query{Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 50}}},
 	}
