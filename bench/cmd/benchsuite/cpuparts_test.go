@@ -103,13 +103,14 @@ func TestSlug(t *testing.T) {
 
 // TestBudgets: the predicted ratio is the ceiling's CPU per request (server
 // and wrk) over stationdex's, and the budget the goal's sum less wrk's
-// part, said against the floor.
+// part, at wrk's cost in either kind of round, the larger said against
+// the floor.
 func TestBudgets(t *testing.T) {
 	s := &suite{}
 	s.res.Floor = &HTTPMix{Name: "floor", Ours: Wrk{CPUUsPerReq: 13}}
 	s.res.Mixes = []HTTPMix{
 		{Name: "crawl", ThroughputX: 0.37, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 40, WrkCPUUsPerReq: 20}},
-		{Name: "cold", ThroughputX: 0.6, Ceiling: Wrk{CPUUsPerReq: 12, WrkCPUUsPerReq: 12}, Ours: Wrk{CPUUsPerReq: 30, WrkCPUUsPerReq: 10}},
+		{Name: "cold", ThroughputX: 0.45, Ceiling: Wrk{CPUUsPerReq: 6, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 30, WrkCPUUsPerReq: 14}},
 		{Name: "hot", ThroughputX: 1.05, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 11, WrkCPUUsPerReq: 8}},
 		{Name: "hot, Accept-Encoding: gzip", ThroughputX: 0.8, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 13, WrkCPUUsPerReq: 9}},
 	}
@@ -117,16 +118,27 @@ func TestBudgets(t *testing.T) {
 	s.budgets(&w)
 	out := w.String()
 	for _, want := range []string{
-		// crawl: 24/0.8 - 20 = 10 < floor 13
-		"crawl: measured 0.37x, predicted 0.40x (24.0 / 60.0 us); 0.8x allows stationdex 10.0 us per request, it spends 40.0, and the floor",
-		// cold: 24/0.8 - 10 = 20: 10 to take out of the 17 above the floor
-		"cold: measured 0.60x, predicted 0.60x (24.0 / 40.0 us); 0.8x allows stationdex 20.0 us per request, it spends 30.0: 10.0 us to take out of the 17.0 above the floor.",
-		"hot: measured 1.05x, predicted 1.05x (20.0 / 19.0 us); 1x allows stationdex 12.0 us per request, it spends 11.0: held.",
+		// crawl: 24/0.8 = 30; less wrk's 20 in stationdex's rounds: 10,
+		// less its 14 in the ceiling's: 16, 3 above the floor of 13
+		"crawl: measured 0.37x, predicted 0.40x (24.0 / 60.0 us); 0.8x allows stationdex 10.0 us per request (16.0), it spends 40.0: " +
+			"30.0 us to take out (24.0 with wrk at the ceiling's cost) of the 27.0 above the floor (13.0, a static file from memory), " +
+			"so the answers' own work beyond the floor may cost 3.0 us at most.",
+		// cold: 20/0.8 - 14 = 11 either way, below the floor of 13
+		"cold: measured 0.45x, predicted 0.45x (20.0 / 44.0 us); 0.8x allows stationdex 11.0 us per request (11.0), it spends 30.0, and the floor alone",
+		"hot: measured 1.05x, predicted 1.05x (20.0 / 19.0 us); 1x allows stationdex 12.0 us per request (12.0), it spends 11.0: held.",
 		// gzip: 20/0.85 - 9 = 14.5 >= 13: the model says it fits
-		"hot, Accept-Encoding: gzip: measured 0.80x, predicted 0.91x (20.0 / 22.0 us); 0.85x allows stationdex 14.5 us per request, it spends 13.0: within it, so the miss",
+		"hot, Accept-Encoding: gzip: measured 0.80x, predicted 0.91x (20.0 / 22.0 us); 0.85x allows stationdex 14.5 us per request (14.5), it spends 13.0: within it, so the miss",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("budgets lack %q:\n%s", want, out)
 		}
+	}
+	// over the budget at wrk's cost in stationdex's rounds (18 - 10 = 8),
+	// within it at its cost in the ceiling's (18 - 8 = 10)
+	s.res.Mixes = []HTTPMix{{Name: "hot", ThroughputX: 0.95, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 8}, Ours: Wrk{CPUUsPerReq: 9.5, WrkCPUUsPerReq: 10}}}
+	w.Reset()
+	s.budgets(&w)
+	if want := "1x allows stationdex 8.0 us per request (10.0), it spends 9.5: 1.5 us over it, within it at wrk's cost in the ceiling's rounds"; !strings.Contains(w.String(), want) {
+		t.Errorf("budgets lack %q:\n%s", want, w.String())
 	}
 }
