@@ -266,10 +266,11 @@ func (c *slotColumn) countOne(recs []uint32, cnt []uint16) {
 	}
 }
 
-// take is the count of value id over the counter sets, clearing it.
-func (c *slotColumn) take(cnt []uint16, id int) int {
+// take is the count of value id over p's counter sets in cnt, clearing
+// it.
+func take[C uint16 | uint32](p *slotColumn, cnt []C, id int) int {
 	n := 0
-	for i := spareSlots + id - c.base; i < len(cnt); i += c.stride {
+	for i := spareSlots + id - p.base; i < len(cnt); i += p.stride {
 		n += int(cnt[i])
 		cnt[i] = 0
 	}
@@ -335,12 +336,12 @@ func (col *facetColumn) rankTouched(p *slotColumn, cnt, touched []uint16, top []
 // rankDense ranks the counters of part p in value order, which is most
 // stations in the snapshot first: once a value's snapshot count is below
 // the k-th count found, no later value can enter. It clears the counters.
-func (col *facetColumn) rankDense(p *slotColumn, cnt []uint16, top []topCount, k int) []topCount {
+func rankDense[C uint16 | uint32](col *facetColumn, p *slotColumn, cnt []C, top []topCount, k int) []topCount {
 	for id := p.base; id < p.base+p.values; id++ {
 		if !col.mayEnter(top, id, k) {
 			break
 		}
-		if n := p.take(cnt, id); n > 0 && !col.skip[id] {
+		if n := take(p, cnt, id); n > 0 && !col.skip[id] {
 			top = col.offer(top, topCount{uint32(id), n}, k)
 		}
 	}

@@ -52,6 +52,8 @@ type workspace struct {
 	// facet counting (see facetcol.go)
 	tops   [NumDims][]topCount
 	counts [NumDims][]uint16 // by value id, zero between uses
+	// wide: the counts of a set too large for 16 bits (countPart)
+	wide [NumDims][]uint32
 	// touched: the counters a sparse count raised from zero (countSparse)
 	touched [NumDims][]uint16
 	recBuf  []uint32
