@@ -201,7 +201,7 @@ func (col *facetColumn) buildDense(cs []rawroaring.Container) {
 // columnFold records could overflow: such a set's counts are folded into
 // 32-bit ones every columnFold records (see countPart). A set that large
 // is visited only up to 1/foldedShare of the stations: its records' slots
-// come from memory, not the caches. At 5M stations a word's 130,000 to
+// come from memory, not the caches. At 5M stations sets of 130,000 to
 // 175,000 (3%) took 7 to 12 ms by posting lists and 1.3 to 5 by records,
 // while "radio" in English, 472,000 (9%), took 7.3 and 8.4.
 const (
