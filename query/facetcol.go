@@ -559,22 +559,25 @@ func (s *search) partCounters(pcs []partCount, n, fold int, group []*facetTask, 
 			continue
 		}
 		size := p.counters()
-		if len(w.counts[t.d]) < size {
-			w.counts[t.d] = make([]uint16, size)
-		}
-		pcs[j] = partCount{p: p, narrow: w.counts[t.d][:size], sparse: p.sparseFor(n) && n <= fold}
+		pcs[j] = partCount{p: p, narrow: pooledCounters(&w.counts[t.d], size), sparse: p.sparseFor(n) && n <= fold}
 		switch {
 		case pcs[j].sparse:
 			w.touched[t.d] = w.touched[t.d][:0]
 		case n > fold:
-			if len(w.wide[t.d]) < size {
-				w.wide[t.d] = make([]uint32, size)
-			}
-			pcs[j].wide = w.wide[t.d][:size]
+			pcs[j].wide = pooledCounters(&w.wide[t.d], size)
 		}
 		counting = true
 	}
 	return counting
+}
+
+// pooledCounters is the first size counters of a workspace pool, which
+// holds zeros between uses; it grows the pool when it is shorter.
+func pooledCounters[C uint16 | uint32](pool *[]C, size int) []C {
+	if len(*pool) < size {
+		*pool = make([]C, size)
+	}
+	return (*pool)[:size]
 }
 
 // foldCounts adds the 16-bit counters of each part that has 32-bit ones
