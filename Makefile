@@ -33,7 +33,7 @@ TESTFUZZTIME ?= 2000x
 # state between requests, and the indexer's pipelines (reading on one
 # goroutine, filing on another; one compressing goroutine per data dump),
 # whose whole-snapshot tests are left out of the race run for time.
-RACE_PKGS := ./server/... ./query/... ./indexer/stationjson/ ./indexer/extsort/
+RACE_PKGS := ./server/... ./query/... ./internal/stationjson/ ./indexer/extsort/
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all help build run test test-suite test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \

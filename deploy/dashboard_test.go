@@ -13,7 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/metrics"
 )
 

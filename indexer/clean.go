@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // Limits of the cleaned fields. They bound the size of a record and of every

@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/compress/s2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // DefaultBaseURL is the base URL the stored data dumps build station URLs

@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // fixtureBlocks returns the fixture's records as record blocks, and both

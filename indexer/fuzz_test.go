@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // FuzzCleanRecord feeds raw JSON lines through decoding and cleaning: they

@@ -11,7 +11,7 @@ import (
 	"github.com/blevesearch/vellum"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // geoPoint is a station with coordinates, under its temporary number until

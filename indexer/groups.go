@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/extsort"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Grouping entries (see the groups section of package format): while

@@ -19,7 +19,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/extsort"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // builder is a build in progress. Reading only appends: every cleaned

@@ -32,7 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Input is one Radio Browser dump: a JSON array or NDJSON, plain or gzip.

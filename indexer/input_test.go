@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // station renders a minimal Radio Browser record.

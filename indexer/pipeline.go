@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"time"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // The read pipeline of Build. Decoding the JSON of a record, cleaning it

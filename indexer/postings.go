@@ -11,9 +11,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/extsort"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // The posting buckets built from records, numbered in the order they are

@@ -8,8 +8,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // keyerNames are names whose folding does more than lower-case them.

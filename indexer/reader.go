@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // MaxWarnings bounds the per-record warnings written during a build: a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // The upstream station objects (format.BucketUpstreamJSON): the source

@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/extsort"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // The compatible API's orders (format.BucketUpstreamOrders): once the

@@ -13,7 +13,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Write batching: a bbolt transaction keeps every page it dirties in memory

@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // indexInfo is what the index series expose of a snapshot's meta document.

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 const namespace = "stationdex"

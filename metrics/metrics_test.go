@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // newTestMetrics registers a node's collectors on a fresh registry with a

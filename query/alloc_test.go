@@ -2,8 +2,8 @@ package query
 
 import (
 	"fmt"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 	"strings"
 	"testing"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/blevesearch/vellum"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // checkGeo: every point decodes, names an existing record whose stored

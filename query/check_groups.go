@@ -7,7 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // checkGroups verifies the groups and group_of buckets against each other

@@ -10,7 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // grouped stores groups over the small index, which has none, as a sound

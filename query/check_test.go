@@ -9,7 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 func TestCheckSoundIndex(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // checkUpstreamOrders: every stored order of the compatible API

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 )
 
 // TestOSADistanceAsWholeTable: the bit vectors give the oracle's

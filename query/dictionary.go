@@ -14,7 +14,7 @@ import (
 	"github.com/blevesearch/vellum"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // dictionary is the index's word list (the keys of the all_tokens FST the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 )
 
 // The dictionary's close-word walk, which skips prefixes, against a brute

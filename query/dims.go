@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // Dim is a dimension stations are filtered on, counted by (a search's

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 )
 
 // dimQueries search the real snapshot by the location, https and codec

@@ -6,7 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // The directory: browsing the buckets of a dimension (countries, language

@@ -8,7 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // Order is the order of a directory's values.

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/iso"
 )
 
 // TestFacetValuesOrders: most stations first with ties A–Z, or A–Z by the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Distinct searches: one result per group (see format's Groups). A

@@ -3,7 +3,7 @@ package query
 import (
 	"math/bits"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/rawroaring"
 )
 

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
 // distinctQueries are the oracle's queries, a distance filter and the

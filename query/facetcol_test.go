@@ -9,8 +9,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 	"stationdex/query/rawroaring"
 )
 

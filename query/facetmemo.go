@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/pagetree"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
 // The memoised facets of the broad one-key searches against the oracle,

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/rawroaring"
 )
 

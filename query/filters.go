@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"math"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // filters is the intersection of the requested filters, leaving out the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/fold"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/fold"
+	qoracle "stationdex/oracle"
 )
 
 // rangeFilters are the codec, bitrate and distance filters the real

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // TestCheckRefusesDamagedPages pins what FuzzOpen found: bbolt follows

@@ -9,7 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // runsIndex is an index of five blocks of stations and more, so that its

@@ -3,8 +3,8 @@ package query
 import (
 	"testing"
 
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
 // FuzzGenreKey: the engine's genre key (format.GenreKey, what the index

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
 // genreSpellings are spellings of one genre each that the real snapshot

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // entry is one record of a grouping test: a UUID ending in n, and the

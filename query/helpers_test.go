@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"stationdex/indexer"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // station is one Radio Browser record for hand-built test sets; only the

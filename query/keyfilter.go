@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Key filters spare a search the look-ups that find nothing. A search asks

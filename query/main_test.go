@@ -6,14 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"stationdex/indexer/realdata"
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"stationdex/indexer"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // sharedDir holds the indexes built once per test binary and shared by

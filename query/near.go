@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/pagetree"
 )
 

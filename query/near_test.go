@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
 // nearbySample is every 37th station of the real snapshot that has

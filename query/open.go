@@ -14,7 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/pagetree"
 )
 

@@ -1,11 +1,11 @@
 package query
 
 import (
-	"stationdex/indexer/format"
-	qoracle "stationdex/query/oracle"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
 )
 
-// oracle adapts the linear-scan oracle (package query/oracle) to Query.
+// oracle adapts the linear-scan oracle (package oracle) to Query.
 type oracle struct{ *qoracle.Oracle }
 
 func newOracle(recs []format.Record) *oracle { return &oracle{qoracle.New(recs)} }

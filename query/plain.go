@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/rawroaring"
 )
 

@@ -41,7 +41,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/pagetree"
 )
 

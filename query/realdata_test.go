@@ -5,8 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // handPicked are query texts a person would try: whole words, accents and

@@ -6,8 +6,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // Search runs q: one read transaction, posting lists combined into at most

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"stationdex/indexer"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // smallSet is a hand-made directory where every tier and filter rule has

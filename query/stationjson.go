@@ -6,8 +6,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // The JSON API's read path. The index stores every station's API JSON

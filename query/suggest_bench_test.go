@@ -8,7 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // typoQueries are zero-result searches made from real name words by one

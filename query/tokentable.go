@@ -7,7 +7,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/pagetree"
 )
 

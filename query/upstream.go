@@ -10,9 +10,9 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // The compatible API's read path (server/upstream*.go): the upstream

@@ -7,8 +7,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // The compatible API's lists (/json/countries, /json/tags, ...): every

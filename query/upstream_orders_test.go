@@ -14,7 +14,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 func TestUpstreamOrderNames(t *testing.T) {

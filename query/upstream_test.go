@@ -12,9 +12,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // upstreamInput is a hand-made snapshot for the compatible API's read

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // maxOffset is the deepest offset the API serves.

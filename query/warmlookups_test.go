@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // TestKeyFilterNeverDeniesAKey: a filter has every key it was built from,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query/rawroaring"
 )
 

@@ -3,8 +3,8 @@ package server
 import (
 	"strconv"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -3,7 +3,7 @@ package server
 import (
 	"strconv"
 
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"testing"
 
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"strconv"
 	"strings"
 	"testing"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // TestETagIsHashOfParts: etag is the SHA-256 of its parts, each followed

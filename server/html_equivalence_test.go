@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"stationdex/indexer/format"
-	"stationdex/query/oracle"
+	"stationdex/internal/format"
+	"stationdex/oracle"
 )
 
 // realOracle is the linear-scan oracle over the cleaned records of the real

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // TestCleanTextFastPath: the shortcuts of cleanText (printable ASCII kept

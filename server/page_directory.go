@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

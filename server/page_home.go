@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

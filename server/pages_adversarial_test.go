@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/fold"
+	"stationdex/internal/stationjson"
 )
 
 // TestAdversarialFixture: the demo's hostile names, tags and URLs (markup,

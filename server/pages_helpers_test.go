@@ -18,8 +18,8 @@ import (
 	gmtext "github.com/yuin/goldmark/text"
 	"golang.org/x/net/html"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

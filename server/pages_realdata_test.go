@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"stationdex/indexer"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

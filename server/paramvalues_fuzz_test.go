@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

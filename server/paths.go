@@ -1,6 +1,6 @@
 package server
 
-import "stationdex/indexer/stationjson"
+import "stationdex/internal/stationjson"
 
 // The service's fixed public paths, named once: the routes, every link the
 // pages print, the capabilities document, llms.txt and the sitemap use

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // httpStationID is a demo station whose stream is plain http://.

@@ -3,8 +3,7 @@ package server
 import (
 	"strconv"
 
-	"stationdex/indexer/demo"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Where the stations come from, said on every page, in llms.txt and in
@@ -24,7 +23,7 @@ const (
 )
 
 // isDemo reports whether a snapshot is the embedded demo.
-func isDemo(source string) bool { return source == demo.Source }
+func isDemo(source string) bool { return source == format.DemoSource }
 
 // dataNotice is the notice under every page for a snapshot from source
 // ("" while none is loaded).

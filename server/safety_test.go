@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"stationdex/indexer"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/fold"
+	"stationdex/internal/stationjson"
 )
 
 // Output safety beyond the HTML and Markdown pages of stations and facet

@@ -63,7 +63,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 	"stationdex/server/wire"
 )

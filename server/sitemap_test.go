@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 type sitemapIndexDoc struct {

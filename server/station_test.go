@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 func mustUUID(t *testing.T, s string) format.UUID {

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 	"stationdex/query"
 )
 

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"stationdex/indexer"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
 	"stationdex/indexer/realdata"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // TestNPMClient runs the real npm client radio-browser-api 6.0.3 (pinned

@@ -14,10 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"stationdex/indexer/format"
 	"stationdex/indexer/realdata"
+	"stationdex/internal/format"
+	"stationdex/oracle"
 	"stationdex/query"
-	"stationdex/query/oracle"
 )
 
 // TestUpstreamOracleAgrees: several hundred /json/stations/search

@@ -9,7 +9,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -17,10 +17,10 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

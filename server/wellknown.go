@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

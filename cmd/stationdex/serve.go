@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"stationdex/indexer/demo"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/metrics"
 	"stationdex/query"
 	"stationdex/server"

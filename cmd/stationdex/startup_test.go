@@ -20,7 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/demo"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Start-up faults, run as a child process like an operator would see

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"stationdex/indexer"
+	"stationdex/internal/format"
 )
 
 //go:embed stations.ndjson
@@ -31,7 +32,7 @@ var NDJSON []byte
 var SnapshotAt = time.Date(2025, 2, 27, 12, 0, 0, 0, time.UTC)
 
 // Source names the demo data set in every response.
-const Source = "stationdex demo snapshot (fictional stations in Radio Browser format)"
+const Source = format.DemoSource
 
 // Build writes the demo index to dir/demo.db and returns its path.
 func Build(ctx context.Context, dir string) (string, error) {

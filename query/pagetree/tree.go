@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Tree reads the index's buckets from a mapping of the file, in the

@@ -7,8 +7,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"stationdex/indexer/format"
 	"stationdex/indexer/realdata"
+	"stationdex/internal/format"
 )
 
 // mapped verifies and maps the index at path, unmapped at the end of the

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Verify walks the bbolt page tree of an index file with its own

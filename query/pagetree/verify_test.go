@@ -16,7 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // runsStations is enough stations past format.RecordsPerBlock that the

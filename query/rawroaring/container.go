@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // A Container is one container of a bitmap in roaring's portable

@@ -7,7 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // randomBitmap has array, bitmap and (after RunOptimize) run containers.

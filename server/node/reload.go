@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 	"stationdex/query"
 )
 

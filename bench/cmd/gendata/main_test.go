@@ -13,8 +13,8 @@ import (
 	"stationdex/bench/internal/raw"
 	"stationdex/bench/internal/shape"
 	"stationdex/indexer"
-	"stationdex/indexer/format"
 	"stationdex/indexer/realdata"
+	"stationdex/internal/format"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)

@@ -21,8 +21,8 @@ import (
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
 	"stationdex/bench/internal/traffic"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/iso"
 )
 
 // How many queries of each class; 3,000 in all.

@@ -13,7 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"stationdex/bench/internal/mix"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Bleve is the Bleve v2 peer (scorch, on disk under dir, reopened after the

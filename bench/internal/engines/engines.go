@@ -11,9 +11,9 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/indexer"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // Engine answers searches of the mix.

@@ -18,7 +18,7 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
-	"stationdex/indexer/iso"
+	"stationdex/internal/iso"
 )
 
 // MariaDB is the upstream directory's own approach: one InnoDB table as in

@@ -10,7 +10,7 @@ import (
 	_ "modernc.org/sqlite" // registers driver "sqlite" (pure Go, FTS5 built in)
 
 	"stationdex/bench/internal/mix"
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // SQLite is the FTS5 peer. Stations get rowids in our rank order, the text

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"stationdex/bench/internal/raw"
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // Profile counts what a data set has. Shares are of Stations.

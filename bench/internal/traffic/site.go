@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 

@@ -31,8 +31,8 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/iso"
 )
 
 // station is what the generators use of one real station.

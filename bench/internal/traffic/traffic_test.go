@@ -12,7 +12,7 @@ import (
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
 	"stationdex/indexer/realdata"
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 )
 
 var (

@@ -11,8 +11,8 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // UpRequest is one request of the upstream mix (issue #27): what a

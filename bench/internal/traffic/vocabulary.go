@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"stationdex/bench/internal/raw"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // vocabulary is what a query word can match in the index, modelled from

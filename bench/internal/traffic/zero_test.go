@@ -9,7 +9,7 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/indexer/realdata"
-	qoracle "stationdex/query/oracle"
+	qoracle "stationdex/oracle"
 )
 
 const coldRealN = 40_000

@@ -3,7 +3,7 @@ package stationjson
 import (
 	"strconv"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Upstream is a station in the shape the upstream directory's read API

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // GenreKey is the genre a tag is one spelling of, by the API guide's rule

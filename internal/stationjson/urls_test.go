@@ -3,8 +3,8 @@ package stationjson_test
 import (
 	"testing"
 
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // TestStationURLs: a station's addresses are its page under the base URL,

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // LanguageCode resolves a language label to its ISO 639 code: the two-letter

@@ -15,9 +15,9 @@ import (
 	"sync"
 
 	"stationdex/indexer"
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // oracleStation is a record with its searchable text prepared.

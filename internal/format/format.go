@@ -188,7 +188,7 @@ import (
 	"strings"
 	"time"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // Magic identifies a stationdex index among other bbolt files.
@@ -334,6 +334,11 @@ var (
 	KeyVersion = []byte("version")
 	KeyMeta    = []byte("meta")
 )
+
+// DemoSource is the Source of the embedded demo snapshot (indexer/demo). It
+// lives here, beside Meta, so that a server can tell the demo from a real
+// snapshot without linking the indexer that builds it.
+const DemoSource = "stationdex demo snapshot (fictional stations in Radio Browser format)"
 
 // Meta is the snapshot description stored under KeyMeta.
 type Meta struct {

@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"strings"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 // NameOrder is what record numbers are assigned by (see the package

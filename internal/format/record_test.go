@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 func sampleRecord() Record {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"stationdex/indexer/fold"
+	"stationdex/internal/fold"
 )
 
 func id(b byte) UUID { return UUID{15: b} }

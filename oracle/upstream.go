@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // The compatible API's search (/json/stations/search), answered by a

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
-	"stationdex/indexer/iso"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/iso"
 )
 
 // greatCircleKm is the distance from a position in degrees to g, by the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // The two data dumps: every station in the API's Station shape, as one JSON

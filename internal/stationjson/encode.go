@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // AppendJSON appends st as a JSON object: byte for byte what encoding/json

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // The service's own URLs, in one place so the JSON API, the data dumps and

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strconv"
 
-	"stationdex/indexer/format"
+	"stationdex/internal/format"
 )
 
 // Station is the JSON form of a station, as in the spec. Required fields are

@@ -9,8 +9,8 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/indexer/demo"
-	"stationdex/indexer/format"
-	"stationdex/indexer/stationjson"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
 )
 
 // TestAppendJSON: every demo station (markup, control characters, bidi

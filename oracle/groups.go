@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"stationdex/indexer/fold"
-	"stationdex/indexer/format"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // Groups lists every group of more than one entry, by the API guide's
