@@ -68,8 +68,8 @@ type rawStation struct {
 }
 
 // rawInput is what a source record is decoded into: rawStation, and the
-// fields only the compatible API uses, decoded only for a build with
-// Options.Compat (decodeStation), so that without it a record is read,
+// fields only the Radio Browser API uses, decoded only for a build with
+// format.SectionRBAPI (decodeStation), so that without it a record is read,
 // and accepted or refused, exactly as before those fields were kept.
 type rawInput struct {
 	rawStation
@@ -77,7 +77,7 @@ type rawInput struct {
 }
 
 // rawUpstream holds the fields of the source record that only the
-// compatible API's station object (stationjson.Upstream) uses.
+// Radio Browser API's station object (stationjson.Upstream) uses.
 type rawUpstream struct {
 	ChangeUUID           string `json:"changeuuid"`
 	ServerUUID           string `json:"serveruuid"`

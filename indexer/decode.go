@@ -28,15 +28,15 @@ const maxFastDepth = 32
 type fastDecoder struct {
 	b []byte
 	i int
-	// compat: the fields of rawUpstream are decoded too.
-	compat bool
+	// upstreamFields: the fields of rawUpstream are decoded too.
+	upstreamFields bool
 }
 
 // decodeStationFast fills st (which must be zero) from raw, a record
 // trimmed of white space, and reports whether it could; false says nothing
 // about raw's validity, only that Unmarshal must decide.
-func decodeStationFast(raw []byte, st *rawInput, compat bool) bool {
-	d := fastDecoder{b: raw, compat: compat}
+func decodeStationFast(raw []byte, st *rawInput, upstreamFields bool) bool {
+	d := fastDecoder{b: raw, upstreamFields: upstreamFields}
 	if !d.object(st) {
 		return false
 	}
@@ -99,7 +99,7 @@ func fieldOf(st *rawStation, key []byte) stationField {
 	return stationField{}
 }
 
-// upstreamFieldOf is fieldOf for the fields only the compatible API uses.
+// upstreamFieldOf is fieldOf for the fields only the Radio Browser API uses.
 func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
 	switch string(key) {
 	case "changeuuid":
@@ -161,7 +161,7 @@ func (d *fastDecoder) object(st *rawInput) bool {
 		}
 		d.space()
 		f := fieldOf(&st.rawStation, key)
-		if f == (stationField{}) && d.compat {
+		if f == (stationField{}) && d.upstreamFields {
 			f = upstreamFieldOf(&st.rawUpstream, key)
 		}
 		if !d.value(f) {

@@ -29,7 +29,7 @@ func FuzzCleanRecord(f *testing.F) {
 	f.Add([]byte(`{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"a\u0000b","language":"x/y.z|w;v&u","languagecodes":"EN,xx,ger","tags":",,a,A,","bitrate":99999,"homepage":"http://h/","url_resolved":"https://[::1]:80/"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var st rawInput
-		if decodeStation(line, &st, true) != nil {
+		if decodeStation(line, &st, format.SectionRBAPI) != nil {
 			return
 		}
 		rec, reason := cleanStation(&st.rawStation)

@@ -74,8 +74,8 @@ type builder struct {
 	// keys counts the distinct keys written per posting bucket, for the
 	// meta document.
 	keys [numPostingBuckets]int
-	// compat: write the compatible API's buckets (Options.Compat).
-	compat   bool
+	// sections: the optional parts of the file to write (Options.Sections).
+	sections format.Sections
 	budget   int    // bytes, shared out among the sorters
 	key, val []byte // scratch
 }
@@ -259,8 +259,8 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	defer dump.abort()
-	var up *upstreamSpill // nil: no upstream objects (Options.Compat)
-	if b.compat {
+	var up *upstreamSpill // nil: no upstream objects (no format.SectionRBAPI)
+	if b.sections.Has(format.SectionRBAPI) {
 		if up, err = newUpstreamSpill(tmp); err != nil {
 			return f.fail(err)
 		}
@@ -441,7 +441,7 @@ type stationsSource struct {
 	final []uint32
 	dump  *dumpWriter
 	// upstream receives each record's upstream object, in record order;
-	// nil in a build without Options.Compat.
+	// nil in a build without format.SectionRBAPI.
 	upstream *upstreamSpill
 	n        uint32   // record number of the next record
 	recs     [][]byte // the block being filled
@@ -547,8 +547,8 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if bk >= firstCompatPosting && !b.compat {
-			continue // none filed (postingKeyer.compat); a stray key fails below
+		if bk >= firstCompatPosting && !b.sections.Has(format.SectionRBAPI) {
+			continue // none filed (postingKeyer.sections); a stray key fails below
 		}
 		src := s.source(bk)
 		if bk == bGenreSpellings {

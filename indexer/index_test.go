@@ -363,12 +363,12 @@ func recordAt(tx *bolt.Tx, n uint32) ([]byte, error) {
 }
 
 // TestBuildCompatOptIn: the compatible API's buckets are written only
-// with Options.Compat, and flagged in the meta document; the other
+// with format.SectionRBAPI, and flagged in the meta document; the other
 // buckets are the same either way, so a default build is what it was
 // before the compatible data existed.
 func TestBuildCompatOptIn(t *testing.T) {
 	plain, _ := buildFixture(t, Options{})
-	compat, _ := buildFixture(t, Options{Compat: true})
+	compat, _ := buildFixture(t, Options{Sections: format.SectionRBAPI})
 	buckets := func(path string) (names []string, dumps map[string]string, meta map[string]any) {
 		dumps = map[string]string{}
 		err := openIndex(t, path).View(func(tx *bolt.Tx) error {
@@ -422,21 +422,21 @@ func TestBuildCompatOptIn(t *testing.T) {
 	}
 }
 
-// TestBuildCompatFieldsUnread: without Options.Compat a field only the
-// compatible API uses is not decoded, so a value of the wrong type there
+// TestBuildCompatFieldsUnread: without format.SectionRBAPI a field only the
+// Radio Browser API uses is not decoded, so a value of the wrong type there
 // does not make the record malformed; with it, it does, as the source's
 // type is then relied on.
 func TestBuildCompatFieldsUnread(t *testing.T) {
 	const rec = `{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"A","lastchecktime":"2025-01-01 00:00:00","votes":"many","has_extended_info":"yes"}` + "\n"
-	for _, compat := range []bool{false, true} {
+	for _, sections := range []format.Sections{0, format.SectionRBAPI} {
 		path := filepath.Join(t.TempDir(), "x.idx")
 		in := Input{Name: "x", R: strings.NewReader(rec + strings.Replace(rec, "00000001", "00000002", 1) + `{"stationuuid":"00000003-0000-4000-8000-000000000001","name":"B"}` + "\n")}
-		sum, err := Build(context.Background(), path, Options{Compat: compat, SnapshotAt: time.Unix(0, 0)}, in)
+		sum, err := Build(context.Background(), path, Options{Sections: sections, SnapshotAt: time.Unix(0, 0)}, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]int{false: 0, true: 2}[compat]; sum.Skipped.Malformed != want {
-			t.Errorf("compat %v: %d malformed, want %d", compat, sum.Skipped.Malformed, want)
+		if want := map[format.Sections]int{0: 0, format.SectionRBAPI: 2}[sections]; sum.Skipped.Malformed != want {
+			t.Errorf("sections %b: %d malformed, want %d", sections, sum.Skipped.Malformed, want)
 		}
 	}
 }

@@ -62,13 +62,13 @@ type Options struct {
 	// "": the output file's directory, which also holds the temporary
 	// index file. Spilled data is about the size of the index.
 	TempDir string
-	// Compat also writes what the Radio Browser compatible API under
-	// /json/ reads (format.CompatBuckets: each station's upstream object
-	// and the postings of its filters), and marks the meta document
-	// (format.Meta.Compat). It about doubles the file and adds about
-	// a third to the build time (real snapshot: 75 -> 146 MB, 1.6 ->
-	// 2.2 s), so it is off by default.
-	Compat bool
+	// Sections are the optional parts of the file to write, declared in
+	// its meta document (format.Sections). format.SectionRBAPI, what
+	// the Radio Browser API under /json/ reads (each station's upstream
+	// object and the postings of its filters), about doubles the file
+	// and adds about a third to the build time (real snapshot: 75 ->
+	// 146 MB, 1.6 -> 2.2 s), so none is written by default.
+	Sections format.Sections
 }
 
 // DefaultMemoryBudget is the default of Options.MemoryBudget, and
@@ -112,7 +112,7 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	defer os.RemoveAll(tmp)
 	b := newBuilder(tmp, opts.MemoryBudget)
 	defer b.close()
-	b.compat = opts.Compat
+	b.sections = opts.Sections
 	sum, err := read(ctx, b, opts, inputs)
 	if err != nil {
 		return sum, err
@@ -122,7 +122,7 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 		base = DefaultBaseURL
 	}
 	progressf(opts.Progress, "writing %s: %d stations\n", path, sum.Stations)
-	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts), opts.Compat), base, opts.Progress); err != nil {
+	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts)).WithSections(opts.Sections), base, opts.Progress); err != nil {
 		return sum, err
 	}
 	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.keys[bAllTokens])
@@ -144,7 +144,7 @@ func tempDir(opts Options, path string) string {
 func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summary, error) {
 	rr := newRecordReader(false)
 	rr.warn = opts.Warnings
-	rr.compat = opts.Compat
+	rr.sections = opts.Sections
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
 	err := readParallel(ctx, rr, inputs, b.add)
 	sum := Summary{Skipped: rr.skipped, Read: rr.read}
@@ -185,7 +185,7 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 
 // meta describes the index for the meta bucket; the counts of distinct
 // keys are filled in once the posting buckets are written.
-func meta(sum Summary, source string, compat bool) format.Meta {
+func meta(sum Summary, source string) format.Meta {
 	return format.Meta{
 		SchemaVersion: format.SchemaVersion,
 		SnapshotAt:    sum.SnapshotAt,
@@ -193,7 +193,6 @@ func meta(sum Summary, source string, compat bool) format.Meta {
 		Stations:      sum.Stations,
 		Skipped:       sum.Skipped,
 		BuiltBy:       builtBy(),
-		Compat:        compat,
 	}
 }
 

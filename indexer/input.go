@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"stationdex/internal/format"
 )
 
 // HTTP fetching of the upstream /json/stations endpoint. The whole download
@@ -257,10 +259,10 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, tooLong bool, err erro
 // decodeStation parses one raw record. It fails for anything but a JSON
 // object whose used fields have the source's types.
 //
-// With compat the fields of rawUpstream are decoded too; without, they are
-// skipped as any unused key is, so a value of theirs is never a reason to
-// refuse a record.
-func decodeStation(raw []byte, st *rawInput, compat bool) error {
+// The fields of rawUpstream are decoded only when sections has
+// format.SectionRBAPI, which stores them; otherwise they are skipped as any
+// unused key is, so a value of theirs is never a reason to refuse a record.
+func decodeStation(raw []byte, st *rawInput, sections format.Sections) error {
 	if raw == nil {
 		return fmt.Errorf("longer than %d bytes", maxLineBytes)
 	}
@@ -269,11 +271,12 @@ func decodeStation(raw []byte, st *rawInput, compat bool) error {
 		return errors.New("not a JSON object")
 	}
 	*st = rawInput{}
-	if decodeStationFast(raw, st, compat) {
+	upstreamFields := sections.Has(format.SectionRBAPI)
+	if decodeStationFast(raw, st, upstreamFields) {
 		return nil
 	}
 	*st = rawInput{} // the fast path may have filled some fields
-	if !compat {
+	if !upstreamFields {
 		return json.Unmarshal(raw, &st.rawStation)
 	}
 	return json.Unmarshal(raw, st)

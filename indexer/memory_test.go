@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stationdex/internal/format"
 )
 
 // syntheticInput streams n generated stations as NDJSON in Radio Browser's
@@ -93,7 +95,7 @@ func TestBuildSpilledSameAsInMemory(t *testing.T) {
 		in, _ := syntheticInput(n, 1)
 		var progress strings.Builder
 		path := filepath.Join(t.TempDir(), "s.idx")
-		sum, err := Build(context.Background(), path, Options{MemoryBudget: budget, Progress: &progress, Compat: true}, in)
+		sum, err := Build(context.Background(), path, Options{MemoryBudget: budget, Progress: &progress, Sections: format.SectionRBAPI}, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,13 +131,13 @@ func TestBuildMemoryBounded(t *testing.T) {
 		// carried its upstream object and name grams (upstream.go): 9
 		// MiB more here alone, up to 12 under a parallel test run; the
 		// input grew to stay over 4 times the bound. Built with
-		// Options.Compat, the larger of the two kinds.
+		// format.SectionRBAPI, the larger of the two kinds.
 		maxLiveHeap = 38 << 20
 	)
 	in, size := syntheticInput(n, 2)
 	path := filepath.Join(t.TempDir(), "m.idx")
 	peak := watchHeap(t)
-	sum, err := Build(context.Background(), path, Options{MemoryBudget: MinMemoryBudget, Compat: true}, in)
+	sum, err := Build(context.Background(), path, Options{MemoryBudget: MinMemoryBudget, Sections: format.SectionRBAPI}, in)
 	live, inUse := peak()
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ type filing struct {
 	// for a relation the record is not in.
 	stream, station []byte
 	// upstream is the station's upstream object, stored form
-	// (stationjson.Upstream.AppendStored); empty without Options.Compat.
+	// (stationjson.Upstream.AppendStored); empty without format.SectionRBAPI.
 	upstream []byte
 }
 
@@ -156,14 +156,14 @@ func (b *rawBatch) decode(k *postingKeyer) {
 	var st rawInput
 	for i, raw := range b.raw {
 		d := &b.out[i]
-		if err := decodeStation(raw, &st, k.compat); err != nil {
+		if err := decodeStation(raw, &st, k.sections); err != nil {
 			d.reason, d.detail = skipMalformed, err.Error()
 			continue
 		}
 		d.rec, d.reason = cleanStation(&st.rawStation)
 		if d.reason == kept {
 			d.at = newestTime(&st.rawStation)
-			if k.compat {
+			if k.sections.Has(format.SectionRBAPI) {
 				d.up = upstreamOf(d.rec.ID, &st)
 			}
 		}
@@ -189,12 +189,13 @@ func (b *rawBatch) file(k *postingKeyer) {
 		data = format.AppendRecord(data, &d.rec)
 		end[i].record = len(data)
 		data, end[i].stream, end[i].station = relationKeys(data, &d.rec, o)
-		if k.compat {
+		rbapi := k.sections.Has(format.SectionRBAPI)
+		if rbapi {
 			data = d.up.AppendStored(data)
 		}
 		end[i].upstream = len(data)
 		postings = k.postingKeys(postings, &d.rec, o)
-		if k.compat {
+		if rbapi {
 			postings = upstreamKeys(postings, &d.up)
 			postings = k.nameGramKeys(postings, o.Folded)
 			d.up = stationjson.Upstream{} // its strings are garbage once encoded
@@ -242,7 +243,7 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 	for range min(max(runtime.GOMAXPROCS(0), 1), maxDecoders) {
 		go func() {
 			k := newPostingKeyer()
-			k.compat = rr.compat
+			k.sections = rr.sections
 			for b := range work {
 				b.decode(k)
 			}

@@ -34,8 +34,8 @@ const (
 	bCodecs
 	bSchemes
 	bBitrates
-	// The buckets from here on are the compatible API's, written only
-	// with Options.Compat.
+	// The buckets from here on are the Radio Browser API's, written only
+	// with format.SectionRBAPI.
 	bUpstreamFlags
 	bUpstreamURLs
 	bUpstreamCountries
@@ -132,10 +132,10 @@ type postingKeyer struct {
 	labels       map[string]*labelKeys
 	nameTokens   []string // the tokens of the name nameOrder last folded
 	grams        []string // scratch of nameGramKeys
-	// compat: file the compatible API's keys and upstream objects too
-	// (Options.Compat).
-	compat bool
-	tokens []string // scratch
+	// sections: the optional parts of the file whose keys and objects are
+	// filed too (Options.Sections).
+	sections format.Sections
+	tokens   []string // scratch
 }
 
 // labelKeys is what a label is filed under: its facet key (format.FacetKey),

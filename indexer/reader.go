@@ -26,9 +26,10 @@ type recordReader struct {
 	warn     io.Writer // nil: silent
 	warnings int
 	progress func(read int) // called every progressEvery records; may be nil
-	// compat: keep each record's upstream object and compatible-API
-	// postings (Options.Compat); only readParallel, for Build, reads it.
-	compat bool
+	// sections: the optional parts of the file whose fields and postings
+	// the records are read for (Options.Sections); only readParallel, for
+	// Build, reads it.
+	sections format.Sections
 }
 
 const progressEvery = 10000
@@ -62,7 +63,7 @@ func (rr *recordReader) readOne(ctx context.Context, in Input, fn recordFunc) er
 		if rr.progress != nil && rr.read%progressEvery == 0 {
 			rr.progress(rr.read)
 		}
-		if err := decodeStation(raw, &st, false); err != nil {
+		if err := decodeStation(raw, &st, 0); err != nil {
 			rr.skip(skipMalformed, in.Name, pos, err.Error())
 			return nil
 		}

@@ -42,7 +42,7 @@ func openRealSnapshot(tb testing.TB) Input {
 // upstream object (about 1.4 KB on this data, upstream.go), which took the
 // peak from 42 to 50 MiB, and its name grams (one posting key per rune of
 // the name, format.AppendNameGrams) to 53 alone, 59 under a parallel run. The
-// build is made with Options.Compat, the larger of the two kinds.
+// build is made with format.SectionRBAPI, the larger of the two kinds.
 const maxLiveHeap = 60 << 20
 
 func TestBuildRealSnapshot(t *testing.T) {
@@ -53,7 +53,7 @@ func TestBuildRealSnapshot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "real.idx")
 	peak := watchHeap(t)
 	start := time.Now()
-	sum, err := Build(context.Background(), path, Options{Compat: true}, in)
+	sum, err := Build(context.Background(), path, Options{Sections: format.SectionRBAPI}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestBuildRealSnapshot(t *testing.T) {
 	checkIndex(t, path, sum.Stations)
 
 	again := filepath.Join(t.TempDir(), "again.idx")
-	if _, err := Build(context.Background(), again, Options{Compat: true}, openRealSnapshot(t)); err != nil {
+	if _, err := Build(context.Background(), again, Options{Sections: format.SectionRBAPI}, openRealSnapshot(t)); err != nil {
 		t.Fatal(err)
 	}
 	if digestIndex(t, path) != digestIndex(t, again) {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"stationdex/indexer"
+	"stationdex/internal/format"
 )
 
 // runIndex implements `stationdex index`. Exit status 0: index written;
@@ -82,11 +83,14 @@ func parseIndexArgs(args []string, stdout, stderr io.Writer) (indexArgs, error) 
 	fs.StringVar(&ia.opts.BaseURL, "base-url", indexer.DefaultBaseURL,
 		"public base `URL` the index will be served at; the data dumps' station URLs are built on it")
 	memory := fs.Int("memory", indexer.DefaultMemoryBudget>>20, "`MiB` of records and posting lists buffered before spilling to -tmpdir (at least 4)")
-	fs.BoolVar(&ia.opts.Compat, "compat", false, "also index what the Radio Browser compatible API under /json/ serves (about doubles the file and adds a third to the build time; without it /json/ answers 404 compat_not_indexed)")
+	rbapi := fs.Bool("compat", false, "also index what the Radio Browser compatible API under /json/ serves (about doubles the file and adds a third to the build time; without it /json/ answers 404 compat_not_indexed)")
 	fs.StringVar(&ia.cpuProfile, "cpuprofile", "", "write a CPU profile of the build to `FILE` (go tool pprof)")
 	fs.StringVar(&ia.opts.TempDir, "tmpdir", "", "`DIR` for spilled runs and data dumps during the build (default: the directory of -o)")
 	if err := parseCommand(fs, indexHelp, args, stdout, stderr); err != nil {
 		return ia, err
+	}
+	if *rbapi {
+		ia.opts.Sections |= format.SectionRBAPI
 	}
 	if *memory > 0 && *memory <= 1<<20 { // 1 TiB; beyond, the shift could overflow
 		ia.opts.MemoryBudget = *memory << 20

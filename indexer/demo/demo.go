@@ -37,8 +37,8 @@ const Source = format.DemoSource
 // Build writes the demo index to dir/demo.db and returns its path.
 func Build(ctx context.Context, dir string) (string, error) {
 	path := filepath.Join(dir, "demo.db")
-	// Compat: the demo serves the compatible API under /json/ too.
-	opts := indexer.Options{SnapshotAt: SnapshotAt, Source: Source, Compat: true}
+	// The demo serves the Radio Browser API under /json/ too.
+	opts := indexer.Options{SnapshotAt: SnapshotAt, Source: Source, Sections: format.SectionRBAPI}
 	in := indexer.Input{Name: "demo/stations.ndjson", R: bytes.NewReader(NDJSON)}
 	if _, err := indexer.Build(ctx, path, opts, in); err != nil {
 		return "", fmt.Errorf("build demo index: %w", err)
