@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"stationdex/indexer/demo"
+	"stationdex/indexer"
 )
 
 // BenchmarkDemoBuild builds the embedded demo snapshot: the fixed cost of a
@@ -14,7 +14,7 @@ func BenchmarkDemoBuild(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := demo.Build(context.Background(), dir); err != nil {
+		if _, err := indexer.BuildDemo(context.Background(), dir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
 	"stationdex/bench/internal/traffic"
+	"stationdex/indexer"
 	"stationdex/indexer/demo"
 )
 
@@ -26,7 +27,7 @@ const (
 // can read the pages and words the node serves; the node serves the same
 // file.
 func demoIndex() (string, func(), error) {
-	return demo.BuildTemp(context.Background())
+	return indexer.BuildDemoTemp(context.Background())
 }
 
 // realisticPaths lists the crawl of the index's pages and zero-result typo

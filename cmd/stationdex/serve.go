@@ -16,7 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"stationdex/indexer/demo"
+	"stationdex/indexer"
 	"stationdex/internal/format"
 	"stationdex/metrics"
 	"stationdex/query"
@@ -286,7 +286,7 @@ func indexFile(path string) (string, func(), error) {
 	if path != "" {
 		return path, func() {}, nil
 	}
-	return demo.BuildTemp(context.Background())
+	return indexer.BuildDemoTemp(context.Background())
 }
 
 // parseBaseURL checks an explicit -base-url.
