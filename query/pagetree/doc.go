@@ -16,4 +16,15 @@
 // knows bbolt's page layout and, through package format, the meta bucket
 // that identifies an index; it knows nothing of stations, posting lists
 // or searches.
+//
+// File map:
+//   - doc.go: this comment
+//   - verify.go: Verify and Walk, the bounds-checked walk of the meta
+//     pages, branch and leaf pages and inline buckets, each bucket summed;
+//     bbolt's page layout written down once
+//   - parallel.go: the walk spread over goroutines: the plan that cuts a
+//     large bucket into runs of its root's children, and the join of the
+//     runs' sums
+//   - tree.go: the search path's reader: Map, Tree, Root and the Cursor
+//     that seeks and steps through a bucket's pairs without allocating
 package pagetree
