@@ -20,6 +20,53 @@
 //
 // The cleaning rules, field by field, are in clean.go; every limit they
 // apply is an exported constant.
+//
+// File map:
+//   - indexer.go: this comment; the door: Build, Input, Options, Summary
+//     and ReadRecords
+//   - input.go: opening an input (a file, standard input or the upstream
+//     endpoint) and cutting it into records: JSON array or NDJSON, plain
+//     or gzip
+//   - decode.go: the fast decoder of one record's JSON into the fields the
+//     index uses; what it cannot read is left to encoding/json
+//   - clean.go: the cleaning rules, field by field, and the limits they
+//     apply
+//   - reader.go: recordReader: skipped records counted and warned about,
+//     and the UUID de-duplication of ReadRecords
+//   - pipeline.go: Build's read pipeline: batches of raw records decoded,
+//     cleaned and filed on several goroutines, handed on in input order
+//   - index.go: the builder: the external sorters every record is filed
+//     in, de-duplication by sorting, the order the buckets are written in,
+//     and the stations, ids and meta buckets
+//   - postings.go: the posting lists: the keys a record is filed under,
+//     buffered, sorted and merged into roaring bitmaps of record numbers
+//   - prefix.go: the prefix buckets: a union of a token bucket's lists for
+//     every prefix that more than format.PrefixFanout tokens start with
+//   - write.go: the index file being written: sorted buckets in
+//     transactions of bounded size, pairs made ahead on a goroutine, and
+//     the rename that puts the file in place
+//   - dumps.go: the data dumps of the files bucket and the station_json
+//     bucket, encoded from the record blocks on goroutines of their own
+//   - groups.go: the groups (entries that are one stream or one station):
+//     relation keys joined by union-find, members ranked; the groups and
+//     group_of buckets
+//   - listed_groups.go: the listed_groups and word_groups buckets: the
+//     groups among the stations of a directory value or a broad word
+//   - genre_labels.go: the genre_labels bucket: each genre's commonest
+//     spelling
+//   - geo_dictionary.go: the geo bucket (stations by cell of one degree)
+//     and the dictionary bucket (the FST of every token, each word's
+//     reach), both made once the records are numbered
+//   - facetmemo.go: the facet_memo bucket: which lists and pairs of lists
+//     are memoised, counted on every core
+//   - facetvalues.go: what the facet memo counts with: the counted
+//     facets' values numbered, and each record's values
+//   - upstream.go: the Radio Browser API's station objects: made from the
+//     raw records, their posting keys, and spilled to a temporary file
+//     while the stations bucket is written
+//   - upstream_orders.go: the upstream_orders bucket: the spilled objects
+//     sorted into the Radio Browser API's orders, stored as permutations
+//   - demo_build.go: BuildDemo, the index of the embedded demo snapshot
 package indexer
 
 import (

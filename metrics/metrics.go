@@ -8,6 +8,17 @@
 // Labels are bounded on purpose: routes are route templates supplied by the
 // server (never raw paths or query text), methods are the few the server
 // routes, codes are HTTP status codes and stages are a fixed pair.
+//
+// File map:
+//   - metrics.go: this comment; Metrics, its collectors and the hooks the
+//     server, the limiter and the reloader call (requests, search stages,
+//     shed requests, swaps)
+//   - series.go: the request series resolved once per (route, method,
+//     code), so that an answered request looks no label up
+//   - index.go: the index series: stationdex_index_info and the
+//     snapshot's age, from one meta document
+//   - cache.go: the response cache's series, read from its own counters
+//     at scrape time
 package metrics
 
 import (

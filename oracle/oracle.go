@@ -3,6 +3,18 @@
 // without any of the query engine's code (no bitmaps, no prefix buckets, no
 // tiers as sets), so that tests of the engine and of the HTTP API can
 // compare what they return with it. Only tests import it.
+//
+// File map:
+//   - oracle.go: this comment; Oracle, its Request and Search: every
+//     record scanned against the words and filters, in rank order
+//   - facets.go: counts and facets of a search, the distance by another
+//     formula than the engine's, and the dictionary's words and edit
+//     distance for suggestions
+//   - genres.go: genre keys and genre labels by the API guide's rule
+//   - groups.go: groups of entries that are one stream or one station,
+//     and the distinct search and its facets
+//   - upstream.go: Upstream, the Radio Browser API's search over the
+//     source records: its conditions, orders and pages
 package oracle
 
 import (

@@ -27,6 +27,18 @@
 // /proc (file-backed pages of the memory-mapped index are cache, not
 // growth), and stops the node with SIGTERM at the end. Every run is
 // bounded by -duration; Ctrl-C stops it early, node included.
+//
+// File map:
+//   - main.go: this comment; the flags and the procedure: warm-up,
+//     samples at rest, load, comparison
+//   - node.go: the `stationdex serve` process under test: start, log,
+//     stop
+//   - load.go: the steady load: the traffic's request targets, paced
+//     workers and the count of outcomes
+//   - realistic.go: the crawl and typo traffic added to either kind: the
+//     index's pages and misspelt searches made from its dump
+//   - sample.go: a sample of the node's resources (live heap, anonymous
+//     RSS, goroutines, descriptors) and the report against the bounds
 package main
 
 import (

@@ -7,6 +7,17 @@
 //
 // main only parses the subcommand and hands over; the work lives in the
 // indexer, query, server and metrics packages.
+//
+// File map:
+//   - main.go: this comment; the dispatch to a subcommand and `version`
+//   - usage.go: the help of every command in one shape, and the parsing
+//     of a command's flags into an exit status
+//   - index.go: `stationdex index`: its arguments, the inputs opened
+//     before the build, the CPU profile and the summary
+//   - check.go: `stationdex check`: the full check and its report
+//   - serve.go: `stationdex serve`: its flags, the logger, the base URL,
+//     the index opened or the demo built, the node wired to the server
+//     and the metrics, and reloading on SIGHUP or a changed file
 package main
 
 import (

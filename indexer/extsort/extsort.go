@@ -8,6 +8,13 @@
 // were added. Together with a deterministic merge this makes the output a
 // function of the input alone, whatever the budget and however many runs it
 // took, which the indexer relies on for reproducible index files.
+//
+// File map:
+//   - extsort.go: the Sorter: records buffered in chunks up to the budget,
+//     sorted and spilled as runs, and the compaction that merges old runs
+//     down to what one merge reads at once
+//   - iter.go: the Iterator, the stable merge of the runs and the buffer
+//     by a heap of sources
 package extsort
 
 import (

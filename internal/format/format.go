@@ -100,7 +100,7 @@
 //	            each mapped to its station count: the dictionary the
 //	            "did you mean" suggestions draw from (query loads it once
 //	            and files its words under their deletions, SymSpell's way;
-//	            see dictionary.go here and query/dictionary.go);
+//	            see filters.go here and query/dictionary.go);
 //	            KeyWordReach -> each word's reach, in FST order: the
 //	            stations it finds as a query word (see filters.go)
 //	facet_memo  the top values of the counted facets of the largest
@@ -177,6 +177,39 @@
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
+//
+// File map:
+//   - format.go: this comment, the file format and its version history;
+//     the magic and version, the bucket names, the meta document, the
+//     errors a reader returns, facet and record keys
+//   - sections.go: Sections, the optional parts of a file (the Radio
+//     Browser API's buckets), and the buckets each brings
+//   - record.go: Record, the cleaned station, and its codec; the UUID
+//   - block.go: the block layout: RecordsPerBlock records under one key,
+//     behind an offset table
+//   - order.go: NameOrder, the order record numbers are assigned in, and
+//     its byte key for the indexer's external sort
+//   - checksum.go: the bucket sums of meta "checksums": CRC-32C streamed
+//     over a bucket's pairs, in runs that join, and their document
+//   - filters.go: the keys of the filter buckets (codecs, schemes,
+//     bitrates) and of the dictionary (the FST, each word's reach)
+//   - genre.go: GenreKey, the key that the spellings of one genre share
+//   - geo.go: positions in microdegrees, the geo bucket's cells of one
+//     degree and their packed points, great-circle distance
+//   - grams.go: the name grams of name_grams, for substring matches of
+//     names
+//   - groups.go: groups and group_of, the address key that groups
+//     entries, listed_groups and the GroupCounter writer and checker share
+//   - word_groups.go: word_groups, the groups among a broad word's
+//     stations
+//   - facetmemo.go: facet_memo: the lists and pairs memoised, their keys
+//     and the encoding of their counts
+//   - files.go: the chunk keys of the files bucket
+//   - stationjson.go: station_json and BaseURLMark, the base URL's stand-in
+//     in stored JSON
+//   - upstream_orders.go: upstream_orders, the Radio Browser API's orders
+//     stored as permutations of record numbers, and their sort keys
+//   - runs.go: when a posting list's run containers are worth keeping
 package format
 
 import (

@@ -5,6 +5,20 @@
 // index time with the base URL left as a mark and spliced in (Splice), so a
 // station in /data/stations.ndjson is byte for byte the station of
 // /api/stations/{id}.
+//
+// File map:
+//   - stationjson.go: this comment; Station, the spec's shape of a
+//     station, and New, which derives it from an index record
+//   - encode.go: the encoder: AppendJSON byte for byte as encoding/json
+//     writes a Station, the stored form with the base URL as a mark
+//     (AppendStored), and Splice, which puts a base URL in its place
+//   - urls.go: the service's own URLs: station pages, listening pages and
+//     directory pages, with the path segments of facet labels cached
+//   - dump.go: the data dumps: every station as a JSON array and as NDJSON,
+//     gzip-compressed and hashed on goroutines of their own, and Rebase
+//   - upstream.go: Upstream, a station as the upstream directory's
+//     /json/stations sends it, for the Radio Browser API, and its stored
+//     form
 package stationjson
 
 import (

@@ -13,4 +13,17 @@
 // intersect two array containers, with an SSE4.2 kernel on amd64
 // (intersect_amd64.s) and a merge elsewhere. Nothing here knows what the
 // values stand for.
+//
+// File map:
+//   - doc.go: this comment
+//   - container.go: Parse, which splits a serialized posting list into
+//     Containers and checks every length; Cardinality from the headers;
+//     AndCount and Each, which read containers against a bitset
+//   - blocks.go: DenseBlock, the bitset copy of an array container, and
+//     OrInto and RunCard for the other kinds
+//   - intersect.go: Merge, the portable intersection of two array
+//     containers and the tail of the kernel's
+//   - intersect_amd64.go, intersect_other.go: CountArrays and
+//     IntersectArrays, over the SSE4.2 block kernel of intersect_amd64.s
+//     on amd64 and over Merge elsewhere
 package rawroaring

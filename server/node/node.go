@@ -4,6 +4,17 @@
 // files. It does not speak the API: the public handler and the answer to a
 // shed request come from package server through Config, and the index being
 // served is only looked at for readiness, through a query.Source.
+//
+// File map:
+//   - node.go: Node and Config: the public and admin servers, their
+//     timeouts, Listen, Serve, readiness and the graceful stop
+//   - limit.go: the in-flight limiter in front of the public handler,
+//     which sheds the request over the bound at once instead of queueing it
+//   - access.go: the optional access log, a line per public request
+//   - admin.go: the admin mux: /healthz, /readyz, metrics and pprof,
+//     apart so that it can be bound to a private address
+//   - reload.go: the Reloader, which checks an index file in full and
+//     swaps it in on SIGHUP or when the file changes, and OpenChecked
 package node
 
 import (

@@ -9,6 +9,40 @@
 // says what is missing. Every server it starts listens on 127.0.0.1 only,
 // every load run is bounded in time, and all children are stopped at the
 // end, also on failure or interrupt.
+//
+// File map:
+//   - main.go: this comment; the modes and flags, the suite's set-up,
+//     clean-up and stages, the tools it checks for, the committed mix
+//   - run.go: the order of the stages: each data size, then the peers on
+//     the base set
+//   - sizes.go: the data sets (generated, checked against the snapshot's
+//     shape), the index builds, the child servers and their start-up,
+//     and what each process used
+//   - engine.go: the engine timed in process: times per class,
+//     allocations, the bitmap and decode split, CPU profiles
+//   - facets.go: the cost of facets per class, per search and at the
+//     broadest, and the suggestions of typo searches
+//   - distinct.go: the cost of a distinct search beside the same search
+//     listing every entry
+//   - http.go: wrk against our server and a ceiling of the same body size,
+//     the HTTP peers, the answers checked against the engine's
+//   - mixes.go: the generated HTTP mixes (floor, cold, hot): their probes,
+//     calibration, sliced load and rounds alternating with the ceiling
+//   - crawl.go: the crawl mix: every page of the base set probed, then
+//     loaded a slice per round
+//   - upstream.go: the Radio Browser API stage: its mix against a ceiling,
+//     the same questions as /api, and MariaDB's upstream statement
+//   - nodelatency.go: the node's own request-duration histogram, scraped
+//     before and after a round for its p99
+//   - cpuparts.go: a CPU profile split into named parts of the node's work
+//   - results.go: Results, what results.json holds, and the statistics
+//     over it
+//   - report.go: report.md: the targets, the tables, the plots and the
+//     results block of bench/README.md
+//   - report_more.go: the goals of the issues and the report's sections on
+//     the mixes, the scales and the facets
+//   - report_cpu.go: the report's section on where each mix's CPU went and
+//     what a missed throughput target would take
 package main
 
 import (

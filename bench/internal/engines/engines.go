@@ -1,6 +1,19 @@
 // Package engines puts stationdex's query engine and its peers (MariaDB with
 // the upstream statement, SQLite FTS5, Bleve) behind one interface, so the
 // suite asks each the same queries with the same filters and page size.
+//
+// File map:
+//   - engines.go: this comment; Engine, the records the peers load (read
+//     with the indexer's own reader) and the keys they index and query by
+//   - stationdex.go: our engine, opened on an index file, and the mix's
+//     query converted to its own
+//   - sqlite.go: the SQLite FTS5 peer, rowids in our rank order
+//   - bleve.go: the Bleve peer, on disk
+//   - mariadb.go: the MariaDB peer: the upstream directory's own table and
+//     search statement, on a mariadbd of its own
+//   - page.go: Pager, the rows of a page for the peers' HTTP fronts
+//   - util.go: the background context and a dump opened through package
+//     raw
 package engines
 
 import (

@@ -4,6 +4,11 @@
 // Columns: class, q, country, language, genre, limit, offset. Fields never
 // contain tabs or newlines (the generator strips them); an empty field means
 // the parameter is absent.
+//
+// File map:
+//   - mix.go: this comment; Query, the classes, reading and writing the
+//     TSV, and samples by class
+//   - upstream.go: UpSearch, a search in the Radio Browser API's spelling
 package mix
 
 import (

@@ -20,6 +20,23 @@
 //
 // The committed mix (queries/mix.tsv) is for the engine; these are
 // generated at run time and never committed.
+//
+// File map:
+//   - traffic.go: this comment; Source, the snapshot's vocabulary, and the
+//     cold and hot mixes drawn from it by weighted kinds
+//   - vocabulary.go: what a query word can match, modelled from the raw
+//     stations: tokens and their prefixes, the stations a word finds, the
+//     filter values
+//   - zero.go: the zero-result kinds of the cold mix: misspelt words and
+//     words with a filter that excludes their stations
+//   - typos.go: Typos, zero-result searches made from real name words by
+//     one or two edits
+//   - crawl.go: Site, Crawl and the pages a crawler walks, HTML and
+//     Markdown twins
+//   - site.go: SiteOf, the stations and directory values read from an
+//     index
+//   - upstream.go: the Radio Browser API's mix under /json/: its kinds,
+//     requests and their /api twins
 package traffic
 
 import (
