@@ -1,0 +1,77 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/format"
+)
+
+// checkFacetMemo: every entry of the stored facet memo names lists that
+// exist and holds what the engine counts for their set, value for value
+// (the indexer counts by a sweep over records, the engine by its columns
+// and posting lists: two ways to one answer).
+func (c *checker) checkFacetMemo() error {
+	if _, err := c.ix.facetMemo(); err != nil {
+		return err
+	}
+	values := make([]int, len(format.FacetMemoFacets))
+	for f, facet := range format.FacetMemoFacets {
+		values[f] = c.keys(facet.Bucket)
+	}
+	return c.tx.Bucket(format.BucketFacetMemo).ForEach(func(k, v []byte) error {
+		stored, err := format.ParseMemoCounts(v, values)
+		if err != nil {
+			return err
+		}
+		counted, err := countMemoEntry(c.ix, c.tx, k, stored.Limit)
+		if err != nil {
+			return err
+		}
+		if counted.Stations != stored.Stations || !slices.EqualFunc(counted.Facets, stored.Facets, slices.Equal) {
+			return fmt.Errorf("%w: facet memo of %x holds %v, its set counts %v", format.ErrCorrupt, k, stored, counted)
+		}
+		return nil
+	})
+}
+
+// countMemoEntry counts the facets of the set memo key k names, limit
+// values each, as a search without the memo counts them.
+func countMemoEntry(ix *Index, tx *bolt.Tx, k []byte, limit int) (format.MemoCounts, error) {
+	lists, err := format.ParseMemoKey(k)
+	if err != nil {
+		return format.MemoCounts{}, err
+	}
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(ix)
+	s.tx = tx
+	var m set
+	for i, l := range lists {
+		one, err := w.view(tx.Bucket(format.FacetMemoSources[l.Source].Bucket).Get(l.Key))
+		if err != nil {
+			return format.MemoCounts{}, err
+		}
+		if i == 0 {
+			m = one
+		} else {
+			m = w.and(w.settle(m), w.settle(one))
+		}
+	}
+	// no words and no filters: facetTops finds no memo operands
+	tasks, err := s.facetTops(Query{Facets: memoFacetSet, FacetLimit: limit}, m, false)
+	if err != nil {
+		return format.MemoCounts{}, err
+	}
+	out := format.MemoCounts{Stations: m.card(), Limit: limit}
+	for _, d := range memoDims {
+		l := make([]format.MemoCount, len(tasks[d].top))
+		for i, c := range tasks[d].top {
+			l[i] = format.MemoCount{ID: c.id, N: uint32(c.n)}
+		}
+		out.Facets = append(out.Facets, l)
+	}
+	return out, nil
+}

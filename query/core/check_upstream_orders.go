@@ -1,0 +1,78 @@
+package core
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/internal/format"
+)
+
+// checkUpstreamOrders: every stored order of the compatible API
+// (format.BucketUpstreamOrders) is in chunks numbered from 0, all full
+// but the last, and lists every record exactly once, sorted by its
+// stored object's sort key and then by record number: what the reader
+// walks (upstream_orders.go) without looking again.
+func (c *checker) checkUpstreamOrders() error {
+	if !c.rep.Meta.Compat {
+		return nil
+	}
+	if want := len(format.UpstreamSorts) * int((c.stations+format.OrderChunkLen-1)/format.OrderChunkLen); c.keys(format.BucketUpstreamOrders) != want {
+		return fmt.Errorf("%w: %d upstream order chunks, want %d", format.ErrCorrupt, c.keys(format.BucketUpstreamOrders), want)
+	}
+	rr := upstreamReader(c.tx)
+	cur, first := c.tx.Bucket(format.BucketUpstreamJSON).Cursor(), true
+	rr.blocks = readBlocks(func() ([]byte, []byte) { // located: the walk jumps from block to block
+		if first {
+			first = false
+			return cur.First()
+		}
+		return cur.Next()
+	})
+	for s := range format.UpstreamSorts {
+		if err := c.checkUpstreamOrder(&rr, s); err != nil {
+			return fmt.Errorf("upstream order %s: %w", format.UpstreamSorts[s].Name, err)
+		}
+	}
+	return nil
+}
+
+// checkUpstreamOrder checks the permutation of format.UpstreamSorts[s].
+func (c *checker) checkUpstreamOrder(rr *recordReader, s int) error {
+	b := c.tx.Bucket(format.BucketUpstreamOrders)
+	var seen roaring.Bitmap
+	var prev, key []byte
+	prevN := uint32(0)
+	for pos := uint32(0); pos < c.stations; {
+		chunk := b.Get(format.UpstreamOrderKey(s, pos/format.OrderChunkLen))
+		if want := 4 * min(format.OrderChunkLen, c.stations-pos); len(chunk) != int(want) {
+			return fmt.Errorf("%w: chunk of %d bytes at %d, want %d", format.ErrCorrupt, len(chunk), pos, want)
+		}
+		for i := 0; i < len(chunk); i, pos = i+4, pos+1 {
+			n := binary.LittleEndian.Uint32(chunk[i:])
+			if n >= c.stations || !seen.CheckedAdd(n) {
+				return fmt.Errorf("%w: record %d at %d: out of range or listed twice", format.ErrCorrupt, n, pos)
+			}
+			js, err := rr.get(n)
+			if err != nil {
+				return fmt.Errorf("record %d: %w", n, err)
+			}
+			if key, err = format.AppendUpstreamSortKey(key[:0], js, s); err != nil {
+				return fmt.Errorf("%w: record %d: %v", format.ErrCorrupt, n, err)
+			}
+			if pos > 0 && cmpKeyed(prev, prevN, key, n) >= 0 {
+				return fmt.Errorf("%w: record %d at %d sorts before record %d", format.ErrCorrupt, n, pos, prevN)
+			}
+			prev, key, prevN = key, prev, n
+		}
+	}
+	return nil
+}
+
+// cmpKeyed compares two records of an order by sort key, then number.
+func cmpKeyed(a []byte, an uint32, b []byte, bn uint32) int {
+	return cmp.Or(bytes.Compare(a, b), cmp.Compare(an, bn))
+}

@@ -1,0 +1,755 @@
+package core
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/internal/format"
+	"stationdex/query/rawroaring"
+)
+
+// facetColumn is one search facet read once from its bucket: the values
+// most stations first (ties by key), the order in which a top-k count can
+// stop early since no search has more stations of a value than the
+// snapshot; and, per record, the counters of its values (see slotColumn),
+// so that a small match set is counted by visiting its records instead of
+// probing thousands of posting lists.
+//
+// The same bound splits a facet of many values (genres: 10,701 on the
+// real snapshot) in two parts, counted one after the other: the
+// headValues values with the most stations, then the others, only when
+// one of them could still enter the top k. A set of a few thousand
+// stations usually has its top ten among the head, and skips the tail's
+// long lists of rare tags.
+type facetColumn struct {
+	keys  []string
+	count []uint32
+	// postings are the values' posting lists, in the memory map: the index
+	// is opened read-only, so the mapping stays put until Close, and they
+	// are read only inside a read transaction, like every view.
+	postings [][]byte
+	// dense holds, for the values counted most often against large match
+	// sets, bitset copies of their larger array containers: intersecting
+	// a bitset costs 1024 word operations where an array costs a lookup
+	// per value. Within denseBudget bytes, most stations first.
+	dense [][]rawroaring.DenseBlock
+	// skip marks values no filter can name (genres longer than
+	// MaxFilterRunes or not their own key): no link could count them.
+	skip []bool
+	// byKey is each value's position in key order, for ties.
+	byKey []uint32
+	// labels caches the values' labels by id.
+	labels []atomic.Pointer[string]
+	// groups is each value's number of groups (listed_groups), and
+	// byGroups the ids most groups first, ties as counts break them:
+	// the distinct facets of a search of every station.
+	groups   []uint32
+	byGroups []uint32
+
+	stations   int
+	head, tail slotColumn
+}
+
+// headValues is the size of the head part of a facet with more than
+// twice as many values (see facetColumn).
+const headValues = 256
+
+// hasColumn reports whether the facet is counted record by record.
+func (col *facetColumn) hasColumn() bool {
+	return col.head.width > 0 && (col.tail.values == 0 || col.tail.width > 0)
+}
+
+// fillParts builds the head part and, for a facet of many values, the
+// tail.
+func (col *facetColumn) fillParts(cs *[]rawroaring.Container) error {
+	head := len(col.keys)
+	if head > 2*headValues {
+		head = headValues
+	}
+	if err := col.head.fill(col, 0, head, cs); err != nil || head == len(col.keys) {
+		return err
+	}
+	return col.tail.fill(col, head, len(col.keys)-head, cs)
+}
+
+// mayEnter reports whether value id, or any with fewer stations in the
+// snapshot, could still enter top (k values, most first).
+func (col *facetColumn) mayEnter(top []topCount, id, k int) bool {
+	return len(top) < k || int(col.count[id]) >= top[k-1].n
+}
+
+type lazyColumn struct {
+	once sync.Once
+	col  *facetColumn
+	err  error
+}
+
+func (ix *Index) column(d Dim) (*facetColumn, error) {
+	lc := &ix.facetCols[d]
+	lc.once.Do(func() {
+		lc.err = ix.view(func(tx *bolt.Tx) error {
+			var err error
+			if lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
+				return err
+			}
+			return lc.col.readGroups(newListedGroups(tx), dims[d].buckets[0])
+		})
+	})
+	return lc.col, lc.err
+}
+
+// buildColumn reads a facet bucket: its keys ranked by station count, then,
+// when they fit, every record's value ids, in two passes over the posting
+// lists (count per record, then fill). Posting lists are read in place, so
+// the build allocates only the column.
+func buildColumn(b *bolt.Bucket, stations int, d Dim) (*facetColumn, error) {
+	if b == nil {
+		return nil, fmt.Errorf("%w: facet bucket missing", format.ErrCorrupt)
+	}
+	col := &facetColumn{stations: stations}
+	type entry struct {
+		key     string
+		n       uint32
+		posting []byte
+	}
+	var entries []entry
+	var cs []rawroaring.Container
+	err := b.ForEach(func(k, v []byte) error {
+		n, err := rawroaring.Cardinality(v, &cs)
+		if err != nil {
+			return fmt.Errorf("facet %q: %w", k, err)
+		}
+		entries = append(entries, entry{string(k), uint32(n), v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return format.FacetOrder(a.n, b.n, a.key, b.key) })
+	col.keys = make([]string, len(entries))
+	col.count = make([]uint32, len(entries))
+	col.skip = make([]bool, len(entries))
+	col.postings = make([][]byte, len(entries))
+	for i, e := range entries {
+		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
+		col.skip[i] = dims[d].folded != nil && !Filterable(d, e.key)
+	}
+	col.labels = make([]atomic.Pointer[string], len(entries))
+	col.byKey = make([]uint32, len(entries))
+	order := make([]uint32, len(entries))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(col.keys[a], col.keys[b]) })
+	for pos, id := range order {
+		col.byKey[id] = uint32(pos)
+	}
+	if len(entries)+spareSlots >= 1<<16 {
+		return col, nil // counters do not fit 16 bits: counts probe posting lists
+	}
+	col.buildDense(cs)
+	return col, col.fillParts(&cs)
+}
+
+// Dense copies: arrays of more than denseMinCard values, within
+// denseBudget bytes per facet.
+const (
+	denseMinCard = 512
+	denseBudget  = 1 << 20
+)
+
+func (col *facetColumn) buildDense(cs []rawroaring.Container) {
+	budget := denseBudget
+	for id, v := range col.postings {
+		if int(col.count[id]) <= denseMinCard || budget < rawroaring.BitmapBytes {
+			break
+		}
+		cs, err := rawroaring.Parse(v, cs)
+		if err != nil {
+			return // fill reports it
+		}
+		var blocks []rawroaring.DenseBlock
+		for _, c := range cs {
+			if c.Kind != rawroaring.Array || c.Card <= denseMinCard || budget < rawroaring.BitmapBytes {
+				continue
+			}
+			blocks = append(blocks, rawroaring.Dense(&c))
+			budget -= rawroaring.BitmapBytes
+		}
+		if col.dense == nil {
+			col.dense = make([][]rawroaring.DenseBlock, len(col.postings))
+		}
+		col.dense[id] = blocks
+	}
+}
+
+// A facet counts a match set by visiting its records when the set has
+// at most columnMin records or at most 1/columnShare of the stations;
+// a larger one by intersecting posting lists most stations first, which
+// stops after a few values when the counts are large but reads every
+// value's list whole.
+//
+// The visit counts in 16-bit counters, which a set of more than
+// columnFold records could overflow: such a set's counts are folded into
+// 32-bit ones every columnFold records (see countPart). A set that large
+// is visited only up to 1/foldedShare of the stations: its records' slots
+// come from memory, not the caches. At 5M stations sets of 130,000 to
+// 175,000 (3%) took 7 to 12 ms by posting lists and 1.3 to 5 by records,
+// while "radio" in English, 472,000 (9%), took 7.3 and 8.4.
+const (
+	columnMin   = 2048
+	columnShare = 8
+	columnFold  = 1<<16 - 1
+	foldedShare = 16
+)
+
+// facetTask is the count of one facet: its column, the match set it
+// counts and the top values found.
+type facetTask struct {
+	d      Dim
+	except Dim // the filter left out of m: d when q filters on it, else noDim
+	col    *facetColumn
+	m      set
+	n      int
+	top    []topCount
+	// byRecords: counted in the pass over m's records
+	byRecords bool
+}
+
+// facets counts the facets q asks for and names their values. matches
+// is the search's match set, or with plain unset and built when needed
+// (see facetTops).
+func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
+	tasks, err := s.facetTops(q, matches, plain)
+	if err != nil {
+		return Facets{}, err
+	}
+	var out Facets
+	n := 0
+	for d := range tasks {
+		n += len(tasks[d].top)
+	}
+	all := make([]FacetCount, n) // one allocation for every list
+	for d := range tasks {
+		t := &tasks[d]
+		if t.col == nil {
+			continue
+		}
+		list := all[:len(t.top):len(t.top)]
+		all = all[len(t.top):]
+		for i, c := range t.top {
+			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
+			if list[i].Label, err = s.facetLabel(t.d, t.col, c.id); err != nil {
+				return Facets{}, err
+			}
+		}
+		out[d] = list
+		s.w.tops[d] = t.top[:0]
+	}
+	return out, nil
+}
+
+// facetTops finds the top values of each facet q asks for, in a task per
+// facet; a facet not asked for has no column. Facets whose match set is
+// the same and small are counted in one pass over its records.
+//
+// A set the memo knows by its stored lists (memoOf) is not built at all:
+// with plain, the search's match set is built (plainMatches) only for a
+// facet the memo does not answer.
+func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask, error) {
+	var tasks [NumDims]facetTask
+	ops, err := s.memoOperands(q)
+	if err != nil {
+		return tasks, err
+	}
+	filtered := q.Filter.filtered()
+	for d := range NumDims {
+		if !q.Facets.Has(d) {
+			continue
+		}
+		t := &tasks[d]
+		t.d, t.except = d, noDim
+		if filtered.Has(d) {
+			t.except = d
+		}
+		if t.col, err = s.ix.column(d); err != nil {
+			return tasks, err
+		}
+		if !q.Distinct && s.fromMemo(t, ops, -1, q.FacetLimit) {
+			continue
+		}
+		if filtered.Has(d) && s.everyStationWithout(q, d) {
+			t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			continue
+		}
+		switch {
+		case filtered.Has(d):
+			t.m, err = s.matchSet(q, d)
+		case plain:
+			matches, plain = s.plainMatches(), false
+			t.m = matches
+		default:
+			t.m = matches
+		}
+		if err == nil && t.m.bm != nil && !t.m.empty() {
+			t.n = t.m.card()
+			switch {
+			case s.isEveryStation(t): // no memo entry holds every station
+				t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			case q.Distinct:
+				t.top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
+			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
+				err = s.countTask(t, q.FacetLimit)
+			}
+		}
+		if err != nil {
+			return tasks, err
+		}
+	}
+	s.countGroups(&tasks, q.FacetLimit)
+	return tasks, nil
+}
+
+// fromMemo takes t's top k values from the memo when it knows t's set by
+// its operands (see memoOf; n: the set's size once built, else -1).
+func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
+	memo := s.ix.memoOf(ops, t.except, n)
+	if memo == nil {
+		return false
+	}
+	var ok bool
+	if t.top, ok = memo.tops(t.d, k, s.w.tops[t.d][:0]); ok {
+		s.memoFacets++
+	}
+	return ok
+}
+
+// countTask counts t's top k values, or marks it to be counted record by
+// record with the facets of the same set (countGroups).
+func (s *search) countTask(t *facetTask, k int) (err error) {
+	switch {
+	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.stations) &&
+		(t.n <= columnFold || t.n*foldedShare <= s.stations):
+		t.byRecords = true
+	default:
+		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
+	}
+	return err
+}
+
+// everyStationWithout reports whether q matches every station once its
+// filter of dimension d is left out: no words, no other filter. The facet
+// of d is then the snapshot's own counts (topOfEveryStation), with no set
+// of every station to build (a filter alone, paged deep: country=GB&offset=3100
+// took four times its plain search to build and count that set).
+func (s *search) everyStationWithout(q Query, d Dim) bool {
+	return len(s.w.words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
+		q.Filter.filtered() == DimsOf(d)
+}
+
+// isEveryStation reports whether t counts the facet of every station.
+func (s *search) isEveryStation(t *facetTask) bool {
+	return t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1
+}
+
+// countGroups counts the tasks marked byRecords, those of one set in one
+// pass over its records.
+func (s *search) countGroups(tasks *[NumDims]facetTask, k int) {
+	for d := range tasks {
+		if !tasks[d].byRecords {
+			continue
+		}
+		var groupOf [NumDims]*facetTask
+		group := groupOf[:0]
+		for e := d; e < len(tasks); e++ {
+			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
+				group = append(group, &tasks[e])
+				tasks[e].byRecords = false
+			}
+		}
+		s.countByRecords(tasks[d].m, group, k, columnFold)
+	}
+}
+
+// topCount is a value id and its count in a search.
+type topCount struct {
+	id uint32
+	n  int
+}
+
+// insertCount puts c into top (most first, ties by value) and keeps k.
+func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCount {
+	less := func(a, b topCount) int {
+		if a.n != b.n {
+			return cmp.Compare(b.n, a.n)
+		}
+		return cmp.Compare(col.byKey[a.id], col.byKey[b.id])
+	}
+	if len(top) == k && less(c, top[k-1]) >= 0 {
+		return top
+	}
+	i, _ := slices.BinarySearchFunc(top, c, less)
+	if len(top) == k {
+		top = top[:k-1]
+	}
+	return slices.Insert(top, i, c)
+}
+
+// readGroups reads the values' group counts from listed_groups, which
+// has one for every key of a facet's bucket.
+func (col *facetColumn) readGroups(l *listedGroups, bucket []byte) error {
+	col.groups = make([]uint32, len(col.keys))
+	col.byGroups = make([]uint32, len(col.keys))
+	for id, key := range col.keys {
+		n, err := l.of(bucket, []byte(key))
+		if err != nil {
+			return err
+		}
+		col.groups[id], col.byGroups[id] = uint32(n), uint32(id)
+	}
+	slices.SortFunc(col.byGroups, func(a, b uint32) int {
+		if c := cmp.Compare(col.groups[b], col.groups[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(col.byKey[a], col.byKey[b])
+	})
+	return nil
+}
+
+// topOfAllGroups is the distinct top k when the search matches every
+// station: the groups the indexer counted.
+func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
+	for _, id := range col.byGroups {
+		if len(top) == k || col.groups[id] == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{id, int(col.groups[id])})
+		}
+	}
+	return top
+}
+
+// topOfEveryStation is the top k of a set of every station: the
+// snapshot's own counts, of stations or, for a distinct search, of groups.
+func (col *facetColumn) topOfEveryStation(top []topCount, k int, distinct bool) []topCount {
+	if distinct {
+		return col.topOfAllGroups(top, k)
+	}
+	return col.topOfAll(top, k)
+}
+
+// topOfAll is the top k when the search matches every station: the
+// snapshot's own counts.
+func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
+	for id, n := range col.count {
+		if len(top) == k || n == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{uint32(id), int(n)})
+		}
+	}
+	return top
+}
+
+// countByRecords counts the values of m's records in the columns of the
+// group's facets, in pooled 16-bit counters (folded into 32-bit ones
+// every fold records, at most columnFold), then ranks the values met: the
+// head part of each column in one pass over the records, then, in a
+// second pass, the tails that could still matter.
+//
+// The pass is the cost of a faceted search over a mid-size set (a word and
+// a country: a few thousand records, several genres each), so its inner
+// loops only increment (see slotColumn), and no list of touched values is
+// kept unless the set is small beside the number of values (see
+// sparseFor). It returns how many tails it left uncounted.
+func (s *search) countByRecords(m set, group []*facetTask, k, fold int) (tailsSkipped int) {
+	for _, t := range group {
+		t.top = s.w.tops[t.d][:0]
+	}
+	n := m.card()
+	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
+	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn {
+		switch {
+		case t.col.tail.values == 0:
+			return nil
+		case !t.col.mayEnter(t.top, t.col.tail.base, k):
+			tailsSkipped++
+			return nil
+		}
+		return &t.col.tail
+	})
+	return tailsSkipped
+}
+
+// partCount is one part's counters during a countPart: 16-bit ones that
+// the records are counted into, and, for a set of more than the fold,
+// 32-bit ones they are added to every fold records.
+type partCount struct {
+	p      *slotColumn
+	narrow []uint16
+	wide   []uint32 // nil: the set is counted in narrow alone
+	sparse bool
+}
+
+// countPart counts part(t) of each task's column (none where it is nil)
+// over m's n records in one pass, and ranks it into t.top.
+func (s *search) countPart(m set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+	var pcs [NumDims]partCount
+	if !s.partCounters(pcs[:len(group)], n, fold, group, part) {
+		return
+	}
+	w := s.w
+	it := &w.many
+	buf := s.recordBuffer()
+	it.Initialize(m.bm)
+	since := 0 // records counted since the last fold
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		if since+got > fold {
+			foldCounts(pcs[:len(group)])
+			since = 0
+		}
+		since += got
+		recs := buf[:got]
+		for j := range group {
+			switch pc := &pcs[j]; {
+			case pc.p == nil:
+			case pc.sparse:
+				d := group[j].d
+				w.touched[d] = pc.p.countSparse(recs, pc.narrow, w.touched[d])
+			default:
+				pc.p.countRecords(recs, pc.narrow)
+			}
+		}
+	}
+	*it = roaring.ManyIntIterator{}
+	foldCounts(pcs[:len(group)])
+	for j, t := range group {
+		switch pc := &pcs[j]; {
+		case pc.p == nil:
+		case pc.sparse:
+			t.top = t.col.rankTouched(pc.p, pc.narrow, w.touched[t.d], t.top, k)
+		case pc.wide != nil:
+			t.top = rankDense(t.col, pc.p, pc.wide, t.top, k)
+		default:
+			t.top = rankDense(t.col, pc.p, pc.narrow, t.top, k)
+		}
+	}
+}
+
+// partCounters sets up the counters of each task's part, from the
+// workspace's pools, and reports whether any part is to be counted. A
+// set of more than fold records is counted densely, and gets 32-bit
+// counters too: fold is far above the sets sparseFor takes.
+func (s *search) partCounters(pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
+	w := s.w
+	counting := false
+	for j, t := range group {
+		p := part(t)
+		if p == nil {
+			continue
+		}
+		size := p.counters()
+		pcs[j] = partCount{p: p, narrow: pooledCounters(&w.counts[t.d], size), sparse: p.sparseFor(n) && n <= fold}
+		switch {
+		case pcs[j].sparse:
+			w.touched[t.d] = w.touched[t.d][:0]
+		case n > fold:
+			pcs[j].wide = pooledCounters(&w.wide[t.d], size)
+		}
+		counting = true
+	}
+	return counting
+}
+
+// pooledCounters is the first size counters of a workspace pool, which
+// holds zeros between uses; it grows the pool when it is shorter.
+func pooledCounters[C uint16 | uint32](pool *[]C, size int) []C {
+	if len(*pool) < size {
+		*pool = make([]C, size)
+	}
+	return (*pool)[:size]
+}
+
+// foldCounts adds the 16-bit counters of each part that has 32-bit ones
+// to them, and clears them.
+func foldCounts(pcs []partCount) {
+	for i := range pcs {
+		pc := &pcs[i]
+		if pc.wide == nil {
+			continue
+		}
+		for c, v := range pc.narrow {
+			pc.wide[c] += uint32(v)
+		}
+		clear(pc.narrow)
+	}
+}
+
+// denseOf writes m out as a bitset of the index's stations, in a pooled
+// buffer. Records past the stations (only a damaged index has them) are
+// left out, so that the buffer's size is bounded by the index's own count.
+func (s *search) denseOf(m set) []uint64 {
+	words := (s.stations + 63) / 64
+	dense := s.w.denseBuffer(words)
+	if !m.empty() && int(m.bm.Maximum()) >= s.stations {
+		in := s.w.scratch()
+		in.bm.AddRange(0, uint64(s.stations))
+		m = s.w.and(in, m)
+	}
+	m.bm.WriteDenseTo(dense)
+	return dense
+}
+
+// offer is insertCount behind the common rejection: most values met count
+// fewer than the k-th so far.
+func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
+	if len(top) == k && c.n < top[k-1].n {
+		return top
+	}
+	return col.insertCount(top, c, k)
+}
+
+// countByPostings counts the values by intersecting m, written out as a
+// dense bitset, with each value's posting list read in place, most
+// stations first: once a value has fewer stations in the whole snapshot
+// than the k-th best count so far, no later one can enter. Each value's
+// duplicates in dups (none when nil) are taken off its count: a distinct
+// search counts groups, never more than records, so the bound holds.
+func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+	dense := s.denseOf(m)
+	cs := s.w.raw2[:0]
+	defer func() { s.w.raw2 = cs[:0] }()
+	for id, key := range col.keys {
+		if !col.mayEnter(top, id, k) {
+			break
+		}
+		if col.skip[id] {
+			continue
+		}
+		var err error
+		if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
+			return nil, fmt.Errorf("facet %q: %w", key, err)
+		}
+		var blocks []rawroaring.DenseBlock
+		if id < len(col.dense) {
+			blocks = col.dense[id]
+		}
+		need := 0
+		if len(top) == k {
+			need = top[k-1].n
+		}
+		// AndCount is exact from need up, and duplicates only lower it
+		n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id]))
+		if n == 0 || n < need {
+			continue
+		}
+		if dups != nil {
+			d, err := dups.of(uint32(id))
+			if err != nil {
+				return nil, err
+			}
+			n -= d
+		}
+		if n > 0 && n >= need {
+			top = col.insertCount(top, topCount{uint32(id), n}, k)
+		}
+	}
+	return top, nil
+}
+
+// facetLabel names a value: by the row's name for it (countries and
+// languages by their English names, codecs as they are), by its stored
+// label (genres: the commonest spelling), or by the spelling of the first
+// station filed under it (locations); read once, then cached.
+func (s *search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
+	if l := col.labels[id].Load(); l != nil {
+		return *l, nil
+	}
+	key := col.keys[id]
+	label, ok := facetName(d, key)
+	if dims[d].labels != nil {
+		label, ok = cmp.Or(string(s.lookup(dims[d].labels, []byte(key))), key), true
+	}
+	if !ok {
+		var err error
+		if label, err = s.spelledLabel(d, dims[d].buckets[0], key); err != nil {
+			return "", err
+		}
+	}
+	col.labels[id].Store(&label)
+	return label, nil
+}
+
+// spelledLabel is key of bucket as the first station filed under it
+// spells it, or key itself.
+func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
+	one, err := s.get(bucket, s.keyOf(key))
+	if err != nil || one.empty() {
+		return key, err
+	}
+	var r format.Record
+	if err := decodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
+		return "", err
+	}
+	return spelling(d, &r, key), nil
+}
+
+// Warm builds now what the index otherwise builds on first use: the facet
+// columns, the typo dictionary and the group index of distinct searches,
+// and reads the facet memo, each on a goroutine of its own, so that on
+// two cores all is ready within a second of start-up at 5M stations (the
+// genre column is the longest part). Then it builds the key filters and
+// the token tables (keyFilters, tokenTables), which only Warm builds.
+// Holder calls it in the background for every index it is given, so that
+// no search pays for it.
+func (ix *Index) Warm() error {
+	var wg sync.WaitGroup
+	errs := make([]error, NumDims+6)
+	for d := range NumDims {
+		if d.Facetable() {
+			wg.Go(func() { _, errs[d] = ix.column(d) })
+		}
+	}
+	wg.Go(func() { _, errs[NumDims] = ix.dictionary() })
+	wg.Go(func() { // read like a search: Close waits for it
+		errs[NumDims+1] = ix.read(func() error { _, err := ix.facetMemo(); return err })
+	})
+	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
+	if ix.meta.Compat {
+		wg.Go(func() {
+			errs[NumDims+3] = ix.view(func(tx *bolt.Tx) error { _, err := ix.foldedNames(tx); return err })
+		})
+	}
+	wg.Wait()
+	// Last: searches do without these until they are built, and at 5M
+	// stations the facets come first on two cores.
+	errs[NumDims+4] = ix.read(ix.buildKeyFilters)
+	errs[NumDims+5] = ix.read(ix.buildTokenTables)
+	return errors.Join(errs...)
+}
+
+// WarmFacets builds the facet columns now, which the first faceted search
+// would otherwise do (BenchmarkFacetColumns times it and counts its heap
+// on the real snapshot). A server can call it in the background after
+// Open.
+func (ix *Index) WarmFacets() error {
+	for d := range NumDims {
+		if !d.Facetable() {
+			continue
+		}
+		if _, err := ix.column(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"stationdex/internal/format"
+	"stationdex/query/pagetree"
+)
+
+// The facet memo: the top values of the counted facets (country,
+// language, genre) of each large stored posting list a search can match
+// exactly (a country, language or genre filter alone, or one query word
+// whose stations are stored as one list: the prefix buckets), and of the
+// largest intersections of two of them (a word and a country, two words).
+// These are the broadest searches people make (country=FR, q=radio, q=u,
+// q=music radio), and their facets are the expensive ones: counting tens
+// of thousands of stations costs several times the search itself, which
+// only decodes its page. With the memo such a search's facets are a copy
+// of a list.
+//
+// The indexer counts the memo and stores it (format/facetmemo.go says
+// which lists and pairs, and how); it is read once, by Warm or the first
+// search that needs it, in milliseconds, and a list is known here by its
+// place in the file (listID). For any other set, or a larger facet limit
+// for a pair, facets are counted. Check recounts every entry.
+
+// memoDims is the dimension of each of format.FacetMemoFacets, and
+// memoFacetSet those dimensions: the facets a stored memo entry lists, in
+// that order.
+var memoDims, memoFacetSet = func() ([]Dim, DimSet) {
+	var ds []Dim
+	var set DimSet
+	for _, f := range format.FacetMemoFacets {
+		d := dimOfFacetBucket(f.Bucket)
+		if !sameFold(dims[d].folded, f.Fold) {
+			panic(fmt.Sprintf("facet memo: %s folded unlike its row", f.Bucket))
+		}
+		ds, set = append(ds, d), set.With(d)
+	}
+	return ds, set
+}()
+
+// sameFold reports whether a and b are the same folding function (or
+// both none): the indexer's memo skips the keys the row's function does.
+func sameFold(a, b func(string) string) bool {
+	return (a == nil) == (b == nil) && (a == nil || reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer())
+}
+
+// dimOfFacetBucket is the dimension whose facet counts bucket b; it
+// panics when no row counts it (the format and the table disagree).
+func dimOfFacetBucket(b []byte) Dim {
+	for d := range NumDims {
+		if dims[d].facet && bytes.Equal(dims[d].buckets[0], b) {
+			return d
+		}
+	}
+	panic(fmt.Sprintf("facet memo: no facet counts bucket %s", b))
+}
+
+// A pair is known by both lists, lower first, and memoOf finds it from a
+// search's lists before intersecting them.
+type listPair struct{ a, b listID }
+
+func pairOf(a, b listID) listPair {
+	if a > b {
+		a, b = b, a
+	}
+	return listPair{a, b}
+}
+
+// listID names a stored posting list: the offset of its bytes in the
+// file (pagetree.Tree.Offset), which no other list shares. 0 is none: the
+// file starts with bbolt's meta pages.
+type listID uint64
+
+// idOf is the listID of a list read through the index's page tree.
+func (ix *Index) idOf(v []byte) listID {
+	off, _ := ix.tree.Offset(v)
+	return listID(off)
+}
+
+// memoFacets is the top limit values of each facet of one set, most
+// first, as facetTops finds them.
+type memoFacets struct {
+	limit int
+	n     int // stations in the set
+	lists [NumDims][]memoCount
+}
+
+type memoCount = format.MemoCount
+
+// tops appends the first k values of facet d to top, or reports that the
+// memo has fewer than k of them when the facet has more, or does not
+// count d.
+func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
+	l := f.lists[d]
+	if !memoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
+		return top, false
+	}
+	for _, c := range l[:min(k, len(l))] {
+		top = append(top, topCount{c.ID, int(c.N)})
+	}
+	return top, true
+}
+
+type facetMemo struct {
+	lists map[listID]*memoFacets
+	pairs map[listPair]*memoFacets
+}
+
+type lazyMemo struct {
+	once sync.Once
+	err  error
+	memo *facetMemo
+}
+
+// facetMemo reads the stored memo once, through the page tree: the
+// caller holds the mapping (a search, or Warm through Index.read).
+func (ix *Index) facetMemo() (*facetMemo, error) {
+	lm := &ix.memo
+	lm.once.Do(func() { lm.memo, lm.err = ix.readFacetMemo() })
+	return lm.memo, lm.err
+}
+
+// readFacetMemo decodes the memo bucket through the page tree, as
+// searches read (they know lists by the places they read them at).
+func (ix *Index) readFacetMemo() (*facetMemo, error) {
+	values := make([]int, len(format.FacetMemoFacets))
+	for f, facet := range format.FacetMemoFacets {
+		c, err := ix.treeCursor(facet.Bucket)
+		if err != nil {
+			return nil, err
+		}
+		for k, _ := c.Seek(nil); k != nil; k, _ = c.Next() {
+			values[f]++
+		}
+	}
+	c, err := ix.treeCursor(format.BucketFacetMemo)
+	if err != nil {
+		return nil, err
+	}
+	memo := &facetMemo{lists: map[listID]*memoFacets{}, pairs: map[listPair]*memoFacets{}}
+	for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
+		ids, err := ix.memoLists(k)
+		if err != nil {
+			return nil, err
+		}
+		m, err := format.ParseMemoCounts(v, values)
+		if err != nil {
+			return nil, err
+		}
+		f := &memoFacets{limit: m.Limit, n: m.Stations}
+		for i, l := range m.Facets {
+			f.lists[memoDims[i]] = l
+		}
+		if len(ids) == 1 {
+			memo.lists[ids[0]] = f
+		} else {
+			memo.pairs[pairOf(ids[0], ids[1])] = f
+		}
+	}
+	return memo, nil
+}
+
+// treeCursor is a page-tree cursor over bucket name.
+func (ix *Index) treeCursor(name []byte) (pagetree.Cursor, error) {
+	root, ok := ix.tree.Root(string(name))
+	if !ok {
+		return pagetree.Cursor{}, fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
+	}
+	return ix.tree.Cursor(root), nil
+}
+
+// memoLists finds the lists memo key k names.
+func (ix *Index) memoLists(k []byte) ([]listID, error) {
+	lists, err := format.ParseMemoKey(k)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]listID, len(lists))
+	for i, l := range lists {
+		c, err := ix.treeCursor(format.FacetMemoSources[l.Source].Bucket)
+		if err != nil {
+			return nil, err
+		}
+		key, v := c.Seek(l.Key)
+		if key == nil || !bytes.Equal(key, l.Key) {
+			return nil, fmt.Errorf("%w: facet memo of %q, which has no list", format.ErrCorrupt, l.Key)
+		}
+		ids[i] = ix.idOf(v)
+	}
+	return ids, nil
+}
+
+// memoOperand is a word or filter of a search as the memo may know it:
+// its stored list when it is one (0 otherwise), and the dimension a facet
+// may leave out (noDim for words and bitrates).
+type memoOperand struct {
+	dim  Dim
+	list listID
+}
+
+// memoOperands looks up once the lists of q's words and filters, for
+// memoOf; none when the memo is not built or cannot know q's sets (a
+// distance filter, more than two words).
+func (s *search) memoOperands(q Query) ([]memoOperand, error) {
+	ops := s.w.memoOps[:0]
+	defer func() { s.w.memoOps = ops[:0] }()
+	if q.Near != nil || len(s.w.words) > 2 {
+		return nil, nil
+	}
+	if _, err := s.ix.facetMemo(); err != nil {
+		return nil, err
+	}
+	one := func(lists [][]byte) listID {
+		if len(lists) != 1 {
+			return 0
+		}
+		return s.ix.idOf(lists[0])
+	}
+	for _, word := range s.w.words {
+		lists, err := s.wordLists(allSpace, word)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, memoOperand{noDim, one(lists)})
+	}
+	err := s.eachFilter(q, noDim, func(dim Dim, lists [][]byte) (bool, error) {
+		ops = append(ops, memoOperand{dim, one(lists)})
+		return true, nil
+	})
+	return ops, err
+}
+
+// memoOf is the memoised facets of the match set of ops without the
+// filter of dimension except (noDim: the whole match set), when that set
+// is one or two stored lists, found before any bitmap of it is built:
+// intersecting two large lists allocates and fills a container per
+// 65,536 records, which a memoised pair does not need. With n, the size
+// of the set once built (-1 before), an intersection of two lists as
+// large as one of them is that list (every US station matches the prefix
+// "am"), whose facets the list memo holds. nil when the memo does not
+// know the set.
+func (ix *Index) memoOf(ops []memoOperand, except Dim, n int) *memoFacets {
+	var lists [2]listID
+	k := 0
+	for _, op := range ops {
+		switch {
+		case op.dim == except && except != noDim:
+		case op.list == 0 || k == len(lists):
+			return nil
+		default:
+			lists[k] = op.list
+			k++
+		}
+	}
+	if k == 0 {
+		return nil // also: the memo may not be read yet (memoOperands)
+	}
+	memo := ix.memo.memo
+	switch {
+	case memo == nil:
+		return nil
+	case k == 1:
+		return memo.lists[lists[0]]
+	case k == 2 && n < 0:
+		return memo.pairs[pairOf(lists[0], lists[1])]
+	case k == 2:
+		for _, l := range lists {
+			if f := memo.lists[l]; f != nil && f.n == n {
+				return f
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package core
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"unsafe"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
+)
+
+// The memoised facets of the broad one-key searches against the oracle,
+// for every facet limit shape and facet subset, with the memo's own
+// filter dimension among them (counted afresh, as the rule says).
+func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	memo := readMemo(t, ix)
+	least := format.FacetMemoMin(ix.meta.Stations)
+	t.Logf("facet memo: %d posting lists of at least %d stations", len(memo.lists), least)
+	if len(memo.lists) < 20 {
+		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), least)
+	}
+	queries := []Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
+		{Filter: filters("US", "", "")}, {Filter: filters("de", "", "")}, {Filter: filters("FR", "", "")}, {Filter: filters("CN", "", ""), Offset: 3250},
+		{Filter: filters("", "english", "")}, {Filter: filters("", "en", "")}, {Filter: filters("", "German", "")}, {Filter: filters("", "spanish", "")},
+		{Filter: filters("", "", "pop")}, {Filter: filters("", "", "news")}, {Filter: filters("", "", "music")}}
+	hits := 0
+	for _, q := range queries {
+		for _, shape := range []struct {
+			k   int
+			set DimSet
+		}{
+			{10, threeFacets},
+			{1, DimsOf(DimGenre)},
+			{50, threeFacets},
+			{7, DimsOf(DimCountry, DimLanguage)},
+		} {
+			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
+			res, err := ix.Search(q)
+			if err != nil {
+				t.Fatalf("%s: %v", describe(q), err)
+			}
+			hits += res.MemoFacets
+			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
+			asked := [...]bool{shape.set.Has(DimCountry), shape.set.Has(DimLanguage), shape.set.Has(DimGenre)}
+			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
+				if !asked[d] {
+					if got[d] != nil {
+						t.Fatalf("%s: facet %s not asked for, got %v", describe(q), name, got[d])
+					}
+					continue
+				}
+				if want := oracleTop(o.Facets(request(q), name), name, shape.k); !sameCounts(got[d], want) {
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, shape.k, got[d], want)
+				}
+			}
+		}
+	}
+	if hits < len(queries) {
+		t.Fatalf("%d facets answered from the memo over %d broad searches", hits, len(queries))
+	}
+}
+
+// A facet list handed out is the caller's: changing it leaves the memo
+// (and the next search) alone.
+func TestFacetMemoListsAreCopies(t *testing.T) {
+	ix, _ := realIndex(t)
+	readMemo(t, ix)
+	q := Query{Q: "radio", Facets: DimsOf(DimCountry), FacetLimit: 3, Limit: 1}
+	first, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := first.Facets[DimCountry][0]
+	first.Facets[DimCountry][0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
+	again, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Facets[DimCountry][0] != want {
+		t.Fatalf("second search's first country %v, want %v", again.Facets[DimCountry][0], want)
+	}
+}
+
+// An intersection with as many stations as one of its stored operands is
+// that list (every US station matches the prefix "am"), so its facets come
+// from the memo, and agree with the oracle.
+func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
+	ix, o := realIndex(t)
+	readMemo(t, ix)
+	q := Query{Q: "am", Filter: filters("US", "", ""), Facets: DimsOf(DimLanguage, DimGenre), FacetLimit: 10, Limit: 10}
+	us := len(o.search(Query{Filter: filters("US", "", "")}))
+	if n := len(o.search(q)); n != us || n < 256 {
+		t.Fatalf("q=am&country=US finds %d stations, country=US %d: the case this test needs is gone", n, us)
+	}
+	res, err := ix.Search(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := res.MemoFacets; hits != 2 {
+		t.Errorf("%d of 2 facets answered from the memo", hits)
+	}
+	for d, name := range []string{qoracle.FacetLanguage, qoracle.FacetGenre} {
+		got := [...][]FacetCount{res.Facets[DimLanguage], res.Facets[DimGenre]}[d]
+		if want := oracleTop(o.Facets(request(q), name), name, 10); !sameCounts(got, want) {
+			t.Errorf("facet %s\n got %v\nwant %v", name, got, want)
+		}
+	}
+}
+
+// Facets whose sets are two stored lists (a word and a filter, two
+// filters, two words: the search's own set, or the set without one of its
+// filters) come from the pair memo, which holds DefaultFacetLimit values;
+// a larger facet limit is counted. Searches of several words, whose
+// facets count the set the conjunctions evaluate (plainMatches), are
+// among them. Every facet agrees with the oracle.
+func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	memo := readMemo(t, ix)
+	t.Logf("pair memo: %d pairs", len(memo.pairs))
+	if len(memo.pairs) < 1000 {
+		t.Fatalf("pair memo of %d pairs: the common pairs are not in it", len(memo.pairs))
+	}
+	queries := []Query{
+		{Q: "radio", Filter: filters("DE", "", "")}, {Q: "fm", Filter: filters("", "english", "")}, {Q: "la", Filter: filters("", "spanish", "")},
+		{Filter: filters("US", "english", "")}, {Filter: filters("US", "", "rock")}, {Filter: filters("", "english", "pop")},
+		{Q: "music radio"}, {Q: "radio fm"}, {Q: "rock fm", Filter: filters("US", "", "")},
+		{Q: "radio", Filter: filters("US", "English", "")}, {Q: "radio", Filter: filters("DE", "", "news")},
+		{Q: "Radio Paradise"}, {Q: "DR P1 (AAC)"}, {Q: "radio", Filter: filters("FR", "", "", "MP3")},
+	}
+	all := threeFacets
+	hits := 0
+	for _, q := range queries {
+		for _, k := range []int{DefaultFacetLimit, 3, MaxFacetLimit} {
+			q.Facets, q.FacetLimit, q.Limit = all, k, 10
+			res, err := ix.Search(q)
+			if err != nil {
+				t.Fatalf("%s: %v", describe(q), err)
+			}
+			if k <= DefaultFacetLimit {
+				hits += res.MemoFacets
+			}
+			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
+			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
+				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got[d], want) {
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)
+				}
+			}
+		}
+	}
+	t.Logf("%d facets answered from the memo", hits)
+	// most of the searches' sets are one list or a pair, at both limits
+	if hits < 3*len(queries) {
+		t.Fatalf("%d facets answered from the memo over %d searches and two limits", hits, len(queries))
+	}
+}
+
+// BenchmarkFacetMemo reads the stored facet memo of the real snapshot,
+// as Index.Warm does after start-up, and reports its lists and pairs and
+// the memory they hold (the lists' values and their headers).
+func BenchmarkFacetMemo(b *testing.B) {
+	ix, _ := realIndex(b)
+	var memo *facetMemo
+	for b.Loop() {
+		var err error
+		if memo, err = ix.readFacetMemo(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	size := func(fs []*memoFacets) int {
+		n := 0
+		for _, f := range fs {
+			n += int(unsafe.Sizeof(*f))
+			for _, l := range f.lists {
+				n += len(l) * int(unsafe.Sizeof(memoCount{}))
+			}
+		}
+		return n
+	}
+	b.ReportMetric(float64(len(memo.lists)), "lists")
+	b.ReportMetric(float64(len(memo.pairs)), "pairs")
+	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.lists))))/1024, "list-KiB")
+	b.ReportMetric(float64(size(slices.Collect(maps.Values(memo.pairs))))/1024, "pair-KiB")
+}
+
+// readMemo reads ix's stored facet memo, failing t if it cannot.
+func readMemo(t testing.TB, ix *Index) *facetMemo {
+	t.Helper()
+	var memo *facetMemo
+	err := ix.read(func() (err error) { memo, err = ix.facetMemo(); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return memo
+}
+
+// The memo the indexer stores is what the engine counts, entry by entry,
+// on the real snapshot (Check's own recount, run here to see it fail
+// loudly) and in every entry's shape: lists and pairs, both limits.
+func TestStoredFacetMemoIsTheEngineCount(t *testing.T) {
+	ix, _ := realIndex(t)
+	memo := readMemo(t, ix)
+	entries := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		c := &checker{ix: ix, tx: tx, rep: &CheckReport{}}
+		if err := c.countBuckets(); err != nil {
+			return err
+		}
+		entries = tx.Bucket(format.BucketFacetMemo).Stats().KeyN
+		return c.checkFacetMemo()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries != len(memo.lists)+len(memo.pairs) || len(memo.pairs) < 1000 {
+		t.Fatalf("%d entries stored, %d lists and %d pairs read", entries, len(memo.lists), len(memo.pairs))
+	}
+}

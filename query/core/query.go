@@ -1,0 +1,244 @@
+// Package query answers searches and reads from a stationdex index file.
+//
+// An Index is the file opened read-only and memory-mapped (see package
+// format for the layout), after a check of every page and checksum
+// (package pagetree). Nothing proportional to the data set is copied onto
+// the heap: searches read the page tree through its bounds-checked reader
+// (pagetree.Tree), posting lists are roaring bitmaps read in place with
+// FromBuffer, the work is done in pooled scratch bitmaps, and only the
+// records of the requested page are decoded. A plain search (no facets, no
+// distance filter) builds no bitmap at all: it intersects the stored lists
+// 65,536 records at a time, in place, counting each range and collecting
+// only the ranges its page reads (plain.go, conjunction.go; two arrays are
+// intersected by an SSE4.2 kernel on amd64, package rawroaring). Values returned to callers (Result,
+// format.Record) own their memory and stay valid after the call and after
+// Close.
+//
+// # Ranking: name_match_then_alphabetical
+//
+// The query text is split into words with fold.Tokens. A word matches a
+// token equal to it or starting with it. A station matches when every word
+// matches one of its tokens in any searchable field and it passes every
+// filter. Matches fall into three tiers, shown in this order:
+//
+//	tier 0  exact name: the station's name key (fold.Key) equals the query's
+//	tier 1  name match: every word matches a token of the name
+//	tier 2  the other matches (some word matches only country, location,
+//	        language or genre)
+//
+// Within a tier stations are in record-number order, which the indexer
+// assigns alphabetically by name key, then folded name, then UUID, so the
+// whole order is total and pages never overlap or skip. A query without
+// words (empty, or only punctuation) has one tier: every station passing
+// the filters, alphabetically.
+package core
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/format"
+	"stationdex/query/pagetree"
+)
+
+// Sentinel errors of the query engine. Errors about the file itself wrap
+// format.ErrNotIndex, format.ErrVersion or format.ErrCorrupt.
+var (
+	// ErrNotFound: no station with that id in this snapshot.
+	ErrNotFound = errors.New("station not found")
+	// ErrNoCompat: the index was built without the compatible API's data
+	// (stationdex index -compat); see Index.HasCompat.
+	ErrNoCompat = errors.New("index built without the compatible API's data (stationdex index -compat)")
+	// ErrInvalidQuery: Limit or Offset outside the range Search accepts.
+	// The server validates requests first, so this means a caller bug.
+	ErrInvalidQuery = errors.New("invalid query")
+)
+
+// MaxLimit is the largest page Search returns; it bounds the records decoded
+// per request.
+const MaxLimit = 50
+
+// checkPage is the rule every paged read shares: 1 to MaxLimit records
+// from a non-negative offset.
+func checkPage(limit, offset int) error {
+	if limit < 1 || limit > MaxLimit || offset < 0 {
+		return fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	}
+	return nil
+}
+
+// checkQuery is checkPage, and facets only of dimensions a search counts.
+func checkQuery(q Query) error {
+	for d := range NumDims {
+		if q.Facets.Has(d) && !d.Facetable() {
+			return fmt.Errorf("%w: no facet %s", ErrInvalidQuery, d.Name())
+		}
+	}
+	if q.Facets>>NumDims != 0 {
+		return fmt.Errorf("%w: facets %b", ErrInvalidQuery, q.Facets)
+	}
+	return checkPage(q.Limit, q.Offset)
+}
+
+// Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
+type Index struct {
+	db   *bolt.DB
+	tree *pagetree.Tree // the same file, read in place by searches
+	// readers is held (read) by searches reading the tree without a bbolt
+	// transaction, so that Close does not unmap under them.
+	readers sync.RWMutex
+	path    string
+	meta    format.Meta
+	orders  [NumDims]directoryOrders // the directory's orders, built on first use
+	// facetCols are the search facets: values by station count and per-record value ids, built on
+	// first use.
+	facetCols [NumDims]lazyColumn
+	dict      lazyDictionary // the words for typo correction, loaded on first use
+	memo      lazyMemo       // facets of the large stored posting lists, built by Warm
+	// blocks locate the record blocks of the stations, station_json,
+	// group_of and upstream_json buckets by number, built on first use
+	// (see blockLocator).
+	blocks  [4]blockLocator
+	groups  lazyGroupIndex // for distinct searches, built on first use
+	derived derivedValues  // what callers derive once (Derived)
+	filters keyFilters     // of the buckets searches ask in vain, built by Warm
+	tokens  tokenTables    // the token buckets in memory, built by Warm
+}
+
+// Close releases the file. No call may be in flight: bitmaps read during a
+// call point into the mapping that Close unmaps (Holder arranges this).
+func (ix *Index) Close() error {
+	// bbolt's Close waits for the read transactions in flight, and every
+	// search reads the tree inside one: unmapping after it is safe.
+	if err := ix.db.Close(); err != nil {
+		return fmt.Errorf("close index %s: %w", ix.path, err)
+	}
+	ix.readers.Lock()
+	defer ix.readers.Unlock()
+	if err := ix.tree.Unmap(); err != nil {
+		return fmt.Errorf("close index %s: %w", ix.path, err)
+	}
+	return nil
+}
+
+// Meta describes the snapshot.
+func (ix *Index) Meta() format.Meta { return ix.meta }
+
+// HasCompat reports whether the index has the compatible API's data
+// (format.Meta.Compat: built with stationdex index -compat). Without it
+// every Upstream* method fails with ErrNoCompat.
+func (ix *Index) HasCompat() bool { return ix.meta.Compat }
+
+// Path is the file the index was opened from.
+func (ix *Index) Path() string { return ix.path }
+
+// Query is a validated search request: Limit 1..50, Offset >= 0. See
+// Filters for what each dimension's values mean.
+type Query struct {
+	Q      string
+	Filter Filters
+	// BitrateMin and BitrateMax bound the bitrate in kbps; 0 is no bound.
+	// A station of unknown bitrate never passes a bound.
+	BitrateMin, BitrateMax int
+	// Near, when set, keeps the stations within its radius.
+	Near *Near
+	// Facets asks for value counts of the whole search (see Facets), the
+	// FacetLimit (1..MaxFacetLimit) best of each; only facetable
+	// dimensions.
+	Facets     DimSet
+	FacetLimit int
+	// Distinct asks for one result per group of entries (see
+	// distinct.go): Total and the facets then count groups.
+	Distinct bool
+	// CountVariants asks for Result.Variants.
+	CountVariants bool
+	// Suggest asks for "did you mean" searches when the query has words
+	// and no result (see Suggestions).
+	Suggest       bool
+	Limit, Offset int
+}
+
+// Near is a great-circle distance filter around a position in degrees.
+type Near struct {
+	Lat, Lon, RadiusKm float64
+}
+
+// Result is one page: Total matching stations and the records of the page,
+// in rank order (none from SearchJSON, which gives their JSON instead); the
+// facets and suggestions asked for.
+type Result struct {
+	Total int
+	// Entries is the number of matching records: Total, or with
+	// Distinct the entries its groups stand for.
+	Entries int
+	// Variants, with CountVariants, is for each station of the page the
+	// number of other entries in its group (whether they match or not).
+	Variants    []int
+	Stations    []format.Record
+	Facets      Facets
+	Suggestions []Suggestion
+	Timing      Timing
+	// MemoFacets is how many of the facets came from the facet memo: its
+	// hit rate, for monitoring (and tests).
+	MemoFacets int
+}
+
+// Timing splits the time Search spent, for the metrics: Bitmap is looking up
+// and combining posting lists and locating the page, Decode is reading and
+// decoding the page's records (SearchJSON: copying their stored JSON).
+type Timing struct {
+	Bitmap, Decode time.Duration
+}
+
+// Station reads one station by id; ErrNotFound when absent.
+func (ix *Index) Station(id format.UUID) (format.Record, error) {
+	var r format.Record
+	err := ix.withSearch(func(s *search) error {
+		n, err := recordOf(s.bucket(format.BucketIDs), id)
+		if err != nil {
+			return err
+		}
+		rr := s.records(format.BucketStations)
+		if err := rr.decode(n, &r); err != nil {
+			return fmt.Errorf("station %s: %w", id, err)
+		}
+		if r.ID != id {
+			return fmt.Errorf("station %s: %w: ids bucket points at record %d of %s", id, format.ErrCorrupt, n, r.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return format.Record{}, err
+	}
+	return r, nil
+}
+
+// withSearch runs fn with a search's workspace in a read of the page
+// tree: a search, and the reads of a station page (the station, its
+// nearby stations, its group), take no bbolt transaction, whose Begin
+// checks the meta page's FNV sum every time (a facet column's one-off
+// build opens its own).
+func (ix *Index) withSearch(fn func(s *search) error) error {
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(ix)
+	return ix.read(func() error { return fn(s) })
+}
+
+// recordOf is the record number of station id in the ids bucket;
+// ErrNotFound when absent.
+func recordOf(ids valueGetter, id format.UUID) (uint32, error) {
+	rec := ids.Get(id[:])
+	if rec == nil {
+		return 0, ErrNotFound
+	}
+	n, err := format.ParseRecordKey(rec)
+	if err != nil {
+		return 0, fmt.Errorf("station %s: %w", id, err)
+	}
+	return n, nil
+}

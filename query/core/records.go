@@ -1,0 +1,195 @@
+package core
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/format"
+)
+
+// recordReader finds encoded records by number in the stations bucket. It
+// keeps the block it looked up last, so a page of neighbouring records costs
+// one bbolt lookup. What it returns points into the memory map and is valid
+// only inside the read transaction.
+type recordReader struct {
+	stations valueGetter
+	blocks   [][]byte // the bucket's blocks by number, when located (see blockLocator)
+	block    uint32
+	data     []byte // value of block; nil before the first lookup
+	key      []byte // scratch for the block's key: a search lends its own
+}
+
+// valueGetter is a bucket read by key: a bbolt Bucket, or a search's
+// openBucket.
+type valueGetter interface {
+	Get(key []byte) []byte
+}
+
+func newRecordReader(tx *bolt.Tx) recordReader {
+	return recordReader{stations: tx.Bucket(format.BucketStations)}
+}
+
+// blockLocator is where the blocks of a record bucket (stations,
+// station_json, group_of) lie in the mapping, by block number: a page of a filtered
+// search touches a different block per station, and each cost a descent of
+// the bucket's tree, through pages that are rarely in cache. It is read
+// once, in key order, and used only when the keys are exactly the block
+// numbers 0, 1, 2, ...; otherwise searches keep descending the tree.
+type blockLocator struct {
+	once   sync.Once
+	blocks [][]byte
+}
+
+// blockBuckets are the buckets located, in Index.blocks' order.
+var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf, format.BucketUpstreamJSON}
+
+// blocksOf returns the blocks of bucket by number, or nil (not a record
+// bucket, or keys not as expected). The values point into the mapping,
+// which lives as long as the index.
+func (s *search) blocksOf(bucket []byte) [][]byte {
+	return s.ix.blocksOf(bucket, func() func() (k, v []byte) { return pairs(s.bucket(bucket)) })
+}
+
+// blocksOf is the blocks of bucket, located on first use by reading the
+// pairs that open gives.
+func (ix *Index) blocksOf(bucket []byte, open func() func() (k, v []byte)) [][]byte {
+	for i, name := range blockBuckets {
+		if string(name) == string(bucket) {
+			l := &ix.blocks[i]
+			l.once.Do(func() { l.blocks = readBlocks(open()) })
+			return l.blocks
+		}
+	}
+	return nil
+}
+
+// located is a reader of record bucket bucket (one of blockBuckets) in
+// tx through the index's block locator, for code that reads records
+// outside a search.
+func (ix *Index) located(tx *bolt.Tx, bucket []byte) recordReader {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return recordReader{stations: missingBucket{}}
+	}
+	return recordReader{stations: b, blocks: ix.blocksOf(bucket, func() func() (k, v []byte) {
+		c, first := b.Cursor(), true
+		return func() ([]byte, []byte) {
+			if first {
+				first = false
+				return c.First()
+			}
+			return c.Next()
+		}
+	})}
+}
+
+// missingBucket is a bucket the file lacks: every block is missing, which
+// recordReader reports as damage.
+type missingBucket struct{}
+
+func (missingBucket) Get([]byte) []byte { return nil }
+
+// readBlocks reads a record bucket's pairs, first to last, from next
+// (nil key: no more); nil unless its keys are the block numbers from 0
+// without a gap. A damaged mapping panics, which the search's guard turns
+// into an error; the locator then stays empty and lookups descend the tree.
+func readBlocks(next func() (k, v []byte)) [][]byte {
+	var blocks [][]byte
+	for k, v := next(); k != nil; k, v = next() {
+		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(blocks)) {
+			return nil
+		}
+		blocks = append(blocks, v)
+	}
+	return blocks
+}
+
+// pairs steps through an open bucket from its first pair.
+func pairs(b *openBucket) func() (k, v []byte) {
+	first := true
+	return func() (k, v []byte) {
+		switch {
+		case !b.ok:
+			return nil, nil
+		case first:
+			first = false
+			return b.c.Seek(nil)
+		}
+		return b.c.Next()
+	}
+}
+
+func (rr *recordReader) get(n uint32) ([]byte, error) {
+	b, slot := format.BlockOf(n)
+	if rr.data == nil || b != rr.block {
+		if rr.blocks != nil {
+			rr.data = nil
+			if int64(b) < int64(len(rr.blocks)) {
+				rr.data = rr.blocks[b]
+			}
+		} else {
+			rr.key = binary.BigEndian.AppendUint32(rr.key[:0], b) // format.BlockKey, in place
+			rr.data = rr.stations.Get(rr.key)
+		}
+		rr.block = b
+		if rr.data == nil {
+			return nil, fmt.Errorf("%w: record %d: block %d missing", format.ErrCorrupt, n, b)
+		}
+	}
+	rec, err := format.BlockRecord(rr.data, slot)
+	if err != nil {
+		return nil, fmt.Errorf("record %d: %w", n, err)
+	}
+	return rec, nil
+}
+
+// decodeRecord decodes record n into r, which owns its memory afterwards.
+func decodeRecord(stations valueGetter, n uint32, r *format.Record) error {
+	rr := recordReader{stations: stations}
+	return rr.decode(n, r)
+}
+
+// decode decodes record n into r, which owns its memory afterwards.
+func (rr *recordReader) decode(n uint32, r *format.Record) error {
+	v, err := rr.get(n)
+	if err != nil {
+		return err
+	}
+	if err := format.DecodeRecord(v, r); err != nil {
+		return fmt.Errorf("record %d: %w", n, err)
+	}
+	return nil
+}
+
+// decodeRecords decodes the records numbered in recs. All their bytes are
+// copied into one buffer and their lists share one backing, so a page
+// costs a handful of allocations whatever its stations hold.
+func decodeRecords(rr recordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
+	raw := scratch[:0]
+	size := 0
+	for _, n := range recs {
+		v, err := rr.get(n)
+		if err != nil {
+			return nil, raw, err
+		}
+		raw = append(raw, v)
+		size += len(v)
+	}
+	owned := make([]byte, size)
+	out := make([]format.Record, len(recs))
+	var spare []string
+	for i, v := range raw {
+		buf := owned[:len(v):len(v)]
+		owned = owned[len(v):]
+		copy(buf, v)
+		var err error
+		if spare, err = format.DecodeOwned(buf, &out[i], spare); err != nil {
+			return nil, raw, fmt.Errorf("record %d: %w", recs[i], err)
+		}
+	}
+	clear(raw) // no pointers into the map may outlive the transaction
+	return out, raw, nil
+}

@@ -1,0 +1,196 @@
+package core
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/fold"
+)
+
+// typoQueries are zero-result searches made from real name words by one
+// or two edits, a fifth with a country filter: what BenchmarkSuggest and
+// the close-word checks run on.
+func typoQueries(tb testing.TB, ix *Index, n int) []Query {
+	tb.Helper()
+	var words []string
+	for _, w := range sampledWords(real.recs, n) {
+		if !strings.Contains(w, " ") {
+			words = append(words, w)
+		}
+	}
+	var qs []Query
+	for i, text := range typos(words) {
+		q := Query{Q: text, Limit: 10, Suggest: true}
+		if i%5 == 0 {
+			q.Filter[DimCountry] = []string{"US"}
+		}
+		if res, err := ix.Search(Query{Q: q.Q, Filter: q.Filter, Limit: 1}); err == nil && res.Total == 0 {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+// BenchmarkSuggest times zero-result searches with suggestions on the
+// real snapshot, and the same searches' close-word lookups alone.
+func BenchmarkSuggest(b *testing.B) {
+	ix, _ := realIndex(b)
+	if err := ix.Warm(); err != nil {
+		b.Fatal(err)
+	}
+	qs := typoQueries(b, ix, 400)
+	b.Run("search", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := ix.Search(qs[i%len(qs)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	dict, err := ix.dictionary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	// each typo as if met for the first time: its words are dropped from
+	// the cache of recent words before it is searched, as cold traffic
+	// meets nearly every typo
+	b.Run("search_first", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			q := qs[i%len(qs)]
+			dict.recent.mu.Lock()
+			for _, w := range strings.Fields(q.Q) {
+				delete(dict.recent.words, w)
+			}
+			dict.recent.mu.Unlock()
+			if _, err := ix.Search(q); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("close_words", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			for _, w := range strings.Fields(qs[i%len(qs)].Q) {
+				dict.closeWords(w)
+			}
+			i++
+		}
+	})
+	// without the cache of recent words: a typo met for the first time
+	b.Run("close_words_found", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			for _, w := range strings.Fields(qs[i%len(qs)].Q) {
+				dict.findCloseWords(w)
+			}
+			i++
+		}
+	})
+}
+
+// TestCloseWordsByDeletesAsByWalk: the delete index finds exactly the
+// words the trie walk finds (the same set, so the same first
+// wordCandidates), for the words of hundreds of typo searches of the
+// real snapshot, for dictionary words themselves (each its own
+// neighbourhood) in every script the snapshot has, and for edge cases.
+func TestCloseWordsByDeletesAsByWalk(t *testing.T) {
+	ix, _ := realIndex(t)
+	dict, err := ix.dictionary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dict.deletes == nil {
+		t.Fatal("no delete index for the real snapshot's dictionary")
+	}
+	var words []string
+	for _, q := range typoQueries(t, ix, 400) {
+		words = append(words, strings.Fields(q.Q)...)
+	}
+	for i := 0; i < dict.len(); i += 97 {
+		words = append(words, dict.word(i))
+	}
+	words = append(words, "", "a", "ab", "ba", "radoi", "rdaio", "xxxxxxxxxxxxxxxxxxxxxxxxx", "北京", "москва", "ελλαδα",
+		strings.Repeat("abcdefghij", 3)[:24], strings.Repeat("abcdefghij", 3)[:25])
+	compared, found := 0, 0
+	for _, w := range words {
+		if utf8.RuneCountInString(w) > maxIndexedRunes-2 {
+			continue
+		}
+		byWalk, byDeletes := dict.within(w), dict.withinByDeletes(w)
+		sortClose(byWalk)
+		sortClose(byDeletes)
+		if !slices.Equal(byWalk, byDeletes) {
+			t.Fatalf("%q: walk finds %v\ndeletes find %v", w, byWalk, byDeletes)
+		}
+		compared++
+		found += len(byWalk)
+	}
+	t.Logf("%d words compared, %d close words found", compared, found)
+	if compared < 500 || found < 1000 {
+		t.Fatalf("%d words compared, %d close words: too few to show anything", compared, found)
+	}
+}
+
+func sortClose(l []closeWord) {
+	slices.SortFunc(l, func(a, b closeWord) int { return strings.Compare(a.word, b.word) })
+}
+
+// TestSuggestionsByEditsAsWholeWalk: counting combinations fewest edits
+// first and stopping at MaxSuggestions gives the suggestions the whole
+// walk gives, for hundreds of typo searches of the real snapshot, with
+// and without a filter.
+func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
+	ix, _ := realIndex(t)
+	compared, cut := 0, 0
+	for _, q := range typoQueries(t, ix, 400) {
+		w := getWorkspace()
+		err := ix.view(func(tx *bolt.Tx) error {
+			s := w.newSearch(ix)
+			s.tx = tx
+			s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
+			f, filtered, err := s.filters(q, noDim)
+			if err != nil || filtered && f.empty() {
+				return err
+			}
+			options, err := s.wordOptions(s.w.words)
+			if err != nil || len(options) == 0 {
+				return err
+			}
+			newCombiner := func(want int) *combiner {
+				c := &combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: want}
+				if filtered {
+					c.filter = s.w.settle(f).bm
+				}
+				return c
+			}
+			whole, byEdits := newCombiner(-1), newCombiner(-1)
+			whole.walk(0, nil, 0)
+			byEdits.search()
+			if len(byEdits.found) < len(whole.found) {
+				cut++
+			}
+			if a, b := whole.best(), byEdits.best(); !slices.Equal(a, b) {
+				t.Errorf("%s: whole walk %v, fewest edits first %v", describe(q), a, b)
+			}
+			compared++
+			return nil
+		})
+		w.release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d typo searches compared, %d stopped early", compared, cut)
+	if compared < 200 || cut < compared/20 {
+		t.Fatalf("%d compared, %d stopped early: the early stop is not exercised", compared, cut)
+	}
+}

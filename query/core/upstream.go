@@ -1,0 +1,431 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+)
+
+// The compatible API's read path (server/upstream*.go): the upstream
+// directory's station objects (format.BucketUpstreamJSON), selected with
+// the engine's filters and the upstream buckets, in record order (the
+// name order) or its reverse, a page of any length at a time. A long
+// answer is read page after page, each in a read transaction of its own,
+// so that no transaction waits on a slow client.
+
+// Tri is a condition a station may be asked to meet, not to meet, or
+// neither.
+type Tri uint8
+
+// The values of a Tri.
+const (
+	Either Tri = iota
+	Yes
+	No
+)
+
+// UpstreamSelect says which stations of the compatible API a page holds.
+// Query's filters (Filter, BitrateMin, BitrateMax, Near) apply as in a
+// search; its words, limit and offset do not.
+type UpstreamSelect struct {
+	Query Query
+	// NameExact keeps the stations whose name key (fold.Key) is the
+	// key of this name; CountryLabel those whose source country label
+	// has this format.FacetKey; URL those whose source url is exactly
+	// this. Empty: no condition.
+	NameExact, CountryLabel, URL string
+	// Genres keeps the stations listing every one of these genres (any
+	// spelling, format.GenreKey), where Query's genre filter keeps those
+	// listing any.
+	Genres []string
+	// Contains keeps the stations whose fields hold these texts.
+	Contains Contains
+	// CheckOK, ExtendedInfo and Geo test the flags of
+	// format.BucketUpstreamFlag.
+	CheckOK, ExtendedInfo, Geo Tri
+	// Order is the order of the stations (OrderName: the record order);
+	// Reverse walks it backwards; Seed seeds OrderRandom.
+	Order   UpstreamOrder
+	Reverse bool
+	Seed    uint64
+	// DistanceFrom, when set, fills in every station's geo_distance:
+	// its distance from there in metres, as Query.Near measures it
+	// (from the station's stored position), null without one.
+	DistanceFrom *Position
+}
+
+// Position is a place on the sphere, in degrees.
+type Position struct{ Lat, Lon float64 }
+
+// UpstreamJSON appends the stored upstream object of station id to dst
+// (the base URL left as format.BaseURLMark); ErrNotFound when absent.
+func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
+	if !ix.meta.Compat {
+		return dst, ErrNoCompat
+	}
+	err := ix.view(func(tx *bolt.Tx) error {
+		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
+		if err != nil {
+			return err
+		}
+		rr := upstreamReader(tx)
+		js, err := rr.get(n)
+		if err != nil {
+			return fmt.Errorf("station %s: upstream object: %w", id, err)
+		}
+		if !upstreamOf(js, id) {
+			return fmt.Errorf("station %s: %w: ids bucket points at record %d, whose upstream object is of another station", id, format.ErrCorrupt, n)
+		}
+		dst = append(dst, js...)
+		return nil
+	})
+	return dst, err
+}
+
+// upstreamOf reports whether the stored object js is of station id: its
+// stationuuid follows the changeuuid, whose length is bounded.
+func upstreamOf(js []byte, id format.UUID) bool {
+	return bytes.Contains(js, []byte(`,"stationuuid":"`+id.String()+`",`))
+}
+
+func upstreamReader(tx *bolt.Tx) recordReader {
+	return recordReader{stations: tx.Bucket(format.BucketUpstreamJSON)}
+}
+
+// UpstreamPage appends to dst the stored upstream objects of the
+// stations sel selects, from the offset-th in its order, at most limit
+// of them, separated by commas (the inside of a JSON array; the caller
+// splices its base URL in). It returns the extended dst and how many it
+// appended: fewer than limit means the selection ends there.
+func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte) ([]byte, int, error) {
+	set, err := ix.UpstreamStations(sel)
+	if err != nil {
+		return dst, 0, err
+	}
+	return ix.UpstreamPageOf(set, offset, limit, dst)
+}
+
+// UpstreamSet is the stations an UpstreamSelect picks, in its order: a
+// copy, valid as long as the Index, so that a long answer pages through
+// it without selecting again (a substring of names reads the candidates'
+// records). It is for one goroutine at a time.
+type UpstreamSet struct {
+	members *roaring.Bitmap
+	reverse bool
+	order   UpstreamOrder
+	seed    uint64
+	// list is the members in order (reverse applied), as far as pages
+	// asked for them, for an order other than name; complete once it
+	// holds them all. walked counts the stations of the stored
+	// permutation looked at so far, and dense the members, a bit per
+	// station, once a walk needs them (upstream_orders.go).
+	list     []uint32
+	complete bool
+	walked   int
+	dense    []uint64
+	from     *Position // UpstreamSelect.DistanceFrom
+}
+
+// Len is the number of stations in u.
+func (u *UpstreamSet) Len() int { return int(u.members.GetCardinality()) }
+
+// UpstreamStations selects the stations of sel.
+func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
+	if !ix.meta.Compat {
+		return nil, ErrNoCompat
+	}
+	w := getWorkspace()
+	defer w.release()
+	s := w.newSearch(ix)
+	w.words = w.words[:0] // matched by the conditions, not by words
+	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed, from: sel.DistanceFrom}
+	err := ix.view(func(tx *bolt.Tx) error {
+		s.tx = tx
+		m, err := s.upstreamMatches(sel)
+		if err == nil {
+			u.members = m.bm.Clone() // m may be a view of the mapping or a pooled scratch
+		}
+		return err
+	})
+	return u, err
+}
+
+// UpstreamPageOf is UpstreamPage of a selection made before.
+func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
+	if !ix.meta.Compat {
+		return dst, 0, ErrNoCompat
+	}
+	if offset < 0 || limit < 1 {
+		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+	}
+	n := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		c := ix.newObjectCopier(tx, u.from)
+		if u.order == OrderName {
+			var err error
+			dst, n, err = c.copySet(set{bm: u.members}, u.reverse, offset, limit, dst)
+			return err
+		}
+		if err := ix.upstreamOrdered(u, tx, min(offset, u.Len())+min(limit, u.Len())); err != nil {
+			return err
+		}
+		var err error
+		dst, n, err = c.copyListed(u.list, offset, limit, dst)
+		return err
+	})
+	return dst, n, err
+}
+
+// objectCopier appends stored upstream objects to an answer, with their
+// geo_distance from a position when there is one.
+type objectCopier struct {
+	objects recordReader
+	records recordReader // with from: the stations' positions
+	from    *Position
+	rec     format.Record
+}
+
+// newObjectCopier reads through the index's block locators: the
+// stations of a page lie in as many blocks, each a descent of the
+// bucket's tree without them.
+func (ix *Index) newObjectCopier(tx *bolt.Tx, from *Position) *objectCopier {
+	return &objectCopier{objects: ix.located(tx, format.BucketUpstreamJSON), records: ix.located(tx, format.BucketStations), from: from}
+}
+
+// copyListed appends the objects of list from its offset-th, at most
+// limit of them.
+func (c *objectCopier) copyListed(list []uint32, offset, limit int, dst []byte) ([]byte, int, error) {
+	n := 0
+	for i := offset; i < len(list) && n < limit; i++ {
+		var err error
+		if dst, err = c.appendObject(list[i], n, dst); err != nil {
+			return dst, n, err
+		}
+		n++
+	}
+	return dst, n, nil
+}
+
+// appendObject appends the object of record rec, the i-th of a list.
+func (c *objectCopier) appendObject(rec uint32, i int, dst []byte) ([]byte, error) {
+	js, err := c.objects.get(rec)
+	if err != nil {
+		return dst, fmt.Errorf("upstream object: %w", err)
+	}
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	if c.from == nil {
+		return append(dst, js...), nil
+	}
+	return c.appendWithDistance(rec, js, dst)
+}
+
+// noDistance is the stored object's geo_distance (stationjson.Upstream).
+var noDistance = []byte(`,"geo_distance":null,`)
+
+// appendWithDistance appends js with its geo_distance from c.from, in
+// metres to the decimetre (the stored positions are microdegrees).
+func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, error) {
+	v, err := c.records.get(rec)
+	if err == nil {
+		err = format.DecodeRecord(v, &c.rec)
+	}
+	at := bytes.Index(js, noDistance)
+	if err != nil || at < 0 {
+		return dst, fmt.Errorf("%w: station %d: no record or no geo_distance: %v", format.ErrCorrupt, rec, err)
+	}
+	if !c.rec.Geo.Known {
+		return append(dst, js...), nil
+	}
+	km := format.DistanceKm(c.from.Lat, c.from.Lon, c.rec.Geo.LatDeg(), c.rec.Geo.LonDeg())
+	dst = append(dst, js[:at+len(noDistance)-len("null,")]...)
+	dst = strconv.AppendFloat(dst, math.Round(km*1e4)/10, 'f', -1, 64)
+	return append(dst, js[at+len(noDistance)-1:]...), nil
+}
+
+// upstreamMatches is the set of the stations sel selects.
+func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
+	m, err := s.matchSet(sel.Query, noDim)
+	if err != nil {
+		return m, err
+	}
+	conds := [...]struct {
+		bucket []byte
+		key    string
+		keep   Tri
+	}{
+		{format.BucketUpstreamFlag, format.UpstreamFlagCheckOK, sel.CheckOK},
+		{format.BucketUpstreamFlag, format.UpstreamFlagExtendedInfo, sel.ExtendedInfo},
+		{format.BucketUpstreamFlag, format.UpstreamFlagGeo, sel.Geo},
+		{format.BucketNames, fold.Key(sel.NameExact), present(sel.NameExact)},
+		{format.BucketUpstreamCountry, format.FacetKey(sel.CountryLabel), present(sel.CountryLabel)},
+		{format.BucketUpstreamURL, string(format.UpstreamURLKey(sel.URL)), present(sel.URL)},
+	}
+	for _, c := range conds {
+		if c.keep == Either || m.empty() {
+			continue
+		}
+		if m, err = s.narrow(m, c.bucket, c.key, c.keep); err != nil {
+			return m, err
+		}
+	}
+	for _, g := range sel.Genres {
+		if m.empty() {
+			break
+		}
+		if m, err = s.narrow(m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
+			return m, err
+		}
+	}
+	if m, err = s.narrowContains(m, &sel.Contains); err != nil {
+		return m, err
+	}
+	if sel.URL != "" && !m.empty() {
+		return s.sameURL(m, sel.URL)
+	}
+	return m, nil
+}
+
+// UpstreamWorking is the number of stations that passed their last check.
+func (ix *Index) UpstreamWorking() (int, error) {
+	if !ix.meta.Compat {
+		return 0, ErrNoCompat
+	}
+	n := 0
+	err := ix.view(func(tx *bolt.Tx) error {
+		ok, err := checkedOK(tx, true)
+		if err == nil {
+			n = int(ok.GetCardinality())
+		}
+		return err
+	})
+	return n, err
+}
+
+func present(condition string) Tri {
+	if condition == "" {
+		return Either
+	}
+	return Yes
+}
+
+// narrow is m with the stations of the list under key kept (Yes) or
+// left out (No). A key that folds to nothing has no list: it keeps none.
+func (s *search) narrow(m set, bucket []byte, key string, keep Tri) (set, error) {
+	list := s.w.scratch()
+	if key != "" {
+		var err error
+		if list, err = s.get(bucket, s.keyOf(key)); err != nil {
+			return m, err
+		}
+	}
+	if keep == Yes {
+		return s.w.and(m, list), nil
+	}
+	out := m
+	if !m.owned {
+		out = s.w.scratch()
+		out.bm.Or(m.bm)
+	}
+	out.bm.AndNot(list.bm)
+	return out, nil
+}
+
+// sameURL keeps the stations of m whose url is exactly url: the digest
+// bucket found them, and digests may collide.
+func (s *search) sameURL(m set, url string) (set, error) {
+	out := s.w.scratch()
+	rr := upstreamReader(s.tx)
+	var obj struct {
+		URL string `json:"url"`
+	}
+	for it := m.bm.Iterator(); it.HasNext(); {
+		n := it.Next()
+		js, err := rr.get(n)
+		if err != nil {
+			return out, err
+		}
+		obj.URL = ""
+		if err := json.Unmarshal(stationjson.Splice(nil, js, ""), &obj); err != nil {
+			return out, fmt.Errorf("%w: upstream object %d: %v", format.ErrCorrupt, n, err)
+		}
+		if obj.URL == url {
+			out.bm.Add(n)
+		}
+	}
+	return out, nil
+}
+
+// copySet appends the objects of m from its offset-th member in record
+// order (or in reverse), at most limit of them.
+func (c *objectCopier) copySet(m set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+	total := m.card()
+	if offset >= total {
+		return dst, 0, nil
+	}
+	n := 0
+	for it := pageIterator(m, reverse, offset); it.HasNext() && n < limit; n++ {
+		var err error
+		if dst, err = c.appendObject(it.Next(), n, dst); err != nil {
+			return dst, n, err
+		}
+	}
+	return dst, n, nil
+}
+
+// pageIterator iterates m from its offset-th member (offset < m.card()):
+// forward by advancing to the member Select names, backwards over a copy
+// of m without the members after it.
+func pageIterator(m set, reverse bool, offset int) interface {
+	HasNext() bool
+	Next() uint32
+} {
+	if !reverse {
+		it := m.bm.Iterator()
+		first, _ := m.bm.Select(uint32(offset))
+		it.AdvanceIfNeeded(first)
+		return it
+	}
+	last, _ := m.bm.Select(uint32(m.card() - 1 - offset))
+	head := m.bm.Clone()
+	head.RemoveRange(uint64(last)+1, 1<<32)
+	return head.ReverseIterator()
+}
+
+// checkUpstreamJSON: the upstream_json bucket has a block for every
+// record block, of the same length, and every object is valid JSON of
+// its record's station.
+func (c *checker) checkUpstreamJSON() error {
+	if !c.rep.Meta.Compat {
+		return nil // none to check (Open saw that none is there)
+	}
+	if j, r := c.keys(format.BucketUpstreamJSON), c.keys(format.BucketStations); j != r {
+		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
+	}
+	records := newRecordReader(c.tx)
+	ups := upstreamReader(c.tx)
+	var r format.Record
+	for n := range c.stations {
+		if err := decodeRecord(records.stations, n, &r); err != nil {
+			return fmt.Errorf("record %d: %w", n, err)
+		}
+		js, err := ups.get(n)
+		if err != nil {
+			return fmt.Errorf("upstream object %d: %w", n, err)
+		}
+		if !upstreamOf(js, r.ID) || !json.Valid(stationjson.Splice(nil, js, "")) {
+			return fmt.Errorf("%w: station %d (%s): upstream object not valid JSON of its station", format.ErrCorrupt, n, r.ID)
+		}
+	}
+	return nil
+}

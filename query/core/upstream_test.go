@@ -1,0 +1,424 @@
+package core
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer"
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+)
+
+// upstreamInput is a hand-made snapshot for the compatible API's read
+// path: every field of the source's station object, hostile text (markup,
+// control characters, U+2028, a quote), a URL over the indexer's bound,
+// one broken station, one with extended info, two sharing a stream URL.
+func upstreamInput(t *testing.T) (text string, records []map[string]any) {
+	t.Helper()
+	for i, name := range []string{"Alpha <script>", "beta\t\"quoted\"\u2028", "Gamma", "Delta", "Épsilon"} {
+		url := fmt.Sprintf("http://stream.example/%d", i)
+		if i == 3 {
+			url = "http://stream.example/1" // shared with beta
+		}
+		r := map[string]any{
+			"changeuuid": fmt.Sprintf("10000000-0000-4000-8000-%012d", i), "stationuuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
+			"serveruuid": nil, "name": name, "url": url, "url_resolved": url + "?resolved",
+			"homepage": "https://home.example/" + strings.Repeat("x", 3000*(i%2)), "favicon": "https://home.example/i.png",
+			"tags": "rock,Pop & <b>", "country": "The Netherlands", "countrycode": "nl", "iso_3166_2": "NL-NH",
+			"state": " Noord ", "language": "dutch,english", "languagecodes": "nl,en", "votes": 10 * i,
+			"lastchangetime": "2025-02-01 00:00:00", "lastchangetime_iso8601": "2025-02-01T00:00:00Z", "codec": "MP3",
+			"bitrate": 128000, "hls": i % 2, "lastcheckok": 1 - i%2*(i/3), "lastchecktime": "2025-02-02 00:00:00",
+			"lastchecktime_iso8601": nil, "lastcheckoktime": "", "lastcheckoktime_iso8601": "2025-02-02T00:00:00Z",
+			"lastlocalchecktime": "2025-02-02 00:00:00", "lastlocalchecktime_iso8601": "2025-02-02T00:00:00Z",
+			"clicktimestamp": "", "clicktimestamp_iso8601": nil, "clickcount": 1000 - i, "clicktrend": -i, "ssl_error": 0,
+			"geo_lat": 52.5, "geo_long": 4.75, "geo_distance": nil, "has_extended_info": i == 2,
+		}
+		if i == 4 {
+			r["geo_long"] = nil
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += string(b) + "\n"
+		records = append(records, r)
+	}
+	return text, records
+}
+
+// TestUpstreamJSONIsTheInputRecord: every field of the stored upstream
+// object is the input record's, but for the bounds (a homepage over
+// MaxURLBytes dropped), the nulls ("" or null for a missing string, as
+// the source sends each) and page_url, the station's page here.
+func TestUpstreamJSONIsTheInputRecord(t *testing.T) {
+	text, records := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	const base = "https://radio.example/dex"
+	for _, in := range records {
+		id, _ := format.ParseUUID(in["stationuuid"].(string))
+		stored, err := ix.UpstreamJSON(id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(stationjson.Splice(nil, stored, stationjson.EscapeBase(base)), &got); err != nil {
+			t.Fatalf("%s: %v in %s", id, err, stored)
+		}
+		want := maps.Clone(in)
+		want["page_url"] = base + "/stations/" + id.String() + "/"
+		if h := want["homepage"].(string); len(h) > 2048 {
+			want["homepage"] = ""
+		}
+		requireSameObject(t, id.String(), got, want)
+	}
+	if _, err := ix.UpstreamJSON(format.UUID{1}, nil); err != ErrNotFound {
+		t.Errorf("unknown id: %v, want ErrNotFound", err)
+	}
+}
+
+// requireSameObject compares decoded JSON objects field by field (JSON
+// numbers compare as float64 on both sides).
+func requireSameObject(t *testing.T, what string, got, want map[string]any) {
+	t.Helper()
+	wantJSON, _ := json.Marshal(want)
+	var norm map[string]any
+	_ = json.Unmarshal(wantJSON, &norm)
+	for _, k := range slices.Sorted(maps.Keys(norm)) {
+		if fmt.Sprint(got[k]) != fmt.Sprint(norm[k]) {
+			t.Errorf("%s: %s = %#v, want %#v", what, k, got[k], norm[k])
+		}
+	}
+	if len(got) != len(norm) {
+		t.Errorf("%s: %d fields, want %d", what, len(got), len(norm))
+	}
+}
+
+// TestUpstreamJSONEscapes: station text is escaped as encoding/json
+// escapes it, markup included, byte for byte.
+func TestUpstreamJSONEscapes(t *testing.T) {
+	text, _ := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	for i, want := range []string{`"name":"Alpha \u003cscript\u003e"`, `"name":"beta\t\"quoted\"\u2028"`} {
+		id, _ := format.ParseUUID(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
+		stored, err := ix.UpstreamJSON(id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(stored), want) || !strings.Contains(string(stored), `"tags":"rock,Pop \u0026 \u003cb\u003e"`) {
+			t.Errorf("station %d: %s\nwant %s", i, stored, want)
+		}
+	}
+}
+
+// TestUpstreamPage: pages of every selection, forward and reverse, at
+// every offset, are the oracle's stations in name order.
+func TestUpstreamPage(t *testing.T) {
+	text, records := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	order := []int{0, 1, 3, 4, 2} // Alpha, beta, Delta, Épsilon, Gamma
+	cases := []struct {
+		name string
+		sel  UpstreamSelect
+		keep func(r map[string]any) bool
+	}{
+		{"all", UpstreamSelect{}, func(map[string]any) bool { return true }},
+		{"hidebroken", UpstreamSelect{CheckOK: Yes}, func(r map[string]any) bool { return r["lastcheckok"] == 1 }},
+		{"extended", UpstreamSelect{ExtendedInfo: Yes}, func(r map[string]any) bool { return r["has_extended_info"] == true }},
+		{"no geo", UpstreamSelect{Geo: No}, func(r map[string]any) bool { return r["geo_long"] == nil }},
+		{"url", UpstreamSelect{URL: "http://stream.example/1"}, func(r map[string]any) bool { return r["url"] == "http://stream.example/1" }},
+		{"url none", UpstreamSelect{URL: "http://stream.example/"}, func(map[string]any) bool { return false }},
+		{"name exact", UpstreamSelect{NameExact: "GAMMA"}, func(r map[string]any) bool { return r["name"] == "Gamma" }},
+		{"country label", UpstreamSelect{CountryLabel: "the netherlands"}, func(map[string]any) bool { return true }},
+		{"country label none", UpstreamSelect{CountryLabel: "Netherlands"}, func(map[string]any) bool { return false }},
+		{"country code", UpstreamSelect{Query: Query{Filter: Filters{DimCountry: {"NL"}}}, CheckOK: No},
+			func(r map[string]any) bool { return r["lastcheckok"] == 0 }},
+	}
+	for _, tc := range cases {
+		var want []string
+		for _, i := range order {
+			if tc.keep(records[i]) {
+				want = append(want, records[i]["stationuuid"].(string))
+			}
+		}
+		for _, reverse := range []bool{false, true} {
+			tc.sel.Reverse = reverse
+			w := slices.Clone(want)
+			if reverse {
+				slices.Reverse(w)
+			}
+			for offset := 0; offset <= len(w); offset++ {
+				for limit := 1; limit <= len(w)+1; limit++ {
+					got := upstreamIDs(t, ix, tc.sel, offset, limit)
+					exp := w[offset:min(offset+limit, len(w))]
+					if !slices.Equal(got, exp) {
+						t.Errorf("%s reverse %v offset %d limit %d: %v, want %v", tc.name, reverse, offset, limit, got, exp)
+					}
+				}
+			}
+		}
+	}
+}
+
+func upstreamIDs(t *testing.T, ix *Index, sel UpstreamSelect, offset, limit int) []string {
+	t.Helper()
+	js, n, err := ix.UpstreamPage(sel, offset, limit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []struct {
+		ID string `json:"stationuuid"`
+	}
+	if err := json.Unmarshal(stationjson.Splice([]byte("["), append(js, ']'), ""), &objs); err != nil {
+		t.Fatalf("%v in %s", err, js)
+	}
+	if n != len(objs) {
+		t.Fatalf("UpstreamPage says %d, gave %d", n, len(objs))
+	}
+	ids := []string{}
+	for _, o := range objs {
+		ids = append(ids, o.ID)
+	}
+	return ids
+}
+
+// TestUpstreamCounts: a list counts every station of a value, or with
+// checkOK only those that passed their last check (one of five here).
+func TestUpstreamCounts(t *testing.T) {
+	text, _ := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	for _, checkOK := range []bool{false, true} {
+		want := 5
+		if checkOK {
+			want = 4
+		}
+		countries, err := ix.UpstreamCounts(DimCountry, checkOK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(countries) != 1 || countries[0] != (UpstreamCount{Key: "NL", Label: "The Netherlands", Stations: want}) {
+			t.Errorf("countries (checkOK %v): %+v", checkOK, countries)
+		}
+		states, err := ix.UpstreamStates(checkOK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != 1 || states[0] != (UpstreamState{Name: "Noord", Country: "The Netherlands", Stations: want}) {
+			t.Errorf("states (checkOK %v): %+v", checkOK, states)
+		}
+	}
+	working, err := ix.UpstreamWorking()
+	if err != nil || working != 4 {
+		t.Errorf("working: %d, %v", working, err)
+	}
+	if _, err := ix.UpstreamCounts(DimHTTPS, false); err == nil {
+		t.Error("a list of https")
+	}
+}
+
+// containsCases are substring conditions with the oracle's reading of
+// them over a cleaned record: folded text held by the folded field.
+var containsCases = []struct {
+	c    Contains
+	keep func(r *format.Record) bool
+}{}
+
+func init() {
+	holds := func(field, text string, key func(string) string) bool {
+		return strings.Contains(key(field), key(text))
+	}
+	anyHolds := func(fields []string, text string, key func(string) string) bool {
+		return slices.ContainsFunc(fields, func(f string) bool { return holds(f, text, key) })
+	}
+	for _, text := range []string{"a", "ö", "jazz", "o3", "rádio com", "北京", "fm ", "radio", "xyzqj", "1", "du", "rock n", "-"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Name: text}, func(r *format.Record) bool { return holds(r.Name, text, fold.String) }})
+	}
+	for _, text := range []string{"roc", "hip h", "pop", "ö"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Tags: []string{text, "o"}}, func(r *format.Record) bool {
+			return anyHolds(r.Genres, text, format.GenreKey) && anyHolds(r.Genres, "o", format.GenreKey)
+		}})
+	}
+	for _, text := range []string{"states", "rep", "ö"} {
+		containsCases = append(containsCases, struct {
+			c    Contains
+			keep func(r *format.Record) bool
+		}{Contains{Country: text, Language: "eng"}, func(r *format.Record) bool {
+			return holds(r.Country, text, format.FacetKey) && anyHolds(r.Languages, "eng", format.FacetKey)
+		}})
+	}
+	containsCases = append(containsCases, struct {
+		c    Contains
+		keep func(r *format.Record) bool
+	}{Contains{State: "no", Codec: "aa"}, func(r *format.Record) bool {
+		return holds(r.Location, "no", format.FacetKey) && strings.Contains(r.Codec, "AA")
+	}})
+}
+
+// requireContains: each substring condition selects what the oracle
+// selects over recs, in the index's order.
+func requireContains(t *testing.T, ix *Index, recs []format.Record) {
+	byID := map[string]*format.Record{}
+	for i := range recs {
+		if byID[recs[i].ID.String()] == nil {
+			byID[recs[i].ID.String()] = &recs[i]
+		}
+	}
+	all := upstreamIDs(t, ix, UpstreamSelect{}, 0, 1<<30)
+	for _, tc := range containsCases {
+		var want []string
+		for _, id := range all {
+			if tc.keep(byID[id]) {
+				want = append(want, id)
+			}
+		}
+		got := upstreamIDs(t, ix, UpstreamSelect{Contains: tc.c}, 0, 1<<30)
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%+v: %d stations, oracle %d", tc.c, len(got), len(want))
+		}
+	}
+}
+
+func TestUpstreamContains(t *testing.T) {
+	text, _ := upstreamInput(t)
+	ix := openIndex(t, buildIndex(t, text))
+	requireContains(t, ix, readRecords(t, indexer.Input{Name: "upstream", R: strings.NewReader(text)}))
+}
+
+func TestUpstreamContainsRealData(t *testing.T) {
+	ix, _ := realIndex(t)
+	requireContains(t, ix, real.recs)
+}
+
+// requireOrders: every order but random lists the stations as an
+// oracle sorts their objects decoded by encoding/json (by the field, then
+// by name order), forwards and reversed, and random is a permutation of
+// them, another for another seed.
+func requireOrders(t *testing.T, ix *Index, orders []UpstreamOrder) {
+	js, _, err := ix.UpstreamPage(UpstreamSelect{}, 0, 1<<30, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal(stationjson.Splice([]byte("["), append(js, ']'), ""), &objs); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range orders {
+		field := format.UpstreamSorts[o.stored()].Field
+		byField := slices.Clone(objs)
+		slices.SortStableFunc(byField, func(a, b map[string]any) int {
+			if x, ok := a[field].(float64); ok {
+				return cmp.Compare(x, b[field].(float64))
+			}
+			return strings.Compare(a[field].(string), b[field].(string))
+		})
+		want := make([]string, len(byField))
+		for i, obj := range byField {
+			want[i] = obj["stationuuid"].(string)
+		}
+		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o}, 0, 1<<30); !slices.Equal(got, want) {
+			t.Errorf("order %s: %s", UpstreamOrders[o], firstMismatch(got, want))
+		}
+		slices.Reverse(want)
+		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o, Reverse: true}, 3, 7); !slices.Equal(got, want[3:min(10, len(want))]) {
+			t.Errorf("order %s reversed, offset 3: %v", UpstreamOrders[o], got)
+		}
+	}
+	a := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 1}, 0, 1<<30)
+	b := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 2}, 0, 1<<30)
+	if slices.Equal(a, b) || len(a) != len(objs) || len(slices.Compact(slices.Sorted(slices.Values(a)))) != len(objs) {
+		t.Errorf("random: %d and %d stations, equal %v", len(a), len(b), slices.Equal(a, b))
+	}
+}
+
+func firstMismatch(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("at %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d stations, want %d", len(got), len(want))
+}
+
+func TestUpstreamOrders(t *testing.T) {
+	text, _ := upstreamInput(t)
+	var every []UpstreamOrder
+	for o := OrderURL; o < OrderRandom; o++ {
+		every = append(every, o)
+	}
+	requireOrders(t, openIndex(t, buildIndex(t, text)), every)
+}
+
+func TestUpstreamOrdersRealData(t *testing.T) {
+	ix, _ := realIndex(t)
+	// a number, a text with escapes (favicon URLs), a time, a list
+	requireOrders(t, ix, []UpstreamOrder{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
+}
+
+// BenchmarkUpstreamNameContains times name substrings of the compatible
+// API on the real snapshot, selection and first page: one gram (a key
+// range), and longer texts whose candidates are read.
+func BenchmarkUpstreamNameContains(b *testing.B) {
+	ix, _ := realIndex(b)
+	for _, text := range []string{"fm", "radio", "jazz", "rock fm", "bayern"} {
+		b.Run(text, func(b *testing.B) {
+			sel := UpstreamSelect{Contains: Contains{Name: text}}
+			var page []byte
+			for b.Loop() {
+				u, err := ix.UpstreamStations(sel)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if page, _, err = ix.UpstreamPageOf(u, 0, 100, page[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestFoldedNamesAreTheRecordsNames: the names folded once per index are
+// every record's name folded, in record order.
+func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
+	ix, _ := realIndex(t)
+	err := ix.view(func(tx *bolt.Tx) error {
+		f, err := ix.foldedNames(tx)
+		if err != nil {
+			return err
+		}
+		rr := newRecordReader(tx)
+		for n := range uint32(ix.Meta().Stations) {
+			v, err := rr.get(n)
+			if err != nil {
+				return err
+			}
+			var r format.Record
+			if err := format.DecodeRecord(v, &r); err != nil {
+				return err
+			}
+			got, err := f.of(n)
+			if err != nil || got != fold.String(r.Name) {
+				t.Fatalf("record %d: folded name %q (%v), want %q", n, got, err, fold.String(r.Name))
+			}
+		}
+		if _, err := f.of(uint32(ix.Meta().Stations)); err == nil {
+			t.Error("a record past the last has a name")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,285 @@
+package core
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/internal/format"
+	"stationdex/query/rawroaring"
+)
+
+// set is a posting list during one search: either a read-only view of a
+// bitmap in the file (FromBuffer over the bbolt value, valid only inside
+// the transaction and never to be modified) or a scratch bitmap this search
+// may modify. A set is used linearly: an operation that returns a set may
+// have modified its owned argument in place.
+type set struct {
+	bm    *roaring.Bitmap
+	owned bool
+	// shortRuns: a stored list of run containers of many short runs,
+	// which roaring combines slowly; settle flattens it before any
+	// combination, and a set used alone (one filter) never pays for it.
+	shortRuns bool
+}
+
+func (s set) card() int { return int(s.bm.GetCardinality()) }
+
+func (s set) empty() bool { return s.bm.IsEmpty() }
+
+// workspace is the reusable memory of one search: bitmaps, token and key
+// buffers, the page iterator. Workspaces are pooled so that a search
+// allocates about the same whatever the number of matches.
+type workspace struct {
+	bitmaps   []*roaring.Bitmap // views and scratch; the first used are in use
+	used      int
+	dense     [][]uint64 // buffers of flattened views; the first usedDense are in use
+	usedDense int
+	words     []string
+	key       []byte
+	listedKey []byte // a listed_groups key (storedGroups)
+	recs      []uint32
+	raw       [][]byte // the page's encoded records, during decoding only
+	rawLists  [][]byte // stored lists to unite (unionRaw)
+	wordRefs  [][]byte // every word's lists, word after word (allWords)
+	wordEnds  []int
+	views     []*roaring.Bitmap
+	rawTmp    []rawroaring.Container
+	wordSets  []sizedSet
+	tiers     []tier
+	it        roaring.IntIterator
+	// facet counting (see facetcol.go)
+	tops   [NumDims][]topCount
+	counts [NumDims][]uint16 // by value id, zero between uses
+	// wide: the counts of a set too large for 16 bits (countPart)
+	wide [NumDims][]uint32
+	// touched: the counters a sparse count raised from zero (countSparse)
+	touched [NumDims][]uint16
+	recBuf  []uint32
+	// distinct searches: group ids or records found, value-group pairs
+	// or entries by group, each value's last group and duplicates, and
+	// the values met (distinct.go)
+	groupIDs  []uint32
+	seen      groupSet
+	tierBits  []uint64 // a broad tier as a bit per record (eachShared)
+	pairs     []uint64
+	dups      duplicateCounts
+	lastGroup []valueGroup
+	byGroup   []uint64
+	// byGroupTmp: sortByGroup's other buffer
+	byGroupTmp []uint64
+	valueIDs   []uint32
+	// memoOps: a faceted search's operands (memoOperands)
+	memoOps []memoOperand
+	many    roaring.ManyIntIterator
+	raw2    []rawroaring.Container
+	// plain searches (see plain.go): the lists read, the conjuncts over
+	// them, and two evaluation scratches (a tier and what it excludes)
+	plain      plain
+	lists      [][]rawroaring.Container // the first nlists in use
+	nlists     int
+	vals       []uint32 // a materialised set's records (plainMatches)
+	parts      []conjunct
+	keyA, keyB *keyScratch
+	search     search // the search using the workspace (newSearch)
+}
+
+// newSearch is the workspace's search, reset for one on ix: it lives in
+// the pooled workspace so that a search allocates no state of its own.
+func (w *workspace) newSearch(ix *Index) *search {
+	s := &w.search
+	s.ix, s.tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
+	s.words = set{}
+	s.nopen, s.memoFacets = 0, 0
+	return s
+}
+
+func (w *workspace) scratchA() *keyScratch {
+	if w.keyA == nil {
+		w.keyA = new(keyScratch)
+	}
+	return w.keyA
+}
+
+func (w *workspace) scratchB() *keyScratch {
+	if w.keyB == nil {
+		w.keyB = new(keyScratch)
+	}
+	return w.keyB
+}
+
+var workspaces = sync.Pool{New: func() any {
+	return &workspace{key: make([]byte, 0, 128), recs: make([]uint32, 0, MaxLimit), tiers: make([]tier, 0, 3)}
+}}
+
+func getWorkspace() *workspace { return workspaces.Get().(*workspace) }
+
+// release empties every bitmap before pooling the workspace: views and
+// scratch bitmaps sharing their containers point into the file mapping,
+// which must not be reachable after the transaction ends.
+func (w *workspace) release() {
+	for _, b := range w.bitmaps[:w.used] {
+		b.Clear()
+	}
+	w.used = 0
+	w.usedDense = 0
+	clear(w.words)
+	w.words = w.words[:0]
+	w.recs = w.recs[:0]
+	clear(w.tiers)
+	w.tiers = w.tiers[:0]
+	w.it = roaring.IntIterator{}
+	clear(w.raw2[:cap(w.raw2)])
+	clear(w.rawLists[:cap(w.rawLists)])
+	for i := range w.lists[:w.nlists] {
+		clear(w.lists[i])
+	}
+	w.nlists = 0
+	w.parts = w.parts[:0]
+	w.plain.sets = [setCount]conjunction{}
+	for i := range w.search.open[:w.search.nopen] {
+		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
+	}
+	w.search.ix, w.search.tx, w.search.words = nil, nil, set{}
+	w.byGroup = w.search.shared.byGroup[:0]
+	w.search.shared.of, w.search.shared.set, w.search.shared.byGroup, w.search.shared.sorted = nil, set{}, nil, false
+	workspaces.Put(w)
+}
+
+func (w *workspace) bitmap() *roaring.Bitmap {
+	if w.used == len(w.bitmaps) {
+		w.bitmaps = append(w.bitmaps, roaring.New())
+	}
+	b := w.bitmaps[w.used]
+	w.used++
+	return b
+}
+
+// scratch is an empty bitmap the search owns.
+func (w *workspace) scratch() set { return set{bm: w.bitmap(), owned: true} }
+
+// view maps a bbolt value as a bitmap without copying it.
+func (w *workspace) view(v []byte) (set, error) {
+	b := w.bitmap()
+	n, err := b.FromBuffer(v)
+	if err == nil && n != int64(len(v)) {
+		err = fmt.Errorf("%d trailing bytes", int64(len(v))-n)
+	}
+	if err != nil {
+		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
+	}
+	shortRuns := b.HasRunCompression() && format.ManyShortRuns(b)
+	return set{bm: b, shortRuns: shortRuns}, nil
+}
+
+// settle is s ready to be combined with others: flattened when it holds
+// many short runs (see format.MaxRunContainerBytes), as it is otherwise.
+func (w *workspace) settle(s set) set {
+	if !s.shortRuns {
+		return s
+	}
+	return w.flatten(s.bm)
+}
+
+// flatten rewrites a bitmap holding run containers as array and bitmap
+// containers over a pooled buffer. Containers of thousands of short runs
+// (see format.MaxRunContainerBytes) are slow to combine, and several of roaring's
+// operations on them (in-place union, conversion to an array) are
+// quadratic in the number of runs; flattening is linear and its result
+// combines fast.
+func (w *workspace) flatten(b *roaring.Bitmap) set {
+	buf := w.denseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
+	b.WriteDenseTo(buf)
+	flat := w.bitmap()
+	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
+	return set{bm: flat, owned: true}
+}
+
+// containerWords is the size of a roaring bitmap container in words: a
+// dense buffer of whole containers lets FromDense share it without copying.
+const containerWords = 1 << 16 / 64
+
+func (w *workspace) denseBuffer(words int) []uint64 {
+	if w.usedDense == len(w.dense) {
+		w.dense = append(w.dense, nil)
+	}
+	buf := w.dense[w.usedDense]
+	if cap(buf) < words {
+		buf = make([]uint64, words)
+	}
+	buf = buf[:words]
+	clear(buf)
+	w.dense[w.usedDense] = buf
+	w.usedDense++
+	return buf
+}
+
+// and returns a ∩ b; a is consumed when owned (intersected in place), b
+// is never modified (callers use it again). A view a is intersected into a
+// fresh bitmap: copying it and intersecting in place would clone each of
+// its containers.
+func (w *workspace) and(a, b set) set {
+	a, b = w.settle(a), w.settle(b)
+	if a.owned {
+		a.bm.And(b.bm)
+		return set{bm: a.bm, owned: true}
+	}
+	return set{bm: roaring.And(a.bm, b.bm), owned: true}
+}
+
+// unionRaw is the union of stored posting lists (a word's tokens, a
+// filter's values). Lists with run containers are ORed container by
+// container into a pooled dense buffer that the result's bitmap
+// containers share: roaring's FastOr turns every run container into an
+// array by inserting its runs one at a time, which took 770 us for the two
+// tokens starting with "90s" on the real snapshot, where the dense pass is
+// linear. Others go to FastOr, cheaper for a few small arrays.
+func (w *workspace) unionRaw(lists [][]byte) (set, error) {
+	switch len(lists) {
+	case 0:
+		return w.scratch(), nil
+	case 1:
+		return w.view(lists[0])
+	}
+	cs := w.rawTmp[:0]
+	defer func() { clear(cs[:cap(cs)]); w.rawTmp = cs[:0] }()
+	keys, runs := 0, false
+	for _, v := range lists {
+		var err error
+		if cs, err = rawroaring.Parse(v, cs); err != nil {
+			return set{}, err
+		}
+		if len(cs) > 0 {
+			keys = max(keys, int(cs[len(cs)-1].Key)+1)
+		}
+		for i := range cs {
+			runs = runs || cs[i].Kind == rawroaring.Run
+		}
+	}
+	if !runs {
+		// arrays and bitmaps only: FastOr merges them in one lazy pass
+		// and touches only their containers, where the dense pass
+		// clears and scans 1,024 words per key
+		bms := w.views[:0]
+		defer func() { clear(bms); w.views = bms[:0] }()
+		for _, v := range lists {
+			one, err := w.view(v)
+			if err != nil {
+				return set{}, err
+			}
+			bms = append(bms, one.bm)
+		}
+		return set{bm: roaring.FastOr(bms...), owned: true}, nil
+	}
+	buf := w.denseBuffer(containerWords * keys)
+	for _, v := range lists {
+		cs, _ = rawroaring.Parse(v, cs) // parsed above without error
+		for i := range cs {
+			rawroaring.OrInto((*[rawroaring.BlockWords]uint64)(buf[int(cs[i].Key)*containerWords:]), &cs[i])
+		}
+	}
+	flat := w.bitmap()
+	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
+	return set{bm: flat, owned: true}, nil
+}
