@@ -134,7 +134,7 @@ lint-public:
 	$(call need,html-validate)
 	$(call need,markdownlint)
 	@if command -v spectral >/dev/null && command -v html-validate >/dev/null && command -v markdownlint >/dev/null; then \
-	  spectral lint --fail-severity=warn --ruleset server/.spectral.yaml server/openapi.json && \
+	  spectral lint --fail-severity=warn --ruleset server/.spectral.yaml server/files/openapi.json && \
 	  html-validate --config server/.htmlvalidate.json 'server/testdata/pages/*.html' && \
 	  markdownlint --config server/.markdownlint.json server/testdata/pages; fi
 

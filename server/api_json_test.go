@@ -10,6 +10,9 @@ import (
 
 	"stationdex/internal/stationjson"
 	"stationdex/query"
+	"stationdex/server/api"
+	"stationdex/server/core"
+	"stationdex/server/params"
 )
 
 // TestEnvelopesAppendAsEncodingJSON: the envelopes' appenders write exactly
@@ -23,12 +26,12 @@ func TestEnvelopesAppendAsEncodingJSON(t *testing.T) {
 		env := encodedSearch(t, s, ix, raw)
 		requireAppendsAsJSON(t, &env)
 		for _, st := range env.Results {
-			vs, total, err := variantsOf(ix, s.base, mustUUID(t, st.ID))
+			vs, total, err := api.VariantsOf(ix, s.Base, mustUUID(t, st.ID))
 			if err != nil {
 				t.Fatal(err)
 			}
-			requireAppendsAsJSON(t, &stationEnvelope{SchemaVersion: "1.0", SnapshotAt: env.SnapshotAt, Source: meta.Source,
-				Station: stationWithVariants{Station: st, Variants: vs, VariantsTotal: total}})
+			requireAppendsAsJSON(t, &api.StationEnvelope{SchemaVersion: "1.0", SnapshotAt: env.SnapshotAt, Source: meta.Source,
+				Station: api.StationWithVariants{Station: st, Variants: vs, VariantsTotal: total}})
 		}
 	}
 }
@@ -36,20 +39,20 @@ func TestEnvelopesAppendAsEncodingJSON(t *testing.T) {
 // encodedSearch is the envelope of the search raw with its stations
 // decoded from their records, as the server built it before the index
 // stored their JSON.
-func encodedSearch(t *testing.T, s *Server, ix *query.Index, raw string) searchEnvelope {
+func encodedSearch(t *testing.T, s *Server, ix *query.Index, raw string) api.SearchEnvelope {
 	t.Helper()
-	p, err := parseSearchParams(raw)
+	p, err := params.ParseSearchParams(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Search(p.query())
+	res, err := ix.Search(p.Query())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.searchEnvelope(ix.Meta(), p, res)
+	return s.api.SearchEnvelope(ix.Meta(), p, res)
 }
 
-func requireAppendsAsJSON(t *testing.T, v jsonAppender) {
+func requireAppendsAsJSON(t *testing.T, v core.JSONAppender) {
 	t.Helper()
 	want, err := json.Marshal(v)
 	if err != nil {
@@ -86,7 +89,7 @@ func TestAPISendsStoredStationsAsEncoded(t *testing.T) {
 		for _, raw := range []string{"", "q=radio&limit=3", "q=%3Cscript%3E", "country=us&limit=50", "genre=jazz&language=en",
 			"q=zzzz", "limit=50&offset=40", "facets=country,genre&codec=MP3"} {
 			env := encodedSearch(t, s, ix, raw)
-			if want, got := append(env.AppendJSON(nil), '\n'), get(pathStations+"?"+raw); !bytes.Equal(got, want) {
+			if want, got := append(env.AppendJSON(nil), '\n'), get(core.PathStations+"?"+raw); !bytes.Equal(got, want) {
 				t.Fatalf("base %s, search %q:\nsent:\n%s\nencoded:\n%s", rawBase, raw, got, want)
 			}
 		}
@@ -96,13 +99,13 @@ func TestAPISendsStoredStationsAsEncoded(t *testing.T) {
 		}
 		for i := range all.Stations {
 			r := &all.Stations[i]
-			vs, total, err := variantsOf(ix, s.base, r.ID)
+			vs, total, err := api.VariantsOf(ix, s.Base, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			env := stationEnvelope{SchemaVersion: schemaVersion(meta), SnapshotAt: snapshotAt(meta), Source: meta.Source,
-				Station: stationWithVariants{Station: stationjson.New(s.base, r), Variants: vs, VariantsTotal: total}}
-			if want, got := append(env.AppendJSON(nil), '\n'), get(pathStation+r.ID.String()); !bytes.Equal(got, want) {
+			env := api.StationEnvelope{SchemaVersion: core.SchemaVersion(meta), SnapshotAt: core.SnapshotAt(meta), Source: meta.Source,
+				Station: api.StationWithVariants{Station: stationjson.New(s.Base, r), Variants: vs, VariantsTotal: total}}
+			if want, got := append(env.AppendJSON(nil), '\n'), get(core.PathStation+r.ID.String()); !bytes.Equal(got, want) {
 				t.Fatalf("base %s, station %s:\nsent:\n%s\nencoded:\n%s", rawBase, r.ID, got, want)
 			}
 		}
@@ -153,7 +156,7 @@ func TestAllocsPerAPIResponse(t *testing.T) {
 			if err != nil || len(res.Stations) == 0 {
 				t.Fatalf("no station: %v", err)
 			}
-			path = pathStation + res.Stations[0].ID.String()
+			path = core.PathStation + res.Stations[0].ID.String()
 		}
 		n := allocsPerGet(t, h, path, 100)
 		t.Logf("%-45s %4.0f allocs per response (ceiling %.0f)", target, n, ceiling)

@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"stationdex/internal/stationjson"
 	"strconv"
 	"strings"
 	"testing"
+
+	"stationdex/internal/stationjson"
+	"stationdex/server/params"
 )
 
 type goldenCase struct {
@@ -222,7 +224,7 @@ func TestNextStopsAtOffsetCap(t *testing.T) {
 		{4999, 1, 100000, "/api/stations?limit=1&offset=5000"},
 		{30, 10, 20, ""}, // already past the end
 	} {
-		got := s.nextPage(searchParams{Limit: tc.limit, Offset: tc.offset}, tc.total)
+		got := params.NextPage(s.Base, params.SearchParams{Limit: tc.limit, Offset: tc.offset}, tc.total)
 		switch {
 		case tc.want == "" && got != nil:
 			t.Errorf("%+v: next %q, want null", tc, *got)
@@ -288,7 +290,7 @@ func TestETagIdentifiesTheBody(t *testing.T) {
 			t.Errorf("%s and %s share a tag", p[0], p[1])
 		}
 	}
-	other := New(Config{BaseURL: mustParseURL(t, "https://elsewhere.example")}, s.src)
+	other := New(Config{BaseURL: mustParseURL(t, "https://elsewhere.example")}, s.Src)
 	defer other.Close()
 	if serve(other, http.MethodGet, "/api/stations").Header().Get("ETag") == tag("/api/stations") {
 		t.Errorf("a different base URL (different links) shares the tag")

@@ -12,10 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"stationdex/indexer/realdata"
 	"strings"
 	"testing"
 	"time"
+
+	"stationdex/indexer/realdata"
 )
 
 // TestBrowserWithoutJavaScript drives Debian's chromium, headless and with

@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 	"testing"
+
+	"stationdex/server/core"
 )
 
 // BenchmarkCompress is the cost of compressing a typical search answer (20
@@ -10,13 +12,13 @@ import (
 // for a client that accepts compression.
 func BenchmarkCompress(b *testing.B) {
 	body := serve(newServerWithCache(b, fixedSource{demoIx(b)}, -1), http.MethodGet, "/api/stations?q=radio").Body.Bytes()
-	for _, c := range []coding{gzipCoding, zstdCoding} {
-		b.Run(c.name(), func(b *testing.B) {
+	for _, c := range []core.Coding{core.GzipCoding, core.ZstdCoding} {
+		b.Run(c.Name(), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			var out int
 			for b.Loop() {
-				out = len(compress(c, body))
+				out = len(core.Compress(c, body))
 			}
 			b.ReportMetric(float64(out)/float64(len(body)), "ratio")
 		})

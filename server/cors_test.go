@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
 )
 
 func TestPreflight(t *testing.T) {
@@ -22,9 +24,9 @@ func TestPreflight(t *testing.T) {
 			"Allow":                         "GET, HEAD, OPTIONS",
 			"Access-Control-Allow-Origin":   "*",
 			"Access-Control-Allow-Methods":  "GET, HEAD, OPTIONS",
-			"Access-Control-Allow-Headers":  corsAllowHeaders,
+			"Access-Control-Allow-Headers":  core.CorsAllowHeaders,
 			"Access-Control-Max-Age":        "86400",
-			"Access-Control-Expose-Headers": corsExposeHeaders,
+			"Access-Control-Expose-Headers": core.CorsExposeHeaders,
 		} {
 			if got := rec.Header().Get(name); got != want {
 				t.Errorf("%s: %s = %q, want %q", target, name, got, want)
@@ -70,7 +72,7 @@ func TestCORSOnlyWithOrigin(t *testing.T) {
 			if plain.Code != browser.Code || plain.Body.String() != browser.Body.String() {
 				t.Errorf("%s %q: %d without Origin, %d with it, or bodies differ", target, ae, plain.Code, browser.Code)
 			}
-			for name, want := range map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": corsExposeHeaders} {
+			for name, want := range map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": core.CorsExposeHeaders} {
 				if got := browser.Header().Get(name); got != want {
 					t.Errorf("%s %q with Origin: %s %q, want %q", target, ae, name, got, want)
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"stationdex/query"
+	"stationdex/server/core"
 )
 
 // Micro-benchmarks of whole responses on the embedded demo snapshot, from
@@ -81,5 +82,5 @@ func firstStationPath(b *testing.B, s *Server) string {
 	if err != nil || len(res.Stations) == 0 {
 		b.Fatalf("no station to read: %v", err)
 	}
-	return pathStation + res.Stations[0].ID.String()
+	return core.PathStation + res.Stations[0].ID.String()
 }

@@ -16,13 +16,16 @@ import (
 	"stationdex/indexer"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/files"
+	"stationdex/server/params"
 )
 
 // catalogOf reads /data/catalog.json.
-func catalogOf(t testing.TB, s *Server) catalogDoc {
+func catalogOf(t testing.TB, s *Server) files.CatalogDoc {
 	t.Helper()
 	rec := fetchOK(t, s, "/data/catalog.json")
-	var doc catalogDoc
+	var doc files.CatalogDoc
 	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +49,8 @@ func TestDumps(t *testing.T) {
 func TestCloseRemovesRebasedDumps(t *testing.T) {
 	ix := demoIx(t)
 	s := serverAt(t, ix, testBase)
-	fetchOK(t, s, local(t, testBase, testBase+pathDumpNDJSON))
-	dir := s.rebased.cur.dir
+	fetchOK(t, s, local(t, testBase, testBase+core.PathDumpNDJSON))
+	dir := s.files.Rebased.Cur.Dir
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("rewritten dumps: %v", err)
 	}
@@ -146,7 +149,7 @@ func checkDumpedStations(t *testing.T, s *Server, name string, body []byte, want
 		}
 	} else {
 		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(nil, maxDumpLine)
+		sc.Buffer(nil, files.MaxDumpLine)
 		for sc.Scan() {
 			lines = append(lines, bytes.Clone(sc.Bytes()))
 		}
@@ -183,12 +186,12 @@ func checkDumpedStations(t *testing.T, s *Server, name string, body []byte, want
 func TestWellKnown(t *testing.T) {
 	s := newDemoServer(t, nil)
 	rec := fetchOK(t, s, "/.well-known/radio-directory.json")
-	var c capabilities
+	var c files.Capabilities
 	if err := json.Unmarshal(rec.Body.Bytes(), &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Operations) != 2 || c.Filters["q"].MaxLength != 120 || c.Filters["language"].MaxLength != 60 || c.Paging["limit"].Maximum != 50 ||
-		c.Paging["offset"].Maximum != 5000 || c.Ranking.Name != Ranking || c.SnapshotAt != "2025-02-27T12:00:00Z" || c.Source == "" || c.SchemaVersion == "" || len(c.Datasets) != 2 {
+		c.Paging["offset"].Maximum != 5000 || c.Ranking.Name != params.Ranking || c.SnapshotAt != "2025-02-27T12:00:00Z" || c.Source == "" || c.SchemaVersion == "" || len(c.Datasets) != 2 {
 		t.Errorf("capabilities %+v", c)
 	}
 	for _, u := range append([]string{c.OpenAPI, c.Catalog, c.Sitemap, c.LLMsTxt, c.MarkdownHome}, c.Datasets[0].URL, c.Datasets[1].URL) {
@@ -211,7 +214,7 @@ func TestLLMsTxt(t *testing.T) {
 	}
 	for _, l := range d.links {
 		rec := fetchOK(t, s, local(t, testBase, l))
-		if bytes.HasSuffix([]byte(l), []byte(".md")) && rec.Header().Get("Content-Type") != markdownMediaType {
+		if bytes.HasSuffix([]byte(l), []byte(".md")) && rec.Header().Get("Content-Type") != core.MarkdownMediaType {
 			t.Errorf("%s: %s", l, rec.Header().Get("Content-Type"))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"stationdex/server/params"
 )
 
 // TestFacetURLsReturnTheirCounts follows every facet entry's url and every
@@ -14,7 +16,7 @@ import (
 // place of the filter), and the list, boolean and distance filters.
 func TestFacetURLsReturnTheirCounts(t *testing.T) {
 	s := newDemoServer(t, nil)
-	all := "facets=" + strings.Join(facetNames(), ",") + "&facet_limit=50"
+	all := "facets=" + strings.Join(params.FacetNames(), ",") + "&facet_limit=50"
 	followed := map[string]int{}
 	for _, search := range []string{
 		all,
@@ -44,7 +46,7 @@ func TestFacetURLsReturnTheirCounts(t *testing.T) {
 		}
 	}
 	t.Logf("urls followed: %v", followed)
-	for _, name := range append(facetNames(), "suggestions") {
+	for _, name := range append(params.FacetNames(), "suggestions") {
 		if followed[name] == 0 {
 			t.Errorf("no %s url followed: the searches test nothing of it", name)
 		}

@@ -3,6 +3,9 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"stationdex/server/files"
+	"stationdex/server/pages"
 )
 
 // TestCompatDocsFollowTheIndex: the guide and llms.txt say whether this
@@ -19,15 +22,15 @@ func TestCompatDocsFollowTheIndex(t *testing.T) {
 		{true, "built with stationdex index -compat, so it answers these paths", b + "/json/stats"},
 		{false, "every /json/ path answers 404 compat_not_indexed until the index is rebuilt with stationdex index -compat", b + "/guide/index.md"},
 	} {
-		blocks := compatBlocks(b, "some-id", tc.served)
+		blocks := pages.CompatBlocks(b, "some-id", tc.served)
 		if text := strings.Join(blocks[0].Text, " "); !strings.Contains(text, tc.text) {
 			t.Errorf("served %v: the guide says %q", tc.served, text)
 		}
-		if l := compatLLMsLink(b, tc.served); l[1] != tc.llmsLink || !strings.Contains(l[2], "radio-browser-compatible") {
+		if l := files.CompatLLMsLink(b, tc.served); l[1] != tc.llmsLink || !strings.Contains(l[2], "radio-browser-compatible") {
 			t.Errorf("served %v: llms.txt entry %q", tc.served, l)
 		}
 	}
-	for _, f := range clientFacts(b) {
+	for _, f := range pages.ClientFacts(b) {
 		if len(f.Values) != 1 || f.Values[0].Text == "" {
 			t.Errorf("client %s: %v", f.Name, f.Values)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"stationdex/query"
+	"stationdex/server/core"
 )
 
 // guideCurl is one curl command of the guide: its options and URL.
@@ -19,7 +20,7 @@ var guideCurl = regexp.MustCompile(`(?m)^curl (.*)'([^']+)'$`)
 // text says: facet counts, stations near the position, suggestions.
 func TestGuideExamples(t *testing.T) {
 	s := newDemoServer(t, nil)
-	guide := fetchOK(t, s, pathGuide+"index.md").Body.String()
+	guide := fetchOK(t, s, core.PathGuide+"index.md").Body.String()
 	commands := guideCurl.FindAllStringSubmatch(guide, -1)
 	if len(commands) < 10 {
 		t.Fatalf("%d curl commands in the guide", len(commands))

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/http/httpguts"
+
+	"stationdex/server/core"
 )
 
 // fuzzMethods are the methods FuzzHandler picks from: the ones the service
@@ -85,14 +87,14 @@ func checkFuzzResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRe
 			t.Fatalf("%s %q: redirect to %q, want a local path", req.Method, req.RequestURI, loc)
 		}
 	}
-	if !isAPIPath(req.URL.Path) || status < 400 || req.Method == http.MethodHead {
+	if !core.IsAPIPath(req.URL.Path) || status < 400 || req.Method == http.MethodHead {
 		return
 	}
-	var body errorBody
+	var body core.ErrorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Message == "" {
 		t.Fatalf("%s %q: status %d without a JSON error body: %.300s", req.Method, req.RequestURI, status, rec.Body)
 	}
-	if codeStatus(body.Error) != status {
+	if core.CodeStatus(body.Error) != status {
 		t.Fatalf("%s %q: status %d with error code %q", req.Method, req.RequestURI, status, body.Error)
 	}
 }

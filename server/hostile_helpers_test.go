@@ -8,11 +8,10 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"stationdex/server/core"
 	"strconv"
 	"strings"
 	"time"
-
-	"stationdex/server"
 )
 
 // The hostile-request harness: requests are raw bytes written to a TCP
@@ -86,17 +85,17 @@ func skipBody(head, rest string) string {
 
 // apiCodes are the error codes of the API and the status of each; a JSON
 // error body must carry one, matching its status.
-var apiCodes = map[server.Code]int{
-	server.CodeInvalidParameter:  400,
-	server.CodeUnknownParameter:  400,
-	server.CodeRepeatedParameter: 400,
-	server.CodeInvalidRequest:    400,
-	server.CodeNotFound:          404,
-	server.CodeMethodNotAllowed:  405,
-	server.CodeNotAcceptable:     406,
-	server.CodeURITooLong:        414,
-	server.CodeInvalidRange:      416,
-	server.CodeUnavailable:       503,
+var apiCodes = map[core.Code]int{
+	core.CodeInvalidParameter:  400,
+	core.CodeUnknownParameter:  400,
+	core.CodeRepeatedParameter: 400,
+	core.CodeInvalidRequest:    400,
+	core.CodeNotFound:          404,
+	core.CodeMethodNotAllowed:  405,
+	core.CodeNotAcceptable:     406,
+	core.CodeURITooLong:        414,
+	core.CodeInvalidRange:      416,
+	core.CodeUnavailable:       503,
 }
 
 // hostileClient replays cases on one connection at a time, reconnecting
@@ -196,8 +195,8 @@ func checkJSONError(resp *http.Response, body []byte) error {
 		return fmt.Errorf("status %d with Content-Type %q, want a JSON error body", resp.StatusCode, ct)
 	}
 	var e struct {
-		Error   server.Code `json:"error"`
-		Message string      `json:"message"`
+		Error   core.Code `json:"error"`
+		Message string    `json:"message"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()

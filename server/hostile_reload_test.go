@@ -7,11 +7,12 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"stationdex/server/node/nodetest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"stationdex/server/node/nodetest"
 )
 
 // TestReloadDamagedSnapshots publishes hundreds of randomly damaged copies

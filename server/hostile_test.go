@@ -3,11 +3,12 @@ package server_test
 import (
 	"fmt"
 	"runtime"
-	"stationdex/server/node"
-	"stationdex/server/node/nodetest"
 	"sync"
 	"testing"
 	"time"
+
+	"stationdex/server/node"
+	"stationdex/server/node/nodetest"
 )
 
 // hostileTimeouts are the node's real limits, shortened only where a

@@ -9,6 +9,8 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/query"
+	"stationdex/server/pages"
+	"stationdex/server/params"
 )
 
 // The hand-written pages against the template they replace
@@ -26,9 +28,9 @@ func TestPagesWrittenAsTemplateDemo(t *testing.T) {
 	t.Logf("%d pages", len(targets))
 	for _, target := range targets {
 		p, f := builtPage(t, s, ix, target)
-		requireSameHTML(t, s, target, p, f)
-		if served := serve(s, http.MethodGet, target).Body.Bytes(); !bytes.Equal(served, s.appendHTML(nil, p, f)) {
-			t.Fatalf("%s: the page built here is not the page served%s", target, htmlDifference(served, s.appendHTML(nil, p, f)))
+		requireSameHTML(t, s.pages, target, p, f)
+		if served := serve(s, http.MethodGet, target).Body.Bytes(); !bytes.Equal(served, s.pages.AppendHTML(nil, p, f)) {
+			t.Fatalf("%s: the page built here is not the page served%s", target, htmlDifference(served, s.pages.AppendHTML(nil, p, f)))
 		}
 	}
 }
@@ -42,7 +44,7 @@ func TestPagesWrittenAsTemplateAwkward(t *testing.T) {
 	s := serverAt(t, ix, "https://radio.example/d%20ex/m%C3%BAsica")
 	for _, target := range pageTargets(t, ix, 1) {
 		p, f := builtPage(t, s, ix, target)
-		requireSameHTML(t, s, target, p, f)
+		requireSameHTML(t, s.pages, target, p, f)
 	}
 }
 
@@ -55,7 +57,7 @@ func TestPagesWrittenAsTemplateReal(t *testing.T) {
 	targets := pageTargets(t, ix, 20)
 	for _, target := range targets {
 		p, f := builtPage(t, s, ix, target)
-		requireSameHTML(t, s, target, p, f)
+		requireSameHTML(t, s.pages, target, p, f)
 	}
 	t.Logf("%d pages", len(targets))
 }
@@ -68,12 +70,12 @@ func TestPagesWrittenAsTemplateHostile(t *testing.T) {
 	for _, text := range hostileStrings {
 		for _, href := range hostileStrings {
 			for _, num := range hostileNumbers {
-				s := &Server{base: href}
-				f := footer{SnapshotAt: time.Date(2025, 2, 27, 12, 0, 0, 0, time.UTC), Source: text}
+				s := pagesAt(href)
+				f := pages.Footer{SnapshotAt: time.Date(2025, 2, 27, 12, 0, 0, 0, time.UTC), Source: text}
 				requireSameHTML(t, s, text+" "+href, hostilePage(text, href, num), f)
 			}
 		}
-		requireSameHTML(t, &Server{base: testBase}, text, hostilePage(text, text, 0), footer{Source: text})
+		requireSameHTML(t, pagesAt(testBase), text, hostilePage(text, text, 0), pages.Footer{Source: text})
 	}
 }
 
@@ -89,24 +91,24 @@ var hostileNumbers = []float64{0, 1, 0.5, -3, 1e6, 1e21, 1e-7, math.NaN(), math.
 
 // hostilePage puts text in every text and attribute of a page and href in
 // every URL, whatever the page model would let through.
-func hostilePage(text, href string, num float64) *page {
-	links := []link{{Text: text, Href: href, Note: text}, {Text: text, Href: href, Internal: true}, {Text: text}}
-	in := formInput{Name: text, formField: formField{Label: text, Type: "number", Placeholder: text}, Value: text,
+func hostilePage(text, href string, num float64) *pages.Page {
+	links := []pages.Link{{Text: text, Href: href, Note: text}, {Text: text, Href: href, Internal: true}, {Text: text}}
+	in := pages.FormInput{Name: text, FormField: params.FormField{Label: text, Type: "number", Placeholder: text}, Value: text,
 		MaxLength: len(text), Min: num, Max: -num}
-	sel := formInput{Name: text, formField: formField{Label: text, Type: "select", Options: []string{text, href}}, Value: href}
+	sel := pages.FormInput{Name: text, FormField: params.FormField{Label: text, Type: "select", Options: []string{text, href}}, Value: href}
 	named := sel
 	named.OptionText = []string{href, text}
-	other := formInput{Name: href, formField: formField{Label: text, Type: text, Size: len(href)}, Value: text}
-	return &page{
+	other := pages.FormInput{Name: href, FormField: params.FormField{Label: text, Type: text, Size: len(href)}, Value: text}
+	return &pages.Page{
 		Title: text, Heading: text, Path: href, Query: text, Error: text, Description: text,
-		Form: &searchForm{Action: href, Fields: []formInput{in, sel, named, other}},
-		Blocks: []block{
-			{Heading: text, Text: []string{text, "", href}, Notice: text, Facts: []fact{{Name: text, Values: links}, {Name: href}},
+		Form: &pages.SearchForm{Action: href, Fields: []pages.FormInput{in, sel, named, other}},
+		Blocks: []pages.Block{
+			{Heading: text, Text: []string{text, "", href}, Notice: text, Facts: []pages.Fact{{Name: text, Values: links}, {Name: href}},
 				Links: links, Code: text, Audio: href},
 			{},
 			{Text: []string{text}},
 		},
-		Pager: &pager{Summary: text, Prev: href, Next: text},
+		Pager: &pages.Pager{Summary: text, Prev: href, Next: text},
 	}
 }
 
@@ -120,12 +122,12 @@ func FuzzPageWriter(f *testing.F) {
 	s := newDemoServer(f, nil)
 	f.Fuzz(func(t *testing.T, name, tag, address string, bitrate uint32, num float64) {
 		rec := fuzzedRecord(name, tag, address, bitrate)
-		at := footer{SnapshotAt: time.Unix(int64(bitrate), 0), Source: tag}
-		results := block{Heading: name, Links: s.stationLinks([]format.Record{rec})}
-		requireSameHTML(t, s, "station page", s.stationPageOf(&rec, results, block{Heading: "Also listed as", Links: results.Links}), at)
-		requireSameHTML(t, s, "listening page", s.listenPageOf(&rec), at)
-		requireSameHTML(t, &Server{base: address}, "hostile page", hostilePage(name, address, num), at)
-		requireSameHTML(t, &Server{base: tag}, "hostile page", hostilePage(tag, name, num), footer{})
+		at := pages.Footer{SnapshotAt: time.Unix(int64(bitrate), 0), Source: tag}
+		results := pages.Block{Heading: name, Links: s.pages.StationLinks([]format.Record{rec})}
+		requireSameHTML(t, s.pages, "station page", s.pages.StationPageOf(&rec, results, pages.Block{Heading: "Also listed as", Links: results.Links}), at)
+		requireSameHTML(t, s.pages, "listening page", s.pages.ListenPageOf(&rec), at)
+		requireSameHTML(t, pagesAt(address), "hostile page", hostilePage(name, address, num), at)
+		requireSameHTML(t, pagesAt(tag), "hostile page", hostilePage(tag, name, num), pages.Footer{})
 	})
 }
 
@@ -145,7 +147,7 @@ func fuzzedRecord(name, tag, address string, bitrate uint32) format.Record {
 // and the station and listening pages of every step-th station.
 func pageTargets(t testing.TB, ix *query.Index, step int) []string {
 	targets := append([]string{}, fixedPageTargets...)
-	for _, d := range directories {
+	for _, d := range pages.Directories {
 		targets = append(targets, directoryTargets(t, ix, d, step)...)
 	}
 	for i, id := range allStationIDs(t, ix) {
@@ -170,24 +172,24 @@ var fixedPageTargets = []string{
 
 // directoryTargets: every page of d's index in both orders, and step-th
 // values of d.
-func directoryTargets(t testing.TB, ix *query.Index, d directory, step int) []string {
+func directoryTargets(t testing.TB, ix *query.Index, d pages.Directory, step int) []string {
 	t.Helper()
-	index := "/" + d.kind + "/"
-	total, vals, err := ix.Listings(d.facet, query.ByName, 0, math.MaxInt32)
+	index := "/" + d.Kind + "/"
+	total, vals, err := ix.Listings(d.Facet, query.ByName, 0, math.MaxInt32)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for n := 1; (n-1)*valuesPerPage < total; n++ {
-		out = append(out, index+"?"+pageParam("", n), index+"?"+pageParam(orderQuery(query.ByName), n))
+	for n := 1; (n-1)*pages.ValuesPerPage < total; n++ {
+		out = append(out, index+"?"+pages.PageParam("", n), index+"?"+pages.PageParam(pages.OrderQuery(query.ByName), n))
 	}
 	for i, v := range vals {
 		if i%step != 0 {
 			continue
 		}
-		u := d.valueURL("", v.Key)
+		u := d.ValueURL("", v.Key)
 		out = append(out, u)
-		if v.Stations > stationsPerPage {
+		if v.Stations > pages.StationsPerPage {
 			out = append(out, u+"?page=2")
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
 )
 
 // The guard's rules one by one; the hostile corpus replays them over TCP.
@@ -32,7 +34,7 @@ func TestAcceptsJSON(t *testing.T) {
 		{[]string{"*/*;q=0"}, false},
 		{[]string{"text/*"}, false},
 	} {
-		if got := acceptsJSON(tc.accept); got != tc.want {
+		if got := core.AcceptsJSON(tc.accept); got != tc.want {
 			t.Errorf("acceptsJSON(%q) = %v, want %v", tc.accept, got, tc.want)
 		}
 	}
@@ -49,13 +51,13 @@ func TestRangeAcceptable(t *testing.T) {
 		{"bytes=-500", true},
 		{"bytes=0-0,5-9", true},
 		{"items=0-1", true}, // not bytes: left to the resource, which ignores it
-		{"bytes=" + strings.Repeat("0-1,", maxRanges), true},
-		{"bytes=" + strings.Repeat("0-1,", maxRanges+1), false},
+		{"bytes=" + strings.Repeat("0-1,", core.MaxRanges), true},
+		{"bytes=" + strings.Repeat("0-1,", core.MaxRanges+1), false},
 		{"bytes=-0", false},
 		{"bytes=0-1, -000", false},
 		{"bytes=-", false},
 	} {
-		if got := rangeAcceptable(tc.header); got != tc.want {
+		if got := core.RangeAcceptable(tc.header); got != tc.want {
 			t.Errorf("rangeAcceptable(%q) = %v, want %v", tc.header, got, tc.want)
 		}
 	}
@@ -66,7 +68,7 @@ func TestDotSegments(t *testing.T) {
 		"/": false, "/data/stations.json": false, "/genres/.../": false, "/genres/..a/": false, "/a.b/": false,
 		"/..": true, "/data/../x": true, "/data/./x": true, "/genres/../": true, "/x/.": true,
 	} {
-		if got := hasDotSegment(path); got != want {
+		if got := core.HasDotSegment(path); got != want {
 			t.Errorf("hasDotSegment(%q) = %v, want %v", path, got, want)
 		}
 	}
@@ -82,8 +84,8 @@ func TestGuardAnswers(t *testing.T) {
 		json           bool
 	}{
 		{"/api/stations", "text/html", http.StatusNotAcceptable, true},
-		{"/api/stations?q=" + strings.Repeat("a", maxRequestURIBytes), "", http.StatusRequestURITooLong, true},
-		{"/search/?q=" + strings.Repeat("a", maxRequestURIBytes), "", http.StatusRequestURITooLong, false},
+		{"/api/stations?q=" + strings.Repeat("a", core.MaxRequestURIBytes), "", http.StatusRequestURITooLong, true},
+		{"/search/?q=" + strings.Repeat("a", core.MaxRequestURIBytes), "", http.StatusRequestURITooLong, false},
 		{"/data/../go.mod", "", http.StatusNotFound, false},
 		{"/api/stations/../x", "", http.StatusNotFound, true},
 	} {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	gmtext "github.com/yuin/goldmark/text"
+
+	"stationdex/server/pages"
 )
 
 // FuzzMarkdownText: whatever a station is called, mdText makes it literal
@@ -25,12 +27,12 @@ func FuzzMarkdownText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		want := strings.Join(strings.Fields(cleanText(s)), " ")
-		if got, full := mdText(s), mdTextByRule(s); got != full {
+		want := strings.Join(strings.Fields(pages.CleanText(s)), " ")
+		if got, full := pages.MdText(s), mdTextByRule(s); got != full {
 			t.Errorf("%q: mdText %q, by the rule on every byte %q", s, got, full)
 		}
 		for _, prefix := range []string{"", "# ", "- ", "## x "} {
-			src := []byte(prefix + mdText(s) + "\n")
+			src := []byte(prefix + pages.MdText(s) + "\n")
 			root := markdownParser.Parser().Parse(gmtext.NewReader(src))
 			var got strings.Builder
 			blocks := 0
@@ -71,10 +73,10 @@ func FuzzMarkdownText(f *testing.F) {
 // mdTextByRule is mdText without its shortcuts: every byte through
 // mdEscapes, spaces always collapsed.
 func mdTextByRule(s string) string {
-	s = strings.Join(strings.Fields(cleanText(s)), " ")
+	s = strings.Join(strings.Fields(pages.CleanText(s)), " ")
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if mdEscapes(s, i) {
+		if pages.MdEscapes(s, i) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(s[i])
@@ -101,7 +103,7 @@ func TestMarkdownTextReadable(t *testing.T) {
 		"<b>":                               "\\<b>",
 		"Hits #":                            "Hits \\#",
 	} {
-		if got := mdText(in); got != want {
+		if got := pages.MdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
 		}
 	}

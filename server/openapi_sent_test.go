@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
+	"stationdex/server/files"
 )
 
 // The response validation (openapi_test.go) proves that nothing is sent
@@ -22,7 +25,7 @@ func openAPISchemaProperties(t *testing.T, name string) []string {
 			Schemas map[string]struct{ Properties map[string]json.RawMessage }
 		}
 	}
-	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+	if err := json.Unmarshal(files.OpenAPIDocument, &doc); err != nil {
 		t.Fatal(err)
 	}
 	props := mapKeys(doc.Components.Schemas[name].Properties)
@@ -48,10 +51,10 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 	s := newDemoServer(t, nil)
 	envelope := map[string]bool{}
 	for _, target := range []string{
-		pathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
-		pathStations + "?q=jazx",
-		pathStations + "?location=lisboa&https=true&facets=location,codec",
-		pathStations + "?q=radio&distinct=true&facets=codec",
+		core.PathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
+		core.PathStations + "?q=jazx",
+		core.PathStations + "?location=lisboa&https=true&facets=location,codec",
+		core.PathStations + "?q=radio&distinct=true&facets=codec",
 	} {
 		sentKeys(t, envelope, fetchOK(t, s, target).Body.Bytes())
 	}
@@ -59,7 +62,7 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 		t.Errorf("SearchResponse documents %v; searches send %v", want, got)
 	}
 	station := map[string]bool{}
-	dump := fetchOK(t, s, pathDumpNDJSON).Body.Bytes()
+	dump := fetchOK(t, s, core.PathDumpNDJSON).Body.Bytes()
 	for line := range bytes.SplitSeq(bytes.TrimSpace(dump), []byte("\n")) {
 		sentKeys(t, station, line)
 	}
@@ -83,7 +86,7 @@ func TestOpenAPIExamplesAreLive(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+	if err := json.Unmarshal(files.OpenAPIDocument, &doc); err != nil {
 		t.Fatal(err)
 	}
 	examples := doc.Paths["/api/stations"]["get"].Responses["400"].Content["application/json"].Examples

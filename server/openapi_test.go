@@ -22,6 +22,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"stationdex/server/core"
+	"stationdex/server/files"
 )
 
 // The OpenAPI document must be true: every API response the server tests
@@ -44,7 +47,7 @@ var testBasePath = func() string {
 
 var openAPIRouter = sync.OnceValues(func() (routers.Router, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(openAPIFor(testBase))
+	doc, err := loader.LoadFromData(files.OpenAPIFor(testBase))
 	if err != nil {
 		return nil, fmt.Errorf("load openapi.json: %w", err)
 	}
@@ -71,7 +74,9 @@ func checkAPIResponse(req *http.Request, rec *httptest.ResponseRecorder) {
 }
 
 // isDocumentedPath: the JSON API and the compatible API under /json/.
-func isDocumentedPath(p string) bool { return isAPIPath(p) || strings.HasPrefix(p, pathUpstream) }
+func isDocumentedPath(p string) bool {
+	return core.IsAPIPath(p) || strings.HasPrefix(p, core.PathRBAPI)
+}
 
 // checkAPIExchange validates one exchange: method and request target as
 // sent, the response as received.
@@ -177,7 +182,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" || doc.Info.Version != "1.0.0" || len(doc.Servers) != 1 || doc.Servers[0].URL != testBase || doc.Security == nil || len(doc.Security) != 0 {
 		t.Errorf("openapi %q version %q servers %v security %v", doc.OpenAPI, doc.Info.Version, doc.Servers, doc.Security)
 	}
-	if strings.Contains(rec.Body.String(), openAPIBase) {
+	if strings.Contains(rec.Body.String(), files.OpenAPIBase) {
 		t.Errorf("the default base URL is left in the served document")
 	}
 	ops := map[string]string{}
@@ -199,7 +204,7 @@ func TestOpenAPIDocument(t *testing.T) {
 // serverErrorCodes reads every Code constant from errors.go, in source
 // order, so a code added there cannot be missing from the document.
 func serverErrorCodes(t *testing.T) []string {
-	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "core/errors.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

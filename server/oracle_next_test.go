@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"stationdex/indexer/realdata"
 	"sync"
 	"testing"
 
+	"stationdex/indexer/realdata"
 	"stationdex/internal/format"
 	"stationdex/oracle"
 )

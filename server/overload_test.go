@@ -8,11 +8,12 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"stationdex/server/node"
-	"stationdex/server/node/nodetest"
 	"sync"
 	"testing"
 	"time"
+
+	"stationdex/server/node"
+	"stationdex/server/node/nodetest"
 )
 
 // The overload tests drive a node on loopback past what it may take on, in

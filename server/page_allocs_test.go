@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
 )
 
 // pageAllocBounds are the most allocations one page of each kind (of
@@ -44,11 +46,11 @@ func TestPageAllocs(t *testing.T) {
 		var dst []byte
 		all := testing.AllocsPerRun(50, func() {
 			p, f := buildPage(s, ix, r)
-			dst = s.appendHTML(dst[:0], p, f)
+			dst = s.pages.AppendHTML(dst[:0], p, f)
 		})
 		p, f := buildPage(s, ix, r)
-		write := testing.AllocsPerRun(50, func() { dst = s.appendHTML(dst[:0], p, f) })
-		md := testing.AllocsPerRun(50, func() { dst = s.appendMarkdown(dst[:0], p, f) })
+		write := testing.AllocsPerRun(50, func() { dst = s.pages.AppendHTML(dst[:0], p, f) })
+		md := testing.AllocsPerRun(50, func() { dst = s.pages.AppendMarkdown(dst[:0], p, f) })
 		if all > pageAllocBounds[k.name] || write > writeAllocBound || md > writeAllocBound {
 			t.Errorf("%s page: %v allocations built and written (at most %v), %v written, %v as Markdown (at most %v)",
 				k.name, all, pageAllocBounds[k.name], write, md, writeAllocBound)
@@ -85,9 +87,9 @@ func TestAllocsPerPageResponse(t *testing.T) {
 			built := testing.AllocsPerRun(50, func() {
 				p, f := buildPage(s, ix, r)
 				if md {
-					dst = s.appendMarkdown(dst[:0], p, f)
+					dst = s.pages.AppendMarkdown(dst[:0], p, f)
 				} else {
-					dst = s.appendHTML(dst[:0], p, f)
+					dst = s.pages.AppendHTML(dst[:0], p, f)
 				}
 			})
 			t.Logf("%s: %v built, %v answered", target, built, answered)
@@ -105,5 +107,5 @@ func markdownTwinTarget(target string) string {
 	if found {
 		query = "?" + query
 	}
-	return path + markdownIndex + query
+	return path + core.MarkdownIndex + query
 }

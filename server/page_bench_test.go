@@ -2,6 +2,8 @@ package server
 
 import (
 	"testing"
+
+	"stationdex/server/pages"
 )
 
 // Benchmarks of one HTML page per kind on the demo: built from the index
@@ -37,13 +39,13 @@ func BenchmarkPage(b *testing.B) {
 	}
 }
 
-func BenchmarkPageRender(b *testing.B) { benchmarkRender(b, (*Server).appendHTML) }
+func BenchmarkPageRender(b *testing.B) { benchmarkRender(b, (*pages.Server).AppendHTML) }
 
-func BenchmarkMarkdownRender(b *testing.B) { benchmarkRender(b, (*Server).appendMarkdown) }
+func BenchmarkMarkdownRender(b *testing.B) { benchmarkRender(b, (*pages.Server).AppendMarkdown) }
 
 // benchmarkRender times write, one of the page writers, on each kind of
 // page built once.
-func benchmarkRender(b *testing.B, write func(*Server, []byte, *page, footer) []byte) {
+func benchmarkRender(b *testing.B, write func(*pages.Server, []byte, *pages.Page, pages.Footer) []byte) {
 	s, ix := newDemoServer(b, nil), demoIx(b)
 	for _, k := range pageKinds {
 		b.Run(k.name, func(b *testing.B) {
@@ -51,13 +53,13 @@ func benchmarkRender(b *testing.B, write func(*Server, []byte, *page, footer) []
 			var dst []byte
 			b.ReportAllocs()
 			for b.Loop() {
-				dst = write(s, dst[:0], p, f)
+				dst = write(s.pages, dst[:0], p, f)
 			}
 		})
 	}
 }
 
 // renderHTML is p as an HTML page appended to dst.
-func renderHTML(t testing.TB, s *Server, dst []byte, p *page, f footer) []byte {
-	return s.appendHTML(dst, p, f)
+func renderHTML(t testing.TB, s *Server, dst []byte, p *pages.Page, f pages.Footer) []byte {
+	return s.pages.AppendHTML(dst, p, f)
 }

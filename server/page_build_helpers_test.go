@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/pages"
 )
 
 // Building a page model without serving it, as servePage does, so that
@@ -14,51 +16,51 @@ import (
 
 // builtPage is the page the handler answers target with (an error page when
 // the builder fails) and its footer.
-func builtPage(t testing.TB, s *Server, ix *query.Index, target string) (*page, footer) {
+func builtPage(t testing.TB, s *Server, ix *query.Index, target string) (*pages.Page, pages.Footer) {
 	t.Helper()
 	return buildPage(s, ix, httptest.NewRequest(http.MethodGet, target, nil))
 }
 
 // buildPage is the page the handler answers r with, and its footer.
-func buildPage(s *Server, ix *query.Index, r *http.Request) (*page, footer) {
+func buildPage(s *Server, ix *query.Index, r *http.Request) (*pages.Page, pages.Footer) {
 	build, args := pageBuilder(s, r.URL.EscapedPath())
 	p, err := build(r, ix, args)
 	if err != nil {
-		p = s.errorPage(r, err)
+		p = s.pages.ErrorPage(r, err)
 	}
 	m := ix.Meta()
-	return p, footer{SnapshotAt: m.SnapshotAt, Source: m.Source}
+	return p, pages.Footer{SnapshotAt: m.SnapshotAt, Source: m.Source}
 }
 
 // pageBuilder is the builder the routes (pageRoutes) pick for an HTML
 // page's escaped path, and its arguments; noPage for any other path.
-func pageBuilder(s *Server, path string) (pageFunc, []string) {
+func pageBuilder(s *Server, path string) (pages.PageFunc, []string) {
 	switch path {
 	case "/":
-		return s.homePage, nil
-	case pathSearch:
-		return s.searchPage, nil
-	case pathGuide:
-		return s.guidePage, nil
+		return s.pages.HomePage, nil
+	case core.PathSearch:
+		return s.pages.SearchPage, nil
+	case core.PathGuide:
+		return s.pages.GuidePage, nil
 	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if !strings.HasSuffix(path, "/") {
-		return noPage, nil
+		return pages.NoPage, nil
 	}
 	switch {
 	case parts[0] == "stations" && len(parts) == 2:
-		return s.stationPage, segmentArgs(parts[1])
+		return s.pages.StationPage, pages.SegmentArgs(parts[1])
 	case parts[0] == "stations" && len(parts) == 3 && parts[2] == "listen":
-		return s.listenPage, segmentArgs(parts[1])
+		return s.pages.ListenPage, pages.SegmentArgs(parts[1])
 	}
-	for _, d := range directories {
+	for _, d := range pages.Directories {
 		switch {
-		case parts[0] != d.kind:
+		case parts[0] != d.Kind:
 		case len(parts) == 1:
-			return s.directoryIndex(d), nil
+			return s.pages.DirectoryIndex(d), nil
 		case len(parts) == 2:
-			return s.directoryValue(d), segmentArgs(parts[1])
+			return s.pages.DirectoryValue(d), pages.SegmentArgs(parts[1])
 		}
 	}
-	return noPage, nil
+	return pages.NoPage, nil
 }

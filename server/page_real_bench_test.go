@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
 )
 
 // BenchmarkRealPages answers pages of the real snapshot as a crawler asks
@@ -35,7 +37,7 @@ func BenchmarkRealPages(b *testing.B) {
 			reqs := make([]*http.Request, len(targets))
 			for i, t := range targets {
 				if md {
-					t += markdownIndex
+					t += core.MarkdownIndex
 				}
 				reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
 			}

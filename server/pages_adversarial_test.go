@@ -8,6 +8,9 @@ import (
 
 	"stationdex/internal/fold"
 	"stationdex/internal/stationjson"
+	"stationdex/server/api"
+	"stationdex/server/core"
+	"stationdex/server/pages"
 )
 
 // TestAdversarialFixture: the demo's hostile names, tags and URLs (markup,
@@ -24,18 +27,18 @@ func TestAdversarialFixture(t *testing.T) {
 		for _, page := range []string{st.PageURL, st.ListenURL} {
 			target := local(t, testBase, page)
 			p := checkHTMLPage(t, fetchOK(t, s, target), testBase, ext)
-			if want := cleanText(st.Name); !strings.HasSuffix(p.h1[0], want) {
+			if want := pages.CleanText(st.Name); !strings.HasSuffix(p.h1[0], want) {
 				t.Errorf("%s: h1 %q does not show the name %q as text", target, p.h1[0], want)
 			}
-			d := checkMarkdownPage(t, fetchOK(t, s, target+markdownIndex), testBase, ext)
-			if want := strings.Join(strings.Fields(cleanText(st.Name)), " "); !strings.HasSuffix(mdUnescape(d.headings[1][0]), want) {
+			d := checkMarkdownPage(t, fetchOK(t, s, target+core.MarkdownIndex), testBase, ext)
+			if want := strings.Join(strings.Fields(pages.CleanText(st.Name)), " "); !strings.HasSuffix(mdUnescape(d.headings[1][0]), want) {
 				t.Errorf("%s: Markdown heading %q does not show %q", target, d.headings[1][0], want)
 			}
 		}
 		for _, u := range stationURLs(&st)[2:] {
 			target := local(t, testBase, u)
 			checkHTMLPage(t, fetchOK(t, s, target), testBase, nil)
-			checkMarkdownPage(t, fetchOK(t, s, target+markdownIndex), testBase, nil)
+			checkMarkdownPage(t, fetchOK(t, s, target+core.MarkdownIndex), testBase, nil)
 		}
 		if words := fold.Tokens(st.Name); len(words) > 0 {
 			target := "/search/?q=" + url.QueryEscape(words[0])
@@ -54,13 +57,13 @@ func TestHostileStationsSpecifically(t *testing.T) {
 		{"click", "[Click me](https://evil.example) *bold* _radio_ | table |"},
 		{"bidi", "Bidi oidar Radio"},
 	} {
-		var env searchEnvelope
+		var env api.SearchEnvelope
 		if err := json.Unmarshal(fetchOK(t, s, "/api/stations?q="+tc.q).Body.Bytes(), &env); err != nil {
 			t.Fatal(err)
 		}
 		var found *stationjson.Station
 		for i := range env.Results {
-			if cleanText(env.Results[i].Name) == tc.name {
+			if pages.CleanText(env.Results[i].Name) == tc.name {
 				found = &env.Results[i]
 			}
 		}
@@ -69,7 +72,7 @@ func TestHostileStationsSpecifically(t *testing.T) {
 			continue
 		}
 		target := local(t, testBase, found.PageURL)
-		d := parseMarkdown(t, fetchOK(t, s, target+markdownIndex).Body.Bytes())
+		d := parseMarkdown(t, fetchOK(t, s, target+core.MarkdownIndex).Body.Bytes())
 		for _, l := range d.links {
 			if strings.Contains(l, "evil.example") || strings.HasPrefix(strings.ToLower(l), "javascript:") {
 				t.Errorf("%s: Markdown link to %q", tc.name, l)

@@ -21,6 +21,9 @@ import (
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
+	"stationdex/server/api"
+	"stationdex/server/core"
+	"stationdex/server/pages"
 )
 
 // Helpers of the page, file and sitemap tests: fetching through the
@@ -201,7 +204,7 @@ func attr(n *html.Node, key string) string {
 func checkHTMLPage(t testing.TB, rec *httptest.ResponseRecorder, base string, external map[string]bool) *htmlPage {
 	t.Helper()
 	h := rec.Header()
-	if h.Get("Content-Type") != htmlType || h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Vary"), "Accept") {
+	if h.Get("Content-Type") != core.HTMLType || h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Vary"), "Accept") {
 		t.Errorf("headers %v", h)
 	}
 	csp := h.Get("Content-Security-Policy")
@@ -262,7 +265,7 @@ func checkHTMLSafe(t testing.TB, p *htmlPage, base string, external map[string]b
 	for _, u := range p.urls {
 		checkURL(t, u, base, external)
 	}
-	if strings.ContainsFunc(p.text, isBidiControl) {
+	if strings.ContainsFunc(p.text, pages.IsBidiControl) {
 		t.Errorf("bidi control characters in the page text")
 	}
 }
@@ -270,7 +273,7 @@ func checkHTMLSafe(t testing.TB, p *htmlPage, base string, external map[string]b
 // checkURL: http(s) only; ours under base, others only if expected.
 func checkURL(t testing.TB, u, base string, external map[string]bool) {
 	t.Helper()
-	if !isWebURL(u) {
+	if !pages.IsWebURL(u) {
 		t.Errorf("URL %q is not absolute http(s)", u)
 		return
 	}
@@ -329,7 +332,7 @@ func parseMarkdown(t testing.TB, src []byte) *mdDoc {
 // under base or expected, the snapshot stated, no bidi controls.
 func checkMarkdownPage(t testing.TB, rec *httptest.ResponseRecorder, base string, external map[string]bool) *mdDoc {
 	t.Helper()
-	if ct := rec.Header().Get("Content-Type"); ct != markdownMediaType {
+	if ct := rec.Header().Get("Content-Type"); ct != core.MarkdownMediaType {
 		t.Errorf("Content-Type %q", ct)
 	}
 	body := rec.Body.Bytes()
@@ -349,7 +352,7 @@ func checkMarkdownPage(t testing.TB, rec *httptest.ResponseRecorder, base string
 	if !strings.Contains(d.text, "Data snapshot taken") {
 		t.Errorf("Markdown does not state the snapshot")
 	}
-	if strings.ContainsFunc(string(body), func(r rune) bool { return isBidiControl(r) || unicode.IsControl(r) && r != '\n' }) {
+	if strings.ContainsFunc(string(body), func(r rune) bool { return pages.IsBidiControl(r) || unicode.IsControl(r) && r != '\n' }) {
 		t.Errorf("control or bidi characters in Markdown")
 	}
 	return d
@@ -359,7 +362,7 @@ func checkMarkdownPage(t testing.TB, rec *httptest.ResponseRecorder, base string
 func stationOf(t testing.TB, s *Server, id string) stationjson.Station {
 	t.Helper()
 	rec := fetchOK(t, s, "/api/stations/"+id)
-	var env stationEnvelope
+	var env api.StationEnvelope
 	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +386,7 @@ func stationURLs(st *stationjson.Station) []string {
 // externalOf are the addresses from the data a station's pages may link.
 func externalOf(t testing.TB, ix *query.Index, id string) map[string]bool {
 	t.Helper()
-	rec, err := stationRecord(ix, id)
+	rec, err := pages.StationRecord(ix, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +402,7 @@ func externalOf(t testing.TB, ix *query.Index, id string) map[string]bool {
 // hrefOf is u as a page's href reads once parsed: written by appendURL
 // (bytes outside RFC 3986's characters percent-encoded), entities decoded.
 func hrefOf(u string) string {
-	return html.UnescapeString(string(appendURL(nil, u)))
+	return html.UnescapeString(string(pages.AppendURL(nil, u)))
 }
 
 // allStationIDs lists the ids of an index through the query API.

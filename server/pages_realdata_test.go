@@ -6,14 +6,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"stationdex/indexer/realdata"
 	"strings"
 	"sync"
 	"testing"
 
 	"stationdex/indexer"
+	"stationdex/indexer/realdata"
+	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/files"
 )
 
 // The real snapshot: the same checks as on the demo, on 50,664 real
@@ -33,7 +36,7 @@ var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 	testDirs.list = append(testDirs.list, dir)
 	testDirs.Unlock()
 	path := filepath.Join(dir, "real.db")
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{Compat: true}, indexer.Input{Name: realdata.FileName, R: f}); err != nil {
+	if _, err := indexer.Build(context.Background(), path, indexer.Options{Sections: format.SectionRBAPI}, indexer.Input{Name: realdata.FileName, R: f}); err != nil {
 		return nil, err
 	}
 	return query.Open(path)
@@ -94,7 +97,7 @@ func TestRealSitemapsResolve(t *testing.T) {
 			rec := fetchOK(t, s, target)
 			if strings.HasPrefix(target, "/stations/") {
 				checkHTMLPage(t, rec, testBase, ext)
-				checkMarkdownPage(t, fetchOK(t, s, target+markdownIndex), testBase, ext)
+				checkMarkdownPage(t, fetchOK(t, s, target+core.MarkdownIndex), testBase, ext)
 			}
 		}
 	}
@@ -127,7 +130,7 @@ func checkEveryStationURLListed(t *testing.T, s *Server, sitemap []string) {
 		listed[u] = true
 	}
 	dump := fetchOK(t, s, "/data/stations.ndjson", "Accept-Encoding", "gzip")
-	err := eachDumpedStation(bytes.NewReader(dump.Body.Bytes()), func(st *stationjson.Station) error {
+	err := files.EachDumpedStation(bytes.NewReader(dump.Body.Bytes()), func(st *stationjson.Station) error {
 		if st.ListenURL != st.PageURL+"listen/" {
 			t.Errorf("%s: listen_url %q", st.ID, st.ListenURL)
 		}

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"stationdex/server/api"
+	"stationdex/server/core"
 )
 
 // demoStationID is a full record of the demo (Rádio Comercial).
@@ -28,7 +31,7 @@ func TestPagesDemo(t *testing.T) {
 			rec := fetchOK(t, s, target)
 			p := checkHTMLPage(t, rec, testBase, ext)
 			path, query, _ := strings.Cut(target, "?")
-			twin := path + markdownIndex
+			twin := path + core.MarkdownIndex
 			if query != "" {
 				twin += "?" + query
 			}
@@ -75,7 +78,7 @@ func TestMarkdownNegotiation(t *testing.T) {
 		for _, target := range []string{"/", "/stations/" + demoStationID + "/", "/genres/jazz/", "/search/?q=jazz"} {
 			rec := fetchOK(t, s, target, "Accept", tc.accept)
 			ct := rec.Header().Get("Content-Type")
-			if (ct == markdownMediaType) != tc.md || !strings.Contains(rec.Header().Get("Vary"), "Accept") {
+			if (ct == core.MarkdownMediaType) != tc.md || !strings.Contains(rec.Header().Get("Vary"), "Accept") {
 				t.Errorf("Accept %q on %s: %s, Vary %q", tc.accept, target, ct, rec.Header().Get("Vary"))
 			}
 		}
@@ -111,7 +114,7 @@ func TestPageErrors(t *testing.T) {
 			target := tc.target
 			if md {
 				path, query, _ := strings.Cut(target, "?")
-				target = path + markdownIndex
+				target = path + core.MarkdownIndex
 				if query != "" {
 					target += "?" + query
 				}
@@ -132,12 +135,12 @@ func TestPageErrors(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ target, accept, contentType string }{
-		{"/nothing-here", "text/html", htmlType},
-		{"/nothing-here", "text/markdown", markdownMediaType},
-		{"/static/none.css", "", htmlType},
-		{"/sitemaps/none.xml", "", htmlType},
-		{"/data/none.json", "", htmlType},
-		{"/x/y/index.md", "", markdownMediaType},
+		{"/nothing-here", "text/html", core.HTMLType},
+		{"/nothing-here", "text/markdown", core.MarkdownMediaType},
+		{"/static/none.css", "", core.HTMLType},
+		{"/sitemaps/none.xml", "", core.HTMLType},
+		{"/data/none.json", "", core.HTMLType},
+		{"/x/y/index.md", "", core.MarkdownMediaType},
 	} {
 		rec := serve(s, http.MethodGet, tc.target, "Accept", tc.accept)
 		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != tc.contentType ||
@@ -168,7 +171,7 @@ func TestNoIndexPages(t *testing.T) {
 func TestSearchPageIsTheAPISearch(t *testing.T) {
 	s := newDemoServer(t, nil)
 	query := "q=radio&limit=4&offset=4"
-	var env searchEnvelope
+	var env api.SearchEnvelope
 	if err := json.Unmarshal(fetchOK(t, s, "/api/stations?"+query).Body.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
 )
 
 // FuzzSearchParams feeds raw query strings to the parameter parser. Whatever
@@ -31,30 +33,30 @@ func FuzzSearchParams(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		p, err := parseSearchParams(raw)
+		p, err := params.ParseSearchParams(raw)
 		if err != nil {
 			checkParamError(t, raw, err)
 			return
 		}
 		checkParams(t, raw, p)
-		back, err := parseSearchParams(p.canonicalQuery())
+		back, err := params.ParseSearchParams(p.CanonicalQuery())
 		if err != nil || !reflect.DeepEqual(back, p) {
-			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.canonicalQuery(), back, err, p)
+			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.CanonicalQuery(), back, err, p)
 		}
 	})
 }
 
 func checkParamError(t *testing.T, raw string, err error) {
-	var e *Error
+	var e *core.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("%q: error %v is not an *Error", raw, err)
 	}
 	switch e.Code {
-	case CodeInvalidParameter, CodeUnknownParameter, CodeRepeatedParameter:
+	case core.CodeInvalidParameter, core.CodeUnknownParameter, core.CodeRepeatedParameter:
 	default:
 		t.Fatalf("%q: code %q", raw, e.Code)
 	}
-	if status, _ := errorStatus(err); status != http.StatusBadRequest {
+	if status, _ := core.ErrorStatus(err); status != http.StatusBadRequest {
 		t.Fatalf("%q: status %d", raw, status)
 	}
 	if e.Message == "" || !utf8.ValidString(e.Message) {
@@ -62,23 +64,23 @@ func checkParamError(t *testing.T, raw string, err error) {
 	}
 }
 
-func checkParams(t *testing.T, raw string, p searchParams) {
+func checkParams(t *testing.T, raw string, p params.SearchParams) {
 	if p.Limit < 1 || p.Limit > 50 || p.Offset < 0 || p.Offset > 5000 {
 		t.Fatalf("%q: limit %d offset %d out of range", raw, p.Limit, p.Offset)
 	}
 	for _, f := range [...]struct {
 		v   string
 		max int
-	}{{p.Q, 120}, {p.one(query.DimLanguage), 60}, {p.one(query.DimGenre), 60}, {p.one(query.DimCountry), 2},
-		{p.one(query.DimLocation), 60}} {
+	}{{p.Q, 120}, {p.One(query.DimLanguage), 60}, {p.One(query.DimGenre), 60}, {p.One(query.DimCountry), 2},
+		{p.One(query.DimLocation), 60}} {
 		if !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, unicode.IsControl) || utf8.RuneCountInString(f.v) > f.max {
 			t.Fatalf("%q: bad value %q", raw, f.v)
 		}
 	}
-	if c := p.one(query.DimCountry); c != "" && (len(c) != 2 || !isASCIILetter(c[0]) || !isASCIILetter(c[1])) {
+	if c := p.One(query.DimCountry); c != "" && (len(c) != 2 || !params.IsASCIILetter(c[0]) || !params.IsASCIILetter(c[1])) {
 		t.Fatalf("%q: country %q", raw, c)
 	}
-	if h := p.one(query.DimHTTPS); h != "" && h != "true" && h != "false" {
+	if h := p.One(query.DimHTTPS); h != "" && h != "true" && h != "false" {
 		t.Fatalf("%q: https %q", raw, h)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
 )
 
 // paramCases covers every parameter rule of the spec and of this server: each
@@ -17,149 +19,149 @@ import (
 // for a valid query, whose parse result is ok.
 var paramCases = []struct {
 	name, raw string
-	want      Code
-	ok        searchParams
+	want      core.Code
+	ok        params.SearchParams
 }{
 	// Defaults and harmless shapes.
-	{"none", "", "", searchParams{Limit: 20}},
-	{"lone ampersand", "&", "", searchParams{Limit: 20}},
-	{"empty pairs", "q=a&&limit=5&", "", searchParams{Q: "a", Limit: 5}},
-	{"empty q", "q=", "", searchParams{Limit: 20}},
-	{"q without =", "q", "", searchParams{Limit: 20}},
-	{"plus is space", "q=radio+star", "", searchParams{Q: "radio star", Limit: 20}},
-	{"escaped plus", "q=a%2Bb", "", searchParams{Q: "a+b", Limit: 20}},
-	{"utf-8 q", "q=caf%C3%A9", "", searchParams{Q: "café", Limit: 20}},
-	{"raw utf-8 q", "q=café", "", searchParams{Q: "café", Limit: 20}},
-	{"semicolon is text", "q=a;b", "", searchParams{Q: "a;b", Limit: 20}},
-	{"escaped name", "%71=x", "", searchParams{Q: "x", Limit: 20}},
+	{"none", "", "", params.SearchParams{Limit: 20}},
+	{"lone ampersand", "&", "", params.SearchParams{Limit: 20}},
+	{"empty pairs", "q=a&&limit=5&", "", params.SearchParams{Q: "a", Limit: 5}},
+	{"empty q", "q=", "", params.SearchParams{Limit: 20}},
+	{"q without =", "q", "", params.SearchParams{Limit: 20}},
+	{"plus is space", "q=radio+star", "", params.SearchParams{Q: "radio star", Limit: 20}},
+	{"escaped plus", "q=a%2Bb", "", params.SearchParams{Q: "a+b", Limit: 20}},
+	{"utf-8 q", "q=caf%C3%A9", "", params.SearchParams{Q: "café", Limit: 20}},
+	{"raw utf-8 q", "q=café", "", params.SearchParams{Q: "café", Limit: 20}},
+	{"semicolon is text", "q=a;b", "", params.SearchParams{Q: "a;b", Limit: 20}},
+	{"escaped name", "%71=x", "", params.SearchParams{Q: "x", Limit: 20}},
 	{"all", "q=jazz&country=Us&language=English&genre=jazz&limit=5&offset=10", "",
-		searchParams{Q: "jazz", Filter: filt("Us", "English", "jazz"), Limit: 5, Offset: 10}},
+		params.SearchParams{Q: "jazz", Filter: filt("Us", "English", "jazz"), Limit: 5, Offset: 10}},
 
 	// Unknown parameters: names are case-sensitive and nothing else is taken.
-	{"unknown", "foo=1", CodeUnknownParameter, searchParams{}},
-	{"unknown upper-case Q", "Q=jazz", CodeUnknownParameter, searchParams{}},
-	{"unknown page", "q=a&page=2", CodeUnknownParameter, searchParams{}},
-	{"unknown empty name", "=x", CodeUnknownParameter, searchParams{}},
-	{"unknown bracket", "q[]=a", CodeUnknownParameter, searchParams{}},
+	{"unknown", "foo=1", core.CodeUnknownParameter, params.SearchParams{}},
+	{"unknown upper-case Q", "Q=jazz", core.CodeUnknownParameter, params.SearchParams{}},
+	{"unknown page", "q=a&page=2", core.CodeUnknownParameter, params.SearchParams{}},
+	{"unknown empty name", "=x", core.CodeUnknownParameter, params.SearchParams{}},
+	{"unknown bracket", "q[]=a", core.CodeUnknownParameter, params.SearchParams{}},
 
 	// Repeats, also of empty and equal values.
-	{"repeated q", "q=a&q=b", CodeRepeatedParameter, searchParams{}},
-	{"repeated empty q", "q=&q=", CodeRepeatedParameter, searchParams{}},
-	{"repeated limit", "limit=5&limit=5", CodeRepeatedParameter, searchParams{}},
-	{"repeated country", "country=de&country=DE", CodeRepeatedParameter, searchParams{}},
-	{"repeated via escape", "q=a&%71=b", CodeRepeatedParameter, searchParams{}},
-	{"repeated offset", "offset=0&limit=2&offset=1", CodeRepeatedParameter, searchParams{}},
-	{"repeated language", "language=de&language=fr", CodeRepeatedParameter, searchParams{}},
-	{"repeated genre", "genre=pop&genre=pop", CodeRepeatedParameter, searchParams{}},
+	{"repeated q", "q=a&q=b", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated empty q", "q=&q=", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated limit", "limit=5&limit=5", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated country", "country=de&country=DE", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated via escape", "q=a&%71=b", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated offset", "offset=0&limit=2&offset=1", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated language", "language=de&language=fr", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated genre", "genre=pop&genre=pop", core.CodeRepeatedParameter, params.SearchParams{}},
 
 	// q: at most 120 characters, counted as characters, not bytes.
-	{"q 120 ascii", "q=" + strings.Repeat("a", 120), "", searchParams{Q: strings.Repeat("a", 120), Limit: 20}},
-	{"q 120 two-byte", "q=" + strings.Repeat("%C3%BC", 120), "", searchParams{Q: strings.Repeat("ü", 120), Limit: 20}},
-	{"q 121", "q=" + strings.Repeat("a", 121), CodeInvalidParameter, searchParams{}},
-	{"q 121 two-byte", "q=" + strings.Repeat("%C3%BC", 121), CodeInvalidParameter, searchParams{}},
+	{"q 120 ascii", "q=" + strings.Repeat("a", 120), "", params.SearchParams{Q: strings.Repeat("a", 120), Limit: 20}},
+	{"q 120 two-byte", "q=" + strings.Repeat("%C3%BC", 120), "", params.SearchParams{Q: strings.Repeat("ü", 120), Limit: 20}},
+	{"q 121", "q=" + strings.Repeat("a", 121), core.CodeInvalidParameter, params.SearchParams{}},
+	{"q 121 two-byte", "q=" + strings.Repeat("%C3%BC", 121), core.CodeInvalidParameter, params.SearchParams{}},
 
 	// language and genre: 1 to 60 characters.
-	{"language 60", "language=" + strings.Repeat("l", 60), "", searchParams{Filter: filt("", strings.Repeat("l", 60), ""), Limit: 20}},
-	{"language 61", "language=" + strings.Repeat("l", 61), CodeInvalidParameter, searchParams{}},
-	{"language empty", "language=", CodeInvalidParameter, searchParams{}},
-	{"genre 60 multibyte", "genre=" + strings.Repeat("%E6%B5%81", 60), "", searchParams{Filter: filt("", "", strings.Repeat("流", 60)), Limit: 20}},
-	{"genre 61", "genre=" + strings.Repeat("g", 61), CodeInvalidParameter, searchParams{}},
-	{"genre empty", "genre", CodeInvalidParameter, searchParams{}},
+	{"language 60", "language=" + strings.Repeat("l", 60), "", params.SearchParams{Filter: filt("", strings.Repeat("l", 60), ""), Limit: 20}},
+	{"language 61", "language=" + strings.Repeat("l", 61), core.CodeInvalidParameter, params.SearchParams{}},
+	{"language empty", "language=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"genre 60 multibyte", "genre=" + strings.Repeat("%E6%B5%81", 60), "", params.SearchParams{Filter: filt("", "", strings.Repeat("流", 60)), Limit: 20}},
+	{"genre 61", "genre=" + strings.Repeat("g", 61), core.CodeInvalidParameter, params.SearchParams{}},
+	{"genre empty", "genre", core.CodeInvalidParameter, params.SearchParams{}},
 
 	// country: ^[A-Za-z]{2}$.
-	{"country lower", "country=de", "", searchParams{Filter: filt("de", "", ""), Limit: 20}},
-	{"country mixed", "country=dE", "", searchParams{Filter: filt("dE", "", ""), Limit: 20}},
-	{"country empty", "country=", CodeInvalidParameter, searchParams{}},
-	{"country one letter", "country=d", CodeInvalidParameter, searchParams{}},
-	{"country three letters", "country=deu", CodeInvalidParameter, searchParams{}},
-	{"country digit", "country=d1", CodeInvalidParameter, searchParams{}},
-	{"country space", "country=de+", CodeInvalidParameter, searchParams{}},
-	{"country non-ascii", "country=%C3%BC%C3%BC", CodeInvalidParameter, searchParams{}},
-	{"country dash", "country=d-", CodeInvalidParameter, searchParams{}},
+	{"country lower", "country=de", "", params.SearchParams{Filter: filt("de", "", ""), Limit: 20}},
+	{"country mixed", "country=dE", "", params.SearchParams{Filter: filt("dE", "", ""), Limit: 20}},
+	{"country empty", "country=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country one letter", "country=d", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country three letters", "country=deu", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country digit", "country=d1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country space", "country=de+", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country non-ascii", "country=%C3%BC%C3%BC", core.CodeInvalidParameter, params.SearchParams{}},
+	{"country dash", "country=d-", core.CodeInvalidParameter, params.SearchParams{}},
 
 	// limit: integer 1..50.
-	{"limit 1", "limit=1", "", searchParams{Limit: 1}},
-	{"limit 50", "limit=50", "", searchParams{Limit: 50}},
-	{"limit leading zeros", "limit=007", "", searchParams{Limit: 7}},
-	{"limit 0", "limit=0", CodeInvalidParameter, searchParams{}},
-	{"limit 51", "limit=51", CodeInvalidParameter, searchParams{}},
-	{"limit negative", "limit=-1", CodeInvalidParameter, searchParams{}},
-	{"limit plus sign", "limit=%2B5", CodeInvalidParameter, searchParams{}},
-	{"limit plus as space", "limit=+5", CodeInvalidParameter, searchParams{}},
-	{"limit empty", "limit=", CodeInvalidParameter, searchParams{}},
-	{"limit no value", "limit", CodeInvalidParameter, searchParams{}},
-	{"limit decimal", "limit=5.0", CodeInvalidParameter, searchParams{}},
-	{"limit exponent", "limit=1e1", CodeInvalidParameter, searchParams{}},
-	{"limit hex", "limit=0x10", CodeInvalidParameter, searchParams{}},
-	{"limit underscore", "limit=1_0", CodeInvalidParameter, searchParams{}},
-	{"limit word", "limit=ten", CodeInvalidParameter, searchParams{}},
-	{"limit overflow", "limit=99999999999999999999999", CodeInvalidParameter, searchParams{}},
-	{"limit 2^32+5", "limit=4294967301", CodeInvalidParameter, searchParams{}},
-	{"limit fullwidth digit", "limit=%EF%BC%95", CodeInvalidParameter, searchParams{}},
+	{"limit 1", "limit=1", "", params.SearchParams{Limit: 1}},
+	{"limit 50", "limit=50", "", params.SearchParams{Limit: 50}},
+	{"limit leading zeros", "limit=007", "", params.SearchParams{Limit: 7}},
+	{"limit 0", "limit=0", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit 51", "limit=51", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit negative", "limit=-1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit plus sign", "limit=%2B5", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit plus as space", "limit=+5", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit empty", "limit=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit no value", "limit", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit decimal", "limit=5.0", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit exponent", "limit=1e1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit hex", "limit=0x10", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit underscore", "limit=1_0", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit word", "limit=ten", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit overflow", "limit=99999999999999999999999", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit 2^32+5", "limit=4294967301", core.CodeInvalidParameter, params.SearchParams{}},
+	{"limit fullwidth digit", "limit=%EF%BC%95", core.CodeInvalidParameter, params.SearchParams{}},
 
 	// offset: integer 0..5000.
-	{"offset 0", "offset=0", "", searchParams{Limit: 20}},
-	{"offset 5000", "offset=5000", "", searchParams{Limit: 20, Offset: 5000}},
-	{"offset 5001", "offset=5001", CodeInvalidParameter, searchParams{}},
-	{"offset negative zero", "offset=-0", CodeInvalidParameter, searchParams{}},
-	{"offset negative", "offset=-20", CodeInvalidParameter, searchParams{}},
-	{"offset empty", "offset=", CodeInvalidParameter, searchParams{}},
-	{"offset overflow", "offset=18446744073709551617", CodeInvalidParameter, searchParams{}},
-	{"offset space", "offset=1%200", CodeInvalidParameter, searchParams{}},
+	{"offset 0", "offset=0", "", params.SearchParams{Limit: 20}},
+	{"offset 5000", "offset=5000", "", params.SearchParams{Limit: 20, Offset: 5000}},
+	{"offset 5001", "offset=5001", core.CodeInvalidParameter, params.SearchParams{}},
+	{"offset negative zero", "offset=-0", core.CodeInvalidParameter, params.SearchParams{}},
+	{"offset negative", "offset=-20", core.CodeInvalidParameter, params.SearchParams{}},
+	{"offset empty", "offset=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"offset overflow", "offset=18446744073709551617", core.CodeInvalidParameter, params.SearchParams{}},
+	{"offset space", "offset=1%200", core.CodeInvalidParameter, params.SearchParams{}},
 
 	// location: 1 to 60 characters, folded by the engine; https: true or false.
-	{"location", "location=Z%C3%BCrich", "", searchParams{Filter: dims(query.DimLocation, "Zürich"), Limit: 20}},
-	{"location 60", "location=" + strings.Repeat("l", 60), "", searchParams{Filter: dims(query.DimLocation, strings.Repeat("l", 60)), Limit: 20}},
-	{"location 61", "location=" + strings.Repeat("l", 61), CodeInvalidParameter, searchParams{}},
-	{"location empty", "location=", CodeInvalidParameter, searchParams{}},
-	{"repeated location", "location=a&location=b", CodeRepeatedParameter, searchParams{}},
-	{"https true", "https=true", "", searchParams{Filter: dims(query.DimHTTPS, "true"), Limit: 20}},
-	{"https false", "https=false", "", searchParams{Filter: dims(query.DimHTTPS, "false"), Limit: 20}},
-	{"https upper case", "https=TRUE", CodeInvalidParameter, searchParams{}},
-	{"https 1", "https=1", CodeInvalidParameter, searchParams{}},
-	{"https empty", "https=", CodeInvalidParameter, searchParams{}},
-	{"distinct true", "distinct=true&q=fm", "", searchParams{Q: "fm", Distinct: "true", Limit: 20}},
-	{"distinct false", "distinct=false", "", searchParams{Distinct: "false", Limit: 20}},
-	{"distinct yes", "distinct=yes", CodeInvalidParameter, searchParams{}},
-	{"distinct empty", "distinct=", CodeInvalidParameter, searchParams{}},
-	{"distinct twice", "distinct=true&distinct=true", CodeRepeatedParameter, searchParams{}},
-	{"repeated https", "https=true&https=true", CodeRepeatedParameter, searchParams{}},
+	{"location", "location=Z%C3%BCrich", "", params.SearchParams{Filter: dims(query.DimLocation, "Zürich"), Limit: 20}},
+	{"location 60", "location=" + strings.Repeat("l", 60), "", params.SearchParams{Filter: dims(query.DimLocation, strings.Repeat("l", 60)), Limit: 20}},
+	{"location 61", "location=" + strings.Repeat("l", 61), core.CodeInvalidParameter, params.SearchParams{}},
+	{"location empty", "location=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"repeated location", "location=a&location=b", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"https true", "https=true", "", params.SearchParams{Filter: dims(query.DimHTTPS, "true"), Limit: 20}},
+	{"https false", "https=false", "", params.SearchParams{Filter: dims(query.DimHTTPS, "false"), Limit: 20}},
+	{"https upper case", "https=TRUE", core.CodeInvalidParameter, params.SearchParams{}},
+	{"https 1", "https=1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"https empty", "https=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"distinct true", "distinct=true&q=fm", "", params.SearchParams{Q: "fm", Distinct: "true", Limit: 20}},
+	{"distinct false", "distinct=false", "", params.SearchParams{Distinct: "false", Limit: 20}},
+	{"distinct yes", "distinct=yes", core.CodeInvalidParameter, params.SearchParams{}},
+	{"distinct empty", "distinct=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"distinct twice", "distinct=true&distinct=true", core.CodeRepeatedParameter, params.SearchParams{}},
+	{"repeated https", "https=true&https=true", core.CodeRepeatedParameter, params.SearchParams{}},
 
 	// List parameters: a,b or the parameter repeated, the same rules on
 	// the items of both.
-	{"codec repeated", "codec=aac&codec=mp3", "", searchParams{Filter: filt("", "", "", "MP3", "AAC"), Limit: 20}},
-	{"codec both forms", "codec=ogg,opus&codec=MP3", "", searchParams{Filter: filt("", "", "", "MP3", "OGG", "OPUS"), Limit: 20}},
-	{"codec repeated twice the same", "codec=mp3&codec=MP3", CodeInvalidParameter, searchParams{}},
-	{"codec repeated empty", "codec=mp3&codec=", CodeInvalidParameter, searchParams{}},
-	{"facets repeated", "facets=genre&facets=country", "", searchParams{Facets: query.DimsOf(query.DimCountry, query.DimGenre), FacetLimit: 10, Limit: 20}},
-	{"facets new dimensions", "facets=codec,location", "", searchParams{Facets: query.DimsOf(query.DimLocation, query.DimCodec), FacetLimit: 10, Limit: 20}},
-	{"facets repeated twice the same", "facets=genre&facets=genre", CodeInvalidParameter, searchParams{}},
-	{"facets no https facet", "facets=https", CodeInvalidParameter, searchParams{}},
-	{"facets past the items", "facets=" + strings.Repeat("genre,", 16) + "genre", CodeInvalidParameter, searchParams{}},
+	{"codec repeated", "codec=aac&codec=mp3", "", params.SearchParams{Filter: filt("", "", "", "MP3", "AAC"), Limit: 20}},
+	{"codec both forms", "codec=ogg,opus&codec=MP3", "", params.SearchParams{Filter: filt("", "", "", "MP3", "OGG", "OPUS"), Limit: 20}},
+	{"codec repeated twice the same", "codec=mp3&codec=MP3", core.CodeInvalidParameter, params.SearchParams{}},
+	{"codec repeated empty", "codec=mp3&codec=", core.CodeInvalidParameter, params.SearchParams{}},
+	{"facets repeated", "facets=genre&facets=country", "", params.SearchParams{Facets: query.DimsOf(query.DimCountry, query.DimGenre), FacetLimit: 10, Limit: 20}},
+	{"facets new dimensions", "facets=codec,location", "", params.SearchParams{Facets: query.DimsOf(query.DimLocation, query.DimCodec), FacetLimit: 10, Limit: 20}},
+	{"facets repeated twice the same", "facets=genre&facets=genre", core.CodeInvalidParameter, params.SearchParams{}},
+	{"facets no https facet", "facets=https", core.CodeInvalidParameter, params.SearchParams{}},
+	{"facets past the items", "facets=" + strings.Repeat("genre,", 16) + "genre", core.CodeInvalidParameter, params.SearchParams{}},
 
 	// Encoding: invalid UTF-8, control characters, malformed escapes.
-	{"q invalid utf-8", "q=%FF", CodeInvalidParameter, searchParams{}},
-	{"q truncated utf-8", "q=%C3", CodeInvalidParameter, searchParams{}},
-	{"q surrogate", "q=%ED%A0%80", CodeInvalidParameter, searchParams{}},
-	{"genre invalid utf-8", "genre=a%C0%AFb", CodeInvalidParameter, searchParams{}},
-	{"name invalid utf-8", "%FF=1", CodeInvalidParameter, searchParams{}},
-	{"q NUL", "q=a%00b", CodeInvalidParameter, searchParams{}},
-	{"q newline", "q=a%0Ab", CodeInvalidParameter, searchParams{}},
-	{"q tab", "q=a%09b", CodeInvalidParameter, searchParams{}},
-	{"q DEL", "q=%7F", CodeInvalidParameter, searchParams{}},
-	{"q C1 control", "q=%C2%85", CodeInvalidParameter, searchParams{}},
-	{"language control", "language=de%0D", CodeInvalidParameter, searchParams{}},
-	{"q lone percent", "q=%", CodeInvalidParameter, searchParams{}},
-	{"q short escape", "q=%4", CodeInvalidParameter, searchParams{}},
-	{"q bad hex", "q=%zz", CodeInvalidParameter, searchParams{}},
-	{"name bad escape", "q%=1", CodeInvalidParameter, searchParams{}},
-	{"bad escape in unknown name", "%=1", CodeInvalidParameter, searchParams{}},
+	{"q invalid utf-8", "q=%FF", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q truncated utf-8", "q=%C3", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q surrogate", "q=%ED%A0%80", core.CodeInvalidParameter, params.SearchParams{}},
+	{"genre invalid utf-8", "genre=a%C0%AFb", core.CodeInvalidParameter, params.SearchParams{}},
+	{"name invalid utf-8", "%FF=1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q NUL", "q=a%00b", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q newline", "q=a%0Ab", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q tab", "q=a%09b", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q DEL", "q=%7F", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q C1 control", "q=%C2%85", core.CodeInvalidParameter, params.SearchParams{}},
+	{"language control", "language=de%0D", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q lone percent", "q=%", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q short escape", "q=%4", core.CodeInvalidParameter, params.SearchParams{}},
+	{"q bad hex", "q=%zz", core.CodeInvalidParameter, params.SearchParams{}},
+	{"name bad escape", "q%=1", core.CodeInvalidParameter, params.SearchParams{}},
+	{"bad escape in unknown name", "%=1", core.CodeInvalidParameter, params.SearchParams{}},
 }
 
 func TestParseSearchParams(t *testing.T) {
 	for _, tc := range paramCases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := parseSearchParams(tc.raw)
+			p, err := params.ParseSearchParams(tc.raw)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("parse %q: %v", tc.raw, err)
@@ -169,7 +171,7 @@ func TestParseSearchParams(t *testing.T) {
 				}
 				return
 			}
-			var e *Error
+			var e *core.Error
 			if !errors.As(err, &e) || e.Code != tc.want {
 				t.Fatalf("parse %q: error %v, want code %s", tc.raw, err, tc.want)
 			}
@@ -217,7 +219,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 		"q=a&q=b":           {"q", "once"},
 		"q=%ZZ":             {"percent-encoding"},
 	} {
-		_, err := parseSearchParams(raw)
+		_, err := params.ParseSearchParams(raw)
 		if err == nil {
 			t.Errorf("%s: no error", raw)
 			continue
@@ -232,7 +234,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 
 // TestErrorMessageClipsInput: a huge or hostile value is not reflected whole.
 func TestErrorMessageClipsInput(t *testing.T) {
-	_, err := parseSearchParams(strings.Repeat("x", 10000) + "=1")
+	_, err := params.ParseSearchParams(strings.Repeat("x", 10000) + "=1")
 	if err == nil || len(err.Error()) > 300 {
 		t.Fatalf("error %q", err)
 	}
@@ -242,18 +244,18 @@ func long(n int) string { return strings.Repeat("a", n) }
 
 func TestCanonicalQuery(t *testing.T) {
 	for _, tc := range []struct {
-		p    searchParams
+		p    params.SearchParams
 		want string
 	}{
-		{searchParams{Limit: 20}, "limit=20&offset=0"},
-		{searchParams{Q: "rádio & co", Filter: filt("pt", "Portuguese", "80's"), Limit: 5, Offset: 10},
+		{params.SearchParams{Limit: 20}, "limit=20&offset=0"},
+		{params.SearchParams{Q: "rádio & co", Filter: filt("pt", "Portuguese", "80's"), Limit: 5, Offset: 10},
 			"q=r%C3%A1dio+%26+co&country=pt&language=Portuguese&genre=80%27s&limit=5&offset=10"},
 	} {
-		got := tc.p.canonicalQuery()
+		got := tc.p.CanonicalQuery()
 		if got != tc.want {
 			t.Errorf("canonicalQuery(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
-		back, err := parseSearchParams(got)
+		back, err := params.ParseSearchParams(got)
 		if err != nil || !reflect.DeepEqual(back, tc.p) {
 			t.Errorf("canonical query %q parses to %+v, %v", got, back, err)
 		}
@@ -270,7 +272,7 @@ func TestAppendQueryEscape(t *testing.T) {
 	}
 	all = append(all, "", "istanbul fm", "a,b c", "%2C", "ü,é~x-y_z.w", "rock & roll+jazz=1?/#", "\x00\xff日本")
 	for _, s := range all {
-		if got := string(appendQueryEscape([]byte("k="), s)); got != "k="+want(s) {
+		if got := string(params.AppendQueryEscape([]byte("k="), s)); got != "k="+want(s) {
 			t.Errorf("appendQueryEscape(%q) = %q, want %q", s, got, "k="+want(s))
 		}
 	}
@@ -279,21 +281,21 @@ func TestAppendQueryEscape(t *testing.T) {
 // TestParamRows: every allowed parameter is one row, found by its name,
 // with a bit of its own in paramSet, and nothing else is.
 func TestParamRows(t *testing.T) {
-	if len(searchParamTable) > 32 {
-		t.Fatalf("%d rows: paramSet has 32 bits", len(searchParamTable))
+	if len(params.SearchParamTable) > 32 {
+		t.Fatalf("%d rows: paramSet has 32 bits", len(params.SearchParamTable))
 	}
-	names := strings.Split(allowedParams, ", ")
-	if len(names) != len(searchParamTable) {
-		t.Fatalf("%d allowed parameters, %d rows", len(names), len(searchParamTable))
+	names := strings.Split(params.AllowedParams, ", ")
+	if len(names) != len(params.SearchParamTable) {
+		t.Fatalf("%d allowed parameters, %d rows", len(names), len(params.SearchParamTable))
 	}
 	for i, name := range names {
-		if paramIndex(name) != i || searchParamTable[i].spec.Accepts == "" ||
-			searchParamTable[i].kind == kindFilter && searchParamTable[i].check == nil {
-			t.Errorf("parameter %s: row %d of %d, or a row without parser, writer or words", name, paramIndex(name), i)
+		if params.ParamIndex(name) != i || params.SearchParamTable[i].Spec.Accepts == "" ||
+			params.SearchParamTable[i].Kind == params.KindFilter && params.SearchParamTable[i].Check == nil {
+			t.Errorf("parameter %s: row %d of %d, or a row without parser, writer or words", name, params.ParamIndex(name), i)
 		}
 	}
 	for _, name := range []string{"", "Q", "limit ", "sort", "page"} {
-		if paramIndex(name) >= 0 {
+		if params.ParamIndex(name) >= 0 {
 			t.Errorf("%q has a row", name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/query"
+	"stationdex/server/params"
 )
 
 // FuzzFilterParams fuzzes the values of the filter and facet parameters one by
@@ -42,21 +43,21 @@ func FuzzFilterParams(f *testing.F) {
 			}
 		}
 		raw := v.Encode()
-		p, err := parseSearchParams(raw)
+		p, err := params.ParseSearchParams(raw)
 		if err != nil {
 			checkParamError(t, raw, err)
 			return
 		}
 		checkFilters(t, raw, p)
-		back, err := parseSearchParams(p.canonicalQuery())
+		back, err := params.ParseSearchParams(p.CanonicalQuery())
 		if err != nil || !reflect.DeepEqual(back, p) {
-			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.canonicalQuery(), back, err, p)
+			t.Fatalf("%q: canonical %q parses to %+v, %v; want %+v", raw, p.CanonicalQuery(), back, err, p)
 		}
 	})
 }
 
 // checkFilters holds the rules parsed filters keep.
-func checkFilters(t *testing.T, raw string, d searchParams) {
+func checkFilters(t *testing.T, raw string, d params.SearchParams) {
 	t.Helper()
 	codecs := d.Filter[query.DimCodec]
 	for i, c := range codecs {
@@ -65,7 +66,7 @@ func checkFilters(t *testing.T, raw string, d searchParams) {
 		}
 	}
 	for _, b := range [...]int{d.BitrateMin, d.BitrateMax} {
-		if b < 0 || b > maxBitrate {
+		if b < 0 || b > params.MaxBitrate {
 			t.Fatalf("%q: bitrate bound %d", raw, b)
 		}
 	}
@@ -79,7 +80,7 @@ func checkFilters(t *testing.T, raw string, d searchParams) {
 		t.Fatalf("%q: latitude %v", raw, d.Near.Lat)
 	case d.Near != nil && !inRange(d.Near.Lon, -180, 180):
 		t.Fatalf("%q: longitude %v", raw, d.Near.Lon)
-	case d.Near != nil && !inRange(d.RadiusKm, minRadiusKm, maxRadiusKm):
+	case d.Near != nil && !inRange(d.RadiusKm, params.MinRadiusKm, params.MaxRadiusKm):
 		t.Fatalf("%q: radius %v", raw, d.RadiusKm)
 	}
 	if d.Facets.Any() != (d.FacetLimit != 0) || d.FacetLimit < 0 || d.FacetLimit > query.MaxFacetLimit {

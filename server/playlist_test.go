@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"stationdex/internal/format"
+	"stationdex/server/core"
+	"stationdex/server/pages"
 )
 
 // httpStationID is a demo station whose stream is plain http://.
@@ -47,11 +49,11 @@ func TestPlaylistNotFound(t *testing.T) {
 		"/stations/" + demoStationID + "/listen.mp3",
 	} {
 		rec := serve(s, http.MethodGet, target)
-		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Disposition") != "" || rec.Header().Get("Content-Type") != htmlType {
+		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Disposition") != "" || rec.Header().Get("Content-Type") != core.HTMLType {
 			t.Errorf("%s: %d %q %q; want the not-found page", target, rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Content-Disposition"))
 		}
 	}
-	if _, err := renderPlaylist(playlistM3U, &format.Record{Name: "x", StreamURL: "rtsp://a/b"}); err != errNoStream {
+	if _, err := pages.RenderPlaylist(pages.PlaylistM3U, &format.Record{Name: "x", StreamURL: "rtsp://a/b"}); err != pages.ErrNoStream {
 		t.Errorf("a station without an http(s) stream: %v", err)
 	}
 }
@@ -61,17 +63,17 @@ func TestPlaylistNotFound(t *testing.T) {
 func TestPlaylistNoLineInjection(t *testing.T) {
 	for _, name := range []string{"A\nhttp://evil.example/", "A\r\n#EXTINF:-1,B", "A\u2028File2=x", "A\u0085B", "A\x00\vB"} {
 		rec := &format.Record{Name: name, StreamURL: "http://stream.example/a"}
-		for _, f := range playlistFormats {
-			body, err := renderPlaylist(f, rec)
+		for _, f := range pages.PlaylistFormats {
+			body, err := pages.RenderPlaylist(f, rec)
 			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
-			want := map[string]int{stationM3U: 3, stationPLS: 6}[f.name]
+			want := map[string]int{core.StationM3U: 3, core.StationPLS: 6}[f.Name]
 			if err != nil || len(lines) != want || strings.ContainsAny(body, "\r\u2028\u0085\x00\v") {
-				t.Errorf("%s of %q: %d lines, %v:\n%q", f.name, name, len(lines), err, body)
+				t.Errorf("%s of %q: %d lines, %v:\n%q", f.Name, name, len(lines), err, body)
 			}
 		}
 	}
 	for _, stream := range []string{"http://a.example/x\nFile2=http://evil/", "http://a.example/x y", "http://a.example/\rx"} {
-		if _, err := renderPlaylist(playlistPLS, &format.Record{Name: "A", StreamURL: stream}); err != errNoStream {
+		if _, err := pages.RenderPlaylist(pages.PlaylistPLS, &format.Record{Name: "A", StreamURL: stream}); err != pages.ErrNoStream {
 			t.Errorf("stream %q accepted: %v", stream, err)
 		}
 	}
@@ -85,9 +87,9 @@ func TestPagesLinkPlaylists(t *testing.T) {
 	const warning = "may block it on a page served over HTTPS"
 	for _, id := range []string{demoStationID, httpStationID} {
 		for _, page := range []string{"/stations/" + id + "/", "/stations/" + id + "/listen/"} {
-			for _, twin := range []string{"", markdownIndex} {
+			for _, twin := range []string{"", core.MarkdownIndex} {
 				body := serve(s, http.MethodGet, page+twin).Body.String()
-				for _, file := range []string{stationM3U, stationPLS} {
+				for _, file := range []string{core.StationM3U, core.StationPLS} {
 					if !strings.Contains(body, testBase+"/stations/"+id+"/"+file) {
 						t.Errorf("%s%s does not link %s", page, twin, file)
 					}

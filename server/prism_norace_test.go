@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"stationdex/server/core"
 )
 
 // TestThroughPrismProxy runs Stoplight's Prism proxy (npm, pinned, started
@@ -31,7 +33,7 @@ func TestThroughPrismProxy(t *testing.T) {
 			stars++
 		}
 		if r.URL.Query().Get("q") == "answer-badly" {
-			w.Header().Set("Content-Type", jsonType)
+			w.Header().Set("Content-Type", core.JSONType)
 			_, _ = io.WriteString(w, `{"schema_version": 1}`)
 			return
 		}
@@ -97,7 +99,7 @@ func startPrism(t *testing.T, bin, upstream string) string {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cmd := exec.CommandContext(ctx, bin, "proxy", "openapi.json", upstream, "--errors",
+	cmd := exec.CommandContext(ctx, bin, "proxy", "files/openapi.json", upstream, "--errors",
 		"--host", "127.0.0.1", "--port", strconv.Itoa(port))
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs

@@ -15,8 +15,10 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"stationdex/indexer/demo"
+	"stationdex/indexer"
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/pages"
 )
 
 // The response path: content codings, their ETags, HEAD, 304 and the
@@ -75,37 +77,37 @@ var acceptEncodings = []string{"", "identity", "gzip", "zstd", "gzip, deflate, b
 func TestNegotiate(t *testing.T) {
 	for _, tc := range []struct {
 		accept []string
-		want   coding
+		want   core.Coding
 	}{
-		{nil, identity},
-		{[]string{""}, identity},
-		{[]string{"identity"}, identity},
-		{[]string{"gzip"}, gzipCoding},
-		{[]string{"x-gzip"}, gzipCoding},
-		{[]string{"GZIP"}, gzipCoding},
-		{[]string{"zstd"}, zstdCoding},
-		{[]string{"gzip, zstd"}, zstdCoding},   // a tie: zstd preferred
-		{[]string{"gzip", "zstd"}, zstdCoding}, // several header lines
-		{[]string{"gzip;q=1, zstd;q=0.5"}, gzipCoding},
-		{[]string{"gzip;q=0.4, zstd;q=0.5"}, zstdCoding},
-		{[]string{"gzip;q=0, zstd;q=0"}, identity},
-		{[]string{"gzip;q=0"}, identity},
-		{[]string{"*"}, gzipCoding}, // what node-fetch sends: zstd only when named
-		{[]string{"*, zstd"}, zstdCoding},
-		{[]string{"zstd;q=0, *"}, gzipCoding},
-		{[]string{"*;q=0.5, gzip;q=0.2"}, identity}, // gzip named lower, identity by *
-		{[]string{"identity;q=0"}, identity},        // nothing acceptable: identity anyway
-		{[]string{"identity;q=0, *;q=0"}, identity},
-		{[]string{"identity;q=0, gzip"}, gzipCoding},
-		{[]string{"*;q=0.5, zstd;q=0"}, gzipCoding},
-		{[]string{"*;q=0"}, identity}, // nothing acceptable: identity anyway
-		{[]string{"identity;q=1, gzip;q=0.5"}, identity},
-		{[]string{"identity;q=0.5, gzip"}, gzipCoding},
-		{[]string{"br, deflate"}, identity},
-		{[]string{"gzip;q=nonsense"}, gzipCoding}, // a malformed q is ignored: 1
+		{nil, core.Identity},
+		{[]string{""}, core.Identity},
+		{[]string{"identity"}, core.Identity},
+		{[]string{"gzip"}, core.GzipCoding},
+		{[]string{"x-gzip"}, core.GzipCoding},
+		{[]string{"GZIP"}, core.GzipCoding},
+		{[]string{"zstd"}, core.ZstdCoding},
+		{[]string{"gzip, zstd"}, core.ZstdCoding},   // a tie: zstd preferred
+		{[]string{"gzip", "zstd"}, core.ZstdCoding}, // several header lines
+		{[]string{"gzip;q=1, zstd;q=0.5"}, core.GzipCoding},
+		{[]string{"gzip;q=0.4, zstd;q=0.5"}, core.ZstdCoding},
+		{[]string{"gzip;q=0, zstd;q=0"}, core.Identity},
+		{[]string{"gzip;q=0"}, core.Identity},
+		{[]string{"*"}, core.GzipCoding}, // what node-fetch sends: zstd only when named
+		{[]string{"*, zstd"}, core.ZstdCoding},
+		{[]string{"zstd;q=0, *"}, core.GzipCoding},
+		{[]string{"*;q=0.5, gzip;q=0.2"}, core.Identity}, // gzip named lower, identity by *
+		{[]string{"identity;q=0"}, core.Identity},        // nothing acceptable: identity anyway
+		{[]string{"identity;q=0, *;q=0"}, core.Identity},
+		{[]string{"identity;q=0, gzip"}, core.GzipCoding},
+		{[]string{"*;q=0.5, zstd;q=0"}, core.GzipCoding},
+		{[]string{"*;q=0"}, core.Identity}, // nothing acceptable: identity anyway
+		{[]string{"identity;q=1, gzip;q=0.5"}, core.Identity},
+		{[]string{"identity;q=0.5, gzip"}, core.GzipCoding},
+		{[]string{"br, deflate"}, core.Identity},
+		{[]string{"gzip;q=nonsense"}, core.GzipCoding}, // a malformed q is ignored: 1
 	} {
-		if got := negotiate(tc.accept); got != tc.want {
-			t.Errorf("negotiate(%q) = %s, want %s", tc.accept, got.name(), tc.want.name())
+		if got := core.Negotiate(tc.accept); got != tc.want {
+			t.Errorf("negotiate(%q) = %s, want %s", tc.accept, got.Name(), tc.want.Name())
 		}
 	}
 }
@@ -127,8 +129,8 @@ func TestEncodingsDecodeToIdentity(t *testing.T) {
 		for _, ae := range acceptEncodings {
 			rec := serve(s, http.MethodGet, target, "Accept-Encoding", ae)
 			ce := rec.Header().Get("Content-Encoding")
-			want := negotiate([]string{ae})
-			big := plain.Body.Len() >= minCompressBytes
+			want := core.Negotiate([]string{ae})
+			big := plain.Body.Len() >= core.MinCompressBytes
 			switch {
 			case big && ce != nameOrEmpty(want):
 				t.Errorf("%s with %q: Content-Encoding %q, want %q", target, ae, ce, nameOrEmpty(want))
@@ -153,7 +155,7 @@ func TestEncodingsDecodeToIdentity(t *testing.T) {
 			}
 			wantTag := plain.Header().Get("ETag")
 			if ce != "" {
-				wantTag = want.tag(wantTag)
+				wantTag = want.Tag(wantTag)
 			}
 			if tag := rec.Header().Get("ETag"); tag != wantTag {
 				t.Errorf("%s with %q: ETag %s, want %s", target, ae, tag, wantTag)
@@ -165,11 +167,11 @@ func TestEncodingsDecodeToIdentity(t *testing.T) {
 	}
 }
 
-func nameOrEmpty(c coding) string {
-	if c == identity {
+func nameOrEmpty(c core.Coding) string {
+	if c == core.Identity {
 		return ""
 	}
-	return c.name()
+	return c.Name()
 }
 
 func hasVary(h http.Header, name string) bool {
@@ -362,38 +364,38 @@ func TestCacheBoundUnderDistinctQueries(t *testing.T) {
 func TestCacheLRUAndVariantAccounting(t *testing.T) {
 	ix := demoIx(t)
 	body := bytes.Repeat([]byte("x"), 1000)
-	one := entrySize("k0", &entity{body: body}) // every key below has 2 bytes
-	c := newResponseCache(3*one, 1)
+	one := core.EntrySize("k0", &core.Entity{Body: body}) // every key below has 2 bytes
+	c := core.NewResponseCache(3*one, 1)
 	for i := range 3 {
-		c.put(ix, "k"+strconv.Itoa(i), "", &entity{body: body})
+		c.Put(ix, "k"+strconv.Itoa(i), "", &core.Entity{Body: body})
 	}
-	if c.get(ix, "k0", "") == nil { // k0 is now the most recently used
+	if c.Get(ix, "k0", "") == nil { // k0 is now the most recently used
 		t.Fatal("k0 not held")
 	}
-	c.put(ix, "k3", "", &entity{body: body})
-	if c.get(ix, "k1", "") != nil {
+	c.Put(ix, "k3", "", &core.Entity{Body: body})
+	if c.Get(ix, "k1", "") != nil {
 		t.Error("k1, the least recently used, was not evicted")
 	}
 	for _, k := range []string{"k0", "k2", "k3"} {
-		if c.get(ix, k, "") == nil {
+		if c.Get(ix, k, "") == nil {
 			t.Errorf("%s evicted; only k1 should be", k)
 		}
 	}
 	// A variant counts: storing one evicts the least recently used.
-	e := c.get(ix, "k3", "")
-	c.addVariant(ix, "k3", e, gzipCoding, make([]byte, 10))
-	if st := c.stats(); st.Entries != 2 || st.Bytes != 2*one+10 || st.Evictions != 2 {
+	e := c.Get(ix, "k3", "")
+	c.AddVariant(ix, "k3", e, core.GzipCoding, make([]byte, 10))
+	if st := c.Stats(); st.Entries != 2 || st.Bytes != 2*one+10 || st.Evictions != 2 {
 		t.Errorf("after a variant: %+v, want 2 entries of %d bytes with 10 more, 2 evictions", st, one)
 	}
-	if e.variants[gzipCoding].Load() == nil {
+	if e.Variants[core.GzipCoding].Load() == nil {
 		t.Error("the variant was not kept")
 	}
 	// An entity larger than the bound is never stored.
-	c.put(ix, "huge", "", &entity{body: make([]byte, 4*one)})
-	if c.get(ix, "huge", "") != nil {
+	c.Put(ix, "huge", "", &core.Entity{Body: make([]byte, 4*one)})
+	if c.Get(ix, "huge", "") != nil {
 		t.Error("an entity larger than the bound was stored")
 	}
-	if st := c.stats(); st.Bytes > st.MaxBytes {
+	if st := c.Stats(); st.Bytes > st.MaxBytes {
 		t.Errorf("size %d over the bound %d", st.Bytes, st.MaxBytes)
 	}
 }
@@ -424,14 +426,14 @@ func TestSwapEmptiesCache(t *testing.T) {
 	if st := s.CacheStats(); st.Entries != 1 || st.Bytes >= before.Bytes {
 		t.Errorf("after the swap and one request: %+v, want only that request's entry", st)
 	}
-	if s.cache.get(old, pathStations+"?q=radio&limit=20&offset=0", "") != nil {
+	if s.Cache.Get(old, core.PathStations+"?q=radio&limit=20&offset=0", "") != nil {
 		t.Error("a request on the replaced snapshot read from the cache")
 	}
-	s.cache.put(old, "old", "", &entity{body: []byte("old")})
-	if s.cache.get(b, "old", "") != nil {
+	s.Cache.Put(old, "old", "", &core.Entity{Body: []byte("old")})
+	if s.Cache.Get(b, "old", "") != nil {
 		t.Error("a request on the replaced snapshot stored into the cache")
 	}
-	if s.cache.current != b {
+	if s.Cache.Current != b {
 		t.Error("a request on the replaced snapshot made it current again")
 	}
 	misses := s.CacheStats().Misses
@@ -451,7 +453,7 @@ func TestSwapEmptiesCache(t *testing.T) {
 
 func openDemoCopy(t *testing.T, dir string) *query.Index {
 	t.Helper()
-	path, err := demo.Build(context.Background(), dir)
+	path, err := indexer.BuildDemo(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,15 +518,15 @@ func TestCacheByTarget(t *testing.T) {
 			}
 		}
 	}
-	const key = pathStations + "?q=radio&limit=20&offset=0"
+	const key = core.PathStations + "?q=radio&limit=20&offset=0"
 	for i, target := range spellings {
-		e, k := s.cache.getTarget(ix, target)
-		if known := e != nil && k == key; known != (i < maxTargets) {
-			t.Errorf("%s: known by target %v (key %q); want only the first %d spellings", target, known, k, maxTargets)
+		e, k := s.Cache.GetTarget(ix, target)
+		if known := e != nil && k == key; known != (i < core.MaxTargets) {
+			t.Errorf("%s: known by target %v (key %q); want only the first %d spellings", target, known, k, core.MaxTargets)
 		}
 	}
-	s.cache.purge()
-	if e, _ := s.cache.getTarget(ix, spellings[0]); e != nil {
+	s.Cache.Purge()
+	if e, _ := s.Cache.GetTarget(ix, spellings[0]); e != nil {
 		t.Error("a target outlived its entry")
 	}
 }
@@ -534,19 +536,19 @@ func TestCacheByTarget(t *testing.T) {
 func TestCacheTargetsEvicted(t *testing.T) {
 	ix := demoIx(t)
 	body := bytes.Repeat([]byte("x"), 1000)
-	one := entrySize("k0", &entity{body: body})
-	c := newResponseCache(2*one+targetOverhead+2, 1)
-	c.put(ix, "k0", "t0", &entity{body: body})
-	if e, k := c.getTarget(ix, "t0"); e == nil || k != "k0" {
+	one := core.EntrySize("k0", &core.Entity{Body: body})
+	c := core.NewResponseCache(2*one+core.TargetOverhead+2, 1)
+	c.Put(ix, "k0", "t0", &core.Entity{Body: body})
+	if e, k := c.GetTarget(ix, "t0"); e == nil || k != "k0" {
 		t.Fatalf("t0 not known: %v %q", e, k)
 	}
-	if st := c.stats(); st.Bytes != one+targetOverhead+2 {
-		t.Errorf("with a target: %d bytes, want %d", st.Bytes, one+targetOverhead+2)
+	if st := c.Stats(); st.Bytes != one+core.TargetOverhead+2 {
+		t.Errorf("with a target: %d bytes, want %d", st.Bytes, one+core.TargetOverhead+2)
 	}
-	c.put(ix, "k1", "", &entity{body: body})
-	c.put(ix, "k2", "", &entity{body: body}) // evicts k0, the least recently used
-	if e, _ := c.getTarget(ix, "t0"); e != nil || len(c.targets) != 0 {
-		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.targets))
+	c.Put(ix, "k1", "", &core.Entity{Body: body})
+	c.Put(ix, "k2", "", &core.Entity{Body: body}) // evicts k0, the least recently used
+	if e, _ := c.GetTarget(ix, "t0"); e != nil || len(c.Targets) != 0 {
+		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.Targets))
 	}
 }
 
@@ -557,7 +559,7 @@ func TestCacheTargetsEvicted(t *testing.T) {
 // status 200, the same for every kind.
 func TestWildcardAndRefusedIdentity(t *testing.T) {
 	s := newDemoServer(t, nil)
-	targets := append(slices.Clone(respondTargets), pathDumpNDJSON, stylePath)
+	targets := append(slices.Clone(respondTargets), core.PathDumpNDJSON, pages.StylePath)
 	gzipped := 0
 	for _, target := range targets {
 		plain := serve(s, http.MethodGet, target, "Accept-Encoding", "identity")

@@ -16,6 +16,9 @@ import (
 	"stationdex/indexer"
 	"stationdex/internal/fold"
 	"stationdex/internal/stationjson"
+	"stationdex/server/api"
+	"stationdex/server/files"
+	"stationdex/server/pages"
 )
 
 // Output safety beyond the HTML and Markdown pages of stations and facet
@@ -34,7 +37,7 @@ func TestSafeJSONAPI(t *testing.T) {
 	for _, id := range ids {
 		body := fetchOK(t, s, "/api/stations/"+id).Body.Bytes()
 		checkSafeJSONBytes(t, "/api/stations/"+id, body)
-		var env stationEnvelope
+		var env api.StationEnvelope
 		decodeStrict(t, body, &env)
 		checkSafeStation(t, &env.Station.Station)
 		for _, word := range fold.Tokens(env.Station.Name)[:min(2, len(fold.Tokens(env.Station.Name)))] {
@@ -50,7 +53,7 @@ func TestSafeJSONAPI(t *testing.T) {
 // keeps the indexer's maximum of them, each with a URL that answers.
 func TestSafeManyTags(t *testing.T) {
 	s := newDemoServer(t, nil)
-	var env searchEnvelope
+	var env api.SearchEnvelope
 	decodeStrict(t, fetchOK(t, s, "/api/stations?q=overflow").Body.Bytes(), &env)
 	if len(env.Results) == 0 {
 		t.Fatal("the many-tags station is not in the demo")
@@ -68,7 +71,7 @@ func checkSafeSearch(t *testing.T, s *Server, target string) {
 	t.Helper()
 	body := fetchOK(t, s, target).Body.Bytes()
 	checkSafeJSONBytes(t, target, body)
-	var env searchEnvelope
+	var env api.SearchEnvelope
 	decodeStrict(t, body, &env)
 	for i := range env.Results {
 		checkSafeStation(t, &env.Results[i])
@@ -102,7 +105,7 @@ func checkSafeStation(t testing.TB, st *stationjson.Station) {
 	for _, u := range stationURLs(st) {
 		checkURL(t, u, testBase, nil)
 	}
-	if st.OfficialURL != nil && !isWebURL(*st.OfficialURL) {
+	if st.OfficialURL != nil && !pages.IsWebURL(*st.OfficialURL) {
 		t.Errorf("station %s: official_url %q", st.ID, *st.OfficialURL)
 	}
 	texts := append([]string{st.Name, st.Country, st.CountryCode, st.Location, st.PageTitle}, st.Languages...)
@@ -175,7 +178,7 @@ func TestSafeSitemaps(t *testing.T) {
 func sitemapLocs(t *testing.T, s *Server, target, root, item string) []string {
 	t.Helper()
 	rec := fetchOK(t, s, target)
-	if ct := rec.Header().Get("Content-Type"); ct != xmlType {
+	if ct := rec.Header().Get("Content-Type"); ct != files.XMLType {
 		t.Errorf("%s: Content-Type %q", target, ct)
 	}
 	allowed := map[string]bool{root: true, item: true, "loc": true, "lastmod": true}
@@ -193,7 +196,7 @@ func sitemapLocs(t *testing.T, s *Server, target, root, item string) []string {
 		}
 		switch tok := tok.(type) {
 		case xml.StartElement:
-			if !allowed[tok.Name.Local] || tok.Name.Space != sitemapNS || len(tok.Attr) > 1 ||
+			if !allowed[tok.Name.Local] || tok.Name.Space != files.SitemapNS || len(tok.Attr) > 1 ||
 				len(tok.Attr) == 1 && tok.Attr[0].Name.Local != "xmlns" {
 				t.Errorf("%s: element %v with attributes %v", target, tok.Name, tok.Attr)
 			}
@@ -225,9 +228,9 @@ func sitemapLocs(t *testing.T, s *Server, target, root, item string) []string {
 // Markdown, page by page; and the text indexes.
 func TestSafeDirectoryLists(t *testing.T) {
 	s := newDemoServer(t, nil)
-	for _, d := range directories {
+	for _, d := range pages.Directories {
 		for page := 1; ; page++ {
-			target := "/" + d.kind + "/?page=" + strconv.Itoa(page)
+			target := "/" + d.Kind + "/?page=" + strconv.Itoa(page)
 			if rec := serve(s, http.MethodGet, target); rec.Code != http.StatusOK {
 				if page == 1 {
 					t.Errorf("%s: status %d", target, rec.Code)
@@ -235,7 +238,7 @@ func TestSafeDirectoryLists(t *testing.T) {
 				break
 			}
 			checkHTMLPage(t, fetchOK(t, s, target), testBase, nil)
-			checkMarkdownPage(t, fetchOK(t, s, "/"+d.kind+"/index.md?page="+strconv.Itoa(page)), testBase, nil)
+			checkMarkdownPage(t, fetchOK(t, s, "/"+d.Kind+"/index.md?page="+strconv.Itoa(page)), testBase, nil)
 		}
 	}
 	checkMarkdownPage(t, fetchOK(t, s, "/text/index.md"), testBase, nil)

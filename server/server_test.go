@@ -17,8 +17,10 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"stationdex/indexer/demo"
+	"stationdex/indexer"
 	"stationdex/query"
+	"stationdex/server/api"
+	"stationdex/server/core"
 )
 
 // testBase is the public base URL of test servers; it has a path so that
@@ -33,7 +35,7 @@ var demoIndex = sync.OnceValues(func() (*query.Index, error) {
 		return nil, err
 	}
 	removeAtExit(dir)
-	path, err := demo.Build(context.Background(), dir)
+	path, err := indexer.BuildDemo(context.Background(), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ type fixedSource struct{ ix *query.Index }
 func (s fixedSource) Acquire() (*query.Index, func()) { return s.ix, func() {} }
 
 // newDemoServer is a Server over the demo index.
-func newDemoServer(t testing.TB, obs Observer) *Server {
+func newDemoServer(t testing.TB, obs core.Observer) *Server {
 	t.Helper()
 	ix, err := demoIndex()
 	if err != nil {
@@ -65,7 +67,7 @@ func newEmptyServer(t testing.TB) *Server {
 	return s
 }
 
-func testConfig(obs Observer) Config {
+func testConfig(obs core.Observer) Config {
 	base, err := url.Parse(testBase + "/")
 	if err != nil {
 		panic(err)
@@ -86,11 +88,11 @@ func serve(s *Server, method, target string, header ...string) *httptest.Respons
 }
 
 // errorCode decodes an error body, failing the test unless it is one.
-func errorCode(t *testing.T, rec *httptest.ResponseRecorder) Code {
+func errorCode(t *testing.T, rec *httptest.ResponseRecorder) core.Code {
 	t.Helper()
 	var body struct {
-		Error   *Code   `json:"error"`
-		Message *string `json:"message"`
+		Error   *core.Code `json:"error"`
+		Message *string    `json:"message"`
 	}
 	dec := json.NewDecoder(rec.Body)
 	dec.DisallowUnknownFields()
@@ -101,9 +103,9 @@ func errorCode(t *testing.T, rec *httptest.ResponseRecorder) Code {
 }
 
 // decodeSearch decodes a search envelope.
-func decodeSearch(t *testing.T, body io.Reader) searchEnvelope {
+func decodeSearch(t *testing.T, body io.Reader) api.SearchEnvelope {
 	t.Helper()
-	var env searchEnvelope
+	var env api.SearchEnvelope
 	if err := json.NewDecoder(body).Decode(&env); err != nil {
 		t.Fatalf("decode search envelope: %v", err)
 	}
@@ -118,7 +120,7 @@ func TestNoIndexIs503(t *testing.T) {
 			t.Errorf("%s: status %d, want 503", target, rec.Code)
 			continue
 		}
-		if got := errorCode(t, rec); got != CodeUnavailable {
+		if got := errorCode(t, rec); got != core.CodeUnavailable {
 			t.Errorf("%s: code %q", target, got)
 		}
 		if rec.Header().Get("Retry-After") == "" || rec.Header().Get("Cache-Control") != "no-store" {
@@ -131,7 +133,7 @@ func TestNoIndexIs503(t *testing.T) {
 // an index is loaded, so it gets its 400 rather than a 503.
 func TestBadRequestBeforeIndex(t *testing.T) {
 	rec := serve(newEmptyServer(t), http.MethodGet, "/api/stations?limit=0")
-	if rec.Code != http.StatusBadRequest || errorCode(t, rec) != CodeInvalidParameter {
+	if rec.Code != http.StatusBadRequest || errorCode(t, rec) != core.CodeInvalidParameter {
 		t.Fatalf("status %d body %s", rec.Code, rec.Body)
 	}
 }
@@ -148,7 +150,7 @@ func TestMethodNotAllowed(t *testing.T) {
 			if got := rec.Header().Get("Allow"); got != "GET, HEAD, OPTIONS" {
 				t.Errorf("%s %s: Allow %q", method, target, got)
 			}
-			if got := errorCode(t, rec); got != CodeMethodNotAllowed {
+			if got := errorCode(t, rec); got != core.CodeMethodNotAllowed {
 				t.Errorf("%s %s: code %q", method, target, got)
 			}
 		}
@@ -163,12 +165,12 @@ func TestAPINotFoundIsJSON(t *testing.T) {
 			t.Errorf("%s: status %d", target, rec.Code)
 			continue
 		}
-		if got := errorCode(t, rec); got != CodeNotFound {
+		if got := errorCode(t, rec); got != core.CodeNotFound {
 			t.Errorf("%s: code %q", target, got)
 		}
 	}
 	demo := newDemoServer(t, nil)
-	if rec := serve(demo, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != htmlType {
+	if rec := serve(demo, http.MethodGet, "/nope"); rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != core.HTMLType {
 		t.Errorf("non-API 404: status %d type %q, want the HTML page", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
@@ -222,12 +224,12 @@ func TestObserverLabels(t *testing.T) {
 func TestPanicIsJSON500(t *testing.T) {
 	obs := &recordingObserver{}
 	s := newEmptyServer(t)
-	s.obs = obs
-	h := s.instrument("/boom", func(http.ResponseWriter, *http.Request, httprouter.Params) { panic("boom") })
+	s.Observer = obs
+	h := s.Instrument("/boom", func(http.ResponseWriter, *http.Request, httprouter.Params) { panic("boom") })
 	rec := httptest.NewRecorder()
-	s.log = slog.New(slog.DiscardHandler)
+	s.Log = slog.New(slog.DiscardHandler)
 	h(rec, httptest.NewRequest(http.MethodGet, "/boom", nil), nil)
-	if rec.Code != http.StatusInternalServerError || errorCode(t, rec) != CodeInternal {
+	if rec.Code != http.StatusInternalServerError || errorCode(t, rec) != core.CodeInternal {
 		t.Fatalf("status %d body %s", rec.Code, rec.Body)
 	}
 	if strings.Contains(rec.Body.String(), "boom") {
@@ -247,7 +249,7 @@ func TestCacheControl(t *testing.T) {
 		{time.Minute, "public, max-age=60"},
 		{-1, "no-cache"},
 	} {
-		if got := cacheControl(tc.maxAge); got != tc.want {
+		if got := core.CacheControl(tc.maxAge); got != tc.want {
 			t.Errorf("cacheControl(%v) = %q, want %q", tc.maxAge, got, tc.want)
 		}
 	}

@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"stationdex/indexer/realdata"
 	"strings"
 	"testing"
 
+	"stationdex/indexer/realdata"
 	"stationdex/internal/format"
+	"stationdex/server/core"
+	"stationdex/server/files"
 )
 
 type sitemapIndexDoc struct {
@@ -35,14 +37,14 @@ type urlsetDoc struct {
 func sitemapURLs(t testing.TB, s *Server, base string) []string {
 	t.Helper()
 	rec := fetchOK(t, s, "/sitemap.xml")
-	if ct := rec.Header().Get("Content-Type"); ct != xmlType {
+	if ct := rec.Header().Get("Content-Type"); ct != files.XMLType {
 		t.Errorf("sitemap index type %q", ct)
 	}
 	var index sitemapIndexDoc
 	if err := xml.Unmarshal(rec.Body.Bytes(), &index); err != nil {
 		t.Fatalf("sitemap index: %v", err)
 	}
-	lastmod := snapshotAt(mustMeta(t, s))
+	lastmod := core.SnapshotAt(mustMeta(t, s))
 	var urls []string
 	seen := map[string]bool{}
 	for _, sm := range index.Sitemaps {
@@ -54,7 +56,7 @@ func sitemapURLs(t testing.TB, s *Server, base string) []string {
 		if err := xml.Unmarshal(child.Body.Bytes(), &set); err != nil {
 			t.Fatalf("%s: %v", sm.Loc, err)
 		}
-		if len(set.URLs) == 0 || len(set.URLs) > sitemapMaxURLs {
+		if len(set.URLs) == 0 || len(set.URLs) > files.SitemapMaxURLs {
 			t.Errorf("%s has %d URLs", sm.Loc, len(set.URLs))
 		}
 		xmllintSitemap(t, sm.Loc, child.Body.Bytes())
@@ -71,7 +73,7 @@ func sitemapURLs(t testing.TB, s *Server, base string) []string {
 
 func mustMeta(t testing.TB, s *Server) format.Meta {
 	t.Helper()
-	ix, release := s.acquire()
+	ix, release := s.Acquire()
 	if ix == nil {
 		t.Fatal("no index")
 	}
@@ -137,7 +139,7 @@ func TestSitemapNames(t *testing.T) {
 			t.Errorf("%s: status %d", name, rec.Code)
 		}
 	}
-	if _, n, ok := parseSitemapName("genres-12.xml"); !ok || n != 12 {
+	if _, n, ok := files.ParseSitemapName("genres-12.xml"); !ok || n != 12 {
 		t.Errorf("genres-12.xml: %d %v", n, ok)
 	}
 }

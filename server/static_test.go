@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"stationdex/server/core"
+	"stationdex/server/files"
+	"stationdex/server/pages"
 )
 
 // TestStyleSheetFingerprinted: pages link the style sheet under a name
@@ -22,19 +26,19 @@ func TestStyleSheetFingerprinted(t *testing.T) {
 		t.Fatalf("%d style sheets", len(sheets))
 	}
 	target := local(t, testBase, attr(sheets[0], "href"))
-	if target != stylePath || !strings.Contains(target, ".css") || target == "/static/style.css" {
-		t.Fatalf("style sheet at %q, want the fingerprinted %q", target, stylePath)
+	if target != pages.StylePath || !strings.Contains(target, ".css") || target == "/static/style.css" {
+		t.Fatalf("style sheet at %q, want the fingerprinted %q", target, pages.StylePath)
 	}
 	rec := fetchOK(t, s, target)
 	h := rec.Header()
-	if h.Get("Cache-Control") != immutableAge || h.Get("Content-Type") != "text/css; charset=utf-8" || !bytes.Equal(rec.Body.Bytes(), styleCSS) {
+	if h.Get("Cache-Control") != files.ImmutableAge || h.Get("Content-Type") != "text/css; charset=utf-8" || !bytes.Equal(rec.Body.Bytes(), pages.StyleCSS) {
 		t.Fatalf("fingerprinted sheet: %v", h)
 	}
 	if got := serve(s, http.MethodGet, target, "If-None-Match", h.Get("ETag")); got.Code != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d, want 304", got.Code)
 	}
 	for _, other := range []string{"/static/style.css", "/static/style.0123456789abcdef.css"} {
-		if got := fetchOK(t, s, other); got.Header().Get("Cache-Control") != dailyAge || !bytes.Equal(got.Body.Bytes(), styleCSS) {
+		if got := fetchOK(t, s, other); got.Header().Get("Cache-Control") != files.DailyAge || !bytes.Equal(got.Body.Bytes(), pages.StyleCSS) {
 			t.Errorf("%s: %v", other, got.Header())
 		}
 	}
@@ -47,10 +51,10 @@ func TestStyleSheetFingerprinted(t *testing.T) {
 // holding a PNG, for clients that ask for it by name.
 func TestFavicon(t *testing.T) {
 	s := newDemoServer(t, nil)
-	if rec := fetchOK(t, s, pathFaviconSVG); rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg") {
+	if rec := fetchOK(t, s, core.PathFaviconSVG); rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(rec.Body.String(), "<svg") {
 		t.Errorf("favicon.svg: %v", rec.Header())
 	}
-	ico := fetchOK(t, s, pathFaviconICO).Body.Bytes()
+	ico := fetchOK(t, s, core.PathFaviconICO).Body.Bytes()
 	if len(ico) < 22 || binary.LittleEndian.Uint16(ico[2:]) != 1 || binary.LittleEndian.Uint16(ico[4:]) != 1 {
 		t.Fatalf("favicon.ico header % x", ico[:min(len(ico), 22)])
 	}
@@ -68,22 +72,22 @@ func TestFavicon(t *testing.T) {
 // the base URL.
 func TestRobotsTxt(t *testing.T) {
 	s := newDemoServer(t, nil)
-	rec := fetchOK(t, s, pathRobots)
+	rec := fetchOK(t, s, core.PathRobots)
 	body := rec.Body.String()
 	if rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" ||
 		!strings.Contains(body, "User-agent: *\nDisallow:\n") ||
-		!strings.Contains(body, "\nSitemap: "+testBase+pathSitemap+"\n") {
+		!strings.Contains(body, "\nSitemap: "+testBase+core.PathSitemap+"\n") {
 		t.Fatalf("robots.txt:\n%s", body)
 	}
 }
 
 func TestDescriptionClipsAtAWord(t *testing.T) {
 	long := strings.Repeat("word ", 60)
-	got := clipWords(long, maxDescriptionRunes)
-	if n := len([]rune(got)); n > maxDescriptionRunes || !strings.HasSuffix(got, "word…") {
+	got := pages.ClipWords(long, pages.MaxDescriptionRunes)
+	if n := len([]rune(got)); n > pages.MaxDescriptionRunes || !strings.HasSuffix(got, "word…") {
 		t.Fatalf("%d runes: %q", n, got)
 	}
-	if got := clipWords("short", maxDescriptionRunes); got != "short" {
+	if got := pages.ClipWords("short", pages.MaxDescriptionRunes); got != "short" {
 		t.Fatalf("short text changed: %q", got)
 	}
 }

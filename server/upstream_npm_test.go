@@ -20,6 +20,7 @@ import (
 	"stationdex/indexer/realdata"
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
+	"stationdex/server/rbapi"
 )
 
 // TestNPMClient runs the real npm client radio-browser-api 6.0.3 (pinned
@@ -236,8 +237,8 @@ func firstDifferentID(got, want []string) string {
 // checkLists: the countries' and the MP3 codec's counts are the
 // records'; the filtered tags hold the filter, most stations first.
 func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
-	var countries, codecs, tags []upEntry
-	for name, dst := range map[string]*[]upEntry{"countries": &countries, "codecs": &codecs, "tagsFiltered": &tags} {
+	var countries, codecs, tags []rbapi.UpEntry
+	for name, dst := range map[string]*[]rbapi.UpEntry{"countries": &countries, "codecs": &codecs, "tagsFiltered": &tags} {
 		if err := json.Unmarshal(got[name], dst); err != nil {
 			t.Fatalf("%s: %v: %.300s", name, err, got[name])
 		}
@@ -254,10 +255,10 @@ func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
 		codec, _, _ := strings.Cut(recText(r, "codec"), ",")
 		return strings.EqualFold(strings.TrimSpace(codec), "MP3")
 	}))
-	if i := slices.IndexFunc(codecs, func(e upEntry) bool { return e.Name == "MP3" }); i < 0 || codecs[i].StationCount != mp3 {
+	if i := slices.IndexFunc(codecs, func(e rbapi.UpEntry) bool { return e.Name == "MP3" }); i < 0 || codecs[i].StationCount != mp3 {
 		t.Errorf("codecs %+v, records MP3 %d", codecs, mp3)
 	}
-	if len(tags) == 0 || !slices.IsSortedFunc(tags, func(x, y upEntry) int { return y.StationCount - x.StationCount }) {
+	if len(tags) == 0 || !slices.IsSortedFunc(tags, func(x, y rbapi.UpEntry) int { return y.StationCount - x.StationCount }) {
 		t.Errorf("tags holding jaz: %+v", tags)
 	}
 	for _, e := range tags {
@@ -270,7 +271,7 @@ func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
 // checkRefusals: the click names the stream; a vote is refused as a
 // mirror refuses it.
 func (o *npmOracle) checkRefusals(t *testing.T, got map[string]json.RawMessage, a string) {
-	var click upClick
+	var click rbapi.UpClick
 	if err := json.Unmarshal(got["click"], &click); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
+	"stationdex/server/rbapi"
 )
 
 // TestOpenAPIUpstreamPaths holds the /json/ paths of openapi.json to the
@@ -17,7 +20,7 @@ import (
 // its row; a documented 403 is the read-only refusal; and every path the
 // table serves (each list and exact by-column path) is documented.
 func TestOpenAPIUpstreamPaths(t *testing.T) {
-	raw, err := os.ReadFile("openapi.json")
+	raw, err := os.ReadFile("files/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestOpenAPIUpstreamPaths(t *testing.T) {
 	}
 	documented := 0
 	for path, item := range doc.Paths {
-		if !strings.HasPrefix(path, pathUpstream) {
+		if !strings.HasPrefix(path, core.PathRBAPI) {
 			continue
 		}
 		documented++
@@ -51,15 +54,15 @@ func TestOpenAPIUpstreamPaths(t *testing.T) {
 					names = append(names, name)
 				}
 			}
-			ep, _, err := upEndpointOf(strings.Split(strings.TrimPrefix(concretePath(path), pathUpstream), "/"))
+			ep, _, err := rbapi.UpEndpointOf(strings.Split(strings.TrimPrefix(concretePath(path), core.PathRBAPI), "/"))
 			_, refused := op.Responses["403"]
 			switch {
-			case refused && !errors.Is(err, errReadOnly):
+			case refused && !errors.Is(err, rbapi.ErrReadOnly):
 				t.Errorf("%s: documented 403, routed to %v", path, err)
 			case !refused && err != nil:
 				t.Errorf("%s: documented, routed to %v", path, err)
-			case !refused && cmp.Or(strings.Join(names, ", "), "none") != ep.takes.names():
-				t.Errorf("%s %s: documents %v, takes %s", method, path, names, ep.takes.names())
+			case !refused && cmp.Or(strings.Join(names, ", "), "none") != ep.Takes.Names():
+				t.Errorf("%s %s: documents %v, takes %s", method, path, names, ep.Takes.Names())
 			}
 		}
 	}
@@ -86,15 +89,15 @@ func servedUpPaths() []string {
 	paths := []string{"/json/stations", "/json/stations/search", "/json/stations/byuuid", "/json/stations/byuuid/{uuid}",
 		"/json/stations/byurl", "/json/url/{uuid}", "/json/stats", "/json/servers", "/json/states/{country}/{filter}"}
 	for _, l := range []string{"countries", "countrycodes", "codecs", "languages", "tags", "states"} {
-		if upListOf(l) != nil {
-			paths = append(paths, pathUpstream+l, pathUpstream+l+"/{filter}")
+		if rbapi.UpListOf(l) != nil {
+			paths = append(paths, core.PathRBAPI+l, core.PathRBAPI+l+"/{filter}")
 		}
 	}
-	for by := range upColumns {
-		paths = append(paths, pathUpstream+"stations/"+by+"/{term}")
+	for by := range rbapi.UpColumns {
+		paths = append(paths, core.PathRBAPI+"stations/"+by+"/{term}")
 	}
-	for top := range upTops {
-		paths = append(paths, pathUpstream+"stations/"+top, pathUpstream+"stations/"+top+"/{count}")
+	for top := range rbapi.UpTops {
+		paths = append(paths, core.PathRBAPI+"stations/"+top, core.PathRBAPI+"stations/"+top+"/{count}")
 	}
 	return paths
 }

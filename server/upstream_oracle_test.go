@@ -18,6 +18,7 @@ import (
 	"stationdex/internal/format"
 	"stationdex/oracle"
 	"stationdex/query"
+	"stationdex/server/rbapi"
 )
 
 // TestUpstreamOracleAgrees: several hundred /json/stations/search
@@ -188,7 +189,7 @@ func (g *upGen) byPath() {
 		switch flag, isColumn := upColumnParams[p[0]]; {
 		case isColumn && column == "":
 			column, term, exact = p[0], p[1], flag == ""
-		case isColumn || !upPaging.has(upParamByName[upFoldName(p[0])]) && !strings.HasSuffix(p[0], "Exact"):
+		case isColumn || !rbapi.UpPaging.Has(rbapi.UpParamByName[rbapi.UpFoldName(p[0])]) && !strings.HasSuffix(p[0], "Exact"):
 			return // another filter: the path takes none
 		case strings.HasSuffix(p[0], "Exact"):
 			exact = p[1] == "true"

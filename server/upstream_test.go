@@ -22,6 +22,8 @@ import (
 	"stationdex/internal/iso"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/rbapi"
 )
 
 // serveUp runs one request with an optional body through s.
@@ -47,41 +49,41 @@ func TestUpParams(t *testing.T) {
 	form, jsonType := "application/x-www-form-urlencoded", "application/json"
 	cases := []struct {
 		name, method, target, ctype, body string
-		want                              map[upParam]string // nil: an error
-		code                              Code
+		want                              map[rbapi.UpParam]string // nil: an error
+		code                              core.Code
 	}{
-		{"query", "GET", "/x?countrycode=PT&limit=3", "", "", map[upParam]string{upCountryCode: "PT", upLimit: "3"}, ""},
+		{"query", "GET", "/x?countrycode=PT&limit=3", "", "", map[rbapi.UpParam]string{rbapi.UpCountryCode: "PT", rbapi.UpLimit: "3"}, ""},
 		{"npm lower case", "GET", "/x?bitratemin=64&nameexact=true&hasextendedinfo=false&ishttps=true", "", "",
-			map[upParam]string{upBitrateMin: "64", upNameExact: "true", upHasExtendedInfo: "false", upIsHTTPS: "true"}, ""},
+			map[rbapi.UpParam]string{rbapi.UpBitrateMin: "64", rbapi.UpNameExact: "true", rbapi.UpHasExtendedInfo: "false", rbapi.UpIsHTTPS: "true"}, ""},
 		{"documented spelling", "GET", "/x?bitrateMin=64&has_geo_info=true&tagList=a,b", "", "",
-			map[upParam]string{upBitrateMin: "64", upHasGeoInfo: "true", upTagList: "a,b"}, ""},
-		{"form body wins", "POST", "/x?limit=3", form, "limit=5&codec=mp3", map[upParam]string{upLimit: "5", upCodec: "mp3"}, ""},
+			map[rbapi.UpParam]string{rbapi.UpBitrateMin: "64", rbapi.UpHasGeoInfo: "true", rbapi.UpTagList: "a,b"}, ""},
+		{"form body wins", "POST", "/x?limit=3", form, "limit=5&codec=mp3", map[rbapi.UpParam]string{rbapi.UpLimit: "5", rbapi.UpCodec: "mp3"}, ""},
 		{"json body", "POST", "/x", jsonType, `{"limit":5,"hidebroken":true,"tagList":["a","b"],"name":null}`,
-			map[upParam]string{upLimit: "5", upHideBroken: "true", upTagList: "a,b"}, ""},
+			map[rbapi.UpParam]string{rbapi.UpLimit: "5", rbapi.UpHideBroken: "true", rbapi.UpTagList: "a,b"}, ""},
 		{"multipart", "POST", "/x", "multipart/form-data; boundary=B", "--B\r\nContent-Disposition: form-data; name=\"order\"\r\n\r\nname\r\n--B--\r\n",
-			map[upParam]string{upOrder: "name"}, ""},
-		{"unknown", "GET", "/x?countryCod=PT", "", "", nil, CodeUnknownParameter},
-		{"not taken here", "GET", "/x?uuids=a", "", "", nil, CodeUnknownParameter},
-		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, CodeRepeatedParameter},
-		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, CodeRepeatedParameter},
-		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", nil, CodeRepeatedParameter},
-		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, nil, CodeRepeatedParameter},
-		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, CodeInvalidParameter},
-		{"bool 1", "GET", "/x?reverse=1", "", "", nil, CodeInvalidParameter},
-		{"bool True", "GET", "/x?nameExact=True", "", "", nil, CodeInvalidParameter},
-		{"count abc", "GET", "/x?limit=abc", "", "", nil, CodeInvalidParameter},
-		{"count negative", "GET", "/x?offset=-1", "", "", nil, CodeInvalidParameter},
-		{"count huge", "GET", "/x?limit=99999999999999999999", "", "", nil, CodeInvalidParameter},
-		{"count plus", "GET", "/x?limit=%2B5", "", "", nil, CodeInvalidParameter},
-		{"decimal", "GET", "/x?geo_lat=NaN", "", "", nil, CodeInvalidParameter},
-		{"long text", "GET", "/x?name=" + strings.Repeat("a", maxUpTextBytes+1), "", "", nil, CodeInvalidParameter},
-		{"bad utf-8", "GET", "/x?name=%ff", "", "", nil, CodeInvalidParameter},
-		{"bad escape", "GET", "/x?name=%zz", "", "", nil, CodeInvalidRequest},
-		{"json nested", "POST", "/x", jsonType, `{"name":{"a":1}}`, nil, CodeInvalidParameter},
-		{"json not object", "POST", "/x", jsonType, `[1]`, nil, CodeInvalidRequest},
-		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, nil, CodeInvalidParameter},
-		{"body type", "POST", "/x", "text/plain", "limit=5", nil, CodeInvalidRequest},
-		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", maxUpBodyBytes), nil, CodeInvalidRequest},
+			map[rbapi.UpParam]string{rbapi.UpOrder: "name"}, ""},
+		{"unknown", "GET", "/x?countryCod=PT", "", "", nil, core.CodeUnknownParameter},
+		{"not taken here", "GET", "/x?uuids=a", "", "", nil, core.CodeUnknownParameter},
+		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, core.CodeRepeatedParameter},
+		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, core.CodeRepeatedParameter},
+		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", nil, core.CodeRepeatedParameter},
+		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, nil, core.CodeRepeatedParameter},
+		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, core.CodeInvalidParameter},
+		{"bool 1", "GET", "/x?reverse=1", "", "", nil, core.CodeInvalidParameter},
+		{"bool True", "GET", "/x?nameExact=True", "", "", nil, core.CodeInvalidParameter},
+		{"count abc", "GET", "/x?limit=abc", "", "", nil, core.CodeInvalidParameter},
+		{"count negative", "GET", "/x?offset=-1", "", "", nil, core.CodeInvalidParameter},
+		{"count huge", "GET", "/x?limit=99999999999999999999", "", "", nil, core.CodeInvalidParameter},
+		{"count plus", "GET", "/x?limit=%2B5", "", "", nil, core.CodeInvalidParameter},
+		{"decimal", "GET", "/x?geo_lat=NaN", "", "", nil, core.CodeInvalidParameter},
+		{"long text", "GET", "/x?name=" + strings.Repeat("a", rbapi.MaxUpTextBytes+1), "", "", nil, core.CodeInvalidParameter},
+		{"bad utf-8", "GET", "/x?name=%ff", "", "", nil, core.CodeInvalidParameter},
+		{"bad escape", "GET", "/x?name=%zz", "", "", nil, core.CodeInvalidRequest},
+		{"json nested", "POST", "/x", jsonType, `{"name":{"a":1}}`, nil, core.CodeInvalidParameter},
+		{"json not object", "POST", "/x", jsonType, `[1]`, nil, core.CodeInvalidRequest},
+		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, nil, core.CodeInvalidParameter},
+		{"body type", "POST", "/x", "text/plain", "limit=5", nil, core.CodeInvalidRequest},
+		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", rbapi.MaxUpBodyBytes), nil, core.CodeInvalidRequest},
 	}
 	for _, tc := range cases {
 		req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
@@ -89,9 +91,9 @@ func TestUpParams(t *testing.T) {
 			req = httptest.NewRequest(tc.method, tc.target, nil)
 		}
 		req.Header.Set("Content-Type", tc.ctype)
-		p, err := parseUpParams(req, upSearchParams)
+		p, err := rbapi.ParseUpParams(req, rbapi.UpSearchParams)
 		if tc.want == nil {
-			var e *Error
+			var e *core.Error
 			if !errors.As(err, &e) || e.Code != tc.code {
 				t.Errorf("%s: error %v, want code %s", tc.name, err, tc.code)
 			}
@@ -101,9 +103,9 @@ func TestUpParams(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		for q := range numUpParams {
-			if want, ok := tc.want[q]; ok != p.has(q) || p.text(q) != want {
-				t.Errorf("%s: %s = %q (given %v), want %q", tc.name, upParamRows[q].name, p.text(q), p.has(q), want)
+		for q := range rbapi.NumUpParams {
+			if want, ok := tc.want[q]; ok != p.Has(q) || p.Text(q) != want {
+				t.Errorf("%s: %s = %q (given %v), want %q", tc.name, rbapi.UpParamRows[q].Name, p.Text(q), p.Has(q), want)
 			}
 		}
 	}
@@ -119,7 +121,7 @@ func TestUpstreamStatuses(t *testing.T) {
 	cases := []struct {
 		method, target string
 		status         int
-		code           Code
+		code           core.Code
 	}{
 		{"GET", "/json/stations", 200, ""},
 		{"POST", "/json/stations", 200, ""},
@@ -132,43 +134,43 @@ func TestUpstreamStatuses(t *testing.T) {
 		{"GET", "/json/states/germany/", 200, ""},
 		{"GET", "/json/stats", 200, ""},
 		{"GET", "/json/servers", 200, ""},
-		{"GET", "/json/vote/" + id, 403, CodeReadOnly},
-		{"POST", "/json/add", 403, CodeReadOnly},
+		{"GET", "/json/vote/" + id, 403, core.CodeReadOnly},
+		{"POST", "/json/add", 403, core.CodeReadOnly},
 		{"GET", "/json/stations/topvote/10", 200, ""},
 		{"GET", "/json/stations/broken?hidebroken=true", 200, ""},
 		{"GET", "/json/stations/lastclick?limit=2&offset=1", 200, ""},
-		{"GET", "/json/stations/topclick/ten", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/topclick/1?order=name", 400, CodeUnknownParameter},
-		{"GET", "/json/stations/changed", 501, CodeNotImplemented},
+		{"GET", "/json/stations/topclick/ten", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/topclick/1?order=name", 400, core.CodeUnknownParameter},
+		{"GET", "/json/stations/changed", 501, core.CodeNotImplemented},
 		{"GET", "/json/stations/byname/jazz", 200, ""},
 		{"GET", "/json/stations/bycodec/ac", 200, ""},
 		{"GET", "/json/stations/search?name=jazz&tag=j&tagList=a,b&country=x&state=y&language=z", 200, ""},
-		{"GET", "/json/stations/byname", 404, CodeNotFound},
+		{"GET", "/json/stations/byname", 404, core.CodeNotFound},
 		{"GET", "/json/stations?order=votes", 200, ""},
 		{"GET", "/json/stations/search?order=lastCheckOK&reverse=true", 200, ""},
-		{"GET", "/json/checks", 501, CodeNotImplemented},
-		{"GET", "/json/stations?order=bogus", 400, CodeInvalidParameter},
-		{"GET", "/json/tags?order=votes", 400, CodeInvalidParameter},
-		{"GET", "/json/stations?hidebroken=yes", 400, CodeInvalidParameter},
-		{"GET", "/json/stations?limit=-1", 400, CodeInvalidParameter},
-		{"GET", "/json/stations?countrycode=PT", 400, CodeUnknownParameter},
-		{"GET", "/json/stations/byuuid?uuids=nope", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/byuuid/nope", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/byurl", 400, CodeInvalidParameter},
+		{"GET", "/json/checks", 501, core.CodeNotImplemented},
+		{"GET", "/json/stations?order=bogus", 400, core.CodeInvalidParameter},
+		{"GET", "/json/tags?order=votes", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations?hidebroken=yes", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations?limit=-1", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations?countrycode=PT", 400, core.CodeUnknownParameter},
+		{"GET", "/json/stations/byuuid?uuids=nope", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/byuuid/nope", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/byurl", 400, core.CodeInvalidParameter},
 		{"GET", "/json/stations/search?geo_lat=1&geo_long=2", 200, ""},
-		{"GET", "/json/stations/search?geo_lat=1&geo_distance=2", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_distance=5", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=0", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=-3", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=1e9", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=181", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=x&geo_long=1", 400, CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=91&geo_long=2&geo_distance=5", 400, CodeInvalidParameter},
-		{"GET", "/json/url/nope", 404, CodeNotFound},
-		{"GET", "/json/url/00000000-0000-4000-8000-000000000000", 404, CodeNotFound},
-		{"GET", "/json/nothing", 404, CodeNotFound},
-		{"GET", "/json/stations/search/extra", 404, CodeNotFound},
-		{"PUT", "/json/stations", 405, CodeMethodNotAllowed},
+		{"GET", "/json/stations/search?geo_lat=1&geo_distance=2", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_distance=5", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=0", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=-3", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=1e9", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=181", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=x&geo_long=1", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=91&geo_long=2&geo_distance=5", 400, core.CodeInvalidParameter},
+		{"GET", "/json/url/nope", 404, core.CodeNotFound},
+		{"GET", "/json/url/00000000-0000-4000-8000-000000000000", 404, core.CodeNotFound},
+		{"GET", "/json/nothing", 404, core.CodeNotFound},
+		{"GET", "/json/stations/search/extra", 404, core.CodeNotFound},
+		{"PUT", "/json/stations", 405, core.CodeMethodNotAllowed},
 	}
 	for _, tc := range cases {
 		rec := serveUp(s, tc.method, tc.target, "", "")
@@ -176,7 +178,7 @@ func TestUpstreamStatuses(t *testing.T) {
 			t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.target, rec.Code, tc.status, rec.Body)
 			continue
 		}
-		if ct := rec.Header().Get("Content-Type"); ct != jsonType {
+		if ct := rec.Header().Get("Content-Type"); ct != core.JSONType {
 			t.Errorf("%s %s: Content-Type %q", tc.method, tc.target, ct)
 		}
 		if tc.code != "" {
@@ -368,7 +370,7 @@ func TestUpstreamPagesAreCached(t *testing.T) {
 // and in order, and pages across chunk boundaries are the slices of it.
 func TestUpstreamStreamsLongLists(t *testing.T) {
 	var b strings.Builder
-	const n = 2*upChunk + 345
+	const n = 2*rbapi.UpChunk + 345
 	for i := range n {
 		fmt.Fprintf(&b, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"Station %05d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i%2)
 	}
@@ -382,8 +384,8 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 			t.Fatalf("station %d is %s, want %s", i, id, want)
 		}
 	}
-	page := upIDs(t, serveUp(s, "GET", fmt.Sprintf("/json/stations?offset=%d&limit=%d", upChunk-1, upChunk+2), "", "").Body.Bytes())
-	if !slices.Equal(page, all[upChunk-1:2*upChunk+1]) {
+	page := upIDs(t, serveUp(s, "GET", fmt.Sprintf("/json/stations?offset=%d&limit=%d", rbapi.UpChunk-1, rbapi.UpChunk+2), "", "").Body.Bytes())
+	if !slices.Equal(page, all[rbapi.UpChunk-1:2*rbapi.UpChunk+1]) {
 		t.Errorf("page across chunks: %d stations from %s", len(page), page[0])
 	}
 	plain := serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()
@@ -409,11 +411,11 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 func TestUpstreamClickAndObjects(t *testing.T) {
 	s := newDemoServer(t, nil)
 	const a, b = "cbbf6759-8124-405d-a884-3bd8732946bd", "428ea3f7-9072-4b6f-a73b-4277729fcfc0"
-	var click upClick
+	var click rbapi.UpClick
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/url/"+strings.ToUpper(a), "", "").Body.Bytes(), &click); err != nil {
 		t.Fatal(err)
 	}
-	if click != (upClick{true, "retrieved station url", a, "Rádio Comercial Demo", "https://stream.example.pt/comercial.mp3"}) {
+	if click != (rbapi.UpClick{OK: true, Message: "retrieved station url", StationUUID: a, Name: "Rádio Comercial Demo", URL: "https://stream.example.pt/comercial.mp3"}) {
 		t.Errorf("click: %+v", click)
 	}
 	got := upIDs(t, serveUp(s, "POST", "/json/stations/byuuid", "application/json", `{"uuids":["`+b+`","`+a+`","`+b+`","00000000-0000-4000-8000-000000000000"]}`).Body.Bytes())
@@ -438,7 +440,7 @@ func TestUpstreamClickAndObjects(t *testing.T) {
 // TestUpstreamLists: each list counts what filtering on its values finds.
 func TestUpstreamLists(t *testing.T) {
 	s := newDemoServer(t, nil)
-	var countries []upEntry
+	var countries []rbapi.UpEntry
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/countries?order=stationcount&reverse=true", "", "").Body.Bytes(), &countries); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +453,7 @@ func TestUpstreamLists(t *testing.T) {
 			t.Errorf("country %s: %d stations listed, %d found", c.ISO3166_1, c.StationCount, len(got))
 		}
 	}
-	var codecs []upEntry
+	var codecs []rbapi.UpEntry
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/codecs/m", "", "").Body.Bytes(), &codecs); err != nil {
 		t.Fatal(err)
 	}
@@ -515,14 +517,14 @@ func TestUpstreamWithoutCompat(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			t.Fatalf("%s: %d, body not JSON: %v: %s", target, rec.Code, err, rec.Body)
 		}
-		if rec.Code != http.StatusNotFound || body.Code != string(CodeCompatNotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
-			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, CodeCompatNotIndexed)
+		if rec.Code != http.StatusNotFound || body.Code != string(core.CodeCompatNotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
+			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, core.CodeCompatNotIndexed)
 		}
 	}
 	if rec := serveUp(s, http.MethodGet, "/api/stations?q=radio", "", ""); rec.Code != http.StatusOK {
 		t.Errorf("/api/stations: %d", rec.Code)
 	}
-	ix, release := s.acquire()
+	ix, release := s.Acquire()
 	defer release()
 	if ix.HasCompat() {
 		t.Fatal("HasCompat on a default build")
@@ -536,7 +538,7 @@ func TestUpstreamWithoutCompat(t *testing.T) {
 // zero) with the compatible data into a temporary file and serves it.
 func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
 	t.Helper()
-	return newBuiltServerOpts(t, in, indexer.Options{SnapshotAt: at, Compat: true})
+	return newBuiltServerOpts(t, in, indexer.Options{SnapshotAt: at, Sections: format.SectionRBAPI})
 }
 
 func newBuiltServerOpts(t *testing.T, in indexer.Input, opts indexer.Options) *Server {
@@ -575,7 +577,7 @@ func FuzzUpstreamRequest(f *testing.F) {
 	s := newDemoServer(f, nil)
 	f.Fuzz(func(t *testing.T, target string) {
 		req, err := http.NewRequest(http.MethodGet, "http://node.example"+target, nil)
-		if err != nil || !strings.HasPrefix(req.URL.Path, pathUpstream) {
+		if err != nil || !strings.HasPrefix(req.URL.Path, core.PathRBAPI) {
 			return
 		}
 		rec := httptest.NewRecorder()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"stationdex/query"
+	"stationdex/server/core"
 )
 
 // groupNDJSON is n entries of one stream, "Copy 01" to "Copy n", entry i
@@ -89,11 +90,11 @@ func TestDistinctSearch(t *testing.T) {
 		}
 		return env
 	}
-	every := read(pathStations + "?facets=codec&limit=50")
+	every := read(core.PathStations + "?facets=codec&limit=50")
 	if every.Total != n+1 || every.Entries != nil || every.Distinct != nil || every.Facets.Codec[0].Count != n+1 {
 		t.Errorf("without distinct: total %d entries %v distinct %v codec %+v; want %d, none, none, %d", every.Total, every.Entries, every.Distinct, every.Facets.Codec, n+1, n+1)
 	}
-	one := read(pathStations + "?distinct=true&facets=codec&limit=50")
+	one := read(core.PathStations + "?distinct=true&facets=codec&limit=50")
 	if one.Total != 2 || one.Entries == nil || *one.Entries != n+1 || one.Distinct == nil || !*one.Distinct ||
 		len(one.Results) != 2 || one.Facets.Codec[0].Count != 2 {
 		t.Errorf("distinct: %+v; want 2 results standing for %d entries, two MP3 groups", one, n+1)

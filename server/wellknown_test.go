@@ -10,6 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"stationdex/server/core"
+	"stationdex/server/files"
+	"stationdex/server/params"
 )
 
 // The capabilities document may promise nothing the parser refuses and
@@ -34,10 +38,10 @@ var capSamples = map[string]struct{ inRange, outOfRange []string }{
 
 var capShapes = []string{"+1.5,-2", "d", "deu", "é1", "38.7", "38.7;-9.1", "a,b", "1,2,3", "1.,2", ".5,1", "1e2,3", " 1,2", "1, 2", "0x1,2", "NaN,1", "Inf,0", "1,"}
 
-func fetchCapabilities(t *testing.T, s *Server) capabilities {
+func fetchCapabilities(t *testing.T, s *Server) files.Capabilities {
 	t.Helper()
-	var c capabilities
-	if err := json.Unmarshal(fetchOK(t, s, pathCapabilities).Body.Bytes(), &c); err != nil {
+	var c files.Capabilities
+	if err := json.Unmarshal(fetchOK(t, s, core.PathCapabilities).Body.Bytes(), &c); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -46,18 +50,18 @@ func fetchCapabilities(t *testing.T, s *Server) capabilities {
 func TestWellKnownParametersAsParsed(t *testing.T) {
 	s := newDemoServer(t, nil)
 	c := fetchCapabilities(t, s)
-	params := map[string]capLimit{}
-	for _, group := range []map[string]capLimit{c.Filters, c.Paging, c.Facets.Parameters} {
+	byName := map[string]params.CapLimit{}
+	for _, group := range []map[string]params.CapLimit{c.Filters, c.Paging, c.Facets.Parameters} {
 		for name, l := range group {
-			params[name] = l
+			byName[name] = l
 		}
 	}
 	for _, want := range []string{"q", "country", "language", "genre", "location", "codec", "https", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit", "limit", "offset"} {
-		if _, ok := params[want]; !ok {
+		if _, ok := byName[want]; !ok {
 			t.Errorf("capabilities do not list %s", want)
 		}
 	}
-	for name, l := range params {
+	for name, l := range byName {
 		t.Run(name, func(t *testing.T) {
 			for _, v := range capAccepted(name, l) {
 				capExpect(t, s, name, v, l.Requires, http.StatusOK)
@@ -74,7 +78,7 @@ func TestWellKnownParametersAsParsed(t *testing.T) {
 				}
 			}
 			if l.Requires != "" {
-				if rec := serve(s, http.MethodGet, pathStations+"?"+name+"="+url.QueryEscape(capAccepted(name, l)[0])); rec.Code != http.StatusBadRequest || errorCode(t, rec) != CodeInvalidParameter {
+				if rec := serve(s, http.MethodGet, core.PathStations+"?"+name+"="+url.QueryEscape(capAccepted(name, l)[0])); rec.Code != http.StatusBadRequest || errorCode(t, rec) != core.CodeInvalidParameter {
 					t.Errorf("%s without %s: status %d, want 400 invalid_parameter", name, l.Requires, rec.Code)
 				}
 			}
@@ -84,7 +88,7 @@ func TestWellKnownParametersAsParsed(t *testing.T) {
 
 // capAccepted is values the rule allows: the bounds, the default, each
 // list item in lower case, every list item at once, the samples in range.
-func capAccepted(name string, l capLimit) []string {
+func capAccepted(name string, l params.CapLimit) []string {
 	var vs []string
 	if l.Minimum != nil {
 		vs = append(vs, capNum(*l.Minimum), capNum(l.Maximum))
@@ -108,7 +112,7 @@ func capAccepted(name string, l capLimit) []string {
 // capRefused is values just past the rule: below and above the bounds, a
 // list with an unknown, empty or repeated item (lists take each item
 // once), samples out of range, one character too many.
-func capRefused(name string, l capLimit) []string {
+func capRefused(name string, l params.CapLimit) []string {
 	var vs []string
 	if l.Minimum != nil {
 		step := 1.0
@@ -133,7 +137,7 @@ func capNum(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e6
 
 func capExpect(t *testing.T, s *Server, name, value, requires string, status int) {
 	t.Helper()
-	target := pathStations + "?" + name + "=" + url.QueryEscape(value)
+	target := core.PathStations + "?" + name + "=" + url.QueryEscape(value)
 	if requires != "" {
 		target += "&" + requires + "=" + url.QueryEscape(capPartner[requires])
 	}
@@ -142,7 +146,7 @@ func capExpect(t *testing.T, s *Server, name, value, requires string, status int
 		t.Errorf("%s: status %d, want %d: %.200s", target, rec.Code, status, rec.Body)
 		return
 	}
-	if status == http.StatusBadRequest && errorCode(t, rec) != CodeInvalidParameter {
+	if status == http.StatusBadRequest && errorCode(t, rec) != core.CodeInvalidParameter {
 		t.Errorf("%s: not invalid_parameter", target)
 	}
 }
@@ -160,7 +164,7 @@ func TestWellKnownPatternsMatch(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+	if err := json.Unmarshal(files.OpenAPIDocument, &doc); err != nil {
 		t.Fatal(err)
 	}
 	openapi := map[string]string{}
@@ -187,7 +191,7 @@ func TestWellKnownFacetsAndSuggestions(t *testing.T) {
 	c := fetchCapabilities(t, s)
 	for _, d := range c.Facets.Dimensions {
 		var env struct{ Facets map[string]json.RawMessage }
-		if err := json.Unmarshal(fetchOK(t, s, pathStations+"?facets="+d).Body.Bytes(), &env); err != nil {
+		if err := json.Unmarshal(fetchOK(t, s, core.PathStations+"?facets="+d).Body.Bytes(), &env); err != nil {
 			t.Fatal(err)
 		}
 		if keys := mapKeys(env.Facets); !slices.Equal(keys, []string{d}) {

@@ -1,0 +1,298 @@
+package pages
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
+)
+
+// Directory pages: per kind (countries, languages, genres, locations) an
+// index of every value with its entries and the stations they stand for,
+// and per value the list of
+// its stations, both paged. Values are the keys of the index's facet
+// buckets, so every country_url, language_urls, genre_urls and location_url
+// of a station names one of these pages.
+
+// Directory describes one kind of directory page.
+type Directory struct {
+	Kind  string // first path segment, a stationjson.Kind constant
+	Facet query.Dim
+	title string // "Genres"
+	one   string // "genre"
+}
+
+var Directories = []Directory{
+	{stationjson.KindCountries, query.DimCountry, "Countries", "country"},
+	{stationjson.KindLanguages, query.DimLanguage, "Languages", "language"},
+	{stationjson.KindGenres, query.DimGenre, "Genres", "genre"},
+	{stationjson.KindLocations, query.DimLocation, "Locations", "location"},
+}
+
+// Page sizes of the directory lists.
+const (
+	ValuesPerPage   = 100
+	StationsPerPage = query.MaxLimit
+)
+
+func (d Directory) IndexURL(base string) string { return base + "/" + d.Kind + "/" }
+
+// ValueURL is the page of one facet key: the country code in lower case,
+// as stationjson.CountryURL builds it, else the key path-escaped.
+func (d Directory) ValueURL(base, key string) string {
+	if d.Facet == query.DimCountry {
+		return stationjson.CountryURL(base, key)
+	}
+	return stationjson.KeyURL(base, d.Kind, key)
+}
+
+// lookupKeys are the bucket keys the path segment may name, in order: the
+// segment itself (the links the service makes carry the exact key; a key
+// function is not idempotent on every key, e.g. one ending in a space the
+// folding left), then the key the index files that spelling under (so
+// /genres/Hip-Hop/ finds hiphop).
+func (d Directory) lookupKeys(segment string) []string {
+	if d.Facet == query.DimCountry {
+		return []string{strings.ToUpper(segment)}
+	}
+	return []string{segment, query.ListingKey(d.Facet, segment)}
+}
+
+// lookup finds the value named by the path segment.
+func (d Directory) lookup(ix *query.Index, segment string) (fv query.Listing, ok bool, err error) {
+	for _, key := range d.lookupKeys(segment) {
+		if fv, ok, err = ix.Listing(d.Facet, key); ok || err != nil {
+			return fv, ok, err
+		}
+	}
+	return fv, false, nil
+}
+
+func (s *Server) DirectoryIndex(d Directory) PageFunc {
+	return func(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+		n, err := pageNumber(r)
+		if err != nil {
+			return nil, err
+		}
+		order, err := directoryOrder(r)
+		if err != nil {
+			return nil, err
+		}
+		total, vals, err := ix.Listings(d.Facet, order, (n-1)*ValuesPerPage, ValuesPerPage)
+		if err != nil {
+			return nil, err
+		}
+		if n > 1 && len(vals) == 0 {
+			return nil, errPageRange(n)
+		}
+		listURL, q := d.IndexURL(s.Base), OrderQuery(order)
+		if q != "" {
+			listURL += "?" + q
+		}
+		return &Page{
+			Title:   d.title + " | stationdex",
+			Heading: d.title,
+			Path:    "/" + d.Kind + "/",
+			Query:   PageParam(q, n),
+			Blocks: []Block{
+				{Text: []string{"Every " + d.one + " in the directory, with its entries and the stations they stand for, " + orderNames[order] + ".",
+					"As on each " + d.one + "'s page, " + sameStation + "."}},
+				{Heading: "Order", Links: s.orderLinks(d, order)},
+				{Heading: d.title + ", " + orderNames[order], Links: s.valueIndexLinks(d, vals)},
+			},
+			Pager: newPager(listURL, n, ValuesPerPage, total, d.title),
+		}, nil
+	}
+}
+
+// orderNames say how a directory index is ordered.
+var orderNames = map[query.Order]string{
+	query.ByStations: "most stations first",
+	query.ByName:     "from A to Z",
+}
+
+// directoryOrder reads the order parameter of a directory index: absent is
+// most stations first, "name" is A–Z.
+func directoryOrder(r *http.Request) (query.Order, error) {
+	v := r.URL.Query()["order"]
+	switch {
+	case len(v) == 0:
+		return query.ByStations, nil
+	case len(v) > 1:
+		return 0, core.Errorf(core.CodeRepeatedParameter, "parameter order is given more than once; give it at most once")
+	case v[0] == "name":
+		return query.ByName, nil
+	}
+	return 0, core.Errorf(core.CodeInvalidParameter, "order must be name (A to Z) or left out (most stations first); got %s", core.QuoteClip(v[0]))
+}
+
+// OrderQuery is the canonical query of an order: none for the default.
+func OrderQuery(o query.Order) string {
+	if o == query.ByName {
+		return "order=name"
+	}
+	return ""
+}
+
+// orderLinks offer the other order of the same index, the current one as
+// text.
+func (s *Server) orderLinks(d Directory, current query.Order) []Link {
+	links := make([]Link, 0, 2)
+	for _, o := range []query.Order{query.ByStations, query.ByName} {
+		text := "Most stations first"
+		if o == query.ByName {
+			text = "A to Z"
+		}
+		if o == current {
+			links = append(links, Link{Text: text, Note: "(this page)"})
+			continue
+		}
+		u := d.IndexURL(s.Base)
+		if q := OrderQuery(o); q != "" {
+			u += "?" + q
+		}
+		links = append(links, internalLink(text, u))
+	}
+	return links
+}
+
+// valueIndexLinks link each value to its page, with its entries and the
+// stations they stand for, counted as on the value's page.
+func (s *Server) valueIndexLinks(d Directory, vals []query.Listing) []Link {
+	links := make([]Link, len(vals))
+	for i, v := range vals {
+		links[i] = textValue(v.Label)
+		if d.Facet == query.DimCountry || stationjson.HasPage(v.Key) {
+			links[i] = internalLink(v.Label, d.ValueURL(s.Base, v.Key))
+		}
+		links[i].Note = entriesOf(v.Stations, v.Groups)
+	}
+	return links
+}
+
+func (s *Server) DirectoryValue(d Directory) PageFunc {
+	return func(r *http.Request, ix *query.Index, args []string) (*Page, error) {
+		n, err := pageNumber(r)
+		if err != nil {
+			return nil, err
+		}
+		fv, ok, err := d.lookup(ix, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, core.Errorf(core.CodeNotFound, "no station in this snapshot has this %s", d.one)
+		}
+		res, err := ix.ListedStations(d.Facet, fv.Key, (n-1)*StationsPerPage, StationsPerPage)
+		if err != nil {
+			return nil, err
+		}
+		if n > 1 && len(res.Stations) == 0 {
+			return nil, errPageRange(n)
+		}
+		pageURL := d.ValueURL(s.Base, fv.Key)
+		return &Page{
+			Title:   CleanText(fv.Label) + " — " + d.one + " | stationdex",
+			Heading: CleanText(fv.Label),
+			Path:    strings.TrimPrefix(pageURL, s.Base),
+			Query:   PageParam("", n),
+			Blocks: []Block{
+				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + CleanText(fv.Label) + ", in alphabetical order.",
+					groupsText(fv.Stations, fv.Groups)}},
+				{Heading: "Stations", Links: s.StationLinks(res.Stations)},
+				{Heading: "More", Links: s.valueLinks(d, fv)},
+			},
+			Pager: newPager(pageURL, n, StationsPerPage, res.Total, "Stations"),
+		}, nil
+	}
+}
+
+// valueLinks offers the same list through the search and the API.
+func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
+	links := []Link{internalLink("All "+strings.ToLower(d.title), d.IndexURL(s.Base))}
+	value := fv.Key
+	if d.Facet != query.DimCountry {
+		value = fv.Label
+	}
+	if utf8.RuneCountInString(value) > core.MaxFacetRunes {
+		// Longer than the filter takes (a keyword-stuffed tag): a link
+		// to the search would answer 400, and this page is the only
+		// list of its stations.
+		return links
+	}
+	q := params.SearchParams{Limit: core.DefaultLimit}
+	q.Filter[d.Facet] = []string{value}
+	return append(links,
+		internalLink("Search within this "+d.one, s.Base+core.PathSearch+"?"+q.CanonicalQuery()),
+		internalLink("The same search in the JSON API", s.Base+core.PathStations+"?"+q.CanonicalQuery()))
+}
+
+// StationLinks lists stations as links to their pages, each with what
+// tells look-alikes apart: many stations share a name, so the note says
+// where each is and how it streams.
+func (s *Server) StationLinks(recs []format.Record) []Link {
+	links := make([]Link, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		links[i] = internalLink(r.Name, stationjson.StationURL(s.Base, r.ID))
+		links[i].Note = resultNote("", r)
+	}
+	return links
+}
+
+// resultNote is the line under a result, cleaned (cleanText): where the
+// station is and, where known, its stream's codec and bitrate, after lead
+// (clean already; "" for none). One string, built in a stack buffer: a
+// result list or a station page has one per station it links.
+func resultNote(lead string, r *format.Record) string {
+	var buf [160]byte
+	b := append(buf[:0], lead...)
+	start := len(b)
+	b = appendPlace(b, r)
+	if r.Codec != "" {
+		b = appendNoteSep(b, start)
+		b = appendCleanText(b, r.Codec)
+	}
+	if r.BitrateKbps > 0 {
+		b = appendNoteSep(b, start)
+		b = strconv.AppendUint(b, uint64(r.BitrateKbps), 10)
+		b = append(b, " kbps"...)
+	}
+	return string(b)
+}
+
+// appendNoteSep separates a note's parts, once one is written past start.
+func appendNoteSep(b []byte, start int) []byte {
+	if len(b) > start {
+		b = append(b, " · "...)
+	}
+	return b
+}
+
+// appendPlace appends the station's location and country, as far as
+// known, cleaned (cleanText).
+func appendPlace(b []byte, r *format.Record) []byte {
+	if r.Location != "" {
+		b = appendCleanText(b, r.Location)
+	}
+	if r.Country != "" {
+		if r.Location != "" {
+			b = append(b, ", "...)
+		}
+		b = appendCleanText(b, r.Country)
+	}
+	return b
+}
+
+func stationCount(n int) string {
+	if n == 1 {
+		return "1 station"
+	}
+	return strconv.Itoa(n) + " stations"
+}

@@ -1,0 +1,118 @@
+package pages
+
+import (
+	"strconv"
+
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
+)
+
+// The search page's refining blocks: "did you mean" links and facets as
+// refinement links with counts. They link search pages, so a reader
+// refines without JavaScript; the Markdown twin renders the same blocks.
+
+// pageFacetLimit is how many values of each facet the search page lists.
+const pageFacetLimit = 8
+
+// pageFacets are the facets the search page counts: every one a search
+// can.
+var pageFacets = func() query.DimSet {
+	var ds query.DimSet
+	for d := range query.NumDims {
+		if d.Facetable() {
+			ds = ds.With(d)
+		}
+	}
+	return ds
+}()
+
+// pageQuery is the engine query of the search page: the API's, with every
+// facet counted, whatever the reader asked for.
+func pageQuery(p params.SearchParams) query.Query {
+	q := p.Query()
+	q.Facets = pageFacets
+	q.FacetLimit = pageFacetLimit
+	q.Distinct = p.IsDistinct(true)
+	q.CountVariants = q.Distinct // each result notes its other entries
+	return q
+}
+
+// searchPageURL is the search page of p, without the API-only facet
+// parameters.
+func (s *Server) searchPageURL(p params.SearchParams) string {
+	p.Facets, p.FacetLimit = 0, 0
+	return s.Base + core.PathSearch + "?" + p.CanonicalQuery()
+}
+
+func (s *Server) didYouMean(p params.SearchParams, sg []query.Suggestion) []Block {
+	if len(sg) == 0 {
+		return nil
+	}
+	links := make([]Link, len(sg))
+	for i, g := range sg {
+		alt := p
+		alt.Q, alt.Offset = g.Q, 0
+		links[i] = internalLink(g.Q, s.searchPageURL(alt))
+		links[i].Note = stationCount(g.Total)
+	}
+	return []Block{{Heading: "Did you mean", Links: links}}
+}
+
+// refinements lists each facet's values, each linking this search with
+// that filter set.
+func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
+	var out []Block
+	for d, counts := range f {
+		if len(counts) == 0 {
+			continue
+		}
+		links := make([]Link, len(counts))
+		for j, c := range counts {
+			links[j] = internalLink(c.Label, s.searchPageURL(p.Refined(query.Dim(d), c.Value)))
+			links[j].Note = stationCount(c.Count)
+		}
+		out = append(out, Block{Heading: "Narrow by " + query.Dim(d).Name(), Links: links})
+	}
+	return out
+}
+
+// nearbyStations is how many stations a station page lists near it.
+const nearbyStations = 5
+
+// nearBlock lists the stations nearest to r with their distances and
+// links a search around its position; an empty block when r has none.
+func (s *Server) nearBlock(ix *query.Index, r *format.Record) (Block, error) {
+	if !r.Geo.Known {
+		return Block{}, nil
+	}
+	near, err := ix.Nearby(r, nearbyStations)
+	if err != nil || len(near) == 0 {
+		return Block{}, err
+	}
+	links := make([]Link, len(near))
+	for i := range near {
+		st := &near[i].Station
+		links[i] = internalLink(st.Name, stationjson.StationURL(s.Base, st.ID))
+		links[i].Note = resultNote(distanceText(near[i].DistanceKm)+" · ", st)
+	}
+	around := params.SearchParams{Limit: core.DefaultLimit}
+	around.Near = &params.Point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}
+	around.RadiusKm = params.DefaultRadiusKm
+	links = append(links, internalLink("All stations within 50 km", s.searchPageURL(around)))
+	return Block{Heading: "Nearby stations", Links: links}, nil
+}
+
+// distanceText is a distance as people read it: metres below a
+// kilometre, one decimal below 10 km, whole kilometres beyond.
+func distanceText(km float64) string {
+	switch {
+	case km < 1:
+		return strconv.Itoa(int(km*1000+0.5)) + " m away"
+	case km < 10:
+		return strconv.FormatFloat(km, 'f', 1, 64) + " km away"
+	}
+	return strconv.Itoa(int(km+0.5)) + " km away"
+}

@@ -1,0 +1,154 @@
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
+)
+
+// The search page: the API's search with the API's parameter rules
+// (parseSearchParams), over an HTML form. The one difference is that a
+// form sends every field, so an empty field means "not given" here.
+
+func (s *Server) SearchPage(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+	form := formValues(s.Base+core.PathSearch, r.URL.RawQuery)
+	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: core.PathSearch, Form: form}
+	raw := dropEmptyPairs(r.URL.RawQuery)
+	params, err := params.ParseSearchParams(raw)
+	if err != nil {
+		status, e := core.ErrorStatus(err)
+		p.Status, p.Error = status, e.Message
+		p.Title = "Invalid search | stationdex"
+		return p, nil
+	}
+	if raw == "" {
+		p.Blocks = []Block{{Text: []string{"Type words of a station's name, place, language or genre; all words must match. " +
+			"Filters take a two-letter country code, a language (name or ISO code) and a genre tag."}}}
+		return p, nil
+	}
+	res, err := ix.Search(pageQuery(params))
+	if err != nil {
+		return nil, err
+	}
+	s.Observer.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
+	p.Query = params.CanonicalQuery()
+	results := Block{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.StationLinks(res.Stations)}
+	if params.IsDistinct(true) {
+		results.Text[0] = distinctSummary(res.Total, res.Entries)
+		for i, n := range res.Variants {
+			results.Links[i].Note = joinNote(results.Links[i].Note, moreEntries(n))
+		}
+	}
+	p.Blocks = append([]Block{results}, s.entriesLink(params, res)...)
+	p.Blocks = append(p.Blocks, s.didYouMean(params, res.Suggestions)...)
+	p.Blocks = append(p.Blocks, s.refinements(params, res.Facets)...)
+	api := params
+	if api.IsDistinct(true) {
+		api.Distinct = "true" // the API's default is every entry
+	}
+	p.Blocks = append(p.Blocks, Block{Links: []Link{internalLink("These results in the JSON API", s.Base+core.PathStations+"?"+api.CanonicalQuery())}})
+	p.Pager = s.searchPager(params, res.Total)
+	return p, nil
+}
+
+func resultSummary(total int) string {
+	switch total {
+	case 0:
+		return "No station matches."
+	case 1:
+		return "1 station matches."
+	}
+	return strconv.Itoa(total) + " stations match, best name matches first, then alphabetically."
+}
+
+// distinctSummary says how many stations a distinct search found and
+// how many entries of the directory they stand for.
+func distinctSummary(groups, entries int) string {
+	if groups == entries {
+		return resultSummary(groups)
+	}
+	matches := strconv.Itoa(groups) + " stations match"
+	if groups == 1 {
+		matches = "1 station matches"
+	}
+	return matches + ", listed as " + strconv.Itoa(entries) +
+		" entries: each is shown once, at its best place (best name matches first, then alphabetically)."
+}
+
+// moreEntries notes the other entries of a result's group.
+func moreEntries(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "1 more entry"
+	}
+	return strconv.Itoa(n) + " more entries"
+}
+
+// joinNote adds part to a result's note.
+func joinNote(note, part string) string {
+	if note == "" || part == "" {
+		return note + part
+	}
+	return note + " · " + part
+}
+
+// entriesLink switches between each station once and every entry.
+func (s *Server) entriesLink(p params.SearchParams, res query.Result) []Block {
+	other := p
+	other.Offset = 0
+	if p.IsDistinct(true) {
+		other.Distinct = "false"
+		if res.Entries == res.Total {
+			return nil
+		}
+		return []Block{{Links: []Link{internalLink("Every entry ("+strconv.Itoa(res.Entries)+"), duplicates included", s.searchPageURL(other))}}}
+	}
+	other.Distinct = ""
+	return []Block{{Links: []Link{internalLink("Each station once", s.searchPageURL(other))}}}
+}
+
+// searchPager links the neighbouring pages within the reachable offsets.
+func (s *Server) searchPager(p params.SearchParams, total int) *Pager {
+	pg := &Pager{}
+	if total > 0 && p.Offset < total {
+		pg.Summary = "Stations " + strconv.Itoa(p.Offset+1) + "–" + strconv.Itoa(min(p.Offset+p.Limit, total)) + " of " + strconv.Itoa(total)
+	} else {
+		pg.Summary = "No stations on this page."
+	}
+	if p.Offset > 0 {
+		prev := p
+		prev.Offset = max(0, p.Offset-p.Limit)
+		pg.Prev = s.Base + core.PathSearch + "?" + prev.CanonicalQuery()
+	}
+	if next := params.NextPage(s.Base, p, total); next != nil {
+		pg.Next = strings.Replace(*next, s.Base+core.PathStations+"?", s.Base+core.PathSearch+"?", 1)
+	}
+	return pg
+}
+
+// dropEmptyPairs removes "name=" pairs, which a GET form sends for every
+// field left blank.
+func dropEmptyPairs(rawQuery string) string {
+	var kept []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if pair == "" || strings.HasSuffix(pair, "=") && !strings.Contains(strings.TrimSuffix(pair, "="), "=") {
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	return strings.Join(kept, "&")
+}
+
+// formValues refills the form with what was sent, valid or not, so the
+// reader can correct it. The page writer escapes it (html.go).
+func formValues(action, rawQuery string) *SearchForm {
+	v, _ := url.ParseQuery(rawQuery)
+	return newSearchForm(action, v.Get)
+}

@@ -1,0 +1,229 @@
+package pages
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+	"stationdex/query"
+	"stationdex/server/core"
+)
+
+// The station page (page_url) and the listening page (listen_url). Both
+// show the same Station the API returns, so every URL in the record is a
+// link here.
+
+// availabilityNotice is the spec's wording, said where a stream is offered.
+const availabilityNotice = "Stream availability, schedules, broadcast rights and regional restrictions can change. " +
+	"This directory does not check them: no current availability is implied by this page."
+
+// StationRecord reads the station named by the path segment; an id that is
+// not a UUID names no station, like the API's 404.
+func StationRecord(ix *query.Index, segment string) (format.Record, error) {
+	id, err := format.ParseUUID(segment)
+	if err != nil {
+		return format.Record{}, core.ErrNoStation
+	}
+	return ix.Station(id)
+}
+
+func (s *Server) StationPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+	rec, err := StationRecord(ix, args[0])
+	if err != nil {
+		return nil, err
+	}
+	near, err := s.nearBlock(ix, &rec)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := s.variantsBlock(ix, &rec)
+	if err != nil {
+		return nil, err
+	}
+	return s.StationPageOf(&rec, near, variants), nil
+}
+
+// StationPageOf is the station page of rec, near being its nearby stations
+// and variants the other entries of its group (none: a station that
+// stands alone has no such section). It reads the record itself rather
+// than stationjson.New's model, whose facet URLs it would build twice, and
+// keeps its links in one backing array (pageLinks).
+func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
+	id := rec.ID.String()
+	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.LanguageCodes)+len(rec.Genres))
+	blocks := make([]Block, 0, 5)
+	blocks = append(blocks, Block{Facts: stationFacts(s.Base, rec, id, &ls)})
+	start := len(ls)
+	ls = append(ls, internalLink("Listening page", stationjson.ListenURL(s.Base, rec.ID)))
+	ls.addPlaylists(s.Base, rec)
+	blocks = append(blocks, Block{Heading: "Listen", Notice: availabilityNotice, Links: ls.from(start)})
+	if variants.Heading != "" {
+		blocks = append(blocks, variants)
+	}
+	return &Page{
+		Title:       CleanText(stationjson.PageTitle(rec)),
+		Heading:     CleanText(rec.Name),
+		Path:        stationjson.StationURL("", rec.ID), // the path: the address without a base
+		Description: stationDescription(rec),
+		Blocks: append(blocks, near, Block{Heading: "Data", Links: ls.add(
+			internalLink("This station in the JSON API", s.Base+core.PathStation+id),
+			internalLink("All stations as a download", s.Base+core.PathCatalog),
+		)}),
+	}
+}
+
+// pageLinks is the backing array of a page's link lists: each list is a run
+// of it, with no room after it (add), so that the two dozen short lists of
+// a station page cost one allocation rather than one each.
+type pageLinks []Link
+
+// add appends ls and returns them as a list of their own.
+func (p *pageLinks) add(ls ...Link) []Link {
+	start := len(*p)
+	*p = append(*p, ls...)
+	return p.from(start)
+}
+
+// from is the links appended since the length was start, as a list of
+// their own: appending to it cannot overwrite the next list.
+func (p *pageLinks) from(start int) []Link { return (*p)[start:len(*p):len(*p)] }
+
+// stationFacts lists the record's fields, each value linked to its
+// directory page where it has one, as the station's JSON links them.
+func stationFacts(base string, r *format.Record, id string, ls *pageLinks) []Fact {
+	return []Fact{
+		{"Country", ls.add(countryValue(base, r))},
+		{"Location", ls.add(locationValue(base, r.Location))},
+		{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages)},
+		{"Language codes", ls.textValues(r.LanguageCodes)},
+		{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres)},
+		{"Bitrate", ls.add(bitrateValue(r.BitrateKbps))},
+		{"Codec", ls.add(unknownValue(r.Codec))},
+		{"Official website", ls.add(officialValue(r.OfficialURL))},
+		{"Station id", ls.add(textValue(id))},
+	}
+}
+
+func countryValue(base string, r *format.Record) Link {
+	label := r.Country
+	if label == "" {
+		label = r.CountryCode
+	}
+	if r.CountryCode == "" {
+		return unknownValue(label)
+	}
+	return internalLink(label+" ("+r.CountryCode+")", stationjson.CountryURL(base, r.CountryCode))
+}
+
+func locationValue(base, place string) Link {
+	if u, ok := stationjson.LocationURL(base, place); ok {
+		return internalLink(place, u)
+	}
+	return unknownValue(place)
+}
+
+// facetValues links each label to its directory page, built as
+// stationjson builds the station's language_urls and genre_urls.
+func (p *pageLinks) facetValues(base string, labels []string, kind string) []Link {
+	if len(labels) == 0 {
+		return p.add(unknownValue(""))
+	}
+	start := len(*p)
+	for _, l := range labels {
+		v := textValue(l)
+		if u, ok := stationjson.FacetURL(base, kind, l); ok {
+			v = internalLink(l, u)
+		}
+		*p = append(*p, v)
+	}
+	return p.from(start)
+}
+
+func (p *pageLinks) textValues(vs []string) []Link {
+	if len(vs) == 0 {
+		return p.add(unknownValue(""))
+	}
+	start := len(*p)
+	for _, v := range vs {
+		*p = append(*p, textValue(v))
+	}
+	return p.from(start)
+}
+
+func bitrateValue(kbps uint32) Link {
+	if kbps == 0 {
+		return unknownValue("")
+	}
+	return textValue(strconv.FormatUint(uint64(kbps), 10) + " kbps")
+}
+
+func officialValue(u string) Link {
+	if u == "" {
+		return unknownValue("")
+	}
+	return externalLink(u, u)
+}
+
+func unknownValue(label string) Link {
+	if label != "" {
+		return textValue(label)
+	}
+	return textValue("not listed")
+}
+
+func (s *Server) ListenPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+	rec, err := StationRecord(ix, args[0])
+	if err != nil {
+		return nil, err
+	}
+	return s.ListenPageOf(&rec), nil
+}
+
+// ListenPageOf is the listening page of rec.
+func (s *Server) ListenPageOf(rec *format.Record) *Page {
+	// Not stationjson.New: the page needs four of its fields, and the
+	// others (each facet's URL) were most of the page's model.
+	title, pageURL := CleanText(stationjson.PageTitle(rec)), stationjson.StationURL(s.Base, rec.ID)
+	player := Block{Heading: "Player", Notice: availabilityNotice}
+	if IsWebURL(rec.StreamURL) {
+		player.Audio = rec.StreamURL
+		if note := mixedContentNotice(rec.StreamURL); note != "" {
+			player.Text = []string{note}
+		}
+	} else {
+		player.Text = []string{"No playable http(s) stream address is listed for this station."}
+	}
+	ls := make(pageLinks, 0, 5)
+	blocks := make([]Block, 0, 3)
+	blocks = append(blocks, player)
+	if ls.addPlaylists(s.Base, rec); len(ls) > 0 {
+		blocks = append(blocks, Block{Heading: "In another player", Links: ls.from(0)})
+	}
+	start := len(ls)
+	ls = append(ls, internalLink("Station page", pageURL))
+	if rec.OfficialURL != "" {
+		ls = append(ls, externalLink("Official website", rec.OfficialURL))
+	}
+	return &Page{
+		Title:   "Listen: " + title,
+		Heading: "Listen: " + CleanText(rec.Name),
+		Path:    stationjson.ListenURL("", rec.ID), // the path: the address without a base
+		Media:   player.Audio != "",
+		Blocks:  append(blocks, Block{Heading: "More", Links: ls.from(start)}),
+	}
+}
+
+// stationDescription says what and where a station is, for search results.
+func stationDescription(r *format.Record) string {
+	d := CleanText(r.Name) + ": radio station"
+	if r.Location != "" || r.Country != "" {
+		var place [96]byte
+		d += " in " + string(appendPlace(place[:0], r))
+	}
+	if len(r.Genres) > 0 {
+		d += " (" + CleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
+	}
+	return ClipWords(d+". Stream link, details and JSON in the stationdex directory.", MaxDescriptionRunes)
+}

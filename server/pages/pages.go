@@ -1,0 +1,333 @@
+// Package pages is the HTML pages and their Markdown twins: one model per
+// page (page.go), built from the index and written as HTML (html.go, by
+// hand) or Markdown (markdown.go). Markdown is chosen when the URL ends in
+// index.md or the client asks for text/markdown, HTML otherwise (Vary:
+// Accept).
+//
+// File map:
+//   - pages.go: the routes, the page trees (pages below /stations/ and the
+//     directories, served through the core's path shapes), the one way a
+//     page is answered, error pages and the not-found page
+//   - page.go: the page model and the search form
+//   - page_home.go: the home page and the guide
+//   - page_search.go: the search page
+//   - page_refine.go: did-you-mean, narrowing by facet, nearby stations
+//   - page_station.go: a station's page and its listening page
+//   - page_directory.go: the directories (countries, languages, genres...)
+//   - page_variants.go: the other entries of a station's group
+//   - guide_clients.go: the guide's part on clients of the Radio Browser
+//     API
+//   - html.go: the layout, written by hand; static/: the style sheet
+//   - html_parts.go: form, blocks, pager
+//   - html_escape.go: html/template's escaping, byte for byte
+//   - markdown.go: the Markdown writer
+//   - playlist.go: a station's M3U and PLS files
+//   - provenance.go: where the stations come from, as every page, llms.txt
+//     and the catalogue say it
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"stationdex/query"
+	"stationdex/server/core"
+	"stationdex/server/params"
+)
+
+// Server answers the pages: its handlers are methods on the core they
+// share with the other rooms.
+type Server struct{ *core.Server }
+
+// PageFunc builds one page from the index. An *Error makes an error page
+// with its status (400, 404); anything else is a 500.
+type PageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, error)
+
+// pageRoutes registers every page, the style sheet and the other public
+// resources (machine-readable files, dumps, sitemap).
+func (s *Server) Routes(r *httprouter.Router) {
+	s.exactPage(r, "/", s.HomePage)
+	s.exactPage(r, core.PathSearch, s.SearchPage)
+	s.exactPage(r, core.PathGuide, s.GuidePage)
+	s.Get(r, core.PathMarkdownHome, s.markdownOnly(s.HomePage))
+	s.tree(r, "stations", map[string]PageFunc{"/:id/": s.StationPage, "/:id/listen/": s.ListenPage}, s.playlistFiles())
+	for _, d := range Directories {
+		s.tree(r, d.Kind, map[string]PageFunc{"/": s.DirectoryIndex(d), "/:key/": s.DirectoryValue(d)}, nil)
+	}
+}
+
+// exactPage registers a page at path and its twin at path+"index.md".
+func (s *Server) exactPage(r *httprouter.Router, path string, build PageFunc) {
+	s.Get(r, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, wantsMarkdown(req))
+	})
+	s.Get(r, path+core.MarkdownIndex, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, true)
+	})
+}
+
+func (s *Server) markdownOnly(build PageFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		s.servePage(w, req, build, nil, true)
+	}
+}
+
+// tree registers the pages under /{top}/ with one catch-all route, since
+// the router cannot have a static and a parameter segment side by side
+// ("index.md" and ":key"). shapes maps the page shape below top, with
+// ":x" for one path segment, to its builder. The catch-all itself is not
+// instrumented (Server.route would label every page of the tree alike):
+// each shape is, under its own template label, so labels stay a fixed set.
+// files are the tree's other resources by shape ("/:id/listen.m3u"):
+// matched before the pages, never redirected to a trailing slash.
+func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]PageFunc, files map[string]httprouter.Handle) {
+	prefix := "/" + top
+	pageShapes, fileShapes := core.CompileShapes(shapes), core.CompileShapes(files)
+	// Each shape's handlers, by place in pageShapes (HTML, then Markdown)
+	// and fileShapes.
+	pages := make([][2]httprouter.Handle, len(pageShapes))
+	for i, sh := range pageShapes {
+		build := shapes[sh.Shape]
+		for j, md := range []bool{false, true} {
+			label := prefix + sh.Shape
+			if md {
+				label += core.MarkdownIndex
+			}
+			pages[i][j] = s.Instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+				s.servePage(w, req, build, SegmentArgs(ps.ByName("segments")), md || wantsMarkdown(req))
+			})
+		}
+	}
+	fileHandlers := make([]httprouter.Handle, len(fileShapes))
+	for i, sh := range fileShapes {
+		fileHandlers[i] = s.Instrument(prefix+sh.Shape, files[sh.Shape])
+	}
+	unmatched := s.Instrument(core.RouteUnmatched, s.NotFound)
+	dispatch := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		rest := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
+		if i, arg, ok := core.MatchTreeFile(rest, fileShapes); ok {
+			fileHandlers[i](w, req, httprouter.Params{{Key: "segments", Value: arg}})
+			return
+		}
+		i, arg, md, ok := core.MatchTree(rest, pageShapes)
+		switch {
+		case !ok:
+			unmatched(w, req, nil)
+		case !md && !strings.HasSuffix(rest, "/"):
+			redirectSlash(w, req)
+		default:
+			h := pages[i][0]
+			if md {
+				h = pages[i][1]
+			}
+			h(w, req, httprouter.Params{{Key: "segments", Value: arg}})
+		}
+	}
+	r.Handle(http.MethodGet, prefix+"/*rest", dispatch)
+	r.Handle(http.MethodHead, prefix+"/*rest", dispatch)
+}
+
+// SegmentArgs gives a page its arguments: the one segment its shape's
+// parameter matched, path-unescaped (a tag "rock/pop" travels as one
+// segment "rock%2Fpop"), or none for a shape without a parameter.
+func SegmentArgs(segment string) []string {
+	if segment == "" {
+		return nil
+	}
+	u, err := url.PathUnescape(segment)
+	if err != nil {
+		u = "\x00" // matches no key: the page is a 404
+	}
+	return []string{u}
+}
+
+func redirectSlash(w http.ResponseWriter, r *http.Request) {
+	target := r.URL.EscapedPath() + "/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusMovedPermanently)
+}
+
+// servePage answers one page in the representation asked for.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build PageFunc, args []string, md bool) {
+	h := w.Header()
+	h["Referrer-Policy"] = core.FieldNoReferrer
+	core.AddVary(h, core.FieldVaryAccept)
+	s.ServeResource(w, r, pageResource(r, md), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+		meta := ix.Meta()
+		p, err := build(r, ix, args)
+		if err != nil {
+			p = s.ErrorPage(r, err)
+		}
+		head, body := s.renderPage(dst, p, Footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
+		return head, body, nil
+	}, func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) })
+}
+
+// failPage answers a page that could not be built: 503 while no index is
+// loaded, a plain 500 for any other failure.
+func (s *Server) failPage(w http.ResponseWriter, r *http.Request, err error, md bool) {
+	if err != core.ErrNoIndex {
+		s.Log.Error("render page", "path", r.URL.Path, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	p := &Page{Title: "Not available | stationdex", Heading: "Not available yet", Status: http.StatusServiceUnavailable,
+		Error: core.ErrNoIndex.Message, Path: strings.TrimSuffix(r.URL.EscapedPath(), core.MarkdownIndex), Query: r.URL.RawQuery}
+	head, body := s.renderPage(nil, p, Footer{}, md)
+	w.Header().Set("Retry-After", core.RetryAfterSeconds)
+	s.Send(w, r, &core.Entity{ContentType: head.ContentType, CSP: head.CSP, Body: body, Single: true}, core.Reply{Status: head.Status}, nil)
+}
+
+// pageResource names a representation for its ETag.
+func pageResource(r *http.Request, md bool) string {
+	kind := "html "
+	if md {
+		kind = "markdown "
+	}
+	return kind + r.URL.EscapedPath() + "?" + r.URL.RawQuery
+}
+
+// ErrorPage turns a builder's error into a page the reader can act on.
+func (s *Server) ErrorPage(r *http.Request, err error) *Page {
+	status, e := core.ErrorStatus(err)
+	if status >= 500 {
+		s.Log.Error("page failed", "path", r.URL.Path, "err", err)
+	}
+	// The twin of an error page is the same request as Markdown.
+	path := strings.TrimSuffix(r.URL.EscapedPath(), core.MarkdownIndex)
+	p := &Page{Status: status, Error: e.Message, Path: path, Query: r.URL.RawQuery}
+	switch status {
+	case http.StatusBadRequest:
+		p.Title, p.Heading = "Invalid request | stationdex", "Invalid request"
+	case http.StatusNotFound:
+		p.Title, p.Heading = "Not found | stationdex", "Not found"
+	default:
+		p.Title, p.Heading = "Error | stationdex", "Something went wrong"
+	}
+	p.Blocks = []Block{{Links: []Link{internalLink("Search the directory", s.Base+core.PathSearch), internalLink("Home", s.Base+"/")}}}
+	return p
+}
+
+// renderPage appends p in HTML or Markdown to dst.
+func (s *Server) renderPage(dst []byte, p *Page, f Footer, md bool) (core.EntityHead, []byte) {
+	head := core.EntityHead{ContentType: core.HTMLType, Status: p.Status, CSP: core.PageCSP}
+	if p.Media {
+		head.CSP = core.PageMediaCSP
+	}
+	if md {
+		head.ContentType = core.MarkdownMediaType
+		return head, s.AppendMarkdown(dst, p, f)
+	}
+	return head, s.AppendHTML(dst, p, f)
+}
+
+// wantsMarkdown reports whether the Accept header prefers text/markdown
+// to text/html: a higher q, or the same q with text/html only implied by a
+// wildcard. Browsers, which list text/html, always get HTML.
+func wantsMarkdown(r *http.Request) bool {
+	mdQ, htmlQ, htmlExplicit := 0.0, 0.0, false
+	for _, accept := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(accept, ",") {
+			mediaType, q := core.ParseAcceptPart(part)
+			switch mediaType {
+			case "text/markdown":
+				mdQ = max(mdQ, q)
+			case "text/html":
+				htmlQ, htmlExplicit = max(htmlQ, q), true
+			case "text/*", "*/*":
+				if !htmlExplicit {
+					htmlQ = max(htmlQ, q)
+				}
+			}
+		}
+	}
+	return mdQ > 0 && (mdQ > htmlQ || mdQ == htmlQ && !htmlExplicit)
+}
+
+// pageNumber reads the page parameter of a paged list: absent is page 1.
+func pageNumber(r *http.Request) (int, error) {
+	v := r.URL.Query()
+	if len(v["page"]) == 0 {
+		return 1, nil
+	}
+	if len(v["page"]) > 1 {
+		return 0, core.Errorf(core.CodeRepeatedParameter, "parameter page is given more than once; give it at most once")
+	}
+	n, err := params.Integer("page", v.Get("page"), 1, 1<<30, "default 1")
+	return n, err
+}
+
+// newPager builds the pager of page n of a list of total items, size per
+// page, for the list at listURL (absolute; its query, if any, is kept).
+func newPager(listURL string, n, size, total int, what string) *Pager {
+	p := &Pager{}
+	first := (n-1)*size + 1
+	last := min(n*size, total)
+	if total == 0 {
+		p.Summary = "No " + what + "."
+	} else {
+		p.Summary = what + " " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " of " + strconv.Itoa(total)
+	}
+	if n > 1 {
+		p.Prev = withPage(listURL, n-1)
+	}
+	if last < total {
+		p.Next = withPage(listURL, n+1)
+	}
+	return p
+}
+
+// withPage is the URL of page n of the list at u: page 1 is u itself.
+func withPage(u string, n int) string {
+	if n == 1 {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + "page=" + strconv.Itoa(n)
+}
+
+// PageParam is the canonical query of page n of a list whose own query is
+// q ("" for none).
+func PageParam(q string, n int) string {
+	switch {
+	case n == 1:
+		return q
+	case q == "":
+		return "page=" + strconv.Itoa(n)
+	}
+	return q + "&page=" + strconv.Itoa(n)
+}
+
+// errPageRange is the 404 of a page number past the end of a list.
+func errPageRange(n int) error {
+	return core.Errorf(core.CodeNotFound, "there is no page %d of this list; the list is shorter", n)
+}
+
+// NotFound answers paths no route matches in the form the client reads,
+// as a missing station is answered: the JSON error under /api/, where
+// clients expect JSON, and the not-found page elsewhere (its Markdown twin
+// for a path ending in index.md or a client preferring Markdown).
+func (s *Server) NotFound(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if !core.IsAPIPath(r.URL.Path) {
+		md := strings.HasSuffix(r.URL.Path, "/"+core.MarkdownIndex) || wantsMarkdown(r)
+		s.servePage(w, r, NoPage, nil, md)
+		return
+	}
+	core.SetCORS(w.Header(), r)
+	s.WriteError(w, r, core.Errorf(core.CodeNotFound, "no such API endpoint; the API has /api/stations and /api/stations/{id}"))
+}
+
+// errNoPage is the not-found page's message for a path that names no page.
+var errNoPage = &core.Error{Code: core.CodeNotFound, Message: "there is no page at this address"}
+
+// NoPage builds the page of a path no route matches: always not found.
+func NoPage(*http.Request, *query.Index, []string) (*Page, error) { return nil, errNoPage }
