@@ -42,7 +42,7 @@ func stackProfile(stacks [][]string, ns []int64) *pprofile.Profile {
 // a real profile file.
 func TestCPUParts(t *testing.T) {
 	p := stackProfile([][]string{
-		{"runtime.mallocgc", "stationdex/query/core.(*search).run", "net/http.(*conn).serve"},                     // allocation
+		{"runtime.mallocgc", "stationdex/query/core.(*search).run", "net/http.(*conn).serve"},                // allocation
 		{"internal/runtime/syscall/linux.Syscall6", "syscall.write", "stationdex/server/wire.(*Conn).Write"}, // kernel
 		{"stationdex/query/pagetree.searchElems", "stationdex/server.(*Server).servePage.func1"},             // index
 		{"stationdex/server.appendText", "stationdex/server.(*Server).servePage.func1"},                      // pages
@@ -106,16 +106,15 @@ func TestSlug(t *testing.T) {
 // part, at wrk's cost in either kind of round, the larger said against
 // the floor.
 func TestBudgets(t *testing.T) {
-	s := &suite{}
-	s.res.Floor = &HTTPMix{Name: "floor", Ours: Wrk{CPUUsPerReq: 13}}
-	s.res.Mixes = []HTTPMix{
+	floor := &HTTPMix{Name: "floor", Ours: Wrk{CPUUsPerReq: 13}}
+	mixes := []HTTPMix{
 		{Name: "crawl", ThroughputX: 0.37, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 40, WrkCPUUsPerReq: 20}},
 		{Name: "cold", ThroughputX: 0.45, Ceiling: Wrk{CPUUsPerReq: 6, WrkCPUUsPerReq: 14}, Ours: Wrk{CPUUsPerReq: 30, WrkCPUUsPerReq: 14}},
 		{Name: "hot", ThroughputX: 1.05, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 11, WrkCPUUsPerReq: 8}},
 		{Name: "hot, Accept-Encoding: gzip", ThroughputX: 0.8, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 10}, Ours: Wrk{CPUUsPerReq: 13, WrkCPUUsPerReq: 9}},
 	}
 	var w strings.Builder
-	s.budgets(&w)
+	budgets(&w, mixes, floor)
 	out := w.String()
 	for _, want := range []string{
 		// crawl: 24/0.8 = 30; less wrk's 20 in stationdex's rounds: 10,
@@ -135,9 +134,9 @@ func TestBudgets(t *testing.T) {
 	}
 	// over the budget at wrk's cost in stationdex's rounds (18 - 10 = 8),
 	// within it at its cost in the ceiling's (18 - 8 = 10)
-	s.res.Mixes = []HTTPMix{{Name: "hot", ThroughputX: 0.95, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 8}, Ours: Wrk{CPUUsPerReq: 9.5, WrkCPUUsPerReq: 10}}}
+	mixes = []HTTPMix{{Name: "hot", ThroughputX: 0.95, Ceiling: Wrk{CPUUsPerReq: 10, WrkCPUUsPerReq: 8}, Ours: Wrk{CPUUsPerReq: 9.5, WrkCPUUsPerReq: 10}}}
 	w.Reset()
-	s.budgets(&w)
+	budgets(&w, mixes, floor)
 	if want := "1x allows stationdex 8.0 us per request (10.0), it spends 9.5: 1.5 us over it, within it at wrk's cost in the ceiling's rounds"; !strings.Contains(w.String(), want) {
 		t.Errorf("budgets lack %q:\n%s", want, w.String())
 	}

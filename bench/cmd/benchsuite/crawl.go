@@ -23,13 +23,13 @@ type crawl struct {
 // node of its own for each once, wanting 200 from all of them: the node
 // loaded later has never seen a page of the crawl, as a crawler's first
 // visit finds it.
-func (s *suite) crawlPages(b *base) (*crawl, error) {
-	site, err := traffic.SiteOf(b.e.Ix)
+func (mb *mixBench) crawlPages() (*crawl, error) {
+	site, err := traffic.SiteOf(mb.b.e.Ix)
 	if err != nil {
 		return nil, err
 	}
 	pages := traffic.Crawl(site, trafficSeed)
-	probeNode, _, err := s.startOurs(b.idx)
+	probeNode, _, err := mb.sv.ours(mb.b.idx)
 	if err != nil {
 		return nil, err
 	}
@@ -38,24 +38,24 @@ func (s *suite) crawlPages(b *base) (*crawl, error) {
 	if err != nil {
 		return nil, err
 	}
-	calib := min(len(pages)/10, s.cfg.coldPerRound/4)
+	calib := min(len(pages)/10, mb.cfg.coldPerRound/4)
 	c := &crawl{calibration: traffic.CrawlPaths(pages[:calib]), load: traffic.CrawlPaths(pages[calib:]),
 		bodyBytes: medianOf(sizes[calib:]), kinds: pageKinds(pages), checked: len(pages)}
-	s.logf("  crawl: %d pages answered 200 (%s); median %d bytes", len(pages), c.kinds, c.bodyBytes)
+	mb.lg.logf("  crawl: %d pages answered 200 (%s); median %d bytes", len(pages), c.kinds, c.bodyBytes)
 	return c, nil
 }
 
 // crawlMix loads ours and a ceiling of the crawl's median page size with
 // the crawl's pages, each once, a separate slice per round, and profiles
 // the node in the last round.
-func (s *suite) crawlMix(ours *server, admin string, c *crawl) error {
-	m := &HTTPMix{Name: "crawl", Distinct: len(c.load), Sequence: len(c.load), Checked: c.checked, Rounds: s.cfg.rounds,
+func (mb *mixBench) crawl(ours *server, admin string, c *crawl) error {
+	m := &HTTPMix{Name: "crawl", Distinct: len(c.load), Sequence: len(c.load), Checked: c.checked, Rounds: mb.cfg.rounds,
 		BodyBytes: c.bodyBytes, Encodings: "identity (HTML and Markdown)",
 		What: fmt.Sprintf("%d distinct pages of the base set, as a crawler walks the site: every station page, listening page, "+
 			"their Markdown twins, and every directory page (countries, languages, genres, locations: the indexes in both orders "+
 			"and every page of every list, HTML and Markdown), shuffled, a separate slice per round, each page requested once "+
 			"(%s in all, every one answered 200 on another node before the load)", len(c.load), c.kinds)}
-	return s.slicedLoad(m, ours, admin, c.calibration, c.load)
+	return mb.slicedLoad(m, ours, admin, c.calibration, c.load)
 }
 
 // crawlWorkers ask for the crawl's pages in parallel: a few, so that the

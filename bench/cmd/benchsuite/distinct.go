@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"stationdex/bench/internal/engines"
+	"stationdex/bench/internal/mix"
 	"stationdex/query"
 )
 
@@ -28,8 +29,9 @@ type DistinctCosts struct {
 // same search without.
 const distinctRatioGoal = 1.5
 
-func (s *suite) distinctStage(b *base) error {
-	qs := s.mixQueries
+// distinctCosts times the committed mix qs on the base set as it is and
+// with distinct=true, each search alone.
+func distinctCosts(b *base, qs []mix.Query, t timing, lg *logger) (*DistinctCosts, error) {
 	d := &DistinctCosts{Label: b.data.Label, Stations: b.e.Ix.Meta().Stations}
 	plain := make([]query.Query, len(qs))
 	distinct := make([]query.Query, len(qs))
@@ -38,36 +40,34 @@ func (s *suite) distinctStage(b *base) error {
 		distinct[i] = plain[i]
 		distinct[i].Distinct = true
 	}
-	pt, ptot, _, err := timeQueries(b.e.Ix, plain, s.cfg.facetTiming)
+	pt, ptot, _, err := timeQueries(b.e.Ix, plain, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dt, dtot, _, err := timeQueries(b.e.Ix, distinct, s.cfg.facetTiming)
+	dt, dtot, _, err := timeQueries(b.e.Ix, distinct, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range qs {
 		switch {
 		case dtot[i] > ptot[i]:
-			return fmt.Errorf("%s: %d groups of %d entries", qs[i].Path(), dtot[i], ptot[i])
+			return nil, fmt.Errorf("%s: %d groups of %d entries", qs[i].Path(), dtot[i], ptot[i])
 		case dtot[i] < ptot[i]:
 			d.Fewer++
 		}
 	}
 	d.Plain, d.Distinct = summarize(pt), summarize(dt)
 	if d.PerSearch, _, err = perSearchRatios(b.e.Ix, qs, plain, distinct, ptot, distinctRatioGoal); err != nil {
-		return err
+		return nil, err
 	}
-	s.logf("   distinct: median %.1f us vs %.1f us (%.2fx), p99 %.1f us vs %.1f us (%.2fx); per search median %.2fx, p99 %.2fx, worst %.2fx (%s)",
+	lg.logf("   distinct: median %.1f us vs %.1f us (%.2fx), p99 %.1f us vs %.1f us (%.2fx); per search median %.2fx, p99 %.2fx, worst %.2fx (%s)",
 		d.Distinct.MedianUs, d.Plain.MedianUs, d.Distinct.MedianUs/d.Plain.MedianUs, d.Distinct.P99Us, d.Plain.P99Us, d.Distinct.P99Us/d.Plain.P99Us,
 		d.PerSearch.Median, d.PerSearch.P99, d.PerSearch.Max, d.PerSearch.Worst[0].Path)
-	s.res.Distinct = d
-	return nil
+	return d, nil
 }
 
 // distinctTargets are the issue's goals on the distinct stage.
-func (s *suite) distinctTargets() []Target {
-	d := s.res.Distinct
+func distinctTargets(d *DistinctCosts) []Target {
 	if d == nil {
 		return nil
 	}
@@ -80,8 +80,7 @@ func (s *suite) distinctTargets() []Target {
 }
 
 // distinctSection: the cost of one result per group (issue #26).
-func (s *suite) distinctSection(w *strings.Builder) {
-	d := s.res.Distinct
+func distinctSection(w *strings.Builder, d *DistinctCosts) {
 	if d == nil {
 		return
 	}

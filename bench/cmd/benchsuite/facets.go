@@ -112,8 +112,10 @@ func timeQueries(ix *query.Index, qs []query.Query, t timing) (times []float64, 
 	return times, totals, suggestions, nil
 }
 
-func (s *suite) facetStage(b *base, src *traffic.Source) error {
-	qs := s.mixQueries
+// facetCosts times the committed mix qs on the base set without and with
+// all three facets, each search alone, and the suggestions of typos
+// zero-result typo searches drawn from src.
+func facetCosts(b *base, qs []mix.Query, src *traffic.Source, t timing, typos int, lg *logger) (*FacetCosts, error) {
 	d := &FacetCosts{Label: b.data.Label, Stations: b.e.Ix.Meta().Stations, Classes: map[string]FacetsClass{}}
 	plain := make([]query.Query, len(qs))
 	faceted := make([]query.Query, len(qs))
@@ -122,23 +124,23 @@ func (s *suite) facetStage(b *base, src *traffic.Source) error {
 		faceted[i] = plain[i]
 		faceted[i].Facets, faceted[i].FacetLimit = allFacets, query.DefaultFacetLimit
 	}
-	pt, ptot, _, err := timeQueries(b.e.Ix, plain, s.cfg.facetTiming)
+	pt, ptot, _, err := timeQueries(b.e.Ix, plain, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ft, ftot, _, err := timeQueries(b.e.Ix, faceted, s.cfg.facetTiming)
+	ft, ftot, _, err := timeQueries(b.e.Ix, faceted, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range qs {
 		if ptot[i] != ftot[i] {
-			return fmt.Errorf("%+v: total %d without facets, %d with", qs[i], ptot[i], ftot[i])
+			return nil, fmt.Errorf("%+v: total %d without facets, %d with", qs[i], ptot[i], ftot[i])
 		}
 	}
 	d.Plain, d.Faceted = summarize(pt), summarize(ft)
 	var pairs pairTimes
 	if d.PerSearch, pairs, err = perSearchRatios(b.e.Ix, qs, plain, faceted, ptot, facetsRatioGoal); err != nil {
-		return err
+		return nil, err
 	}
 	// The class medians are of the alternated times: measured with one
 	// window per search and side, all plain then all faceted seconds
@@ -155,33 +157,32 @@ func (s *suite) facetStage(b *base, src *traffic.Source) error {
 			FacetP99Us: summarize(fp99).P99Us, RatioMedian: fs.MedianUs / ps.MedianUs}
 	}
 	d.OneWord = summarize(oneWordTimes(qs, pairs.plain))
-	if err := s.typoStage(b, src, d); err != nil {
-		return err
+	if err := typoCosts(b, src, d, typos, t); err != nil {
+		return nil, err
 	}
-	s.logf("   facets per search: median %.2fx, p99 %.2fx, worst %.2fx (%s), %d over %gx",
+	lg.logf("   facets per search: median %.2fx, p99 %.2fx, worst %.2fx (%s), %d over %gx",
 		d.PerSearch.Median, d.PerSearch.P99, d.PerSearch.Max, d.PerSearch.Worst[0].Path, d.PerSearch.Over, float64(facetsRatioGoal))
-	s.logf("   facets: median %.1f us vs %.1f us without (%.2fx), p99 %.1f us; suggestions: median %.1f us, p99 %.1f us, %d of %d typos with one",
+	lg.logf("   facets: median %.1f us vs %.1f us without (%.2fx), p99 %.1f us; suggestions: median %.1f us, p99 %.1f us, %d of %d typos with one",
 		d.Faceted.MedianUs, d.Plain.MedianUs, d.Faceted.MedianUs/d.Plain.MedianUs, d.Faceted.P99Us, d.Suggest.MedianUs, d.Suggest.P99Us, d.WithSuggestion, d.Typos)
-	s.res.Facets = d
-	return nil
+	return d, nil
 }
 
-// typoStage times the suggestions of zero-result typo searches.
-func (s *suite) typoStage(b *base, src *traffic.Source, d *FacetCosts) error {
+// typoCosts times the suggestions of n zero-result typo searches.
+func typoCosts(b *base, src *traffic.Source, d *FacetCosts, typos int, t timing) error {
 	zero := func(q mix.Query) bool {
 		n, _, err := b.e.Search(q, false)
 		return err == nil && n == 0
 	}
-	typos, err := traffic.Typos(src, trafficSeed, s.cfg.typos, zero)
+	drawn, err := traffic.Typos(src, trafficSeed, typos, zero)
 	if err != nil {
 		return err
 	}
-	qs := make([]query.Query, len(typos))
-	for i, t := range typos {
-		qs[i] = engines.Query(t.Query)
+	qs := make([]query.Query, len(drawn))
+	for i, ty := range drawn {
+		qs[i] = engines.Query(ty.Query)
 		qs[i].Suggest = true
 		if i < 8 {
-			d.TypoExamples = append(d.TypoExamples, fmt.Sprintf("%s (from %s)", t.Query.Q, t.From))
+			d.TypoExamples = append(d.TypoExamples, fmt.Sprintf("%s (from %s)", ty.Query.Q, ty.From))
 		}
 	}
 	// Once each first: nothing before has searched these words with
@@ -192,11 +193,11 @@ func (s *suite) typoStage(b *base, src *traffic.Source, d *FacetCosts) error {
 	if err != nil {
 		return err
 	}
-	times, _, sugg, err := timeQueries(b.e.Ix, qs, s.cfg.facetTiming)
+	times, _, sugg, err := timeQueries(b.e.Ix, qs, t)
 	if err != nil {
 		return err
 	}
-	d.Suggest, d.SuggestFirst, d.Typos = summarize(times), summarize(first), len(typos)
+	d.Suggest, d.SuggestFirst, d.Typos = summarize(times), summarize(first), len(drawn)
 	for _, n := range sugg {
 		if n > 0 {
 			d.WithSuggestion++

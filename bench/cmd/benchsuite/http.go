@@ -3,11 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -17,38 +13,6 @@ import (
 
 	"stationdex/bench/internal/mix"
 )
-
-// get asks for url with the given request headers and reads the whole
-// body.
-func get(client *http.Client, url string, header http.Header) (*http.Response, []byte, error) {
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	maps.Copy(req.Header, header)
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp, body, err
-}
-
-// freeAddr is a free loopback address, for a listener of a child.
-func freeAddr() (string, error) {
-	port, err := freePort()
-	return fmt.Sprintf("127.0.0.1:%d", port), err
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
 
 // verifyHTTP requests every query of the mix once from our server: each must
 // answer 200 with a JSON envelope whose total equals the in-process engine's.
@@ -99,21 +63,30 @@ type wrkOut struct {
 	CPUSec  float64 `json:"-"`
 }
 
-// wrk loads base for the configured duration, cycling through paths.
-func (s *suite) wrk(base, paths string) (wrkOut, error) {
-	return s.wrkRun(base, s.cfg.wrkDur, "wrk-mix.lua", nil, []string{paths})
+// loadGen is wrk as the run uses it: the same threads and connections
+// for every system loaded, a script of scripts/, every run logged.
+type loadGen struct {
+	threads, conns int
+	dur            time.Duration // a round of a mix cycled (cycle)
+	benchDir       string        // where scripts/ is
+	lg             *logger
 }
 
-// wrkRun runs wrk against base for dur with a script of scripts/, extra
+// cycle loads base for the configured duration, cycling through paths.
+func (g loadGen) cycle(base, paths string) (wrkOut, error) {
+	return g.run(base, g.dur, "wrk-mix.lua", nil, []string{paths})
+}
+
+// run runs wrk against base for dur with a script of scripts/, extra
 // wrk flags (headers) and the script's arguments.
-func (s *suite) wrkRun(base string, dur time.Duration, script string, flags, scriptArgs []string) (wrkOut, error) {
-	args := []string{"-t", strconv.Itoa(s.cfg.threads), "-c", strconv.Itoa(s.cfg.conns), "-d", fmt.Sprintf("%.0fs", dur.Seconds()),
-		"--timeout", "5s", "-s", filepath.Join(s.benchDir, "scripts", script)}
+func (g loadGen) run(base string, dur time.Duration, script string, flags, scriptArgs []string) (wrkOut, error) {
+	args := []string{"-t", strconv.Itoa(g.threads), "-c", strconv.Itoa(g.conns), "-d", fmt.Sprintf("%.0fs", dur.Seconds()),
+		"--timeout", "5s", "-s", filepath.Join(g.benchDir, "scripts", script)}
 	args = append(append(args, flags...), base, "--")
 	args = append(args, scriptArgs...)
 	cmd := exec.Command("wrk", args...)
 	out, err := cmd.CombinedOutput()
-	s.logRaw("$ wrk " + strings.Join(args, " ") + "\n" + string(out))
+	g.lg.raw("$ wrk " + strings.Join(args, " ") + "\n" + string(out))
 	if err != nil {
 		return wrkOut{}, fmt.Errorf("wrk: %w\n%s", err, out)
 	}
@@ -146,14 +119,57 @@ func (w *Wrk) add(o wrkOut, rounds int) {
 	w.Errors += o.Connect + o.Read + o.Write + o.Status + o.Timeout
 }
 
-// httpStage compares our server with the ceiling under the same wrk load,
+// loadRound runs one wrk round of a mix against url, adding it to w.
+func (g loadGen) round(m *HTTPMix, url string, w *Wrk, pid int, script, paths string, extra ...string) (wrkOut, error) {
+	var hdr []string
+	if m.Encoding != "" {
+		hdr = []string{"-H", "Accept-Encoding: " + m.Encoding}
+	}
+	cpu0 := cpuSeconds(pid)
+	o, err := g.run(url, time.Duration(m.DurationSec*float64(time.Second)), script, hdr, append([]string{paths}, extra...))
+	if err != nil {
+		return o, err
+	}
+	w.add(o, m.Rounds)
+	w.Wraps += o.Wraps
+	if w == &m.Ours {
+		m.Command = o.Command
+	}
+	if pid > 0 {
+		w.CPUUsPerReq += (cpuSeconds(pid) - cpu0) * 1e6 / float64(o.Requests) / float64(m.Rounds)
+	}
+	w.WrkCPUUsPerReq += o.CPUSec * 1e6 / float64(o.Requests) / float64(m.Rounds)
+	g.lg.logf("  wrk %s (%s): %.0f req/s, p50 %d us, p99 %d us, errors %d, wraps %d", url, m.Name,
+		float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout, o.Wraps)
+	return o, nil
+}
+
+func wrkVersion() string {
+	out, _ := exec.Command("wrk", "-v").CombinedOutput()
+	first := strings.SplitN(string(out), "\n", 2)[0]
+	if f := strings.Fields(first); len(f) >= 2 {
+		return "wrk " + f[1]
+	}
+	return "wrk"
+}
+
+// httpBench is the committed mix over HTTP: our server against the
+// ceiling, then each peer behind peerhttp, under the same wrk load.
+type httpBench struct {
+	sv     servers
+	load   loadGen
+	rounds int
+	lg     *logger
+}
+
+// run compares our server with the ceiling under the same wrk load,
 // alternating ceiling and ours for the configured number of rounds.
-func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, error) {
+func (hb httpBench) run(idx string, qs []mix.Query, totals []int) (*HTTP, error) {
 	admin, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	ours, _, err := s.startOurs(idx, "-admin-addr", admin)
+	ours, _, err := hb.sv.ours(idx, "-admin-addr", admin)
 	if err != nil {
 		return nil, err
 	}
@@ -163,20 +179,20 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 	if err != nil {
 		return nil, err
 	}
-	ceil, ceilURL, err := s.startCeiling(body)
+	ceil, ceilURL, err := hb.sv.ceiling(body)
 	if err != nil {
 		return nil, err
 	}
 	defer ceil.stop()
-	paths, err := s.writePaths(qs)
+	paths, err := hb.sv.dir.writeLines("paths.txt", mixPaths(qs))
 	if err != nil {
 		return nil, err
 	}
-	h := &HTTP{Tool: wrkVersion(), Threads: s.cfg.threads, Conns: s.cfg.conns, DurationSec: s.cfg.wrkDur.Seconds(), Rounds: s.cfg.rounds, BodyBytes: body, Checked: len(qs)}
+	h := &HTTP{Tool: wrkVersion(), Threads: hb.load.threads, Conns: hb.load.conns, DurationSec: hb.load.dur.Seconds(), Rounds: hb.rounds, BodyBytes: body, Checked: len(qs)}
 	targets := []wrkTarget{{ceilURL, &h.Ceiling, ceil.cmd.Process.Pid, ""}, {base, &h.Ours, ours.cmd.Process.Pid, admin}}
-	for r := 0; r < s.cfg.rounds; r++ {
+	for r := 0; r < hb.rounds; r++ {
 		for _, t := range targets {
-			if err := s.wrkRound(h, t, paths, r); err != nil {
+			if err := hb.round(h, t, paths, r); err != nil {
 				return nil, err
 			}
 		}
@@ -191,34 +207,13 @@ func (s *suite) httpStage(idx string, qs []mix.Query, totals []int) (*HTTP, erro
 	return h, nil
 }
 
-// startCeiling starts the do-nothing server answering a fixed body of size
-// bytes, and returns its base URL once it answers.
-func (s *suite) startCeiling(size int) (*server, string, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, "", err
+// mixPaths are the request targets of the mix, for the wrk script.
+func mixPaths(qs []mix.Query) []string {
+	paths := make([]string, len(qs))
+	for i, q := range qs {
+		paths[i] = q.Path()
 	}
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	ceil, err := s.startServer(s.bin("ceiling"), "-addr", strings.TrimPrefix(url, "http://"), "-size", strconv.Itoa(size))
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := waitFirst(ceil, url+"/", time.Now(), 10*time.Second); err != nil {
-		ceil.stop()
-		return nil, "", fmt.Errorf("ceiling: %w", err)
-	}
-	return ceil, url, nil
-}
-
-// writePaths writes the request targets of the mix, one a line, for the
-// wrk script.
-func (s *suite) writePaths(qs []mix.Query) (string, error) {
-	paths := filepath.Join(s.raw, "paths.txt")
-	var b strings.Builder
-	for _, q := range qs {
-		b.WriteString(q.Path() + "\n")
-	}
-	return paths, os.WriteFile(paths, []byte(b.String()), 0o644)
+	return paths
 }
 
 // wrkTarget is one server under wrk: its URL, where its figures go, its
@@ -230,20 +225,20 @@ type wrkTarget struct {
 	admin string
 }
 
-// wrkRound runs wrk once against t and adds the round to its figures. In
+// round runs wrk once against t and adds the round to its figures. In
 // the last round our server is profiled while it serves.
-func (s *suite) wrkRound(h *HTTP, t wrkTarget, paths string, round int) error {
+func (hb httpBench) round(h *HTTP, t wrkTarget, paths string, round int) error {
 	cpu0 := cpuSeconds(t.pid)
 	var prof chan error
-	if t.admin != "" && round == s.cfg.rounds-1 {
+	if t.admin != "" && round == hb.rounds-1 {
 		prof = make(chan error, 1)
 		go func() {
 			var err error
-			h.Profile, err = s.serverProfile(t.admin, int(s.cfg.wrkDur.Seconds())-1, "server-cpu.prof")
+			h.Profile, err = hb.sv.profile(t.admin, int(hb.load.dur.Seconds())-1, "server-cpu.prof")
 			prof <- err
 		}()
 	}
-	o, err := s.wrk(t.url, paths)
+	o, err := hb.load.cycle(t.url, paths)
 	if err != nil {
 		return err
 	}
@@ -252,74 +247,24 @@ func (s *suite) wrkRound(h *HTTP, t wrkTarget, paths string, round int) error {
 			return err
 		}
 	}
-	t.w.add(o, s.cfg.rounds)
-	t.w.CPUUsPerReq += (cpuSeconds(t.pid) - cpu0) * 1e6 / float64(o.Requests) / float64(s.cfg.rounds)
-	s.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", t.url, round+1,
+	t.w.add(o, hb.rounds)
+	t.w.CPUUsPerReq += (cpuSeconds(t.pid) - cpu0) * 1e6 / float64(o.Requests) / float64(hb.rounds)
+	hb.lg.logf("  wrk %s round %d: %.0f req/s, p50 %d us, p99 %d us, errors %d", t.url, round+1,
 		float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout)
 	return nil
 }
 
-func wrkVersion() string {
-	out, _ := exec.Command("wrk", "-v").CombinedOutput()
-	first := strings.SplitN(string(out), "\n", 2)[0]
-	if f := strings.Fields(first); len(f) >= 2 {
-		return "wrk " + f[1]
-	}
-	return "wrk"
-}
-
-// serverProfile takes a CPU profile of our server through its admin
-// listener for secs seconds (at least one) while wrk loads it, keeps it in
-// raw/file and returns the top of `go tool pprof -top -cum`.
-func (s *suite) serverProfile(admin string, secs int, file string) (string, error) {
-	secs = max(1, secs)
-	client := &http.Client{Timeout: time.Duration(secs+30) * time.Second}
-	resp, err := client.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, secs))
-	if err != nil {
-		return "", fmt.Errorf("server profile: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != 200 {
-		return "", fmt.Errorf("server profile: status %d, %v", resp.StatusCode, err)
-	}
-	path := filepath.Join(s.raw, file)
-	if err := os.WriteFile(path, body, 0o644); err != nil {
-		return "", err
-	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=35", s.bin("stationdex"), path).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
-	}
-	return string(out), nil
-}
-
-// cpuSeconds is the user+system CPU time a process has used so far.
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100 // USER_HZ is 100 on Linux
-}
-
-// httpPeer starts cmd/peerhttp with one peer on the base data and loads it
-// with the same wrk mix for one round.
-func (s *suite) httpPeer(name, data string) error {
-	h := s.res.HTTP
+// peer starts cmd/peerhttp with one peer on the base data and loads it
+// with the same wrk mix as h for one round.
+func (hb httpBench) peer(h *HTTP, name, data string) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	t0 := time.Now()
-	srv, err := s.startServer(s.bin("peerhttp"), "-engine", name, "-data", data, "-addr", addr, "-dir", freshDir(filepath.Join(s.work, "peers"), "http-"+name))
+	dir := hb.sv.dir
+	srv, err := hb.sv.procs.start(dir.bin("peerhttp"), "-engine", name, "-data", data, "-addr", addr, "-dir", freshDir(filepath.Join(dir.work, "peers"), "http-"+name))
 	if err != nil {
 		return err
 	}
@@ -329,7 +274,7 @@ func (s *suite) httpPeer(name, data string) error {
 	}
 	p := PeerHTTP{Name: name, LoadSec: time.Since(t0).Seconds()}
 	cpu0 := cpuSeconds(srv.cmd.Process.Pid)
-	o, err := s.wrk("http://"+addr, filepath.Join(s.raw, "paths.txt"))
+	o, err := hb.load.cycle("http://"+addr, filepath.Join(dir.raw, "paths.txt"))
 	if err != nil {
 		return err
 	}
@@ -342,7 +287,7 @@ func (s *suite) httpPeer(name, data string) error {
 	}
 	p.VsCeil = p.Wrk.RPS / h.Ceiling.RPS
 	p.OursOver = h.Ours.RPS / p.Wrk.RPS
-	s.logf("  wrk %s peer: %.0f req/s, p50 %.0f us, p99 %.0f us", name, p.Wrk.RPS, p.Wrk.P50Us, p.Wrk.P99Us)
+	hb.lg.logf("  wrk %s peer: %.0f req/s, p50 %.0f us, p99 %.0f us", name, p.Wrk.RPS, p.Wrk.P50Us, p.Wrk.P99Us)
 	h.Peers = append(h.Peers, p)
 	return nil
 }

@@ -11,34 +11,44 @@
 // end, also on failure or interrupt.
 //
 // File map:
-//   - main.go: this comment; the modes and flags, the suite's set-up,
-//     clean-up and stages, the tools it checks for, the committed mix
-//   - run.go: the order of the stages: each data size, then the peers on
-//     the base set
-//   - sizes.go: the data sets (generated, checked against the snapshot's
-//     shape), the index builds, the child servers and their start-up,
-//     and what each process used
+//   - main.go: this comment; the modes and flags, the suite (the run's
+//     shared state) with its set-up, clean-up and stages, the tools it
+//     checks for, the committed mix, the report rendered again
+//   - run.go: the order of the stages: each data size, then on the base
+//     set the peers, HTTP, the generated mixes, facets, distinct searches
+//     and the Radio Browser API
+//   - procs.go: where the run reads and writes (dirs), its log, and the
+//     children it starts and stops (procs), with what each process used
+//   - nodes.go: the HTTP servers a stage loads (servers: the node, the
+//     ceiling) and its profile of the node, and the HTTP helpers
+//   - sizes.go: one data size (sizer): the data set, generated and checked
+//     against the snapshot's shape, the index builds, start-up, the engine
+//     opened in process
 //   - engine.go: the engine timed in process: times per class,
 //     allocations, the bitmap and decode split, CPU profiles
+//   - peers.go: the peers in process on the base set (peerBench)
+//   - http.go: wrk (loadGen) and the committed mix over HTTP (httpBench):
+//     our server against a ceiling of the same body size, the HTTP peers,
+//     the answers checked against the engine's
+//   - mixes.go: the generated HTTP mixes (mixBench: floor, cold, hot):
+//     their probes, calibration, sliced load and rounds alternating with
+//     the ceiling
+//   - crawl.go: the crawl mix: every page of the base set probed, then
+//     loaded a slice per round
 //   - facets.go: the cost of facets per class, per search and at the
 //     broadest, and the suggestions of typo searches
 //   - distinct.go: the cost of a distinct search beside the same search
-//     listing every entry
-//   - http.go: wrk against our server and a ceiling of the same body size,
-//     the HTTP peers, the answers checked against the engine's
-//   - mixes.go: the generated HTTP mixes (floor, cold, hot): their probes,
-//     calibration, sliced load and rounds alternating with the ceiling
-//   - crawl.go: the crawl mix: every page of the base set probed, then
-//     loaded a slice per round
-//   - upstream.go: the Radio Browser API stage: its mix against a ceiling,
-//     the same questions as /api, and MariaDB's upstream statement
+//     listing every entry, its goals and its report section
+//   - rbapi.go: the Radio Browser API stage (rbapiBench): its mix against
+//     a ceiling, the same questions as /api, and MariaDB's upstream
+//     statement; its goals and its report section
 //   - nodelatency.go: the node's own request-duration histogram, scraped
 //     before and after a round for its p99
 //   - cpuparts.go: a CPU profile split into named parts of the node's work
 //   - results.go: Results, what results.json holds, and the statistics
 //     over it
-//   - report.go: report.md: the targets, the tables, the plots and the
-//     results block of bench/README.md
+//   - report.go: the report (results.json, report.md, the plots and the
+//     results block of bench/README.md), the targets and the main tables
 //   - report_more.go: the goals of the issues and the report's sections on
 //     the mixes, the scales and the facets
 //   - report_cpu.go: the report's section on where each mix's CPU went and
@@ -58,13 +68,11 @@ import (
 	"stationdex/indexer/realdata"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
-	"stationdex/bench/internal/shape"
 )
 
 type config struct {
@@ -135,27 +143,23 @@ var skipParts = []string{
 	"upstream (the Radio Browser compatible API under /json/ on a -compat build: against a ceiling, /api and MariaDB)",
 }
 
+// suite is the run's shared state and its sequence (run.go): the mode and
+// configuration, where it reads and writes, the results every stage
+// fills, the children to stop and the stages that failed. The stages are
+// types and functions of their own, given what they need.
 type suite struct {
-	mode     string
-	cfg      config
-	benchDir string // the bench module
-	repo     string // the stationdex module
-	work     string // generated data, indexes, binaries
-	out      string // results directory
-	raw      string // out/raw: logs and profiles, not committed
-	snapshot string
-	res      Results
-	// mixQueries is the committed mix as this run uses it.
-	mixQueries []mix.Query
+	mode string
+	cfg  config
+	dir  dirs
+	res  Results
 	// partial: a run with -skip or -out, whose report does not replace the
 	// README's table.
-	partial   bool
-	realShape *shape.Profile // the snapshot's, read once
-	log       *os.File
-	mu        sync.Mutex
-	children  []*server
-	cleanups  []func()
-	failed    []string
+	partial bool
+	lg      *logger
+	procs   *procs
+	sv      servers // the node, the ceiling and the peers' fronts
+	load    loadGen // wrk
+	failed  []string
 }
 
 func main() {
@@ -203,7 +207,7 @@ func main() {
 	s.runAll(*mixFile, *skipMaria)
 	s.res.Elapsed = time.Since(start).Seconds()
 	s.stage("report", func() error { return s.writeReport() })
-	s.logf("done in %s: %s", time.Since(start).Round(time.Second), s.out)
+	s.lg.logf("done in %s: %s", time.Since(start).Round(time.Second), s.dir.out)
 	if len(s.failed) > 0 {
 		s.cleanup()
 		fmt.Fprintf(os.Stderr, "\nBENCHMARK SUITE FAILED: %s\n", strings.Join(s.failed, "; "))
@@ -260,28 +264,30 @@ func (s *suite) setup(out, snapshot string) {
 	if _, err := os.Stat(filepath.Join(wd, "queries")); err != nil {
 		fatal(fmt.Errorf("run from the bench directory (found no queries/ in %s)", wd))
 	}
-	s.benchDir, s.repo = wd, filepath.Dir(wd)
-	s.work = filepath.Join(wd, "work")
-	s.snapshot, _ = filepath.Abs(snapshot)
+	d := dirs{benchDir: wd, repo: filepath.Dir(wd), work: filepath.Join(wd, "work")}
+	d.snapshot, _ = filepath.Abs(snapshot)
 	if out == "" {
 		out = filepath.Join(wd, "results", time.Now().UTC().Format("2006-01-02"))
 		if s.mode == "smoke" {
-			out = filepath.Join(s.work, "smoke-results")
+			out = filepath.Join(d.work, "smoke-results")
 		}
 	}
-	s.out, _ = filepath.Abs(out)
-	s.raw = filepath.Join(s.out, "raw")
-	for _, d := range []string{s.raw, filepath.Join(s.work, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	d.out, _ = filepath.Abs(out)
+	d.raw = filepath.Join(d.out, "raw")
+	for _, dir := range []string{d.raw, filepath.Join(d.work, "bin")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			fatal(err)
 		}
 	}
-	f, err := os.Create(filepath.Join(s.raw, "suite.log"))
+	f, err := os.Create(filepath.Join(d.raw, "suite.log"))
 	if err != nil {
 		fatal(err)
 	}
-	s.log = f
-	s.res = Results{Date: time.Now().UTC().Format(time.RFC3339), Mode: s.mode, Machine: machine(), Commit: gitCommit(s.repo), Notes: []string{},
+	s.dir, s.lg = d, &logger{f: f}
+	s.procs = &procs{lg: s.lg}
+	s.sv = servers{procs: s.procs, dir: d}
+	s.load = loadGen{threads: s.cfg.threads, conns: s.cfg.conns, dur: s.cfg.wrkDur, benchDir: d.benchDir, lg: s.lg}
+	s.res = Results{Date: time.Now().UTC().Format(time.RFC3339), Mode: s.mode, Machine: machine(), Commit: gitCommit(d.repo), Notes: []string{},
 		Command: "cd bench && " + strings.Join(append([]string{"work/bin/benchsuite"}, os.Args[1:]...), " ")}
 }
 
@@ -289,51 +295,23 @@ func (s *suite) onSignal() {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
 	sig := <-c
-	s.logf("interrupted (%v): stopping servers", sig)
+	s.lg.logf("interrupted (%v): stopping servers", sig)
 	s.cleanup()
 	os.Exit(130)
 }
 
-func (s *suite) cleanup() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.children {
-		c.stop()
-	}
-	s.children = nil
-	for i := len(s.cleanups) - 1; i >= 0; i-- {
-		s.cleanups[i]()
-	}
-	s.cleanups = nil
-}
-
-func (s *suite) onCleanup(f func()) {
-	s.mu.Lock()
-	s.cleanups = append(s.cleanups, f)
-	s.mu.Unlock()
-}
-
-func (s *suite) logf(format string, a ...any) {
-	line := fmt.Sprintf("%s %s", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, a...))
-	fmt.Println(line)
-	s.logRaw(line)
-}
-
-func (s *suite) logRaw(text string) {
-	if s.log != nil {
-		fmt.Fprintln(s.log, text)
-	}
-}
+// cleanup stops every child and closes what the stages left open.
+func (s *suite) cleanup() { s.procs.stopAll() }
 
 // stage runs fn. In smoke mode any failure ends the run at once with a
 // non-zero exit; in full mode it is recorded, the run goes on with what can
 // still be measured, and the exit status is non-zero at the end.
 func (s *suite) stage(name string, fn func() error) bool {
-	s.logf("== %s", name)
+	s.lg.logf("== %s", name)
 	t0 := time.Now()
 	if err := fn(); err != nil {
 		msg := fmt.Sprintf("stage %q: %v", name, err)
-		s.logf("FAILED %s", msg)
+		s.lg.logf("FAILED %s", msg)
 		s.failed = append(s.failed, fmt.Sprintf("stage %q", name))
 		s.res.Missing = append(s.res.Missing, msg)
 		if s.mode == "smoke" {
@@ -343,11 +321,9 @@ func (s *suite) stage(name string, fn func() error) bool {
 		}
 		return false
 	}
-	s.logf("   %s: %s", name, time.Since(t0).Round(time.Millisecond))
+	s.lg.logf("   %s: %s", name, time.Since(t0).Round(time.Millisecond))
 	return true
 }
-
-func (s *suite) bin(name string) string { return filepath.Join(s.work, "bin", name) }
 
 // preflight checks the tools the suite needs and says what is missing.
 func (s *suite) preflight(skipMaria bool) (maria bool) {
@@ -362,15 +338,15 @@ func (s *suite) preflight(skipMaria bool) (maria bool) {
 			maria = false
 		}
 	}
-	if _, err := os.Stat(s.snapshot); err != nil {
-		missing = append(missing, "the real snapshot "+s.snapshot)
+	if _, err := os.Stat(s.dir.snapshot); err != nil {
+		missing = append(missing, "the real snapshot "+s.dir.snapshot)
 	}
 	for _, m := range missing {
-		s.logf("MISSING: %s", m)
+		s.lg.logf("MISSING: %s", m)
 		s.res.Missing = append(s.res.Missing, m)
 	}
-	if _, err := os.Stat(s.snapshot); err != nil {
-		s.stage("preflight", func() error { return fmt.Errorf("no snapshot at %s", s.snapshot) })
+	if _, err := os.Stat(s.dir.snapshot); err != nil {
+		s.stage("preflight", func() error { return fmt.Errorf("no snapshot at %s", s.dir.snapshot) })
 		s.cleanup()
 		os.Exit(1)
 	}
@@ -382,10 +358,10 @@ func (s *suite) preflight(skipMaria bool) (maria bool) {
 
 func (s *suite) buildBinaries() error {
 	steps := [][]string{
-		{s.repo, "build", "-o", s.bin("stationdex"), "./cmd/stationdex"},
-		{s.benchDir, "build", "-o", s.bin("ceiling"), "./cmd/ceiling"},
-		{s.benchDir, "build", "-o", s.bin("gendata"), "./cmd/gendata"},
-		{s.benchDir, "build", "-o", s.bin("peerhttp"), "./cmd/peerhttp"},
+		{s.dir.repo, "build", "-o", s.dir.bin("stationdex"), "./cmd/stationdex"},
+		{s.dir.benchDir, "build", "-o", s.dir.bin("ceiling"), "./cmd/ceiling"},
+		{s.dir.benchDir, "build", "-o", s.dir.bin("gendata"), "./cmd/gendata"},
+		{s.dir.benchDir, "build", "-o", s.dir.bin("peerhttp"), "./cmd/peerhttp"},
 	}
 	for _, st := range steps {
 		cmd := exec.Command("go", st[1:]...)
@@ -446,15 +422,19 @@ func rerenderDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	s := &suite{}
-	if err := json.Unmarshal(b, &s.res); err != nil {
+	var res Results
+	if err := json.Unmarshal(b, &res); err != nil {
 		return err
 	}
 	wd, _ := os.Getwd()
-	s.mode, s.benchDir = s.res.Mode, wd
-	s.out, _ = filepath.Abs(dir)
+	r := report{res: &res, benchDir: wd}
+	r.out, _ = filepath.Abs(dir)
 	// A partial run's report must not replace the README's table when
 	// rendered again either: its command says what main decided from.
-	s.partial = strings.Contains(s.res.Command, " -skip") || strings.Contains(s.res.Command, " -out")
-	return s.writeReport()
+	r.partial = strings.Contains(res.Command, " -skip") || strings.Contains(res.Command, " -out")
+	return r.write()
+}
+
+func (s *suite) writeReport() error {
+	return report{res: &s.res, out: s.dir.out, benchDir: s.dir.benchDir, partial: s.partial}.write()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"stationdex/bench/internal/mix"
-	"stationdex/bench/internal/raw"
 	"stationdex/bench/internal/traffic"
 )
 
@@ -61,33 +59,21 @@ const (
 	hotZipfS    = 1.1
 )
 
-// trafficStages runs the generated HTTP mixes and the facet
-// measurements on the base set.
-func (s *suite) trafficStages(b *base) {
-	var src *traffic.Source
-	if !s.stage("traffic vocabulary", func() error {
-		all, err := raw.ReadAll(b.data.Path)
-		if err != nil {
-			return err
-		}
-		src = traffic.NewSource(all)
-		return nil
-	}) {
-		return
-	}
-	if !s.cfg.skip["mixes"] {
-		s.stage("http: cold, crawl and hot mixes vs ceiling", func() error { return s.mixesStage(b, src) })
-	}
-	if !s.cfg.skip["facets"] {
-		s.stage("facets "+b.data.Label, func() error { return s.facetStage(b, src) })
-	}
-	if !s.cfg.skip["distinct"] {
-		s.stage("distinct "+b.data.Label, func() error { return s.distinctStage(b) })
-	}
+// mixBench is the generated HTTP mixes on the base set (cold, crawl,
+// hot, hot with gzip, then the floor), each against a ceiling of its own
+// body size, on one node started for them; it fills res.Mixes and
+// res.Floor.
+type mixBench struct {
+	b    *base
+	sv   servers
+	load loadGen
+	cfg  config
+	res  *Results
+	lg   *logger
 }
 
-func (s *suite) mixesStage(b *base, src *traffic.Source) error {
-	crawl, err := s.crawlPages(b)
+func (mb *mixBench) run(src *traffic.Source) error {
+	crawl, err := mb.crawlPages()
 	if err != nil {
 		return fmt.Errorf("crawl mix: %w", err)
 	}
@@ -95,27 +81,27 @@ func (s *suite) mixesStage(b *base, src *traffic.Source) error {
 	if err != nil {
 		return err
 	}
-	ours, _, err := s.startOurs(b.idx, "-admin-addr", admin)
+	ours, _, err := mb.sv.ours(mb.b.idx, "-admin-addr", admin)
 	if err != nil {
 		return err
 	}
 	defer ours.stop()
-	if err := s.coldMix(b, ours, admin, src); err != nil {
+	if err := mb.cold(ours, admin, src); err != nil {
 		return fmt.Errorf("cold mix: %w", err)
 	}
-	if err := s.crawlMix(ours, admin, crawl); err != nil {
+	if err := mb.crawl(ours, admin, crawl); err != nil {
 		return fmt.Errorf("crawl mix: %w", err)
 	}
-	hot, err := traffic.NewHot(src, trafficSeed, s.cfg.hotDistinct, s.cfg.hotRequests, hotZipfS)
+	hot, err := traffic.NewHot(src, trafficSeed, mb.cfg.hotDistinct, mb.cfg.hotRequests, hotZipfS)
 	if err != nil {
 		return err
 	}
 	for _, enc := range []string{"", "gzip"} {
-		if err := s.hotMix(b, ours, admin, hot, enc); err != nil {
+		if err := mb.hot(ours, admin, hot, enc); err != nil {
 			return fmt.Errorf("hot mix %q: %w", enc, err)
 		}
 	}
-	if err := s.floorMix(ours, admin); err != nil {
+	if err := mb.floor(ours, admin); err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
 	return nil
@@ -129,26 +115,26 @@ const floorPath = "/robots.txt"
 // node's handling of a request costs by itself (routing, limits, headers,
 // deadlines, metrics), which bounds the ratio any mix of small answers
 // can reach. It has no target; the report shows it beside the mixes.
-func (s *suite) floorMix(ours *server, admin string) error {
+func (mb *mixBench) floor(ours *server, admin string) error {
 	base := "http://" + ours.addr
 	size, err := bodySize(base + floorPath)
 	if err != nil {
 		return err
 	}
 	m := &HTTPMix{Name: "floor", Distinct: 1, Sequence: 1, Checked: 1, BodyBytes: size, Encodings: "identity",
-		Rounds: s.cfg.rounds, DurationSec: s.cfg.wrkDur.Seconds(),
+		Rounds: mb.cfg.rounds, DurationSec: mb.cfg.wrkDur.Seconds(),
 		What: "one static file (" + floorPath + ", " + strconv.Itoa(size) + " bytes, from memory) requested over and over: the node's per-request cost alone, no target"}
-	paths, err := s.writeLines("paths-floor.txt", []string{floorPath})
+	paths, err := mb.sv.dir.writeLines("paths-floor.txt", []string{floorPath})
 	if err != nil {
 		return err
 	}
-	if err := s.alternate(m, ours, admin, paths); err != nil {
+	if err := mb.alternate(m, ours, admin, paths); err != nil {
 		return err
 	}
-	if err := s.ratios(m); err != nil {
+	if err := mb.ratios(m); err != nil {
 		return err
 	}
-	s.res.Floor = m
+	mb.res.Floor = m
 	return nil
 }
 
@@ -168,28 +154,28 @@ func bodySize(url string) (int, error) {
 // find nothing in process), checks and sizes the probes (same
 // distribution, never part of the load), then loads each round with its
 // own slice of never-sent searches.
-func (s *suite) coldMix(b *base, ours *server, admin string, src *traffic.Source) error {
+func (mb *mixBench) cold(ours *server, admin string, src *traffic.Source) error {
 	zero := func(q mix.Query) bool {
-		n, _, err := b.e.Search(q, false)
+		n, _, err := mb.b.e.Search(q, false)
 		return err == nil && n == 0
 	}
-	calib := s.cfg.coldPerRound / 4
-	cold, err := traffic.Cold(src, trafficSeed, s.cfg.coldProbes+calib+s.cfg.rounds*s.cfg.coldPerRound, zero)
+	calib := mb.cfg.coldPerRound / 4
+	cold, err := traffic.Cold(src, trafficSeed, mb.cfg.coldProbes+calib+mb.cfg.rounds*mb.cfg.coldPerRound, zero)
 	if err != nil {
 		return err
 	}
-	probes, calibration, load := cold[:s.cfg.coldProbes], cold[s.cfg.coldProbes:s.cfg.coldProbes+calib], cold[s.cfg.coldProbes+calib:]
-	sizes, encs, err := s.probe(b, "http://"+ours.addr, probes, "")
+	probes, calibration, load := cold[:mb.cfg.coldProbes], cold[mb.cfg.coldProbes:mb.cfg.coldProbes+calib], cold[mb.cfg.coldProbes+calib:]
+	sizes, encs, err := mb.probe("http://"+ours.addr, probes, "")
 	if err != nil {
 		return err
 	}
-	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: s.cfg.rounds,
+	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: mb.cfg.rounds,
 		BodyBytes: medianOf(sizes), Encodings: encs, ZeroShare: zeroShare(load),
 		What: fmt.Sprintf("%d distinct searches generated from the snapshot's words, prefixes, filters and offsets, %.1f%% of them "+
 			"made to find nothing (a name word misspelt by one or two edits, or a name word with a country or language none of its "+
 			"stations has; each checked to find nothing in process), a separate slice per round, each thread walking its part of "+
 			"the slice in order", len(load), 100*zeroShare(load))}
-	return s.slicedLoad(m, ours, admin, traffic.Paths(calibration), traffic.Paths(load))
+	return mb.slicedLoad(m, ours, admin, traffic.Paths(calibration), traffic.Paths(load))
 }
 
 // zeroShare is the share of qs of a zero-result kind.
@@ -209,33 +195,33 @@ func zeroShare(qs []mix.Query) float64 {
 // (same generator, never loaded again), 80% of what that rate would take,
 // whole seconds (wrk's unit), at most twice the configured duration. With
 // admin set, the node is profiled during its last round.
-func (s *suite) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, load []string) error {
+func (mb *mixBench) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, load []string) error {
 	base := "http://" + ours.addr
 	perRound := len(load) / m.Rounds
 	var err error
-	if m.CalibrationRPS, err = s.calibrate(m.Name, base, calibration); err != nil {
+	if m.CalibrationRPS, err = mb.calibrate(m.Name, base, calibration); err != nil {
 		return err
 	}
 	dur := time.Duration(float64(perRound) / m.CalibrationRPS * 0.8 * float64(time.Second)).Truncate(time.Second)
 	// Up to twice the configured duration: on a slow machine the run still
 	// sends the 30,000 distinct searches the issue asks for.
-	m.DurationSec = min(max(dur, time.Second), 2*s.cfg.wrkDur).Seconds()
-	s.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
-	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
+	m.DurationSec = min(max(dur, time.Second), 2*mb.cfg.wrkDur).Seconds()
+	mb.lg.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
+	ceil, ceilURL, err := mb.sv.ceiling(m.BodyBytes)
 	if err != nil {
 		return err
 	}
 	defer ceil.stop()
 	var sent int64
 	for r := 0; r < m.Rounds; r++ {
-		paths, err := s.writeLines(fmt.Sprintf("paths-%s-%d.txt", m.Name, r+1), load[r*perRound:(r+1)*perRound])
+		paths, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-%d.txt", m.Name, r+1), load[r*perRound:(r+1)*perRound])
 		if err != nil {
 			return err
 		}
-		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads)); err != nil {
+		if _, err := mb.load.round(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(mb.cfg.threads)); err != nil {
 			return err
 		}
-		o, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-slice.lua", paths, strconv.Itoa(s.cfg.threads))
+		o, err := mb.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-slice.lua", paths, strconv.Itoa(mb.cfg.threads))
 		if err != nil {
 			return err
 		}
@@ -244,22 +230,22 @@ func (s *suite) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, 
 		m.DistinctSent += min(int(o.Requests), perRound)
 	}
 	m.SentPerSearch = float64(sent) / float64(max(m.DistinctSent, 1))
-	return s.finishMix(m)
+	return mb.finish(m)
 }
 
 // calibrate is stationdex's rate on the second half of the calibration
 // paths, for a second, after a second on the first half: the first second
 // of a mix on a fresh node is slower (the crawl's by a third), and sizing
 // the rounds by it would let the slices run out.
-func (s *suite) calibrate(name, base string, calibration []string) (float64, error) {
+func (mb *mixBench) calibrate(name, base string, calibration []string) (float64, error) {
 	half := len(calibration) / 2
 	var rps float64
 	for i, part := range [][]string{calibration[:half], calibration[half:]} {
-		path, err := s.writeLines(fmt.Sprintf("paths-%s-calibration-%d.txt", name, i+1), part)
+		path, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-calibration-%d.txt", name, i+1), part)
 		if err != nil {
 			return 0, err
 		}
-		o, err := s.wrkRun(base, time.Second, "wrk-slice.lua", nil, []string{path, strconv.Itoa(s.cfg.threads)})
+		o, err := mb.load.run(base, time.Second, "wrk-slice.lua", nil, []string{path, strconv.Itoa(mb.cfg.threads)})
 		if err != nil {
 			return 0, err
 		}
@@ -270,7 +256,7 @@ func (s *suite) calibrate(name, base string, calibration []string) (float64, err
 
 // profiledRound is one stationdex round of a mix, profiled through the
 // admin listener when asked: the profile's top and its parts go in m.
-func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool, script, paths string, extra ...string) (wrkOut, error) {
+func (mb *mixBench) profiledRound(m *HTTPMix, ours *server, admin string, last bool, script, paths string, extra ...string) (wrkOut, error) {
 	var prof chan error
 	var before latencyCounts
 	if admin != "" && last {
@@ -282,19 +268,19 @@ func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool,
 		go func() {
 			file := "server-cpu-" + slug(m.Name) + ".prof"
 			var err error
-			if m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, file); err == nil {
-				m.Parts, err = readCPUParts(filepath.Join(s.raw, file))
+			if m.Profile, err = mb.sv.profile(admin, int(m.DurationSec)-1, file); err == nil {
+				m.Parts, err = readCPUParts(filepath.Join(mb.sv.dir.raw, file))
 			}
 			prof <- err
 		}()
 	}
-	o, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, script, paths, extra...)
+	o, err := mb.load.round(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, script, paths, extra...)
 	if prof != nil {
 		if perr := <-prof; err == nil {
 			err = perr
 		}
 		if err == nil {
-			err = s.nodeP99(m, admin, before)
+			err = nodeP99(m, admin, before)
 		}
 	}
 	return o, err
@@ -303,9 +289,9 @@ func (s *suite) profiledRound(m *HTTPMix, ours *server, admin string, last bool,
 // hotMix checks every distinct search, sizes the ceiling by the median
 // response over the request sequence (popular searches weigh more), and
 // loads both with the sequence.
-func (s *suite) hotMix(b *base, ours *server, admin string, hot *traffic.Hot, enc string) error {
+func (mb *mixBench) hot(ours *server, admin string, hot *traffic.Hot, enc string) error {
 	base := "http://" + ours.addr
-	sizes, encs, err := s.probe(b, base, hot.Queries, enc)
+	sizes, encs, err := mb.probe(base, hot.Queries, enc)
 	if err != nil {
 		return err
 	}
@@ -314,25 +300,25 @@ func (s *suite) hotMix(b *base, ours *server, admin string, hot *traffic.Hot, en
 		weighted[i] = sizes[k]
 	}
 	m := &HTTPMix{Name: "hot", Distinct: len(hot.Queries), Sequence: len(hot.Seq), Encoding: enc, Checked: len(hot.Queries),
-		BodyBytes: medianOf(weighted), Encodings: encs, Rounds: s.cfg.rounds, DurationSec: s.cfg.wrkDur.Seconds(),
+		BodyBytes: medianOf(weighted), Encodings: encs, Rounds: mb.cfg.rounds, DurationSec: mb.cfg.wrkDur.Seconds(),
 		What: fmt.Sprintf("%d distinct searches requested under a Zipf law (s = %.1f), a sequence of %d requests cycled through; "+
 			"the 10 most requested searches are %.1f%% of it", len(hot.Queries), hot.S, len(hot.Seq), 100*topShare(hot, 10))}
 	if enc != "" {
 		m.Name = "hot, Accept-Encoding: " + enc
 	}
-	paths, err := s.writeLines("paths-hot.txt", hot.Paths())
+	paths, err := mb.sv.dir.writeLines("paths-hot.txt", hot.Paths())
 	if err != nil {
 		return err
 	}
-	if err := s.alternate(m, ours, admin, paths); err != nil {
+	if err := mb.alternate(m, ours, admin, paths); err != nil {
 		return err
 	}
-	return s.finishMix(m)
+	return mb.finish(m)
 }
 
 // nodeP99 sets m.NodeP99Us from the node's histogram, before being its
 // counts at the start of the round.
-func (s *suite) nodeP99(m *HTTPMix, admin string, before latencyCounts) error {
+func nodeP99(m *HTTPMix, admin string, before latencyCounts) error {
 	after, err := scrapeLatency(admin)
 	if err != nil {
 		return err
@@ -346,78 +332,53 @@ func (s *suite) nodeP99(m *HTTPMix, admin string, before latencyCounts) error {
 // alternate loads m's paths (wrk-mix.lua) on a ceiling of m's body size
 // and on ours, round after round, profiling ours in the last round when
 // admin is set.
-func (s *suite) alternate(m *HTTPMix, ours *server, admin, paths string) error {
-	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
+func (mb *mixBench) alternate(m *HTTPMix, ours *server, admin, paths string) error {
+	ceil, ceilURL, err := mb.sv.ceiling(m.BodyBytes)
 	if err != nil {
 		return err
 	}
 	defer ceil.stop()
 	for r := 0; r < m.Rounds; r++ {
-		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
+		if _, err := mb.load.round(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
-		if _, err := s.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-mix.lua", paths); err != nil {
+		if _, err := mb.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-mix.lua", paths); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *suite) finishMix(m *HTTPMix) error {
-	if err := s.ratios(m); err != nil {
+func (mb *mixBench) finish(m *HTTPMix) error {
+	if err := mb.ratios(m); err != nil {
 		return err
 	}
-	s.res.Mixes = append(s.res.Mixes, *m)
+	mb.res.Mixes = append(mb.res.Mixes, *m)
 	return nil
 }
 
 // ratios sets m's ratios to its ceiling, refusing a run with errors.
-func (s *suite) ratios(m *HTTPMix) error {
+func (mb *mixBench) ratios(m *HTTPMix) error {
 	if m.Ours.Errors > 0 || m.Ceiling.Errors > 0 {
 		return fmt.Errorf("wrk saw errors: stationdex %d, ceiling %d (non-2xx, timeouts or socket errors)", m.Ours.Errors, m.Ceiling.Errors)
 	}
 	m.ThroughputX = m.Ours.RPS / m.Ceiling.RPS
 	m.P50X = m.Ours.P50Us / m.Ceiling.P50Us
 	m.P99X = m.Ours.P99Us / m.Ceiling.P99Us
-	s.logf("   mix %s: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes; encodings %s", m.Name, m.ThroughputX, m.P99X, m.BodyBytes, m.Encodings)
+	mb.lg.logf("   mix %s: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes; encodings %s", m.Name, m.ThroughputX, m.P99X, m.BodyBytes, m.Encodings)
 	return nil
-}
-
-// loadRound runs one wrk round of a mix against url, adding it to w.
-func (s *suite) loadRound(m *HTTPMix, url string, w *Wrk, pid int, script, paths string, extra ...string) (wrkOut, error) {
-	var hdr []string
-	if m.Encoding != "" {
-		hdr = []string{"-H", "Accept-Encoding: " + m.Encoding}
-	}
-	cpu0 := cpuSeconds(pid)
-	o, err := s.wrkRun(url, time.Duration(m.DurationSec*float64(time.Second)), script, hdr, append([]string{paths}, extra...))
-	if err != nil {
-		return o, err
-	}
-	w.add(o, m.Rounds)
-	w.Wraps += o.Wraps
-	if w == &m.Ours {
-		m.Command = o.Command
-	}
-	if pid > 0 {
-		w.CPUUsPerReq += (cpuSeconds(pid) - cpu0) * 1e6 / float64(o.Requests) / float64(m.Rounds)
-	}
-	w.WrkCPUUsPerReq += o.CPUSec * 1e6 / float64(o.Requests) / float64(m.Rounds)
-	s.logf("  wrk %s (%s): %.0f req/s, p50 %d us, p99 %d us, errors %d, wraps %d", url, m.Name,
-		float64(o.Requests)/(float64(o.DurationUs)/1e6), o.P50, o.P99, o.Connect+o.Read+o.Write+o.Status+o.Timeout, o.Wraps)
-	return o, nil
 }
 
 // probe requests every query once, as the load will (with Accept-Encoding
 // when enc is set, the body counted as sent), checks status and total
 // against the in-process engine, and returns the body sizes and a summary
 // of the Content-Encoding answers.
-func (s *suite) probe(b *base, base string, qs []mix.Query, enc string) ([]int, string, error) {
+func (mb *mixBench) probe(base string, qs []mix.Query, enc string) ([]int, string, error) {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableCompression: true}}
 	sizes := make([]int, len(qs))
 	encs := map[string]int{}
 	for i, q := range qs {
-		want, _, err := b.e.Search(q, false)
+		want, _, err := mb.b.e.Search(q, false)
 		if err != nil {
 			return nil, "", err
 		}
@@ -488,11 +449,6 @@ func medianOf[T int | float64](v []T) T {
 	s := append([]T(nil), v...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
-}
-
-func (s *suite) writeLines(name string, lines []string) (string, error) {
-	path := filepath.Join(s.raw, name)
-	return path, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
 // topShare is the share of the sequence taken by its n most requested

@@ -44,9 +44,8 @@ func TestNodeP99(t *testing.T) {
 		}
 		m.Request(route, "GET", 200, d)
 	}
-	s := &suite{}
 	mix := &HTTPMix{Name: "cold"}
-	if err := s.nodeP99(mix, admin, before); err != nil {
+	if err := nodeP99(mix, admin, before); err != nil {
 		t.Fatal(err)
 	}
 	if mix.NodeP99Us != 5000 {

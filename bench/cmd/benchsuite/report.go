@@ -11,19 +11,11 @@ import (
 	"stationdex/bench/internal/svg"
 )
 
-func (s *suite) sizeByLabel(l string) *Size {
-	for i := range s.res.Sizes {
-		if s.res.Sizes[i].Label == l {
-			return &s.res.Sizes[i]
-		}
-	}
-	return nil
-}
-
-func (s *suite) peerResult(name string) *Peer {
-	for i := range s.res.Peers {
-		if s.res.Peers[i].Name == name {
-			return &s.res.Peers[i]
+// peerResult is the peer of that name, or nil.
+func peerResult(peers []Peer, name string) *Peer {
+	for i := range peers {
+		if peers[i].Name == name {
+			return &peers[i]
 		}
 	}
 	return nil
@@ -62,18 +54,19 @@ func runsNote(runs []float64, format string) string {
 	return fmt.Sprintf(", median of %d runs (%s)", len(runs), strings.Join(each, ", "))
 }
 
-func (s *suite) targets() []Target {
+// targets are every goal of the suite, judged on res.
+func targets(res *Results) []Target {
 	var ts []Target
-	if h := s.res.HTTP; h != nil && h.Ceiling.RPS > 0 {
+	if h := res.HTTP; h != nil && h.Ceiling.RPS > 0 {
 		ts = append(ts, atLeast("HTTP throughput on the mix vs ceiling", ">= 0.85x", "x", h.ThroughputX, 0.85))
 		ts = append(ts, atMost("HTTP p99 latency vs ceiling", "<= 2x", "x", h.P99X, 2))
 	}
-	if len(s.res.Sizes) == 0 {
+	if len(res.Sizes) == 0 {
 		return ts
 	}
-	b := s.res.Sizes[0]
+	b := res.Sizes[0]
 	ts = append(ts, atMost(fmt.Sprintf("median engine time at %s (%d stations)", b.Label, b.Stations), "< 20 us", " us", b.Engine.MedianUs, 20))
-	if l := s.res.Sizes[len(s.res.Sizes)-1]; len(s.res.Sizes) > 1 {
+	if l := res.Sizes[len(res.Sizes)-1]; len(res.Sizes) > 1 {
 		name := fmt.Sprintf("median engine growth %s -> %s", b.Label, l.Label)
 		if l.Label != "5m" {
 			name += " (5M not measured in this run)"
@@ -84,7 +77,7 @@ func (s *suite) targets() []Target {
 		name string
 		goal float64
 	}{{"mariadb", 1000}, {"sqlite-fts5", 20}, {"bleve", 10}} {
-		if pr := s.peerResult(p.name); pr != nil {
+		if pr := peerResult(res.Peers, p.name); pr != nil {
 			ts = append(ts, atLeast(fmt.Sprintf("faster than %s (ratio of medians, same %d queries)", p.name, pr.Queries),
 				fmt.Sprintf(">= %.0fx", p.goal), "x", pr.RatioMedian, p.goal))
 		}
@@ -94,53 +87,63 @@ func (s *suite) targets() []Target {
 	if b.Label == "50k" {
 		ts = append(ts, atMost("index build of the real snapshot"+runsNote(b.BuildRuns, "%.2f s"), "< 2 s", " s", b.Build.WallSec, 2))
 	}
-	if l := s.res.Sizes[len(s.res.Sizes)-1]; l.Label == "5m" {
+	if l := res.Sizes[len(res.Sizes)-1]; l.Label == "5m" {
 		ts = append(ts, atMost(fmt.Sprintf("index build at 5m (%d stations)", l.Stations), "< 120 s", " s", l.Build.WallSec, 120))
 	}
 	// Start-up targets of the default serve, which verifies every
 	// bucket's checksum before serving (-check-on-start adds the full
 	// decode, reported in the growth table only).
-	if f := s.res.Sizes[0]; f.Label == "50k" {
+	if f := res.Sizes[0]; f.Label == "50k" {
 		ts = append(ts, atMost("first answered request after exec of the default serve, real snapshot", "< 150 ms", " ms", f.FirstAnswerMs, 150))
 	}
-	l := s.res.Sizes[len(s.res.Sizes)-1]
+	l := res.Sizes[len(res.Sizes)-1]
 	name := fmt.Sprintf("first answered request after exec of the default serve at %s (%d stations)", l.Label, l.Stations)
 	if l.Label != "5m" {
 		name += "; 5M not measured in this run"
 	}
 	ts = append(ts, atMost(name, "< 1 s", " ms", l.FirstAnswerMs, 1000))
-	ts = append(append(ts, s.moreTargets()...), s.distinctTargets()...)
-	return append(ts, s.upstreamTargets()...)
+	ts = append(append(ts, moreTargets(res)...), distinctTargets(res.Distinct)...)
+	return append(ts, rbapiTargets(res.RBAPI)...)
 }
 
-func (s *suite) writeReport() error {
-	s.res.Targets = s.targets()
-	j, err := json.MarshalIndent(s.res, "", "  ")
+// report renders a run's results (a run's own, or an earlier run's
+// results.json read again): results.json, the plots, report.md and, for a
+// whole full run, the results block of bench/README.md.
+type report struct {
+	res      *Results
+	out      string // the results directory
+	benchDir string // where README.md is
+	partial  bool   // a run with -skip or -out: the README is left alone
+}
+
+func (rp report) write() error {
+	rp.res.Targets = targets(rp.res)
+	j, err := json.MarshalIndent(rp.res, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(s.out, "results.json"), append(j, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(rp.out, "results.json"), append(j, '\n'), 0o644); err != nil {
 		return err
 	}
-	for name, body := range s.plots() {
-		if err := os.WriteFile(filepath.Join(s.out, name), []byte(body), 0o644); err != nil {
+	for name, body := range plots(rp.res) {
+		if err := os.WriteFile(filepath.Join(rp.out, name), []byte(body), 0o644); err != nil {
 			return err
 		}
 	}
-	md := s.markdown()
-	if err := os.WriteFile(filepath.Join(s.out, "report.md"), []byte(md), 0o644); err != nil {
+	md := rp.markdown()
+	if err := os.WriteFile(filepath.Join(rp.out, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	if s.mode == "full" && !s.partial {
-		return s.updateReadme()
+	if rp.res.Mode == "full" && !rp.partial {
+		return rp.updateReadme()
 	}
 	return nil
 }
 
 // updateReadme replaces the results block of bench/README.md with this
 // run's target table and plots.
-func (s *suite) updateReadme() error {
-	path := filepath.Join(s.benchDir, "README.md")
+func (rp report) updateReadme() error {
+	path := filepath.Join(rp.benchDir, "README.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -150,31 +153,31 @@ func (s *suite) updateReadme() error {
 	if i < 0 || k < i {
 		return fmt.Errorf("%s has no %s ... %s block", path, start, end)
 	}
-	rel, _ := filepath.Rel(s.benchDir, s.out)
+	rel, _ := filepath.Rel(rp.benchDir, rp.out)
 	var w strings.Builder
-	fmt.Fprintf(&w, "%s\nLatest full run: [%s/report.md](%s/report.md), %s, commit %s, %s.\n\n", start, rel, rel, s.res.Date[:10], s.res.Commit, s.dataLine())
-	if _, err := os.Stat(filepath.Join(s.out, "analysis.md")); err == nil {
+	fmt.Fprintf(&w, "%s\nLatest full run: [%s/report.md](%s/report.md), %s, commit %s, %s.\n\n", start, rel, rel, rp.res.Date[:10], rp.res.Commit, dataLine(rp.res.Sizes))
+	if _, err := os.Stat(filepath.Join(rp.out, "analysis.md")); err == nil {
 		fmt.Fprintf(&w, "Where the time goes and what it would take: [analysis.md](%s/analysis.md).\n\n", rel)
 	}
-	s.targetTable(&w)
+	targetTable(&w, rp.res.Targets)
 	w.WriteString("\n")
-	s.growthTable(&w)
+	growthTable(&w, rp.res.Sizes)
 	fmt.Fprintf(&w, "\n![engine latency per system](%s/latency.svg)\n![HTTP vs ceiling](%s/http.svg)\n![cost vs data size](%s/growth.svg)\n", rel, rel, rel)
 	out := string(b[:i]) + w.String() + string(b[k:])
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
-func (s *suite) dataLine() string {
+func dataLine(sizes []Size) string {
 	var l []string
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		l = append(l, fmt.Sprintf("%s = %d stations", z.Label, z.Stations))
 	}
 	return strings.Join(l, ", ")
 }
 
-func (s *suite) targetTable(w *strings.Builder) {
+func targetTable(w *strings.Builder, ts []Target) {
 	w.WriteString("| target | goal | measured | verdict |\n|---|---|---|---|\n")
-	for _, t := range s.res.Targets {
+	for _, t := range ts {
 		margin := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(t.Margin, "held"), " "), "missed: ")
 		if margin != "" {
 			margin = ": " + margin
@@ -185,10 +188,10 @@ func (s *suite) targetTable(w *strings.Builder) {
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
-func (s *suite) growthTable(w *strings.Builder) {
+func growthTable(w *strings.Builder, sizes []Size) {
 	w.WriteString("| size | stations | input MB | build s (wall) | check s | build CPU s | build peak RSS MB | index MB | index bytes/station | open + 1st search ms | exec to 1st answer ms (default: checksums) | exec to 1st answer ms (-check-on-start) | RSS at start MB | median us | p90 us | p99 us | allocs/search | B/search |\n")
 	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %.2f | %.0f | %.1f | %.0f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
 			z.Label, z.Stations, mb(z.DataBytes), z.Build.WallSec, z.CheckSec, z.Build.UserSec+z.Build.SysSec, z.Build.MaxRSSMB, mb(z.IndexBytes),
 			float64(z.IndexBytes)/float64(max(z.Stations, 1)), z.OpenMs, z.FirstAnswerMs, z.FirstAnswerFullCheckMs, z.StartRSSMB,
@@ -196,19 +199,19 @@ func (s *suite) growthTable(w *strings.Builder) {
 	}
 }
 
-func (s *suite) markdown() string {
+func (rp report) markdown() string {
 	var w strings.Builder
-	r := &s.res
+	r := rp.res
 	fmt.Fprintf(&w, "# stationdex benchmark, %s (%s mode)\n\n", r.Date[:10], r.Mode)
 	fmt.Fprintf(&w, "Machine: %s, %d cores, %s; load average at start %s. Commit %s. Mix: `%s`, %d queries. Data: %s. Run took %.0f s.\n\n",
-		r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion, r.Machine.Load1, r.Commit, r.MixFile, r.MixCount, s.dataLine(), r.Elapsed)
+		r.Machine.CPU, r.Machine.Cores, r.Machine.GoVersion, r.Machine.Load1, r.Commit, r.MixFile, r.MixCount, dataLine(r.Sizes), r.Elapsed)
 	w.WriteString("Absolute times on this shared 2-core machine drift with whatever else runs; the ratios are taken in the same run, " +
 		"on the same machine, with the same queries, and are what the targets are judged on. Engine times are per query " +
 		"(each query repeated until about a millisecond of work, after a warm-up pass over the whole mix), then summarised over " +
 		"the queries: the median of the mix is the median of per-query times.\n\n")
 	w.WriteString("## Targets\n\n")
-	s.targetTable(&w)
-	if _, err := os.Stat(filepath.Join(s.out, "analysis.md")); err == nil {
+	targetTable(&w, r.Targets)
+	if _, err := os.Stat(filepath.Join(rp.out, "analysis.md")); err == nil {
 		w.WriteString("\nWhere the time goes and what it would take to meet the missed targets: [analysis.md](analysis.md).\n")
 	}
 	if len(r.Missing) > 0 {
@@ -217,21 +220,21 @@ func (s *suite) markdown() string {
 			fmt.Fprintf(&w, "- %s\n", strings.ReplaceAll(m, "\n", " "))
 		}
 	}
-	s.httpSection(&w)
-	s.mixesSection(&w)
-	s.peerSection(&w)
+	httpSection(&w, r)
+	mixesSection(&w, r)
+	peerSection(&w, r)
 	w.WriteString("\n## Growth with data size\n\n")
-	s.growthTable(&w)
+	growthTable(&w, r.Sizes)
 	w.WriteString("\nBuild: `stationdex index -o FILE INPUT` as a child process; CPU and peak RSS from its rusage; a build under 10 s is run three times in full mode and the median run reported. " +
 		"Start-up: exec of `stationdex serve` until the first search answered 200 (polled every 0.5 ms; median of the runs; " +
 		"page cache warm, the file was just written), with the default serve (every bucket's checksum verified) and with -check-on-start (the whole file decoded and cross-checked first). Open + 1st search: `query.Open` and one search in process.\n\n")
-	s.classTable(&w)
+	classTable(&w, r.Sizes)
 	w.WriteString("\n![cost vs data size](growth.svg)\n")
-	s.scaleSection(&w)
-	s.facetSection(&w)
-	s.distinctSection(&w)
-	s.upstreamSection(&w)
-	s.profileSection(&w)
+	scaleSection(&w, r.Sizes)
+	facetSection(&w, r.Facets)
+	distinctSection(&w, r.Distinct)
+	rbapiSection(&w, r.RBAPI)
+	profileSection(&w, r)
 	if len(r.Notes) > 0 {
 		w.WriteString("\n## Notes\n\n")
 		for _, n := range r.Notes {
@@ -241,8 +244,8 @@ func (s *suite) markdown() string {
 	return w.String()
 }
 
-func (s *suite) httpSection(w *strings.Builder) {
-	h := s.res.HTTP
+func httpSection(w *strings.Builder, res *Results) {
+	h := res.HTTP
 	if h == nil {
 		return
 	}
@@ -251,7 +254,7 @@ func (s *suite) httpSection(w *strings.Builder) {
 		"loopback, on the base set (%s). The wrk script cycles through the %d mix queries (every one first checked over HTTP: "+
 		"200, and the same total as in process). The ceiling answers every request with a precomputed %d-byte JSON body "+
 		"(the median size of our responses on the mix) from a bare net/http handler.\n\n",
-		h.Tool, h.Threads, h.Conns, h.DurationSec, h.Rounds, s.res.Sizes[0].Label, h.Checked, h.BodyBytes)
+		h.Tool, h.Threads, h.Conns, h.DurationSec, h.Rounds, res.Sizes[0].Label, h.Checked, h.BodyBytes)
 	w.WriteString("| system | requests/s | p50 us | p90 us | p99 us | p99.9 us | server CPU us/request | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range []struct {
 		n string
@@ -271,36 +274,36 @@ func (s *suite) httpSection(w *strings.Builder) {
 		w.WriteString("\n")
 	}
 	fmt.Fprintf(w, "Resident memory of `stationdex serve` after the load: %.1f MB (index file %.1f MB, memory-mapped).\n\n![HTTP vs ceiling](http.svg)\n",
-		h.ServingRSSMB, mb(s.res.Sizes[0].IndexBytes))
+		h.ServingRSSMB, mb(res.Sizes[0].IndexBytes))
 }
 
-func (s *suite) peerSection(w *strings.Builder) {
-	if len(s.res.Peers) == 0 {
+func peerSection(w *strings.Builder, res *Results) {
+	if len(res.Peers) == 0 {
 		return
 	}
-	b := s.res.Sizes[0]
+	b := res.Sizes[0]
 	fmt.Fprintf(w, "\n## Engine level: stationdex against the peers (in process, %s, %d stations)\n\n", b.Label, b.Stations)
 	w.WriteString("Each peer is loaded with the same records and asked the same queries with the same filters and page size; " +
 		"stationdex's times are from the same run on the same queries. Ratio = peer / stationdex.\n\n")
 	w.WriteString("| system | queries | load s | median us | p90 us | p99 us | stationdex median us (same queries) | ratio of medians | geomean of per-query ratios | totals agree | first pages identical |\n")
 	w.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(w, "| stationdex | %d | %.2f (build) | %.2f | %.2f | %.2f | | | | | |\n", b.Engine.N, b.Build.WallSec, b.Engine.MedianUs, b.Engine.P90Us, b.Engine.P99Us)
-	for _, p := range s.res.Peers {
+	for _, p := range res.Peers {
 		fmt.Fprintf(w, "| %s | %d | %.1f | %.0f | %.0f | %.0f | %.2f | **%.0fx** | %.0fx | %s | %s |\n", p.Name, p.Queries, p.LoadSec,
 			p.Stats.MedianUs, p.Stats.P90Us, p.Stats.P99Us, p.Ours.MedianUs, p.RatioMedian, p.RatioGeo, dash(p.TotalsAgree), dash(p.PagesAgree))
 	}
 	w.WriteString("\nMedian per class (us); in brackets the peer's ratio to stationdex on that class:\n\n| class | stationdex |")
-	for _, p := range s.res.Peers {
+	for _, p := range res.Peers {
 		fmt.Fprintf(w, " %s |", p.Name)
 	}
-	w.WriteString("\n|---|---:|" + strings.Repeat("---:|", len(s.res.Peers)) + "\n")
+	w.WriteString("\n|---|---:|" + strings.Repeat("---:|", len(res.Peers)) + "\n")
 	for _, c := range mix.Classes {
 		o, ok := b.Engine.Classes[c.Name]
 		if !ok {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %.2f |", c.Name, o.MedianUs)
-		for _, p := range s.res.Peers {
+		for _, p := range res.Peers {
 			pc, ok1 := p.Stats.Classes[c.Name]
 			oc, ok2 := p.Ours.Classes[c.Name]
 			if !ok1 || !ok2 {
@@ -312,7 +315,7 @@ func (s *suite) peerSection(w *strings.Builder) {
 		w.WriteString("\n")
 	}
 	w.WriteString("\n### What each peer does instead of our semantics\n\n")
-	for _, p := range s.res.Peers {
+	for _, p := range res.Peers {
 		fmt.Fprintf(w, "- **%s**: %s\n", p.Name, p.Semantics)
 	}
 	w.WriteString("\n![engine latency per system](latency.svg)\n")
@@ -325,58 +328,58 @@ func dash(s string) string {
 	return s
 }
 
-func (s *suite) classTable(w *strings.Builder) {
+func classTable(w *strings.Builder, sizes []Size) {
 	w.WriteString("Per class, median engine time in us and allocations per search, at each size:\n\n| class | what |")
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		fmt.Fprintf(w, " %s median | %s p99 | %s allocs |", z.Label, z.Label, z.Label)
 	}
-	w.WriteString("\n|---|---|" + strings.Repeat("---:|---:|---:|", len(s.res.Sizes)) + "\n")
+	w.WriteString("\n|---|---|" + strings.Repeat("---:|---:|---:|", len(sizes)) + "\n")
 	for _, c := range mix.Classes {
 		fmt.Fprintf(w, "| %s | %s |", c.Name, c.What)
-		for _, z := range s.res.Sizes {
+		for _, z := range sizes {
 			cs := z.Engine.Classes[c.Name]
 			fmt.Fprintf(w, " %.2f | %.2f | %.1f |", cs.MedianUs, cs.P99Us, cs.AllocsPerOp)
 		}
 		w.WriteString("\n")
 	}
 	w.WriteString("| **mix** | all queries |")
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		fmt.Fprintf(w, " **%.2f** | %.2f | %.1f |", z.Engine.MedianUs, z.Engine.P99Us, z.Engine.AllocsPerOp)
 	}
 	w.WriteString("\n")
 }
 
-func (s *suite) profileSection(w *strings.Builder) {
+func profileSection(w *strings.Builder, res *Results) {
 	w.WriteString("\n## Where the time goes\n\n")
 	w.WriteString("The engine's own split (query.Result.Timing), median over the mix: ")
 	var parts []string
-	for _, z := range s.res.Sizes {
+	for _, z := range res.Sizes {
 		parts = append(parts, fmt.Sprintf("%s: bitmaps and page location %.2f us, record decoding %.2f us", z.Label, z.BitmapMedUs, z.DecodeMedUs))
 	}
 	w.WriteString(strings.Join(parts, "; ") + ".\n\n")
-	if h := s.res.HTTP; h != nil && h.Profile != "" {
+	if h := res.HTTP; h != nil && h.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of `stationdex serve` under the wrk load (last round, through the admin listener's /debug/pprof; "+
 			"wrk runs on the same 2 cores, so the profile covers only the server's share; sorted by cumulative time):\n\n```\n%s```\n\n", h.Profile)
 	}
-	if s.res.BuildProfile != "" && len(s.res.Sizes) > 0 {
+	if res.BuildProfile != "" && len(res.Sizes) > 0 {
 		fmt.Fprintf(w, "CPU profile of the index build of the base set (%s), in process with indexer.Build, by cumulative time:\n\n```\n%s```\n\n",
-			s.res.Sizes[0].Label, s.res.BuildProfile)
+			res.Sizes[0].Label, res.BuildProfile)
 	}
-	if s.res.Profile != "" {
-		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`: 25 rows by flat time, then 40 by cumulative time):\n\n```\n%s```\n", s.res.ProfileAt, s.res.Profile)
+	if res.Profile != "" {
+		fmt.Fprintf(w, "CPU profile of the engine at %s (`go tool pprof -top`: 25 rows by flat time, then 40 by cumulative time):\n\n```\n%s```\n", res.ProfileAt, res.Profile)
 	}
 }
 
-func (s *suite) plots() map[string]string {
+func plots(res *Results) map[string]string {
 	out := map[string]string{}
-	if len(s.res.Sizes) == 0 {
+	if len(res.Sizes) == 0 {
 		return out
 	}
-	b := s.res.Sizes[0]
+	b := res.Sizes[0]
 	// Latency per system over the queries each ran.
 	systems := []string{"stationdex"}
 	vals := [][]float64{{b.Engine.MedianUs}, {b.Engine.P90Us}, {b.Engine.P99Us}}
-	for _, p := range s.res.Peers {
+	for _, p := range res.Peers {
 		systems = append(systems, fmt.Sprintf("%s (%d q)", p.Name, p.Queries))
 		vals[0] = append(vals[0], p.Stats.MedianUs)
 		vals[1] = append(vals[1], p.Stats.P90Us)
@@ -384,14 +387,14 @@ func (s *suite) plots() map[string]string {
 	}
 	out["latency.svg"] = svg.Bars{Title: fmt.Sprintf("Engine time per search, %s stations (log scale)", b.Label), YLabel: "microseconds",
 		Groups: systems, Series: []string{"median", "p90", "p99"}, Values: vals, Log: true}.SVG()
-	if h := s.res.HTTP; h != nil {
+	if h := res.HTTP; h != nil {
 		out["http.svg"] = svg.Bars{Title: fmt.Sprintf("HTTP under wrk (%d conns): stationdex vs ceiling", h.Conns), YLabel: "ratio to ceiling",
 			Groups: []string{"throughput", "p50", "p90", "p99", "p99.9"}, Series: []string{"ceiling", "stationdex"},
 			Values: [][]float64{{1, 1, 1, 1, 1}, {h.ThroughputX, h.P50X, h.Ours.P90Us / h.Ceiling.P90Us, h.P99X, h.Ours.P999Us / h.Ceiling.P999Us}}}.SVG()
 	}
 	var labels []string
 	g := make([][]float64, 6)
-	for _, z := range s.res.Sizes {
+	for _, z := range res.Sizes {
 		labels = append(labels, fmt.Sprintf("%s (%d)", z.Label, z.Stations))
 		g[0] = append(g[0], z.Engine.MedianUs)
 		g[1] = append(g[1], z.Engine.P99Us)

@@ -7,8 +7,8 @@ import (
 
 // cpuSection is where each mix's CPU went, and what a missed throughput
 // target would take in CPU per request.
-func (s *suite) cpuSection(w *strings.Builder) {
-	mixes := s.profiledMixes()
+func cpuSection(w *strings.Builder, res *Results) {
+	mixes := profiledMixes(res)
 	if len(mixes) == 0 {
 		return
 	}
@@ -32,13 +32,13 @@ func (s *suite) cpuSection(w *strings.Builder) {
 		}
 		w.WriteString("\n")
 	}
-	s.budgets(w)
-	s.tails(mixes, w)
+	budgets(w, res.Mixes, res.Floor)
+	tails(w, mixes)
 }
 
 // tails sets wrk's p99 of the last rounds beside the node's own, from its
 // request-duration histogram (the bound of the bucket that holds it).
-func (s *suite) tails(mixes []*HTTPMix, w *strings.Builder) {
+func tails(w *strings.Builder, mixes []*HTTPMix) {
 	w.WriteString("\nThe p99 as wrk saw it (send to last byte read, mean of the rounds) and as the node's own request-duration " +
 		"histogram saw its last round (routing to the last byte handed to the kernel; the upper bound of the bucket holding the " +
 		"99th percentile). Where the node's is far below wrk's, the tail was spent waiting for a core, wrk and the node sharing two, " +
@@ -53,14 +53,14 @@ func (s *suite) tails(mixes []*HTTPMix, w *strings.Builder) {
 }
 
 // profiledMixes are the mixes, then the floor, that have a CPU split.
-func (s *suite) profiledMixes() []*HTTPMix {
+func profiledMixes(res *Results) []*HTTPMix {
 	var ms []*HTTPMix
-	for i := range s.res.Mixes {
-		if len(s.res.Mixes[i].Parts) > 0 {
-			ms = append(ms, &s.res.Mixes[i])
+	for i := range res.Mixes {
+		if len(res.Mixes[i].Parts) > 0 {
+			ms = append(ms, &res.Mixes[i])
 		}
 	}
-	if f := s.res.Floor; f != nil && len(f.Parts) > 0 {
+	if f := res.Floor; f != nil && len(f.Parts) > 0 {
 		ms = append(ms, f)
 	}
 	return ms
@@ -76,16 +76,16 @@ func (s *suite) profiledMixes() []*HTTPMix {
 // budget is given at both of its measured costs, stationdex's rounds'
 // (what the node has now) and the ceiling's (what it would have if it
 // were nearly as fast), and the floor is held against the larger.
-func (s *suite) budgets(w *strings.Builder) {
+func budgets(w *strings.Builder, mixes []HTTPMix, floor *HTTPMix) {
 	w.WriteString("\nWith both cores busy, a round's rate is about 2 cores over the CPU one request costs server and wrk together, " +
 		"so the ceiling's sum over stationdex's predicts the ratio; the sum the goal allows, less wrk's part, is what stationdex " +
 		"may spend per request. wrk spends more per request on a slower server, so the budget is given with wrk's cost in " +
 		"stationdex's rounds and, in brackets, in the ceiling's (what it would be were the node nearly as fast):\n\n")
-	var floor float64
-	if f := s.res.Floor; f != nil {
-		floor = f.Ours.CPUUsPerReq
+	var floorUs float64
+	if floor != nil {
+		floorUs = floor.Ours.CPUUsPerReq
 	}
-	for _, m := range s.res.Mixes {
+	for _, m := range mixes {
 		goal := mixThroughputGoal(m.Name)
 		ceil := m.Ceiling.CPUUsPerReq + m.Ceiling.WrkCPUUsPerReq
 		ours := m.Ours.CPUUsPerReq + m.Ours.WrkCPUUsPerReq
@@ -105,12 +105,12 @@ func (s *suite) budgets(w *strings.Builder) {
 		case spends <= best:
 			fmt.Fprintf(w, ": %.1f us over it, within it at wrk's cost in the ceiling's rounds, so the miss is the share of the cores wrk takes "+
 				"from a slower server, and this estimate's error.\n", spends-budget)
-		case floor > 0 && best < floor:
-			fmt.Fprintf(w, ", and the floor alone (a static file from memory) %.1f: below the floor, out of reach of the answers' own cost.\n", floor)
-		case floor > 0:
+		case floorUs > 0 && best < floorUs:
+			fmt.Fprintf(w, ", and the floor alone (a static file from memory) %.1f: below the floor, out of reach of the answers' own cost.\n", floorUs)
+		case floorUs > 0:
 			fmt.Fprintf(w, ": %.1f us to take out (%.1f with wrk at the ceiling's cost) of the %.1f above the floor (%.1f, a static file from memory), "+
 				"so the answers' own work beyond the floor may cost %.1f us at most.\n",
-				spends-budget, spends-best, spends-floor, floor, best-floor)
+				spends-budget, spends-best, spends-floorUs, floorUs, best-floorUs)
 		default:
 			fmt.Fprintf(w, ": %.1f us to take out (%.1f with wrk at the ceiling's cost).\n", spends-budget, spends-best)
 		}

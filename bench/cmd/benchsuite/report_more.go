@@ -41,8 +41,8 @@ func verdict(ok bool) string {
 }
 
 // largestLabel names the largest size, flagging a run without 5M.
-func (s *suite) largestLabel() (Size, string) {
-	l := s.res.Sizes[len(s.res.Sizes)-1]
+func largestLabel(sizes []Size) (Size, string) {
+	l := sizes[len(sizes)-1]
 	name := fmt.Sprintf("%s (%d stations)", l.Label, l.Stations)
 	if l.Label != "5m" {
 		name += "; 5M not measured in this run"
@@ -66,9 +66,9 @@ func mixThroughputGoal(name string) float64 {
 }
 
 // mixTargets are the throughput and p99 goals of each HTTP mix.
-func (s *suite) mixTargets() []Target {
+func mixTargets(mixes []HTTPMix) []Target {
 	var ts []Target
-	for _, m := range s.res.Mixes {
+	for _, m := range mixes {
 		goal := mixThroughputGoal(m.Name)
 		tput := atLeast(fmt.Sprintf("HTTP %s mix throughput vs same-size ceiling", m.Name), fmt.Sprintf(">= %gx", goal), "x", m.ThroughputX, goal)
 		tput.Measured += fmt.Sprintf(" (%.0f vs %.0f req/s)", m.Ours.RPS, m.Ceiling.RPS)
@@ -80,10 +80,10 @@ func (s *suite) mixTargets() []Target {
 }
 
 // moreTargets are the goals of issues #10, #11 and #24.
-func (s *suite) moreTargets() []Target {
-	ts := s.mixTargets()
-	if len(s.res.Sizes) > 0 {
-		l, at := s.largestLabel()
+func moreTargets(res *Results) []Target {
+	ts := mixTargets(res.Mixes)
+	if len(res.Sizes) > 0 {
+		l, at := largestLabel(res.Sizes)
 		worstMed, worstMedC, worstP99, worstP99C := 0.0, "", 0.0, ""
 		for _, c := range mix.Classes {
 			cs, ok := l.Engine.Classes[c.Name]
@@ -99,14 +99,14 @@ func (s *suite) moreTargets() []Target {
 		}
 		ts = append(ts, atMost(fmt.Sprintf("engine median of every class at %s (worst: %s)", at, worstMedC), "< 100 us", " us", worstMed, classMedianGoalUs))
 		ts = append(ts, atMost(fmt.Sprintf("engine p99 of every class at %s (worst: %s)", at, worstP99C), "< 1000 us", " us", worstP99, classP99GoalUs))
-		for _, z := range s.res.Sizes {
+		for _, z := range res.Sizes {
 			ts = append(ts, atMost(fmt.Sprintf("allocations per search at %s (mix mean)", z.Label), "<= 16", "", z.Engine.AllocsPerOp, allocsGoal))
 		}
-		if b := s.res.Sizes[0]; len(s.res.Sizes) > 1 && b.Engine.AllocsPerOp > 0 {
+		if b := res.Sizes[0]; len(res.Sizes) > 1 && b.Engine.AllocsPerOp > 0 {
 			ts = append(ts, atMost(fmt.Sprintf("allocations per search growth %s -> %s", b.Label, l.Label), "<= 1.1x (not growing)", "x",
 				l.Engine.AllocsPerOp/b.Engine.AllocsPerOp, allocsGrowthGoal))
 		}
-		for _, z := range s.res.Sizes {
+		for _, z := range res.Sizes {
 			if c := z.Shape; c != nil {
 				t := Target{Name: fmt.Sprintf("generated data %s keeps the snapshot's distributions (%d shares compared)", z.Label, len(c.Lines)),
 					Goal: "0 out of tolerance", Value: float64(c.Failed), Held: c.Failed == 0,
@@ -121,7 +121,7 @@ func (s *suite) moreTargets() []Target {
 			ts = append(ts, atMost(fmt.Sprintf("broadest all-facet search (no q, every station, three facets) at %s, median", at), "< 20 ms", " us", l.Broadest.MedianUs, broadestGoalUs))
 		}
 	}
-	if d := s.res.Facets; d != nil {
+	if d := res.Facets; d != nil {
 		worst, worstC := 0.0, ""
 		for _, c := range mix.Classes {
 			if fc, ok := d.Classes[c.Name]; ok && fc.RatioMedian > worst {
@@ -164,8 +164,8 @@ func typoFirstTargets(d *FacetCosts) []Target {
 }
 
 // mixesSection is the report's part on the generated HTTP mixes.
-func (s *suite) mixesSection(w *strings.Builder) {
-	if len(s.res.Mixes) == 0 {
+func mixesSection(w *strings.Builder, res *Results) {
+	if len(res.Mixes) == 0 {
 		return
 	}
 	w.WriteString("\n## HTTP: cold, crawl and hot mixes against a same-size ceiling (issues #10, #24)\n\n")
@@ -179,10 +179,10 @@ func (s *suite) mixesSection(w *strings.Builder) {
 		"Crawl: every page is first asked for on another node (200, and Markdown for a twin), which gives the size; then sliced like the cold mix. Hot: "+
 		"every distinct search is checked first (which also warms any cache, as real traffic would), the size is the median over the "+
 		"request sequence. With `Accept-Encoding`, the size is the median of the bytes sent as encoded (the ceiling sends them unencoded).\n\n", trafficSeed)
-	fmt.Fprintf(w, "Run: `%s`; data: %s.\n\n", dash(s.res.Command), s.dataLine())
+	fmt.Fprintf(w, "Run: `%s`; data: %s.\n\n", dash(res.Command), dataLine(res.Sizes))
 	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req | requests per distinct search sent |\n")
 	w.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, m := range s.res.Mixes {
+	for _, m := range res.Mixes {
 		per := ""
 		if m.SentPerSearch > 0 {
 			per = fmt.Sprintf("%.2f (%d distinct sent, %d wraps)", m.SentPerSearch, m.DistinctSent, m.Wraps)
@@ -191,34 +191,34 @@ func (s *suite) mixesSection(w *strings.Builder) {
 			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= mixThroughputGoal(m.Name)), m.Ceiling.P99Us, m.Ours.P99Us,
 			m.P99X, verdict(m.P99X <= mixP99Goal), m.Ours.CPUUsPerReq, per)
 	}
-	if f := s.res.Floor; f != nil {
+	if f := res.Floor; f != nil {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx (no target) | %.0f | %.0f | %.2fx | %.0f |  |\n", f.Name, f.Distinct, f.DurationSec,
 			f.BodyBytes, f.Encodings, f.Ceiling.RPS, f.Ours.RPS, f.ThroughputX, f.Ceiling.P99Us, f.Ours.P99Us, f.P99X, f.Ours.CPUUsPerReq)
 	}
 	w.WriteString("\n")
-	for _, m := range s.res.Mixes {
+	for _, m := range res.Mixes {
 		fmt.Fprintf(w, "- %s: %s. Last stationdex round: `%s`.\n", m.Name, m.What, dash(m.Command))
 	}
-	if f := s.res.Floor; f != nil {
+	if f := res.Floor; f != nil {
 		fmt.Fprintf(w, "- %s: %s. A mix of small answers cannot come much above this ratio, whatever its answers cost: "+
 			"the ceiling does none of this per request. Last stationdex round: `%s`.\n", f.Name, f.What, dash(f.Command))
 	}
 	fmt.Fprintf(w, "\nTargets: throughput ratio >= %g (cold), >= %g (crawl), >= %g (hot), >= %g (hot with gzip); p99 ratio <= %gx on each. ",
 		coldThroughputGoal, crawlThroughputGoal, hotThroughputGoal, gzipThroughputGoal, mixP99Goal)
-	s.mixWarnings(w)
+	mixWarnings(w, res.Mixes, res.Mode)
 	w.WriteString("\n")
-	s.cpuSection(w)
-	s.buildingProfiles(w)
+	cpuSection(w, res)
+	buildingProfiles(w, res.Mixes)
 }
 
 // mixWarnings says where a sliced mix was not what it claims: slices
 // that ran out, or too few distinct searches sent.
-func (s *suite) mixWarnings(w *strings.Builder) {
-	for _, m := range s.res.Mixes {
+func mixWarnings(w *strings.Builder, mixes []HTTPMix, mode string) {
+	for _, m := range mixes {
 		if m.SentPerSearch > 1.2 {
 			fmt.Fprintf(w, "**The %s mix was sent %.2f times per path: its slices ran out, so part of it was not cold.** ", m.Name, m.SentPerSearch)
 		}
-		if m.Name == "cold" && s.mode == "full" && m.DistinctSent < 30_000 {
+		if m.Name == "cold" && mode == "full" && m.DistinctSent < 30_000 {
 			fmt.Fprintf(w, "**Only %d distinct cold searches were sent (the issue asks for at least 30,000): stationdex was slower than the calibration said.** ", m.DistinctSent)
 		}
 	}
@@ -227,8 +227,8 @@ func (s *suite) mixWarnings(w *strings.Builder) {
 // buildingProfiles are the CPU profiles of the node under the last round
 // of the mixes whose answers are built (cold, crawl), as pprof lists them;
 // the others are in raw/.
-func (s *suite) buildingProfiles(w *strings.Builder) {
-	for _, m := range s.res.Mixes {
+func buildingProfiles(w *strings.Builder, mixes []HTTPMix) {
+	for _, m := range mixes {
 		if m.Profile != "" && (m.Name == "cold" || m.Name == "crawl") {
 			fmt.Fprintf(w, "\nCPU profile of `stationdex serve` during the last %s round (through the admin listener's /debug/pprof; "+
 				"wrk shares the 2 cores; by cumulative time):\n\n```\n%s```\n", m.Name, m.Profile)
@@ -237,21 +237,21 @@ func (s *suite) buildingProfiles(w *strings.Builder) {
 }
 
 // scaleSection: every class at every size against the issue #10 goals.
-func (s *suite) scaleSection(w *strings.Builder) {
-	if len(s.res.Sizes) == 0 {
+func scaleSection(w *strings.Builder, sizes []Size) {
+	if len(sizes) == 0 {
 		return
 	}
 	w.WriteString("\n## Engine at scale, per class (issue #10)\n\n")
 	w.WriteString("Median and p99 of per-query engine times in us (goals < 100 us and < 1 ms, judged at the largest size), and heap " +
 		"allocations per search (goal <= 16 at every size, not growing).\n\n| class |")
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		fmt.Fprintf(w, " %s median | %s p99 | %s allocs |", z.Label, z.Label, z.Label)
 	}
-	w.WriteString("\n|---|" + strings.Repeat("---:|---:|---:|", len(s.res.Sizes)) + "\n")
-	last := len(s.res.Sizes) - 1
+	w.WriteString("\n|---|" + strings.Repeat("---:|---:|---:|", len(sizes)) + "\n")
+	last := len(sizes) - 1
 	for _, c := range mix.Classes {
 		fmt.Fprintf(w, "| %s |", c.Name)
-		for i, z := range s.res.Sizes {
+		for i, z := range sizes {
 			cs := z.Engine.Classes[c.Name]
 			if i == last {
 				fmt.Fprintf(w, " %.1f %s | %.0f %s | %.1f %s |", cs.MedianUs, verdict(cs.MedianUs < classMedianGoalUs), cs.P99Us,
@@ -263,17 +263,17 @@ func (s *suite) scaleSection(w *strings.Builder) {
 		w.WriteString("\n")
 	}
 	w.WriteString("\nBroadest all-facet search (no q, no filter, facets=country,language,genre, limit 20), median of 7 runs after a warm-up:")
-	for _, z := range s.res.Sizes {
+	for _, z := range sizes {
 		if z.Broadest.N > 0 {
 			fmt.Fprintf(w, " %s %.0f us (max %.0f);", z.Label, z.Broadest.MedianUs, z.Broadest.P99Us)
 		}
 	}
 	w.WriteString(" goal < 20 ms at 5M.\n")
-	s.shapeSection(w)
+	shapeSection(w, sizes)
 }
 
-func (s *suite) shapeSection(w *strings.Builder) {
-	for _, z := range s.res.Sizes {
+func shapeSection(w *strings.Builder, sizes []Size) {
+	for _, z := range sizes {
 		c := z.Shape
 		if c == nil {
 			continue
@@ -293,8 +293,7 @@ func (s *suite) shapeSection(w *strings.Builder) {
 }
 
 // facetSection: facets and suggestions (issue #11).
-func (s *suite) facetSection(w *strings.Builder) {
-	d := s.res.Facets
+func facetSection(w *strings.Builder, d *FacetCosts) {
 	if d == nil {
 		return
 	}

@@ -21,7 +21,7 @@ type Results struct {
 	Floor     *HTTPMix       `json:"http_floor,omitempty"` // no target: see floorMix
 	Facets    *FacetCosts    `json:"discovery,omitempty"`  // the key older results use
 	Distinct  *DistinctCosts `json:"distinct,omitempty"`
-	Upstream  *UpstreamCosts `json:"upstream,omitempty"`
+	RBAPI     *RBAPICosts    `json:"upstream,omitempty"` // the Radio Browser API stage
 	Targets   []Target       `json:"targets"`
 	Profile   string         `json:"cpu_profile_top,omitempty"`
 	ProfileAt string         `json:"cpu_profile_at,omitempty"`

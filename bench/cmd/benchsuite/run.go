@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
+	"stationdex/bench/internal/traffic"
 )
 
 // base holds what later stages need from the first (base) size.
@@ -27,14 +27,14 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 	if qs == nil {
 		return
 	}
-	s.mixQueries = qs
 	if !s.stage("build binaries", s.buildBinaries) {
 		return
 	}
 	var b base
+	z := &sizer{dir: s.dir, sv: s.sv, buildRuns: s.cfg.buildRuns, lg: s.lg}
 	for i := range s.cfg.sizes {
 		d := s.cfg.sizes[i]
-		sz, ok := s.sizeStages(&d, qs, i == len(s.cfg.sizes)-1, i == 0, &b)
+		sz, ok := s.sizeStages(z, &d, qs, i == len(s.cfg.sizes)-1, i == 0, &b)
 		if ok {
 			s.res.Sizes = append(s.res.Sizes, sz)
 		}
@@ -47,41 +47,21 @@ func (s *suite) runAll(mixFile string, skipMaria bool) {
 				return // nothing to compare against
 			}
 			b.data = d
-			if !s.cfg.skip["peers"] {
-				s.peerStages(&b, qs, maria)
-			}
-			if !s.cfg.skip["http"] {
-				s.stage("http: stationdex vs ceiling under wrk", func() (err error) {
-					s.res.HTTP, err = s.httpStage(b.idx, qs, b.totals)
-					return err
-				})
-			}
-			if s.res.HTTP != nil && s.res.HTTP.Ceiling.RPS > 0 && !s.cfg.skip["peers"] {
-				for _, name := range []string{"sqlite", "bleve"} {
-					s.stage("http: "+name+" peer under wrk", func() error { return s.httpPeer(name, b.data.Path) })
-				}
-			}
-			if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] {
-				s.trafficStages(&b)
-			}
-			if !s.cfg.skip["upstream"] {
-				s.stage("upstream "+b.data.Label+": /json/ vs ceiling, /api and mariadb", func() error { return s.upstreamStage(&b, maria) })
-			}
-			b.e.Close()
+			s.baseStages(&b, qs, maria)
 		}
 	}
 }
 
 // sizeStages measures one data size: data, build, start-up, engine times.
-func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *base) (Size, bool) {
+func (s *suite) sizeStages(z *sizer, d *dataset, qs []mix.Query, largest, isBase bool, b *base) (Size, bool) {
 	sz := Size{Label: d.Label}
 	var idx string
 	var e *engines.Stationdex
-	ok := s.stage("data "+d.Label, func() error { return s.ensureData(d, &sz) }) &&
-		s.stage("index build "+d.Label, func() (err error) { idx, err = s.buildIndex(d, &sz); return err }) &&
-		s.stage("start-up "+d.Label, func() error { return s.startup(idx, &sz, s.cfg.startRuns) }) &&
+	ok := s.stage("data "+d.Label, func() error { return z.data(d, &sz) }) &&
+		s.stage("index build "+d.Label, func() (err error) { idx, err = z.build(d, &sz); return err }) &&
+		s.stage("start-up "+d.Label, func() error { return z.startup(idx, &sz, s.cfg.startRuns) }) &&
 		s.stage("engine "+d.Label, func() (err error) {
-			if e, err = s.openEngine(idx, &sz, qs[0]); err != nil {
+			if e, err = z.open(idx, &sz, qs[0]); err != nil {
 				return err
 			}
 			times, totals, err := timeEngine(e, qs, s.cfg.ours)
@@ -91,10 +71,10 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 			sz.Engine = stats(qs, times, totals)
 			allocs(e, qs, &sz.Engine)
 			sz.BitmapMedUs, sz.DecodeMedUs = split(e, qs)
-			if z := sz.Engine.Classes["zero"]; z.N != z.ZeroTotals {
-				return fmt.Errorf("%d of %d zero-class queries found stations", z.N-z.ZeroTotals, z.N)
+			if zc := sz.Engine.Classes["zero"]; zc.N != zc.ZeroTotals {
+				return fmt.Errorf("%d of %d zero-class queries found stations", zc.N-zc.ZeroTotals, zc.N)
 			}
-			s.logf("   %s: %d stations, median %.1f us, p99 %.1f us, %.1f allocs/search", d.Label, sz.Stations,
+			s.lg.logf("   %s: %d stations, median %.1f us, p99 %.1f us, %.1f allocs/search", d.Label, sz.Stations,
 				sz.Engine.MedianUs, sz.Engine.P99Us, sz.Engine.AllocsPerOp)
 			if isBase {
 				b.idx, b.e, b.times, b.totals = idx, e, times, totals
@@ -104,19 +84,19 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 	if ok && !s.cfg.skip["facets"] {
 		s.stage("broadest all-facet search "+d.Label, func() (err error) {
 			sz.Broadest, err = broadest(e.Ix, 7)
-			s.logf("   %s: broadest all-facet search median %.0f us", d.Label, sz.Broadest.MedianUs)
+			s.lg.logf("   %s: broadest all-facet search median %.0f us", d.Label, sz.Broadest.MedianUs)
 			return err
 		})
 	}
 	if ok && isBase {
 		s.stage("build profile "+d.Label, func() (err error) {
-			s.res.BuildProfile, err = buildProfile(d.Path, filepath.Join(s.work, "index", "profile-scratch.db"), filepath.Join(s.raw, "build-"+d.Label+".prof"))
+			s.res.BuildProfile, err = buildProfile(d.Path, filepath.Join(s.dir.work, "index", "profile-scratch.db"), filepath.Join(s.dir.raw, "build-"+d.Label+".prof"))
 			return err
 		})
 	}
 	if ok && largest {
 		s.stage("cpu profile "+d.Label, func() (err error) {
-			s.res.Profile, err = profile(e, qs, s.cfg.profileDur, filepath.Join(s.raw, "cpu-"+d.Label+".prof"))
+			s.res.Profile, err = profile(e, qs, s.cfg.profileDur, filepath.Join(s.dir.raw, "cpu-"+d.Label+".prof"))
 			s.res.ProfileAt = fmt.Sprintf("%s (%d stations), the whole mix in a loop for %s", d.Label, sz.Stations, s.cfg.profileDur)
 			return err
 		})
@@ -127,10 +107,43 @@ func (s *suite) sizeStages(d *dataset, qs []mix.Query, largest, isBase bool, b *
 	return sz, ok
 }
 
+// baseStages are the stages of the base set after its engine: the peers,
+// the committed mix over HTTP, the generated mixes, facets and distinct
+// searches, and the Radio Browser API.
+func (s *suite) baseStages(b *base, qs []mix.Query, maria bool) {
+	if !s.cfg.skip["peers"] {
+		s.peerStages(b, qs, maria)
+	}
+	hb := httpBench{sv: s.sv, load: s.load, rounds: s.cfg.rounds, lg: s.lg}
+	if !s.cfg.skip["http"] {
+		s.stage("http: stationdex vs ceiling under wrk", func() (err error) {
+			s.res.HTTP, err = hb.run(b.idx, qs, b.totals)
+			return err
+		})
+	}
+	if s.res.HTTP != nil && s.res.HTTP.Ceiling.RPS > 0 && !s.cfg.skip["peers"] {
+		for _, name := range []string{"sqlite", "bleve"} {
+			s.stage("http: "+name+" peer under wrk", func() error { return hb.peer(s.res.HTTP, name, b.data.Path) })
+		}
+	}
+	if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] {
+		s.trafficStages(b, qs)
+	}
+	if !s.cfg.skip["upstream"] {
+		rb := &rbapiBench{b: b, sv: s.sv, load: s.load, cfg: s.cfg, res: &s.res, lg: s.lg}
+		s.stage("upstream "+b.data.Label+": /json/ vs ceiling, /api and mariadb", func() error { return rb.run(maria) })
+	}
+	b.e.Close()
+}
+
 // peerStages loads each peer with the base data and times it on the mix
 // (MariaDB on a per-class sample), next to our times on the same queries.
 func (s *suite) peerStages(b *base, qs []mix.Query, maria bool) {
-	var recs = b.recs(s)
+	var recs []engines.Record
+	s.stage("peer records", func() (err error) {
+		recs, err = engines.Records(b.data.Path)
+		return err
+	})
 	if recs == nil {
 		return
 	}
@@ -138,15 +151,16 @@ func (s *suite) peerStages(b *base, qs []mix.Query, maria bool) {
 	for i := range all {
 		all[i] = i
 	}
-	dir := filepath.Join(s.work, "peers")
+	dir := filepath.Join(s.dir.work, "peers")
+	pb := peerBench{b: b, qs: qs, procs: s.procs, res: &s.res, lg: s.lg}
 	s.stage("peer sqlite-fts5", func() error {
-		return s.peer(b, qs, all, s.cfg.peer, dir, func() (engines.Engine, error) { return engines.NewSQLite(freshDir(dir, "sqlite"), recs) },
+		return pb.run(all, s.cfg.peer, func() (engines.Engine, error) { return engines.NewSQLite(freshDir(dir, "sqlite"), recs) },
 			"Same folded tokens and filter keys as ours (computed with our fold and iso packages); every word an FTS5 prefix query "+
 				"(prefix='1 2 3' indexes), AND-ed; country, language and genre as indexed side tables; our three tiers spelled out "+
 				"as ORDER BY CASE over the name key and a second MATCH on the name column; count(*) for the total, so two statements per search.")
 	})
 	s.stage("peer bleve", func() error {
-		return s.peer(b, qs, all, s.cfg.peer, dir, func() (engines.Engine, error) { return engines.NewBleve(freshDir(dir, "bleve"), recs) },
+		return pb.run(all, s.cfg.peer, func() (engines.Engine, error) { return engines.NewBleve(freshDir(dir, "bleve"), recs) },
 			"Same folded tokens and keys (whitespace analyzer, keyword fields); a PrefixQuery per word in a conjunction with term "+
 				"filters; sorted by name key, then record number. Bleve cannot sort by our name-match tiers (it would take custom "+
 				"scoring), so its pages are purely alphabetical; totals are comparable, page order only where the query has no words.")
@@ -162,8 +176,8 @@ func (s *suite) peerStages(b *base, qs []mix.Query, maria bool) {
 	}
 	sample := mix.SampleIndex(qs, s.cfg.mariaPerCl)
 	s.stage("peer mariadb", func() error {
-		return s.peer(b, qs, sample, timing{Warm: false, Budget: 0, MaxReps: 1}, dir, func() (engines.Engine, error) {
-			return engines.StartMariaDB(context.Background(), stations, s.logf)
+		return pb.run(sample, timing{Warm: false, Budget: 0, MaxReps: 1}, func() (engines.Engine, error) {
+			return engines.StartMariaDB(context.Background(), stations, s.lg.logf)
 		}, "The upstream statement as is (../shared/anchors/upstream-search.md): q is one substring of Name only "+
 			"(LIKE '%q%'; utf8mb4_unicode_ci folds case and accents), not per-word prefixes over name, country, location, "+
 			"languages and genres; language with the upstream exact-list test on the English label (our codes and names are "+
@@ -172,90 +186,34 @@ func (s *suite) peerStages(b *base, qs []mix.Query, maria bool) {
 	})
 }
 
-// recs reads the base data's cleaned records once for the peers.
-func (b *base) recs(s *suite) (out []engines.Record) {
-	s.stage("peer records", func() (err error) {
-		out, err = engines.Records(b.data.Path)
-		return err
-	})
-	return out
-}
-
-func freshDir(parent, name string) string {
-	d := filepath.Join(parent, name)
-	removeAll(d)
-	mkdirAll(d)
-	return d
-}
-
-// peer loads one peer, times it on qs[idx], and compares with ours.
-func (s *suite) peer(b *base, qs []mix.Query, idx []int, t timing, dir string, load func() (engines.Engine, error), semantics string) error {
-	t0 := time.Now()
-	e, err := load()
-	if err != nil {
-		return err
-	}
-	closed := false
-	s.onCleanup(func() {
-		if !closed {
-			e.Close()
+// trafficStages runs the generated HTTP mixes and the facet
+// measurements on the base set.
+func (s *suite) trafficStages(b *base, qs []mix.Query) {
+	var src *traffic.Source
+	if !s.stage("traffic vocabulary", func() error {
+		all, err := raw.ReadAll(b.data.Path)
+		if err != nil {
+			return err
 		}
-	})
-	defer func() { closed = true; e.Close() }()
-	p := Peer{Name: e.Name(), LoadSec: time.Since(t0).Seconds(), Queries: len(idx), Semantics: semantics}
-	sub := make([]mix.Query, len(idx))
-	ours := make([]float64, len(idx))
-	ourTotals := make([]int, len(idx))
-	for k, i := range idx {
-		sub[k], ours[k], ourTotals[k] = qs[i], b.times[i], b.totals[i]
+		src = traffic.NewSource(all)
+		return nil
+	}) {
+		return
 	}
-	times, totals, err := timeEngine(e, sub, t)
-	if err != nil {
-		return err
+	if !s.cfg.skip["mixes"] {
+		mb := &mixBench{b: b, sv: s.sv, load: s.load, cfg: s.cfg, res: &s.res, lg: s.lg}
+		s.stage("http: cold, crawl and hot mixes vs ceiling", func() error { return mb.run(src) })
 	}
-	p.Stats = stats(sub, times, totals)
-	p.Ours = stats(sub, ours, ourTotals)
-	p.RatioMedian = p.Stats.MedianUs / p.Ours.MedianUs
-	ratios := make([]float64, len(sub))
-	for k := range sub {
-		ratios[k] = times[k] / ours[k]
+	if !s.cfg.skip["facets"] {
+		s.stage("facets "+b.data.Label, func() (err error) {
+			s.res.Facets, err = facetCosts(b, qs, src, s.cfg.facetTiming, s.cfg.typos, s.lg)
+			return err
+		})
 	}
-	p.RatioGeo = geomean(ratios)
-	if len(totals) > 0 && totals[0] >= 0 {
-		agree := 0
-		for k := range sub {
-			if totals[k] == ourTotals[k] {
-				agree++
-			}
-		}
-		p.TotalsAgree = fmt.Sprintf("%d/%d", agree, len(sub))
-		if agree < len(sub)*9/10 {
-			return fmt.Errorf("%s agrees with stationdex on only %s totals: the comparison would not be like for like", p.Name, p.TotalsAgree)
-		}
+	if !s.cfg.skip["distinct"] {
+		s.stage("distinct "+b.data.Label, func() (err error) {
+			s.res.Distinct, err = distinctCosts(b, qs, s.cfg.facetTiming, s.lg)
+			return err
+		})
 	}
-	if p.Name == "sqlite-fts5" {
-		var sample []mix.Query
-		for _, i := range mix.SampleIndex(sub, 25) {
-			sample = append(sample, sub[i])
-		}
-		p.PagesAgree = pagesAgree(b.e, e, sample)
-	}
-	s.logf("   %s: loaded in %.1f s; median %.1f us vs ours %.2f us on the same %d queries: %.0fx (geomean %.0fx); totals agree %s",
-		p.Name, p.LoadSec, p.Stats.MedianUs, p.Ours.MedianUs, len(sub), p.RatioMedian, p.RatioGeo, p.TotalsAgree)
-	s.res.Peers = append(s.res.Peers, p)
-	return nil
-}
-
-// pagesAgree counts queries whose first page has the same ids in the same
-// order in both engines.
-func pagesAgree(ours, peer engines.Engine, qs []mix.Query) string {
-	agree := 0
-	for _, q := range qs {
-		_, a, err1 := ours.Search(q, true)
-		_, b, err2 := peer.Search(q, true)
-		if err1 == nil && err2 == nil && fmt.Sprint(a) == fmt.Sprint(b) {
-			agree++
-		}
-	}
-	return fmt.Sprintf("%d/%d", agree, len(qs))
 }

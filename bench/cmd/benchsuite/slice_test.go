@@ -33,7 +33,7 @@ func TestWrkSliceSendsEachOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	wd, _ := os.Getwd()
-	s := &suite{cfg: config{threads: 2, conns: 4}, benchDir: filepath.Dir(filepath.Dir(wd))}
+	g := loadGen{threads: 2, conns: 4, benchDir: filepath.Dir(filepath.Dir(wd))}
 	write := func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -45,7 +45,7 @@ func TestWrkSliceSendsEachOnce(t *testing.T) {
 		}
 		return path
 	}
-	o, err := s.wrkRun(srv.URL, time.Second, "wrk-slice.lua", nil, []string{write(400_000), "2"})
+	o, err := g.run(srv.URL, time.Second, "wrk-slice.lua", nil, []string{write(400_000), "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestWrkSliceSendsEachOnce(t *testing.T) {
 	}
 	clear(seen)
 	mu.Unlock()
-	o, err = s.wrkRun(srv.URL, time.Second, "wrk-slice.lua", nil, []string{write(50), "2"})
+	o, err = g.run(srv.URL, time.Second, "wrk-slice.lua", nil, []string{write(50), "2"})
 	if err != nil {
 		t.Fatal(err)
 	}

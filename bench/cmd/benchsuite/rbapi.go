@@ -16,11 +16,11 @@ import (
 	"stationdex/bench/internal/traffic"
 )
 
-// UpstreamCosts is what issue #27 asks of the Radio Browser compatible
-// API under /json/: a mix of upstream-style requests against a static
-// server of the same response size, the same questions asked of our own
-// API, and the upstream statement in MariaDB.
-type UpstreamCosts struct {
+// RBAPICosts is what issue #27 asks of the Radio Browser API under
+// /json/ (results.json keeps the key "upstream"): a mix of upstream-style
+// requests against a static server of the same response size, the same
+// questions asked of our own API, and the upstream statement in MariaDB.
+type RBAPICosts struct {
 	Label    string `json:"label"`
 	Stations int    `json:"stations"`
 	// Build is `stationdex index -compat` of the base set, once; Bytes its
@@ -46,18 +46,18 @@ type UpstreamCosts struct {
 	PairsP99X    float64 `json:"pairs_p99_ratio"`
 	PairsCommand string  `json:"pairs_wrk_command"`
 	// JSONBodyBytes and APIBodyBytes are the pairs' median answers.
-	JSONBodyBytes int            `json:"pairs_json_body_bytes"`
-	APIBodyBytes  int            `json:"pairs_api_body_bytes"`
-	Maria         *UpstreamMaria `json:"mariadb,omitempty"`
+	JSONBodyBytes int         `json:"pairs_json_body_bytes"`
+	APIBodyBytes  int         `json:"pairs_api_body_bytes"`
+	Maria         *RBAPIMaria `json:"mariadb,omitempty"`
 	// Probe is each kind's answers in the probe, one request at a time:
 	// where the mix's time goes.
-	Probe map[string]UpstreamProbe `json:"probe_by_kind"`
+	Probe map[string]RBAPIProbe `json:"probe_by_kind"`
 }
 
-// UpstreamProbe is one kind of request as the probe saw it: the second
+// RBAPIProbe is one kind of request as the probe saw it: the second
 // of two requests, one at a time over loopback, the answer read whole,
 // on the node with the response cache off (both are computed).
-type UpstreamProbe struct {
+type RBAPIProbe struct {
 	N           int     `json:"n"`
 	MedianUs    float64 `json:"median_us"`
 	P99Us       float64 `json:"p99_us"`
@@ -67,25 +67,25 @@ type UpstreamProbe struct {
 	Share float64 `json:"time_share"`
 }
 
-// UpstreamMaria is a sample of the mix's searches answered by a node (one
+// RBAPIMaria is a sample of the mix's searches answered by a node (one
 // request at a time over loopback HTTP, the answer read whole) and by the
 // upstream statement in MariaDB (through its client over loopback TCP,
 // every row read): what a client waits for against what upstream's
 // database alone takes.
-type UpstreamMaria struct {
-	Searches    int                     `json:"searches"`
-	PerKind     int                     `json:"most_per_kind"`
-	LoadSec     float64                 `json:"load_s"`
-	Ours        Summary                 `json:"stationdex_http"`
-	Maria       Summary                 `json:"mariadb_statement"`
-	RatioMedian float64                 `json:"ratio_median"`
-	RatioGeo    float64                 `json:"ratio_geomean"`
-	RowsAgree   string                  `json:"rows_agree"`
-	Kinds       map[string]UpstreamKind `json:"kinds"`
+type RBAPIMaria struct {
+	Searches    int                  `json:"searches"`
+	PerKind     int                  `json:"most_per_kind"`
+	LoadSec     float64              `json:"load_s"`
+	Ours        Summary              `json:"stationdex_http"`
+	Maria       Summary              `json:"mariadb_statement"`
+	RatioMedian float64              `json:"ratio_median"`
+	RatioGeo    float64              `json:"ratio_geomean"`
+	RowsAgree   string               `json:"rows_agree"`
+	Kinds       map[string]RBAPIKind `json:"kinds"`
 }
 
-// UpstreamKind is one kind of search in the MariaDB comparison.
-type UpstreamKind struct {
+// RBAPIKind is one kind of search in the MariaDB comparison.
+type RBAPIKind struct {
 	N             int     `json:"n"`
 	OursMedianUs  float64 `json:"stationdex_median_us"`
 	MariaMedianUs float64 `json:"mariadb_median_us"`
@@ -95,17 +95,31 @@ type UpstreamKind struct {
 // server; the suite's own for the other two (the issue names those
 // comparisons without a number).
 const (
-	upstreamCeilingGoal = 0.7
-	upstreamAPIGoal     = 0.7
-	upstreamMariaGoal   = 100
+	rbapiCeilingGoal = 0.7
+	rbapiAPIGoal     = 0.7
+	rbapiMariaGoal   = 100
 )
 
-// upstreamStage builds the base set with -compat, generates the mix and
-// runs the three comparisons.
-func (s *suite) upstreamStage(b *base, maria bool) error {
-	u := &UpstreamCosts{Label: b.data.Label, Stations: s.res.Sizes[0].Stations, DefaultBytes: s.res.Sizes[0].IndexBytes}
-	s.res.Upstream = u
-	idx, err := s.buildCompat(b.data.Path, u)
+// rbapiBench is the Radio Browser API stage on the base set: a -compat
+// build of it, the mix of upstream-style requests against a ceiling, the
+// same questions as /api, and MariaDB's upstream statement; it fills
+// res.RBAPI.
+type rbapiBench struct {
+	b    *base
+	sv   servers
+	load loadGen
+	cfg  config
+	res  *Results
+	lg   *logger
+}
+
+// run builds the base set with -compat, generates the mix and runs the
+// three comparisons.
+func (rb *rbapiBench) run(maria bool) error {
+	b := rb.b
+	u := &RBAPICosts{Label: b.data.Label, Stations: rb.res.Sizes[0].Stations, DefaultBytes: rb.res.Sizes[0].IndexBytes}
+	rb.res.RBAPI = u
+	idx, err := rb.buildCompat(b.data.Path, u)
 	if err != nil {
 		return err
 	}
@@ -113,51 +127,51 @@ func (s *suite) upstreamStage(b *base, maria bool) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := traffic.Upstream(all, trafficSeed, s.cfg.upDistinct)
+	reqs, err := traffic.Upstream(all, trafficSeed, rb.cfg.upDistinct)
 	if err != nil {
 		return err
 	}
-	u.Kinds = upKinds(reqs)
+	u.Kinds = rbapiKinds(reqs)
 	admin, err := freeAddr()
 	if err != nil {
 		return err
 	}
-	ours, _, err := s.startOurs(idx, "-admin-addr", admin)
+	ours, _, err := rb.sv.ours(idx, "-admin-addr", admin)
 	if err != nil {
 		return err
 	}
 	defer ours.stop()
 	// the probe, the pairs and the MariaDB comparison time the work of
 	// each request, not the response cache: a node without one
-	uncached, _, err := s.startOurs(idx, "-cache-bytes", "0")
+	uncached, _, err := rb.sv.ours(idx, "-cache-bytes", "0")
 	if err != nil {
 		return err
 	}
 	defer uncached.stop()
-	probes, err := s.upstreamProbe("http://"+uncached.addr, reqs)
+	probes, err := rb.probe("http://"+uncached.addr, reqs)
 	if err != nil {
 		return err
 	}
 	u.Probe = probeByKind(reqs, probes)
-	if err := s.upstreamMix(u, ours, uncached, admin, reqs, probes); err != nil {
+	if err := rb.mix(u, ours, uncached, admin, reqs, probes); err != nil {
 		return err
 	}
-	if err := s.upstreamPairs(u, uncached, reqs); err != nil {
+	if err := rb.pairs(u, uncached, reqs); err != nil {
 		return fmt.Errorf("pairs: %w", err)
 	}
 	if !maria {
-		s.res.Notes = append(s.res.Notes, "Upstream stage: the MariaDB comparison not run (not installed or -skip-mariadb).")
+		rb.res.Notes = append(rb.res.Notes, "Upstream stage: the MariaDB comparison not run (not installed or -skip-mariadb).")
 		return nil
 	}
-	return s.upstreamMaria(u, all, reqs, probes)
+	return rb.maria(u, all, reqs, probes)
 }
 
 // buildCompat builds the base set with -compat into a file of its own:
 // the other stages keep measuring the default build.
-func (s *suite) buildCompat(data string, u *UpstreamCosts) (string, error) {
-	idx := filepath.Join(s.work, "index", u.Label+"-compat.db")
+func (rb *rbapiBench) buildCompat(data string, u *RBAPICosts) (string, error) {
+	idx := filepath.Join(rb.sv.dir.work, "index", u.Label+"-compat.db")
 	os.Remove(idx)
-	p, err := s.run(s.bin("stationdex"), "index", "-compat", "-o", idx, data)
+	p, err := rb.sv.procs.run(rb.sv.dir.bin("stationdex"), "index", "-compat", "-o", idx, data)
 	if err != nil {
 		return "", err
 	}
@@ -167,11 +181,11 @@ func (s *suite) buildCompat(data string, u *UpstreamCosts) (string, error) {
 		return "", err
 	}
 	u.Bytes = fi.Size()
-	s.logf("   %s -compat: built in %.2f s, %.1f MB (default build %.1f MB)", u.Label, p.WallSec, mb(u.Bytes), mb(u.DefaultBytes))
+	rb.lg.logf("   %s -compat: built in %.2f s, %.1f MB (default build %.1f MB)", u.Label, p.WallSec, mb(u.Bytes), mb(u.DefaultBytes))
 	return idx, nil
 }
 
-func upKinds(reqs []traffic.UpRequest) string {
+func rbapiKinds(reqs []traffic.UpRequest) string {
 	n := map[string]int{}
 	for _, r := range reqs {
 		n[r.Kind]++
@@ -183,20 +197,20 @@ func upKinds(reqs []traffic.UpRequest) string {
 	return strings.Join(parts, ", ")
 }
 
-// upProbe is what one request of the mix answered.
-type upProbe struct {
+// rbapiAnswer is what one request of the mix answered.
+type rbapiAnswer struct {
 	bytes int
 	rows  int     // stations or values in the answer; -1 for an object
 	us    float64 // the second of two requests, one at a time
 }
 
-// upstreamProbe asks for every request twice, one at a time: each must
+// probe asks for every request twice, one at a time: each must
 // answer 200 with JSON (an array, or the object of url/{uuid}); the
 // second answer's time is kept (the first may build an order's
 // permutation, which a node does once per snapshot).
-func (s *suite) upstreamProbe(base string, reqs []traffic.UpRequest) ([]upProbe, error) {
+func (rb *rbapiBench) probe(base string, reqs []traffic.UpRequest) ([]rbapiAnswer, error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
-	out := make([]upProbe, len(reqs))
+	out := make([]rbapiAnswer, len(reqs))
 	for pass := range 2 {
 		for i, r := range reqs {
 			t0 := time.Now()
@@ -208,7 +222,7 @@ func (s *suite) upstreamProbe(base string, reqs []traffic.UpRequest) ([]upProbe,
 			if resp.StatusCode != 200 {
 				return nil, fmt.Errorf("GET %s: status %d: %.200s", r.Path, resp.StatusCode, body)
 			}
-			p := upProbe{bytes: len(body), us: us, rows: -1}
+			p := rbapiAnswer{bytes: len(body), us: us, rows: -1}
 			var arr []json.RawMessage
 			if err := json.Unmarshal(body, &arr); err == nil {
 				p.rows = len(arr)
@@ -224,56 +238,56 @@ func (s *suite) upstreamProbe(base string, reqs []traffic.UpRequest) ([]upProbe,
 }
 
 // probeByKind summarises the probe per kind of request.
-func probeByKind(reqs []traffic.UpRequest, probes []upProbe) map[string]UpstreamProbe {
+func probeByKind(reqs []traffic.UpRequest, probes []rbapiAnswer) map[string]RBAPIProbe {
 	times, sizes := map[string][]float64{}, map[string][]int{}
 	total := 0.0
 	for i, r := range reqs {
 		times[r.Kind], sizes[r.Kind] = append(times[r.Kind], probes[i].us), append(sizes[r.Kind], probes[i].bytes)
 		total += probes[i].us
 	}
-	out := map[string]UpstreamProbe{}
+	out := map[string]RBAPIProbe{}
 	for k, v := range times {
 		sum := 0.0
 		for _, x := range v {
 			sum += x
 		}
 		sm := summarize(v)
-		out[k] = UpstreamProbe{N: len(v), MedianUs: sm.MedianUs, P99Us: sm.P99Us, MaxUs: slices.Max(v), MedianBytes: medianOf(sizes[k]), Share: sum / total}
+		out[k] = RBAPIProbe{N: len(v), MedianUs: sm.MedianUs, P99Us: sm.P99Us, MaxUs: slices.Max(v), MedianBytes: medianOf(sizes[k]), Share: sum / total}
 	}
 	return out
 }
 
-// upstreamMix loads the node, the node without a response cache and a
+// mix loads the node, the node without a response cache and a
 // ceiling of the mix's median answer with the whole mix, cycled, rounds
 // alternating.
-func (s *suite) upstreamMix(u *UpstreamCosts, ours, uncached *server, admin string, reqs []traffic.UpRequest, probes []upProbe) error {
+func (rb *rbapiBench) mix(u *RBAPICosts, ours, uncached *server, admin string, reqs []traffic.UpRequest, probes []rbapiAnswer) error {
 	sizes := make([]int, len(probes))
 	for i, p := range probes {
 		sizes[i] = p.bytes
 	}
 	m := &u.Mix
-	*m = HTTPMix{Name: "upstream", Distinct: len(reqs), Sequence: len(reqs), Checked: len(reqs), Rounds: s.cfg.rounds,
-		BodyBytes: medianOf(sizes), Encodings: "identity", DurationSec: s.cfg.wrkDur.Seconds(),
+	*m = HTTPMix{Name: "upstream", Distinct: len(reqs), Sequence: len(reqs), Checked: len(reqs), Rounds: rb.cfg.rounds,
+		BodyBytes: medianOf(sizes), Encodings: "identity", DurationSec: rb.cfg.wrkDur.Seconds(),
 		What: fmt.Sprintf("%d distinct upstream-style requests generated from the base set (%s), cycled, each wrk thread "+
 			"from its own point; every one answered 200 with JSON twice before the load", len(reqs), u.Kinds)}
 	paths, _ := traffic.UpPaths(reqs, false)
-	file, err := s.writeLines("paths-upstream.txt", paths)
+	file, err := rb.sv.dir.writeLines("paths-upstream.txt", paths)
 	if err != nil {
 		return err
 	}
-	ceil, ceilURL, err := s.startCeiling(m.BodyBytes)
+	ceil, ceilURL, err := rb.sv.ceiling(m.BodyBytes)
 	if err != nil {
 		return err
 	}
 	defer ceil.stop()
 	for r := 0; r < m.Rounds; r++ {
-		if _, err := s.loadRound(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
+		if _, err := rb.load.round(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
 			return err
 		}
-		if err := s.upstreamRound(m, ours, admin, r == m.Rounds-1, file); err != nil {
+		if err := rb.round(m, ours, admin, r == m.Rounds-1, file); err != nil {
 			return err
 		}
-		if _, err := s.loadRound(m, "http://"+uncached.addr, &u.Uncached, uncached.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
+		if _, err := rb.load.round(m, "http://"+uncached.addr, &u.Uncached, uncached.cmd.Process.Pid, "wrk-mix.lua", file); err != nil {
 			return err
 		}
 	}
@@ -283,23 +297,23 @@ func (s *suite) upstreamMix(u *UpstreamCosts, ours, uncached *server, admin stri
 	}
 	m.ThroughputX, m.P50X, m.P99X = m.Ours.RPS/m.Ceiling.RPS, m.Ours.P50Us/m.Ceiling.P50Us, m.Ours.P99Us/m.Ceiling.P99Us
 	u.UncachedX = u.Uncached.RPS / m.Ceiling.RPS
-	s.logf("   upstream mix: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes", m.ThroughputX, m.P99X, m.BodyBytes)
+	rb.lg.logf("   upstream mix: throughput %.2fx of the ceiling, p99 %.2fx; body %d bytes", m.ThroughputX, m.P99X, m.BodyBytes)
 	return nil
 }
 
-// upstreamRound is one round of the mix on the node, profiled through
+// round is one round of the mix on the node, profiled through
 // its admin listener when last.
-func (s *suite) upstreamRound(m *HTTPMix, ours *server, admin string, last bool, file string) error {
+func (rb *rbapiBench) round(m *HTTPMix, ours *server, admin string, last bool, file string) error {
 	var prof chan error
 	if last {
 		prof = make(chan error, 1)
 		go func() {
 			var err error
-			m.Profile, err = s.serverProfile(admin, int(m.DurationSec)-1, "server-cpu-upstream.prof")
+			m.Profile, err = rb.sv.profile(admin, int(m.DurationSec)-1, "server-cpu-upstream.prof")
 			prof <- err
 		}()
 	}
-	_, err := s.loadRound(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", file)
+	_, err := rb.load.round(m, "http://"+ours.addr, &m.Ours, ours.cmd.Process.Pid, "wrk-mix.lua", file)
 	if prof != nil {
 		if perr := <-prof; err == nil {
 			err = perr
@@ -308,10 +322,10 @@ func (s *suite) upstreamRound(m *HTTPMix, ours *server, admin string, last bool,
 	return err
 }
 
-// upstreamPairs sends the searches /api can ask too, as /json/ and as
+// pairs sends the searches /api can ask too, as /json/ and as
 // /api, to the node with the response cache off (both would be served
 // from it), rounds alternating.
-func (s *suite) upstreamPairs(u *UpstreamCosts, node *server, reqs []traffic.UpRequest) error {
+func (rb *rbapiBench) pairs(u *RBAPICosts, node *server, reqs []traffic.UpRequest) error {
 	jsonPaths, apiPaths := traffic.UpPaths(reqs, true)
 	u.Pairs = len(jsonPaths)
 	base := "http://" + node.addr
@@ -322,23 +336,23 @@ func (s *suite) upstreamPairs(u *UpstreamCosts, node *server, reqs []traffic.UpR
 	if u.APIBodyBytes, err = probeSizes(base, apiPaths); err != nil {
 		return err
 	}
-	jf, err := s.writeLines("paths-upstream-pairs-json.txt", jsonPaths)
+	jf, err := rb.sv.dir.writeLines("paths-upstream-pairs-json.txt", jsonPaths)
 	if err != nil {
 		return err
 	}
-	af, err := s.writeLines("paths-upstream-pairs-api.txt", apiPaths)
+	af, err := rb.sv.dir.writeLines("paths-upstream-pairs-api.txt", apiPaths)
 	if err != nil {
 		return err
 	}
-	m := &HTTPMix{Name: "upstream pairs", Rounds: s.cfg.rounds, DurationSec: s.cfg.wrkDur.Seconds()}
+	m := &HTTPMix{Name: "upstream pairs", Rounds: rb.cfg.rounds, DurationSec: rb.cfg.wrkDur.Seconds()}
 	pid := node.cmd.Process.Pid
 	for r := 0; r < m.Rounds; r++ {
-		o, err := s.loadRound(m, base, &u.JSON, pid, "wrk-mix.lua", jf)
+		o, err := rb.load.round(m, base, &u.JSON, pid, "wrk-mix.lua", jf)
 		if err != nil {
 			return err
 		}
 		u.PairsCommand = o.Command
-		if _, err := s.loadRound(m, base, &u.API, pid, "wrk-mix.lua", af); err != nil {
+		if _, err := rb.load.round(m, base, &u.API, pid, "wrk-mix.lua", af); err != nil {
 			return err
 		}
 	}
@@ -346,7 +360,7 @@ func (s *suite) upstreamPairs(u *UpstreamCosts, node *server, reqs []traffic.UpR
 		return fmt.Errorf("wrk saw errors: /json/ %d, /api %d", u.JSON.Errors, u.API.Errors)
 	}
 	u.PairsX, u.PairsP99X = u.JSON.RPS/u.API.RPS, u.JSON.P99Us/u.API.P99Us
-	s.logf("   upstream pairs: /json/ %.0f req/s, /api %.0f req/s (%.2fx); p99 %.2fx", u.JSON.RPS, u.API.RPS, u.PairsX, u.PairsP99X)
+	rb.lg.logf("   upstream pairs: /json/ %.0f req/s, /api %.0f req/s (%.2fx); p99 %.2fx", u.JSON.RPS, u.API.RPS, u.PairsX, u.PairsP99X)
 	return nil
 }
 
@@ -368,24 +382,24 @@ func probeSizes(base string, paths []string) (int, error) {
 	return medianOf(sizes), nil
 }
 
-// upstreamMaria loads MariaDB with the base set's raw stations and runs
+// maria loads MariaDB with the base set's raw stations and runs
 // the upstream statement of a sample of the mix's searches (a few per
 // kind, once each, as the engine-level MariaDB peer does), beside the
 // node's time for the same request in the probe.
-func (s *suite) upstreamMaria(u *UpstreamCosts, all []raw.Station, reqs []traffic.UpRequest, probes []upProbe) error {
+func (rb *rbapiBench) maria(u *RBAPICosts, all []raw.Station, reqs []traffic.UpRequest, probes []rbapiAnswer) error {
 	t0 := time.Now()
-	db, err := engines.StartMariaDB(context.Background(), all, s.logf)
+	db, err := engines.StartMariaDB(context.Background(), all, rb.lg.logf)
 	if err != nil {
 		return err
 	}
 	closed := false
-	s.onCleanup(func() {
+	rb.sv.procs.onCleanup(func() {
 		if !closed {
 			db.Close()
 		}
 	})
 	defer func() { closed = true; db.Close() }()
-	c := &UpstreamMaria{LoadSec: time.Since(t0).Seconds(), PerKind: s.cfg.mariaPerCl, Kinds: map[string]UpstreamKind{}}
+	c := &RBAPIMaria{LoadSec: time.Since(t0).Seconds(), PerKind: rb.cfg.mariaPerCl, Kinds: map[string]RBAPIKind{}}
 	var ours, theirs, ratios []float64
 	oursOf, theirsOf := map[string][]float64{}, map[string][]float64{}
 	agree := 0
@@ -406,45 +420,43 @@ func (s *suite) upstreamMaria(u *UpstreamCosts, all []raw.Station, reqs []traffi
 		}
 	}
 	for k, o := range oursOf {
-		c.Kinds[k] = UpstreamKind{N: len(o), OursMedianUs: median(o), MariaMedianUs: median(theirsOf[k])}
+		c.Kinds[k] = RBAPIKind{N: len(o), OursMedianUs: median(o), MariaMedianUs: median(theirsOf[k])}
 	}
 	c.Searches, c.Ours, c.Maria = len(ours), summarize(ours), summarize(theirs)
 	c.RatioMedian, c.RatioGeo = c.Maria.MedianUs/c.Ours.MedianUs, geomean(ratios)
 	c.RowsAgree = fmt.Sprintf("%d/%d", agree, len(ours))
 	u.Maria = c
-	s.logf("   upstream vs mariadb: %d searches, node median %.0f us over HTTP, statement median %.0f us: %.0fx; rows agree %s",
+	rb.lg.logf("   upstream vs mariadb: %d searches, node median %.0f us over HTTP, statement median %.0f us: %.0fx; rows agree %s",
 		c.Searches, c.Ours.MedianUs, c.Maria.MedianUs, c.RatioMedian, c.RowsAgree)
 	return nil
 }
 
-// upstreamTargets are the goals of the upstream stage.
-func (s *suite) upstreamTargets() []Target {
-	u := s.res.Upstream
+// rbapiTargets are the goals of the Radio Browser API stage.
+func rbapiTargets(u *RBAPICosts) []Target {
 	if u == nil {
 		return nil
 	}
 	var ts []Target
 	if m := u.Mix; m.Ceiling.RPS > 0 {
-		t := atLeast("HTTP upstream mix (/json/) throughput vs same-size ceiling", fmt.Sprintf(">= %gx", upstreamCeilingGoal), "x", m.ThroughputX, upstreamCeilingGoal)
+		t := atLeast("HTTP upstream mix (/json/) throughput vs same-size ceiling", fmt.Sprintf(">= %gx", rbapiCeilingGoal), "x", m.ThroughputX, rbapiCeilingGoal)
 		t.Measured += fmt.Sprintf(" (%.0f vs %.0f req/s)", m.Ours.RPS, m.Ceiling.RPS)
 		ts = append(ts, t)
 	}
 	if u.API.RPS > 0 {
 		t := atLeast(fmt.Sprintf("HTTP /json/ searches vs the same %d searches on /api, throughput (cache off)", u.Pairs),
-			fmt.Sprintf(">= %gx", upstreamAPIGoal), "x", u.PairsX, upstreamAPIGoal)
+			fmt.Sprintf(">= %gx", rbapiAPIGoal), "x", u.PairsX, rbapiAPIGoal)
 		t.Measured += fmt.Sprintf(" (%.0f vs %.0f req/s)", u.JSON.RPS, u.API.RPS)
 		ts = append(ts, t)
 	}
 	if c := u.Maria; c != nil && c.Ours.MedianUs > 0 {
 		ts = append(ts, atLeast(fmt.Sprintf("upstream searches: node over HTTP faster than the upstream statement in mariadb (ratio of medians, same %d searches)", c.Searches),
-			fmt.Sprintf(">= %dx", upstreamMariaGoal), "x", c.RatioMedian, upstreamMariaGoal))
+			fmt.Sprintf(">= %dx", rbapiMariaGoal), "x", c.RatioMedian, rbapiMariaGoal))
 	}
 	return ts
 }
 
-// upstreamSection: the compatible API under load (issue #27).
-func (s *suite) upstreamSection(w *strings.Builder) {
-	u := s.res.Upstream
+// rbapiSection: the compatible API under load (issue #27).
+func rbapiSection(w *strings.Builder, u *RBAPICosts) {
 	if u == nil || u.Mix.Ceiling.RPS == 0 {
 		return
 	}
@@ -457,15 +469,15 @@ func (s *suite) upstreamSection(w *strings.Builder) {
 		"An answer of up to a thousand stations is cached as /api's are, and wrk asks each request of the mix again and again, so the "+
 		"default node answers most from its cache; the same mix on a node with `-cache-bytes 0`, in the same rounds, shows the "+
 		"work of each request.\n\n",
-		m.BodyBytes, m.Rounds, m.DurationSec, upstreamCeilingGoal)
+		m.BodyBytes, m.Rounds, m.DurationSec, rbapiCeilingGoal)
 	w.WriteString("| system | requests/s | p50 us | p99 us | server CPU us/request | errors |\n|---|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(w, "| ceiling | %.0f | %.0f | %.0f | %.0f | %d |\n", m.Ceiling.RPS, m.Ceiling.P50Us, m.Ceiling.P99Us, m.Ceiling.CPUUsPerReq, m.Ceiling.Errors)
 	fmt.Fprintf(w, "| stationdex /json/ | %.0f | %.0f | %.0f | %.0f | %d |\n", m.Ours.RPS, m.Ours.P50Us, m.Ours.P99Us, m.Ours.CPUUsPerReq, m.Ours.Errors)
 	fmt.Fprintf(w, "| stationdex /json/, response cache off | %.0f | %.0f | %.0f | %.0f | %d |\n", u.Uncached.RPS, u.Uncached.P50Us, u.Uncached.P99Us, u.Uncached.CPUUsPerReq, u.Uncached.Errors)
-	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** %s | %.2fx | %.2fx | | |\n", m.ThroughputX, verdict(m.ThroughputX >= upstreamCeilingGoal), m.P50X, m.P99X)
+	fmt.Fprintf(w, "| **stationdex / ceiling** | **%.2fx** %s | %.2fx | %.2fx | | |\n", m.ThroughputX, verdict(m.ThroughputX >= rbapiCeilingGoal), m.P50X, m.P99X)
 	fmt.Fprintf(w, "| stationdex without cache / ceiling | %.2fx | %.2fx | %.2fx | | |\n\n", u.UncachedX, u.Uncached.P50Us/m.Ceiling.P50Us, u.Uncached.P99Us/m.Ceiling.P99Us)
 	fmt.Fprintf(w, "stationdex's wrk command (last round): `%s`.\n\n", m.Command)
-	s.upstreamProbeTable(w)
+	rbapiProbeTable(w, u.Probe)
 	if m.Profile != "" {
 		fmt.Fprintf(w, "CPU profile of the node during the mix's last round (admin listener's /debug/pprof; wrk shares the 2 cores; "+
 			"by cumulative time):\n\n```\n%s```\n\n", m.Profile)
@@ -478,19 +490,18 @@ func (s *suite) upstreamSection(w *strings.Builder) {
 			"Upstream's name is a substring and /api's q a word prefix of name and place, so the totals differ; the question is the same. "+
 			"Median answers: /json/ %d bytes (every field of the upstream object), /api %d bytes. Goal (this suite's; the issue names "+
 			"the comparison without a number): >= %gx.\n\n",
-			u.Pairs, u.Mix.Rounds, u.Mix.DurationSec, u.JSONBodyBytes, u.APIBodyBytes, upstreamAPIGoal)
+			u.Pairs, u.Mix.Rounds, u.Mix.DurationSec, u.JSONBodyBytes, u.APIBodyBytes, rbapiAPIGoal)
 		w.WriteString("| path | requests/s | p50 us | p99 us | server CPU us/request | errors |\n|---|---:|---:|---:|---:|---:|\n")
 		fmt.Fprintf(w, "| /json/stations/search | %.0f | %.0f | %.0f | %.0f | %d |\n", u.JSON.RPS, u.JSON.P50Us, u.JSON.P99Us, u.JSON.CPUUsPerReq, u.JSON.Errors)
 		fmt.Fprintf(w, "| /api/stations | %.0f | %.0f | %.0f | %.0f | %d |\n", u.API.RPS, u.API.P50Us, u.API.P99Us, u.API.CPUUsPerReq, u.API.Errors)
-		fmt.Fprintf(w, "| **/json/ / /api** | **%.2fx** %s | %.2fx | %.2fx | %.2fx | |\n\n", u.PairsX, verdict(u.PairsX >= upstreamAPIGoal),
+		fmt.Fprintf(w, "| **/json/ / /api** | **%.2fx** %s | %.2fx | %.2fx | %.2fx | |\n\n", u.PairsX, verdict(u.PairsX >= rbapiAPIGoal),
 			u.JSON.P50Us/u.API.P50Us, u.PairsP99X, u.JSON.CPUUsPerReq/u.API.CPUUsPerReq)
 		fmt.Fprintf(w, "The /json/ side's wrk command (last round): `%s`.\n\n", u.PairsCommand)
 	}
-	s.upstreamMariaSection(w)
+	rbapiMariaSection(w, u.Maria)
 }
 
-func (s *suite) upstreamMariaSection(w *strings.Builder) {
-	c := s.res.Upstream.Maria
+func rbapiMariaSection(w *strings.Builder, c *RBAPIMaria) {
 	if c == nil {
 		return
 	}
@@ -502,7 +513,7 @@ func (s *suite) upstreamMariaSection(w *strings.Builder) {
 		"(the second of two probes, on the node with the response cache off). The node's side includes HTTP and the JSON of every station; "+
 		"MariaDB's is the statement alone, without upstream's HTTP server. Rows sent agree on %s (upstream matches tags and "+
 		"languages case-sensitively and a substring across the comma list). Goal (this suite's): >= %dx.\n\n",
-		c.Searches, c.PerKind, c.LoadSec, c.RowsAgree, upstreamMariaGoal)
+		c.Searches, c.PerKind, c.LoadSec, c.RowsAgree, rbapiMariaGoal)
 	w.WriteString("| kind | searches | stationdex median us (HTTP) | mariadb median us (statement) | ratio |\n|---|---:|---:|---:|---:|\n")
 	for _, k := range traffic.UpKinds {
 		if x, ok := c.Kinds[k.Name]; ok {
@@ -510,13 +521,12 @@ func (s *suite) upstreamMariaSection(w *strings.Builder) {
 		}
 	}
 	fmt.Fprintf(w, "| **all** | %d | %.0f (p99 %.0f) | %.0f (p99 %.0f) | **%.0fx** %s (geomean of per-search ratios %.0fx) |\n",
-		c.Searches, c.Ours.MedianUs, c.Ours.P99Us, c.Maria.MedianUs, c.Maria.P99Us, c.RatioMedian, verdict(c.RatioMedian >= upstreamMariaGoal), c.RatioGeo)
+		c.Searches, c.Ours.MedianUs, c.Ours.P99Us, c.Maria.MedianUs, c.Maria.P99Us, c.RatioMedian, verdict(c.RatioMedian >= rbapiMariaGoal), c.RatioGeo)
 }
 
-// upstreamProbeTable: each kind's time in the probe, where the mix's
+// rbapiProbeTable: each kind's time in the probe, where the mix's
 // throughput goes.
-func (s *suite) upstreamProbeTable(w *strings.Builder) {
-	p := s.res.Upstream.Probe
+func rbapiProbeTable(w *strings.Builder, p map[string]RBAPIProbe) {
 	if len(p) == 0 {
 		return
 	}
