@@ -8,7 +8,10 @@
 //   - query.go: the names callers use, forwarded to the engine's packages
 package query
 
-import "stationdex/query/core"
+import (
+	"stationdex/query/check"
+	"stationdex/query/core"
+)
 
 // The index and its requests.
 type (
@@ -28,8 +31,8 @@ type (
 	Order       = core.Order
 	Source      = core.Source
 	Holder      = core.Holder
-	CheckReport = core.CheckReport
-	BucketCount = core.BucketCount
+	CheckReport = check.Report
+	BucketCount = check.BucketCount
 )
 
 // The Radio Browser API's requests and answers.
@@ -115,7 +118,7 @@ func Open(path string) (*Index, error) { return core.Open(path) }
 func NewHolder(ix *Index) *Holder { return core.NewHolder(ix) }
 
 // Check reads every bucket, record and posting list of the file at path.
-func Check(path string) (CheckReport, error) { return core.Check(path) }
+func Check(path string) (CheckReport, error) { return check.Check(path) }
 
 // DimsOf is the set of the dimensions ds.
 func DimsOf(ds ...Dim) DimSet { return core.DimsOf(ds...) }

@@ -52,7 +52,7 @@ func recountListedGroups(tx *bolt.Tx) error {
 			if _, err := bm.FromBuffer(v); err != nil {
 				return err
 			}
-			n, err := countGroups(tx, &bm)
+			n, err := CountGroups(tx, &bm)
 			if err != nil {
 				return err
 			}

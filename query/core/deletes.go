@@ -53,8 +53,8 @@ const (
 // repeats, which are filed once), so runs stay short.
 func buildDeleteIndex(d *dictionary) *deleteIndex {
 	n := 0
-	for id := range d.len() {
-		if r := utf8.RuneCountInString(d.word(id)); r <= maxIndexedRunes {
+	for id := range d.Len() {
+		if r := utf8.RuneCountInString(d.Word(id)); r <= maxIndexedRunes {
 			n += deletionCount(r, 2)
 		}
 		if n > maxDeletes {
@@ -65,8 +65,8 @@ func buildDeleteIndex(d *dictionary) *deleteIndex {
 	x := &deleteIndex{slots: make([]uint64, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
 	var runes []rune
 	var buf []byte
-	for id := range d.len() {
-		w := d.word(id)
+	for id := range d.Len() {
+		w := d.Word(id)
 		if utf8.RuneCountInString(w) > maxIndexedRunes {
 			continue
 		}

@@ -34,7 +34,7 @@ type dictionary struct {
 	counts []uint32 // station count of each word
 	// reach is the stations each word finds as a query word (format:
 	// KeyWordReach): a close word's total, when it alone is the search
-	reach []uint32
+	Reach []uint32
 	nodes []trieNode
 	// deletes finds the close words of all but very long query words
 	// (nil past its bound: the walk answers all)
@@ -91,10 +91,10 @@ type lazyDictionary struct {
 // dictionary loads the word list on first use (Warm does it in the
 // background): on a loaded 2-core machine about 0.2 s for the real
 // snapshot's words, most of it the delete index.
-func (ix *Index) dictionary() (*dictionary, error) {
+func (ix *Index) Dictionary() (*dictionary, error) {
 	ld := &ix.dict
 	ld.once.Do(func() {
-		ld.err = ix.view(func(tx *bolt.Tx) error {
+		ld.err = ix.View(func(tx *bolt.Tx) error {
 			var err error
 			ld.dict, err = loadDictionary(tx.Bucket(format.BucketDictionary))
 			return err
@@ -144,7 +144,7 @@ func loadDictionary(b *bolt.Bucket) (d *dictionary, err error) {
 		return nil, fmt.Errorf("%w: dictionary: %v", format.ErrCorrupt, err)
 	}
 	d.text = string(text)
-	if d.reach, err = loadReach(b.Get(format.KeyWordReach), len(d.ends)); err != nil {
+	if d.Reach, err = loadReach(b.Get(format.KeyWordReach), len(d.ends)); err != nil {
 		return nil, err
 	}
 	d.buildTrie()
@@ -169,7 +169,7 @@ func loadReach(v []byte, words int) ([]uint32, error) {
 // that follows it.
 func (d *dictionary) buildTrie() {
 	d.nodes = []trieNode{{word: -1}}
-	d.addChildren(0, 0, d.len(), 0)
+	d.addChildren(0, 0, d.Len(), 0)
 }
 
 // addChildren gives node the children of words [lo, hi), which share their
@@ -181,7 +181,7 @@ func (d *dictionary) addChildren(node int, lo, hi, at int) {
 	}
 	var groups []group
 	for i := lo; i < hi; {
-		w := d.word(i)
+		w := d.Word(i)
 		if len(w) == at {
 			d.nodes[node].word = int32(i) // the prefix itself, first in order
 			i++
@@ -189,7 +189,7 @@ func (d *dictionary) addChildren(node int, lo, hi, at int) {
 		}
 		r, size := utf8.DecodeRuneInString(w[at:])
 		j := i + 1
-		for j < hi && strings.HasPrefix(d.word(j)[at:], w[at:at+size]) {
+		for j < hi && strings.HasPrefix(d.Word(j)[at:], w[at:at+size]) {
 			j++
 		}
 		groups = append(groups, group{r, i, j, at + size})
@@ -213,10 +213,10 @@ func wordStart(ends []uint32) int {
 	return int(ends[len(ends)-1])
 }
 
-func (d *dictionary) len() int { return len(d.ends) }
+func (d *dictionary) Len() int { return len(d.ends) }
 
 // word is word i.
-func (d *dictionary) word(i int) string {
+func (d *dictionary) Word(i int) string {
 	sp := d.span(uint32(i))
 	return d.text[sp[0]:sp[1]]
 }
@@ -316,7 +316,7 @@ func (d *dictionary) withinByDeletes(w string) []closeWord {
 			continue // itself, or more runes apart than k edits bridge
 		}
 		if e := pat.distance(s); e <= k {
-			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id]), reach: d.reach[id]})
+			out = append(out, closeWord{word: s, edits: e, stations: uint64(d.counts[id]), reach: d.Reach[id]})
 		}
 	}
 	return out
@@ -347,7 +347,7 @@ func (d *dictionary) lookupScratch() *lookupScratch {
 		clear(sc.checked)
 		return sc
 	}
-	return &lookupScratch{checked: make(candidateSet, (d.len()+63)/64)}
+	return &lookupScratch{checked: make(candidateSet, (d.Len()+63)/64)}
 }
 
 // candidateSet is a set of word ids, a bit each.
@@ -376,8 +376,8 @@ func (wk *trieWalk) walk(node *trieNode) {
 		child := &wk.d.nodes[c]
 		if wk.t.push(child.r) {
 			if e := wk.t.distance(); child.word >= 0 && e <= wk.t.max {
-				if word := wk.d.word(int(child.word)); word != wk.w {
-					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word]), reach: wk.d.reach[child.word]})
+				if word := wk.d.Word(int(child.word)); word != wk.w {
+					wk.out = append(wk.out, closeWord{word: word, edits: int(e), stations: uint64(wk.d.counts[child.word]), reach: wk.d.Reach[child.word]})
 				}
 			}
 			if child.kids > 0 {

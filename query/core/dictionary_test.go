@@ -14,14 +14,14 @@ import (
 // same words, same edits, for ASCII and non-ASCII probes alike.
 func TestCloseWordsMatchBruteForceOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	dict, err := ix.dictionary()
+	dict, err := ix.Dictionary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	words := o.Words()
-	got := make([]string, dict.len())
+	got := make([]string, dict.Len())
 	for i := range got {
-		got[i] = dict.word(i)
+		got[i] = dict.Word(i)
 	}
 	if !slices.Equal(got, words) {
 		t.Fatalf("dictionary has %d words, the oracle's snapshot %d (or they differ)", len(got), len(words))
@@ -79,7 +79,7 @@ func TestCloseWordsRanking(t *testing.T) {
 		text += e.w
 		d.ends = append(d.ends, uint32(len(text)))
 		d.counts = append(d.counts, e.n)
-		d.reach = append(d.reach, e.n)
+		d.Reach = append(d.Reach, e.n)
 	}
 	d.text = text
 	d.buildTrie()

@@ -84,12 +84,12 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 // listingReader reads what listing needs for the values of one
 // dimension, through the page tree, each bucket opened once.
 type listingReader struct {
-	groups           listedGroups
+	groups           ListedGroups
 	stations, labels valueGetter // labels nil for a row without them
 }
 
 func (s *search) listingReader(d Dim) *listingReader {
-	lr := &listingReader{groups: listedGroups{c: s.bucket(format.BucketListedGroups)}, stations: s.bucket(format.BucketStations)}
+	lr := &listingReader{groups: ListedGroups{c: s.bucket(format.BucketListedGroups)}, stations: s.bucket(format.BucketStations)}
 	if dims[d].labels != nil {
 		lr.labels = s.bucket(dims[d].labels)
 	}
@@ -102,12 +102,12 @@ func (s *search) listingReader(d Dim) *listingReader {
 // under the key spells it where the key is folded from labels, else by
 // the row's name for it (countries by their English names).
 func (lr *listingReader) listing(w *workspace, d Dim, k, v []byte) (Listing, error) {
-	s, err := w.view(v)
+	s, err := w.View(v)
 	if err != nil {
 		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
-	l := Listing{Key: string(k), Label: string(k), Stations: s.card()}
-	if l.Groups, err = lr.groups.of(dims[d].directory, k); err != nil {
+	l := Listing{Key: string(k), Label: string(k), Stations: s.Card()}
+	if l.Groups, err = lr.groups.Of(dims[d].directory, k); err != nil {
 		return Listing{}, err
 	}
 	switch {
@@ -117,7 +117,7 @@ func (lr *listingReader) listing(w *workspace, d Dim, k, v []byte) (Listing, err
 		l.Label, _ = facetName(d, l.Key)
 	case !s.empty():
 		var r format.Record
-		if err := decodeRecord(lr.stations, s.bm.Minimum(), &r); err != nil {
+		if err := DecodeRecord(lr.stations, s.bm.Minimum(), &r); err != nil {
 			return Listing{}, err
 		}
 		l.Label = spelling(d, &r, l.Key)
@@ -177,7 +177,7 @@ func (ix *Index) EachListedKey(d Dim, offset, limit int, fn func(key []byte) err
 	if err != nil {
 		return err
 	}
-	return ix.view(func(tx *bolt.Tx) error {
+	return ix.View(func(tx *bolt.Tx) error {
 		return eachKey(tx.Bucket(bucket), offset, limit, fn)
 	})
 }
@@ -192,7 +192,7 @@ func (ix *Index) ListingCount(d Dim) (int, error) {
 // EachStationID calls fn with the station ids at [offset, offset+limit) in
 // id (UUID byte) order; limit < 0 means all.
 func (ix *Index) EachStationID(offset, limit int, fn func(format.UUID) error) error {
-	return ix.view(func(tx *bolt.Tx) error {
+	return ix.View(func(tx *bolt.Tx) error {
 		return eachKey(tx.Bucket(format.BucketIDs), offset, limit, func(k []byte) error {
 			var id format.UUID
 			if len(k) != len(id) {

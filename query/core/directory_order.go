@@ -56,11 +56,11 @@ func (ix *Index) ordered(d Dim, o Order) ([]directoryEntry, error) {
 
 func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err error) {
 	bucket := dims[d].directory
-	err = ix.view(func(tx *bolt.Tx) error {
-		w := getWorkspace()
-		defer w.release()
+	err = ix.View(func(tx *bolt.Tx) error {
+		w := GetWorkspace()
+		defer w.Release()
 		return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
-			s, err := w.view(v)
+			s, err := w.View(v)
 			if err != nil {
 				return fmt.Errorf("%s %q: %w", d.Name(), k, err)
 			}
@@ -69,7 +69,7 @@ func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err
 			if dims[d].labels != nil {
 				name = fold.Key(storedLabel(tx, d, key))
 			}
-			byName = append(byName, directoryEntry{key: key, name: name, stations: s.card()})
+			byName = append(byName, directoryEntry{key: key, name: name, stations: s.Card()})
 			return nil
 		})
 	})

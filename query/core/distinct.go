@@ -217,7 +217,7 @@ func (s *search) distinctTiers(q Query) error {
 	}
 	tiers := s.w.tiers
 	if len(tiers) == 1 && tiers[0].n == s.stations {
-		tiers[0] = tier{of: tiers[0].of, minus: set{bm: gi.later}, n: gi.everyStation(s.stations)}
+		tiers[0] = tier{of: tiers[0].of, minus: Set{bm: gi.later}, n: gi.everyStation(s.stations)}
 		return nil
 	}
 	if len(tiers) == 1 && tiers[0].n > 0 {
@@ -376,12 +376,12 @@ func (gi *groupIndex) firstIn(seen *groupSet, r uint32) bool {
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
 // build a set of thousands of duplicates for a page of twenty.
-func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, upto int) (set, int, error) {
+func (s *search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
 	found := s.w.groupIDs[:0]
 	defer func() { s.w.groupIDs = found[:0] }()
 	end, err := s.pageEnd(m, upto)
 	if err != nil {
-		return set{}, 0, err
+		return Set{}, 0, err
 	}
 	n := 0
 	err = s.eachShared(m, gi, func(batch []uint32) error {
@@ -409,9 +409,9 @@ func (s *search) duplicates(m set, gi *groupIndex, seen *groupSet, upto int) (se
 // against isGrouped, which costs a word per 64 stations however many of
 // m's entries are grouped: the one-letter searches of the real snapshot
 // spent a third of their time building the intersection and iterating it.
-func (s *search) eachShared(m set, gi *groupIndex, fn func(batch []uint32) error) error {
-	if m.card()*denseShare < s.stations || m.empty() || int(m.bm.Maximum()) >= s.stations {
-		shared := s.w.and(set{bm: gi.grouped}, m)
+func (s *search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error) error {
+	if m.Card()*denseShare < s.stations || m.empty() || int(m.bm.Maximum()) >= s.stations {
+		shared := s.w.And(Set{bm: gi.grouped}, m)
 		return s.eachBatch(shared.bm, fn)
 	}
 	words := s.denseWords()
@@ -462,11 +462,11 @@ type pageEnd struct {
 	none  bool // the page ends before the tier
 }
 
-func (s *search) pageEnd(m set, upto int) (pageEnd, error) {
+func (s *search) pageEnd(m Set, upto int) (pageEnd, error) {
 	switch {
 	case upto <= 0:
 		return pageEnd{none: true}, nil
-	case upto > m.card():
+	case upto > m.Card():
 		return pageEnd{every: true}, nil
 	}
 	first, err := m.bm.Select(uint32(upto - 1))
@@ -536,13 +536,13 @@ func (s *search) variantCounts() ([]int, error) {
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
 // pairs at 5M stations.
-func (s *search) countDistinct(col *facetColumn, m set, top []topCount, k int) ([]topCount, error) {
+func (s *search) countDistinct(col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
 	gi, err := s.groupIndex()
 	if err != nil {
 		return nil, err
 	}
 	shared := s.sharedOf(m, gi)
-	if shared.card() > pairedMax {
+	if shared.Card() > pairedMax {
 		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.bm, value: s.w.bitmap()})
 	}
 	dups, done, err := s.valueDuplicates(col, shared, gi)
@@ -610,7 +610,7 @@ func (d duplicateCounts) of(id uint32) (int, error) {
 // entries are visited group by group (columnDuplicates); without, their
 // values, read from the posting lists, are paired with their groups, and
 // a pair met again is a duplicate.
-func (s *search) valueDuplicates(col *facetColumn, shared set, gi *groupIndex) (valueDuplicates, func(), error) {
+func (s *search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
 	if col.hasColumn() {
 		return s.columnDuplicates(col, shared.bm, gi)
 	}
@@ -742,12 +742,12 @@ func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roa
 
 // sharedOf is the entries of m that share a group, kept for the next
 // facet of the same match set (those the search does not filter on).
-func (s *search) sharedOf(m set, gi *groupIndex) set {
+func (s *search) sharedOf(m Set, gi *groupIndex) Set {
 	if s.shared.of != m.bm {
-		s.shared.of, s.shared.set = m.bm, s.w.and(set{bm: gi.grouped}, m)
+		s.shared.of, s.shared.Set = m.bm, s.w.And(Set{bm: gi.grouped}, m)
 		s.shared.sorted = false
 	}
-	return s.shared.set
+	return s.shared.Set
 }
 
 // sharedByGroup is the entries of shared (sharedOf's) as group<<32 |

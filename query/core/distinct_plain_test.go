@@ -15,9 +15,9 @@ import (
 // for sets from sparse to full and sets made of whole runs or parts.
 func TestKeyGroupsCountsAsLookups(t *testing.T) {
 	ix, _ := realIndex(t)
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
+	w := GetWorkspace()
+	defer w.Release()
+	s := w.NewSearch(ix)
 	var gi *groupIndex
 	err := ix.read(func() (err error) { gi, err = s.groupIndex(); return err })
 	if err != nil {

@@ -83,7 +83,7 @@ func (col *facetColumn) fillParts(cs *[]rawroaring.Container) error {
 // mayEnter reports whether value id, or any with fewer stations in the
 // snapshot, could still enter top (k values, most first).
 func (col *facetColumn) mayEnter(top []topCount, id, k int) bool {
-	return len(top) < k || int(col.count[id]) >= top[k-1].n
+	return len(top) < k || int(col.count[id]) >= top[k-1].N
 }
 
 type lazyColumn struct {
@@ -95,12 +95,12 @@ type lazyColumn struct {
 func (ix *Index) column(d Dim) (*facetColumn, error) {
 	lc := &ix.facetCols[d]
 	lc.once.Do(func() {
-		lc.err = ix.view(func(tx *bolt.Tx) error {
+		lc.err = ix.View(func(tx *bolt.Tx) error {
 			var err error
 			if lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
 				return err
 			}
-			return lc.col.readGroups(newListedGroups(tx), dims[d].buckets[0])
+			return lc.col.readGroups(NewListedGroups(tx), dims[d].buckets[0])
 		})
 	})
 	return lc.col, lc.err
@@ -217,9 +217,9 @@ type facetTask struct {
 	d      Dim
 	except Dim // the filter left out of m: d when q filters on it, else noDim
 	col    *facetColumn
-	m      set
+	m      Set
 	n      int
-	top    []topCount
+	Top    []topCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
 }
@@ -227,15 +227,15 @@ type facetTask struct {
 // facets counts the facets q asks for and names their values. matches
 // is the search's match set, or with plain unset and built when needed
 // (see facetTops).
-func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
-	tasks, err := s.facetTops(q, matches, plain)
+func (s *search) facets(q Query, matches Set, plain bool) (Facets, error) {
+	tasks, err := s.FacetTops(q, matches, plain)
 	if err != nil {
 		return Facets{}, err
 	}
 	var out Facets
 	n := 0
 	for d := range tasks {
-		n += len(tasks[d].top)
+		n += len(tasks[d].Top)
 	}
 	all := make([]FacetCount, n) // one allocation for every list
 	for d := range tasks {
@@ -243,16 +243,16 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 		if t.col == nil {
 			continue
 		}
-		list := all[:len(t.top):len(t.top)]
-		all = all[len(t.top):]
-		for i, c := range t.top {
-			list[i] = FacetCount{Value: t.col.keys[c.id], Count: c.n}
-			if list[i].Label, err = s.facetLabel(t.d, t.col, c.id); err != nil {
+		list := all[:len(t.Top):len(t.Top)]
+		all = all[len(t.Top):]
+		for i, c := range t.Top {
+			list[i] = FacetCount{Value: t.col.keys[c.ID], Count: c.N}
+			if list[i].Label, err = s.facetLabel(t.d, t.col, c.ID); err != nil {
 				return Facets{}, err
 			}
 		}
 		out[d] = list
-		s.w.tops[d] = t.top[:0]
+		s.w.tops[d] = t.Top[:0]
 	}
 	return out, nil
 }
@@ -264,7 +264,7 @@ func (s *search) facets(q Query, matches set, plain bool) (Facets, error) {
 // A set the memo knows by its stored lists (memoOf) is not built at all:
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
-func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask, error) {
+func (s *search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
 	var tasks [NumDims]facetTask
 	ops, err := s.memoOperands(q)
 	if err != nil {
@@ -287,7 +287,7 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 			continue
 		}
 		if filtered.Has(d) && s.everyStationWithout(q, d) {
-			t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			t.Top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			continue
 		}
 		switch {
@@ -300,12 +300,12 @@ func (s *search) facetTops(q Query, matches set, plain bool) ([NumDims]facetTask
 			t.m = matches
 		}
 		if err == nil && t.m.bm != nil && !t.m.empty() {
-			t.n = t.m.card()
+			t.n = t.m.Card()
 			switch {
 			case s.isEveryStation(t): // no memo entry holds every station
-				t.top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+				t.Top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				t.top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
+				t.Top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
 			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
 				err = s.countTask(t, q.FacetLimit)
 			}
@@ -326,7 +326,7 @@ func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
 		return false
 	}
 	var ok bool
-	if t.top, ok = memo.tops(t.d, k, s.w.tops[t.d][:0]); ok {
+	if t.Top, ok = memo.tops(t.d, k, s.w.tops[t.d][:0]); ok {
 		s.memoFacets++
 	}
 	return ok
@@ -340,7 +340,7 @@ func (s *search) countTask(t *facetTask, k int) (err error) {
 		(t.n <= columnFold || t.n*foldedShare <= s.stations):
 		t.byRecords = true
 	default:
-		t.top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
+		t.Top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
 	}
 	return err
 }
@@ -381,17 +381,17 @@ func (s *search) countGroups(tasks *[NumDims]facetTask, k int) {
 
 // topCount is a value id and its count in a search.
 type topCount struct {
-	id uint32
-	n  int
+	ID uint32
+	N  int
 }
 
 // insertCount puts c into top (most first, ties by value) and keeps k.
 func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCount {
 	less := func(a, b topCount) int {
-		if a.n != b.n {
-			return cmp.Compare(b.n, a.n)
+		if a.N != b.N {
+			return cmp.Compare(b.N, a.N)
 		}
-		return cmp.Compare(col.byKey[a.id], col.byKey[b.id])
+		return cmp.Compare(col.byKey[a.ID], col.byKey[b.ID])
 	}
 	if len(top) == k && less(c, top[k-1]) >= 0 {
 		return top
@@ -405,11 +405,11 @@ func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCoun
 
 // readGroups reads the values' group counts from listed_groups, which
 // has one for every key of a facet's bucket.
-func (col *facetColumn) readGroups(l *listedGroups, bucket []byte) error {
+func (col *facetColumn) readGroups(l *ListedGroups, bucket []byte) error {
 	col.groups = make([]uint32, len(col.keys))
 	col.byGroups = make([]uint32, len(col.keys))
 	for id, key := range col.keys {
-		n, err := l.of(bucket, []byte(key))
+		n, err := l.Of(bucket, []byte(key))
 		if err != nil {
 			return err
 		}
@@ -472,17 +472,17 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
 // sparseFor). It returns how many tails it left uncounted.
-func (s *search) countByRecords(m set, group []*facetTask, k, fold int) (tailsSkipped int) {
+func (s *search) countByRecords(m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
 	for _, t := range group {
-		t.top = s.w.tops[t.d][:0]
+		t.Top = s.w.tops[t.d][:0]
 	}
-	n := m.card()
+	n := m.Card()
 	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
 	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn {
 		switch {
 		case t.col.tail.values == 0:
 			return nil
-		case !t.col.mayEnter(t.top, t.col.tail.base, k):
+		case !t.col.mayEnter(t.Top, t.col.tail.base, k):
 			tailsSkipped++
 			return nil
 		}
@@ -503,7 +503,7 @@ type partCount struct {
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.
-func (s *search) countPart(m set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+func (s *search) countPart(m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	var pcs [NumDims]partCount
 	if !s.partCounters(pcs[:len(group)], n, fold, group, part) {
 		return
@@ -537,11 +537,11 @@ func (s *search) countPart(m set, n, fold int, group []*facetTask, k int, part f
 		switch pc := &pcs[j]; {
 		case pc.p == nil:
 		case pc.sparse:
-			t.top = t.col.rankTouched(pc.p, pc.narrow, w.touched[t.d], t.top, k)
+			t.Top = t.col.rankTouched(pc.p, pc.narrow, w.touched[t.d], t.Top, k)
 		case pc.wide != nil:
-			t.top = rankDense(t.col, pc.p, pc.wide, t.top, k)
+			t.Top = rankDense(t.col, pc.p, pc.wide, t.Top, k)
 		default:
-			t.top = rankDense(t.col, pc.p, pc.narrow, t.top, k)
+			t.Top = rankDense(t.col, pc.p, pc.narrow, t.Top, k)
 		}
 	}
 }
@@ -598,13 +598,13 @@ func foldCounts(pcs []partCount) {
 // denseOf writes m out as a bitset of the index's stations, in a pooled
 // buffer. Records past the stations (only a damaged index has them) are
 // left out, so that the buffer's size is bounded by the index's own count.
-func (s *search) denseOf(m set) []uint64 {
+func (s *search) denseOf(m Set) []uint64 {
 	words := (s.stations + 63) / 64
 	dense := s.w.denseBuffer(words)
 	if !m.empty() && int(m.bm.Maximum()) >= s.stations {
 		in := s.w.scratch()
 		in.bm.AddRange(0, uint64(s.stations))
-		m = s.w.and(in, m)
+		m = s.w.And(in, m)
 	}
 	m.bm.WriteDenseTo(dense)
 	return dense
@@ -613,7 +613,7 @@ func (s *search) denseOf(m set) []uint64 {
 // offer is insertCount behind the common rejection: most values met count
 // fewer than the k-th so far.
 func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
-	if len(top) == k && c.n < top[k-1].n {
+	if len(top) == k && c.N < top[k-1].N {
 		return top
 	}
 	return col.insertCount(top, c, k)
@@ -625,7 +625,7 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // than the k-th best count so far, no later one can enter. Each value's
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
-func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+func (s *search) countByPostings(col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
 	dense := s.denseOf(m)
 	cs := s.w.raw2[:0]
 	defer func() { s.w.raw2 = cs[:0] }()
@@ -646,7 +646,7 @@ func (s *search) countByPostings(col *facetColumn, m set, top []topCount, k int,
 		}
 		need := 0
 		if len(top) == k {
-			need = top[k-1].n
+			need = top[k-1].N
 		}
 		// AndCount is exact from need up, and duplicates only lower it
 		n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id]))
@@ -698,7 +698,7 @@ func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) 
 		return key, err
 	}
 	var r format.Record
-	if err := decodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
+	if err := DecodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
 		return "", err
 	}
 	return spelling(d, &r, key), nil
@@ -720,14 +720,14 @@ func (ix *Index) Warm() error {
 			wg.Go(func() { _, errs[d] = ix.column(d) })
 		}
 	}
-	wg.Go(func() { _, errs[NumDims] = ix.dictionary() })
+	wg.Go(func() { _, errs[NumDims] = ix.Dictionary() })
 	wg.Go(func() { // read like a search: Close waits for it
-		errs[NumDims+1] = ix.read(func() error { _, err := ix.facetMemo(); return err })
+		errs[NumDims+1] = ix.read(func() error { _, err := ix.FacetMemo(); return err })
 	})
 	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
-	if ix.meta.Compat {
+	if ix.Has(format.SectionRBAPI) {
 		wg.Go(func() {
-			errs[NumDims+3] = ix.view(func(tx *bolt.Tx) error { _, err := ix.foldedNames(tx); return err })
+			errs[NumDims+3] = ix.View(func(tx *bolt.Tx) error { _, err := ix.foldedNames(tx); return err })
 		})
 	}
 	wg.Wait()

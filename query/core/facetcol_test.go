@@ -84,15 +84,15 @@ func TestFacetCountPathsAgree(t *testing.T) {
 	for _, q := range []Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")},
 		{Filter: filters("", "", "pop")}, {Q: "media"}, {Q: "jazz", Filter: filters("FI", "", "")}, {Q: "excl"}} {
 		q.Limit = 1
-		w := getWorkspace()
-		err := ix.view(func(tx *bolt.Tx) error {
-			s := &search{ix: ix, tx: tx, w: w, stations: ix.meta.Stations}
+		w := GetWorkspace()
+		err := ix.View(func(tx *bolt.Tx) error {
+			s := &search{ix: ix, Tx: tx, w: w, stations: ix.meta.Stations}
 			w.words = fold.AppendTokens(w.words[:0], q.Q)
 			if err := s.rank(q, s.stations); err != nil {
 				return err
 			}
 			m := s.matches()
-			if m.card() > smallFold {
+			if m.Card() > smallFold {
 				folded++
 			}
 			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec} {
@@ -100,7 +100,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if col.head.sparseFor(m.card()) || col.tail.sparseFor(m.card()) {
+				if col.head.sparseFor(m.Card()) || col.tail.sparseFor(m.Card()) {
 					sparse++
 				}
 				n, err := countBothWays(t, s, describe(q), d, col, m, []int{columnFold, smallFold})
@@ -111,7 +111,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 			}
 			return nil
 		})
-		w.release()
+		w.Release()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 // countBothWays counts m in d's col by posting lists and by records, with
 // each fold, for a few k, and says where they differ; it returns how
 // many genre tails the counts by records left out.
-func countBothWays(t *testing.T, s *search, what string, d Dim, col *facetColumn, m set, folds []int) (skipped int, err error) {
+func countBothWays(t *testing.T, s *search, what string, d Dim, col *facetColumn, m Set, folds []int) (skipped int, err error) {
 	t.Helper()
 	for _, k := range []int{1, 10, 50} {
 		byPostings, err := s.countByPostings(col, m, nil, k, nil)
@@ -140,8 +140,8 @@ func countBothWays(t *testing.T, s *search, what string, d Dim, col *facetColumn
 		for _, fold := range folds {
 			task := &facetTask{d: d, col: col, m: m}
 			skipped += s.countByRecords(m, []*facetTask{task}, k, fold)
-			if fmt.Sprint(task.top) != fmt.Sprint(byPostings) {
-				t.Errorf("%s facet %d k=%d fold %d: by records %v, by postings %v", what, d, k, fold, task.top, byPostings)
+			if fmt.Sprint(task.Top) != fmt.Sprint(byPostings) {
+				t.Errorf("%s facet %d k=%d fold %d: by records %v, by postings %v", what, d, k, fold, task.Top, byPostings)
 			}
 		}
 	}
@@ -167,7 +167,7 @@ func TestSlotColumnHoldsEveryValue(t *testing.T) {
 			t.Fatalf("genre parts hold %d and %d of %d values", col.head.values, col.tail.values, len(col.keys))
 		}
 		want := make([][]int, col.stations)
-		err = ix.view(func(*bolt.Tx) error {
+		err = ix.View(func(*bolt.Tx) error {
 			var cs []rawroaring.Container
 			for id := range col.keys {
 				if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
@@ -241,7 +241,7 @@ func BenchmarkFacetColumns(b *testing.B) {
 	ix, _ := realIndex(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		err := ix.view(func(tx *bolt.Tx) error {
+		err := ix.View(func(tx *bolt.Tx) error {
 			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
 				if _, err := buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
 					return err

@@ -30,7 +30,7 @@ import (
 // memoDims is the dimension of each of format.FacetMemoFacets, and
 // memoFacetSet those dimensions: the facets a stored memo entry lists, in
 // that order.
-var memoDims, memoFacetSet = func() ([]Dim, DimSet) {
+var MemoDims, MemoFacetSet = func() ([]Dim, DimSet) {
 	var ds []Dim
 	var set DimSet
 	for _, f := range format.FacetMemoFacets {
@@ -97,7 +97,7 @@ type memoCount = format.MemoCount
 // count d.
 func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
 	l := f.lists[d]
-	if !memoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
+	if !MemoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
 		return top, false
 	}
 	for _, c := range l[:min(k, len(l))] {
@@ -119,7 +119,7 @@ type lazyMemo struct {
 
 // facetMemo reads the stored memo once, through the page tree: the
 // caller holds the mapping (a search, or Warm through Index.read).
-func (ix *Index) facetMemo() (*facetMemo, error) {
+func (ix *Index) FacetMemo() (*facetMemo, error) {
 	lm := &ix.memo
 	lm.once.Do(func() { lm.memo, lm.err = ix.readFacetMemo() })
 	return lm.memo, lm.err
@@ -154,7 +154,7 @@ func (ix *Index) readFacetMemo() (*facetMemo, error) {
 		}
 		f := &memoFacets{limit: m.Limit, n: m.Stations}
 		for i, l := range m.Facets {
-			f.lists[memoDims[i]] = l
+			f.lists[MemoDims[i]] = l
 		}
 		if len(ids) == 1 {
 			memo.lists[ids[0]] = f
@@ -212,7 +212,7 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 	if q.Near != nil || len(s.w.words) > 2 {
 		return nil, nil
 	}
-	if _, err := s.ix.facetMemo(); err != nil {
+	if _, err := s.ix.FacetMemo(); err != nil {
 		return nil, err
 	}
 	one := func(lists [][]byte) listID {
@@ -222,7 +222,7 @@ func (s *search) memoOperands(q Query) ([]memoOperand, error) {
 		return s.ix.idOf(lists[0])
 	}
 	for _, word := range s.w.words {
-		lists, err := s.wordLists(allSpace, word)
+		lists, err := s.wordLists(AllSpace, word)
 		if err != nil {
 			return nil, err
 		}

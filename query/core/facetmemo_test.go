@@ -190,7 +190,7 @@ func BenchmarkFacetMemo(b *testing.B) {
 func readMemo(t testing.TB, ix *Index) *facetMemo {
 	t.Helper()
 	var memo *facetMemo
-	err := ix.read(func() (err error) { memo, err = ix.facetMemo(); return err })
+	err := ix.read(func() (err error) { memo, err = ix.FacetMemo(); return err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +204,13 @@ func TestStoredFacetMemoIsTheEngineCount(t *testing.T) {
 	ix, _ := realIndex(t)
 	memo := readMemo(t, ix)
 	entries := 0
-	err := ix.view(func(tx *bolt.Tx) error {
-		c := &checker{ix: ix, tx: tx, rep: &CheckReport{}}
-		if err := c.countBuckets(); err != nil {
-			return err
-		}
+	err := ix.View(func(tx *bolt.Tx) error {
 		entries = tx.Bucket(format.BucketFacetMemo).Stats().KeyN
-		return c.checkFacetMemo()
+		return nil
 	})
+	if err == nil {
+		err = CheckFacetMemo(ix)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

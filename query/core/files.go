@@ -22,12 +22,12 @@ var ErrNoFile = errors.New("no such file in the index")
 // The file is stored in chunks; the reader presents their concatenation.
 // The reader is valid only during fn.
 func (ix *Index) File(name string, fn func(content io.ReadSeeker, size int64) error) error {
-	return ix.view(func(tx *bolt.Tx) error {
-		r, err := fileChunks(tx.Bucket(format.BucketFiles), name)
+	return ix.View(func(tx *bolt.Tx) error {
+		r, err := FileChunks(tx.Bucket(format.BucketFiles), name)
 		if err != nil {
 			return err
 		}
-		return fn(io.NewSectionReader(r, 0, r.size()), r.size())
+		return fn(io.NewSectionReader(r, 0, r.Size()), r.Size())
 	})
 }
 
@@ -48,9 +48,9 @@ func (ix *Index) FileBytes(name string) ([]byte, error) {
 // built without dumps has none: ErrNoFile.
 func (ix *Index) Manifest() (format.FilesManifest, error) {
 	var m format.FilesManifest
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		var err error
-		m, err = readManifest(tx.Bucket(format.BucketFiles))
+		m, err = ReadManifest(tx.Bucket(format.BucketFiles))
 		return err
 	})
 	return m, err
@@ -58,13 +58,13 @@ func (ix *Index) Manifest() (format.FilesManifest, error) {
 
 // readManifest decodes the manifest from the files bucket, for Manifest and
 // for Check.
-func readManifest(files *bolt.Bucket) (format.FilesManifest, error) {
+func ReadManifest(files *bolt.Bucket) (format.FilesManifest, error) {
 	var m format.FilesManifest
-	r, err := fileChunks(files, format.FileManifest)
+	r, err := FileChunks(files, format.FileManifest)
 	if err != nil {
 		return m, err
 	}
-	raw := make([]byte, r.size()) // small; the dumps are what is chunked
+	raw := make([]byte, r.Size()) // small; the dumps are what is chunked
 	if _, err := r.ReadAt(raw, 0); err != nil {
 		return m, err
 	}
@@ -78,7 +78,7 @@ func readManifest(files *bolt.Bucket) (format.FilesManifest, error) {
 // File and for Check. They are numbered 0, 1, ... without gaps; a gap is
 // corruption, not the end of the file, or a damaged index would serve a
 // truncated download as if it were whole. No chunks at all is ErrNoFile.
-func fileChunks(files *bolt.Bucket, name string) (*chunkReader, error) {
+func FileChunks(files *bolt.Bucket, name string) (*chunkReader, error) {
 	r := &chunkReader{}
 	// A name holds no zero byte, so every key starting with name and the
 	// zero separator is a chunk of this file (see format.FileChunkKey),
@@ -96,13 +96,13 @@ func fileChunks(files *bolt.Bucket, name string) (*chunkReader, error) {
 		if v == nil {
 			return nil, fmt.Errorf("%w: files key %q is a bucket", format.ErrCorrupt, k)
 		}
-		if want := len(r.chunks); int64(i) != int64(want) {
+		if want := len(r.Chunks); int64(i) != int64(want) {
 			return nil, fmt.Errorf("%w: file %q: chunk %d where chunk %d was due", format.ErrCorrupt, name, i, want)
 		}
-		r.chunks = append(r.chunks, v)
-		r.ends = append(r.ends, r.size()+int64(len(v)))
+		r.Chunks = append(r.Chunks, v)
+		r.ends = append(r.ends, r.Size()+int64(len(v)))
 	}
-	if len(r.chunks) == 0 {
+	if len(r.Chunks) == 0 {
 		return nil, fmt.Errorf("%w: %q", ErrNoFile, name)
 	}
 	return r, nil
@@ -113,11 +113,11 @@ func fileChunks(files *bolt.Bucket, name string) (*chunkReader, error) {
 // hundreds of megabytes), valid only inside the read transaction that
 // returned them.
 type chunkReader struct {
-	chunks [][]byte
+	Chunks [][]byte
 	ends   []int64 // ends[i] is the offset just past chunks[i] in the file
 }
 
-func (r *chunkReader) size() int64 {
+func (r *chunkReader) Size() int64 {
 	if len(r.ends) == 0 {
 		return 0
 	}
@@ -134,9 +134,9 @@ func (r *chunkReader) ReadAt(p []byte, off int64) (int, error) {
 	// and are never it.
 	i := sort.Search(len(r.ends), func(i int) bool { return r.ends[i] > off })
 	n := 0
-	for ; n < len(p) && i < len(r.chunks); i++ {
-		start := r.ends[i] - int64(len(r.chunks[i]))
-		m := copy(p[n:], r.chunks[i][off-start:])
+	for ; n < len(p) && i < len(r.Chunks); i++ {
+		start := r.ends[i] - int64(len(r.Chunks[i]))
+		m := copy(p[n:], r.Chunks[i][off-start:])
 		n += m
 		off += int64(m)
 	}

@@ -193,8 +193,8 @@ func TestFileReadAt(t *testing.T) {
 func TestChunkReaderDirectly(t *testing.T) {
 	r := &chunkReader{}
 	for _, c := range unequal {
-		r.chunks = append(r.chunks, []byte(c))
-		r.ends = append(r.ends, r.size()+int64(len(c)))
+		r.Chunks = append(r.Chunks, []byte(c))
+		r.ends = append(r.ends, r.Size()+int64(len(c)))
 	}
 	if _, err := r.ReadAt(make([]byte, 1), -1); err == nil {
 		t.Error("ReadAt at -1: no error")

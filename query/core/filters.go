@@ -11,8 +11,8 @@ import (
 // one of dimension except; ok is false when no filter applies, so that
 // "no filter" is not a set of every station. It stops at the first empty
 // filter.
-func (s *search) filters(q Query, except Dim) (f set, ok bool, err error) {
-	add := func(one set) bool {
+func (s *search) filters(q Query, except Dim) (f Set, ok bool, err error) {
+	add := func(one Set) bool {
 		f = s.intersect(f, ok, one)
 		ok = true
 		return !f.empty()
@@ -96,7 +96,7 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 
 // near is the stations within n's radius: the points of every cell that
 // can hold one, each checked by its exact distance.
-func (s *search) near(n Near) (set, error) {
+func (s *search) near(n Near) (Set, error) {
 	out := s.w.scratch()
 	err := walkNear(s.bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, _ float64) {
 		out.bm.Add(p.Record)
@@ -104,9 +104,9 @@ func (s *search) near(n Near) (set, error) {
 	return out, err
 }
 
-func (s *search) intersect(acc set, started bool, one set) set {
+func (s *search) intersect(acc Set, started bool, one Set) Set {
 	if !started {
 		return one
 	}
-	return s.w.and(acc, one)
+	return s.w.And(acc, one)
 }

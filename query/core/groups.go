@@ -74,7 +74,7 @@ func groupMembers(groupOfBucket, groups valueGetter, n uint32) ([]uint32, error)
 // them. One cursor serves every look-up, so that an index page's hundred
 // cost no allocation each: a read transaction opens a bucket anew at
 // every tx.Bucket, and a Get makes a cursor anew.
-type listedGroups struct {
+type ListedGroups struct {
 	c   seeker
 	key []byte
 }
@@ -85,12 +85,12 @@ type seeker interface {
 	Seek(key []byte) (k, v []byte)
 }
 
-func newListedGroups(tx *bolt.Tx) *listedGroups {
-	return &listedGroups{c: tx.Bucket(format.BucketListedGroups).Cursor()}
+func NewListedGroups(tx *bolt.Tx) *ListedGroups {
+	return &ListedGroups{c: tx.Bucket(format.BucketListedGroups).Cursor()}
 }
 
 // of is the number of groups of key in directory bucket bucket.
-func (l *listedGroups) of(bucket, key []byte) (int, error) {
+func (l *ListedGroups) Of(bucket, key []byte) (int, error) {
 	l.key = format.AppendListedGroupsKey(l.key[:0], bucket, key)
 	k, v := l.c.Seek(l.key)
 	if !bytes.Equal(k, l.key) {
@@ -102,7 +102,7 @@ func (l *listedGroups) of(bucket, key []byte) (int, error) {
 // countGroups counts the groups of the records in bm, reading each
 // group_of block once: what the indexer stored in listed_groups, counted
 // again from group_of (check).
-func countGroups(tx *bolt.Tx, bm *roaring.Bitmap) (int, error) {
+func CountGroups(tx *bolt.Tx, bm *roaring.Bitmap) (int, error) {
 	var groups format.GroupCounter
 	var block []byte
 	current := ^uint32(0)

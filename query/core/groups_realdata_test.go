@@ -41,7 +41,7 @@ func TestGroupsMatchOracleOnRealSnapshot(t *testing.T) {
 func indexGroups(t *testing.T, ix *Index) [][]format.UUID {
 	t.Helper()
 	var out [][]format.UUID
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		stations := tx.Bucket(format.BucketStations)
 		inGroup := map[uint32]uint32{}
 		err := tx.Bucket(format.BucketGroups).ForEach(func(k, v []byte) error {
@@ -52,7 +52,7 @@ func indexGroups(t *testing.T, ix *Index) [][]format.UUID {
 			ids := make([]format.UUID, len(members))
 			for i, n := range members {
 				var r format.Record
-				if err := decodeRecord(stations, n, &r); err != nil {
+				if err := DecodeRecord(stations, n, &r); err != nil {
 					return err
 				}
 				ids[i], inGroup[n] = r.ID, members[0]
@@ -149,7 +149,7 @@ func TestWordGroupsMatchOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
 	groupOf := oracleGroupOf(o)
 	stored := map[string]int{}
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(format.BucketWordGroups).ForEach(func(k, v []byte) error {
 			n, err := format.ParseWordGroups(v)
 			stored[string(k)] = n

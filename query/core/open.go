@@ -67,7 +67,7 @@ func open(path string) (*Index, error) {
 		return nil, err
 	}
 	ix := &Index{db: db, path: path, tree: tree}
-	if err := ix.view(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
+	if err := ix.View(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
 		_ = db.Close() // the verification error is the one worth reporting
 		_ = tree.Unmap()
 		return nil, err
@@ -146,7 +146,7 @@ func (ix *Index) verify(tx *bolt.Tx, size int64) error {
 	if err != nil {
 		return err
 	}
-	if err := verifyCompatBuckets(tx, meta.Compat); err != nil {
+	if err := verifySections(tx, meta.Sections()); err != nil {
 		return err
 	}
 	ix.meta = meta
@@ -216,7 +216,7 @@ func (ix *Index) read(fn func() error) error {
 	return ix.guard(fn)
 }
 
-func (ix *Index) view(fn func(*bolt.Tx) error) error {
+func (ix *Index) View(fn func(*bolt.Tx) error) error {
 	return ix.guard(func() error { return ix.db.View(fn) })
 }
 
@@ -232,15 +232,22 @@ func (ix *Index) guard(fn func() error) (err error) {
 	return fn()
 }
 
-// verifyCompatBuckets checks that the compatible API's buckets are there
-// exactly when the meta document says so (format.Meta.Compat).
-func verifyCompatBuckets(tx *bolt.Tx, compat bool) error {
-	for _, name := range format.CompatBuckets {
-		switch has := tx.Bucket(name) != nil; {
-		case compat && !has:
-			return fmt.Errorf("%w: bucket %q missing", format.ErrCorrupt, name)
-		case !compat && has:
-			return fmt.Errorf("%w: bucket %q in an index without the compatible data", format.ErrCorrupt, name)
+// optionalSections are the sections of format.Sections a file may have.
+var optionalSections = [...]format.Sections{format.SectionRBAPI}
+
+// verifySections checks that each optional section's buckets are there
+// exactly when the meta document declares the section (format.Sections):
+// once, here, so that what reads a section only asks whether the file has
+// it (Index.Has).
+func verifySections(tx *bolt.Tx, declared format.Sections) error {
+	for _, sec := range optionalSections {
+		for _, name := range sec.Buckets() {
+			switch has := tx.Bucket(name) != nil; {
+			case declared.Has(sec) && !has:
+				return fmt.Errorf("%w: bucket %q missing", format.ErrCorrupt, name)
+			case !declared.Has(sec) && has:
+				return fmt.Errorf("%w: bucket %q in an index without the compatible data", format.ErrCorrupt, name)
+			}
 		}
 	}
 	return nil

@@ -302,7 +302,7 @@ func bucketKeysOf(t *testing.T, bucket []byte) [][]byte {
 	}
 	ix, _ := small(t)
 	var keys [][]byte
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucket).ForEach(func(k, _ []byte) error {
 			keys = append(keys, bytes.Clone(k))
 			return nil

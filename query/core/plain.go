@@ -192,7 +192,7 @@ func (s *search) plainWords(filters []conjunct) error {
 	p := &w.plain
 	all := len(w.parts)
 	for _, word := range w.words {
-		if err := s.addWord(allSpace, word); err != nil || p.empty {
+		if err := s.addWord(AllSpace, word); err != nil || p.empty {
 			return err
 		}
 	}
@@ -201,7 +201,7 @@ func (s *search) plainWords(filters []conjunct) error {
 	byName := len(w.parts)
 	p.nameParts = nil
 	for _, word := range w.words {
-		if err := s.addWord(nameSpace, word); err != nil {
+		if err := s.addWord(NameSpace, word); err != nil {
 			return err
 		}
 		if p.empty {
@@ -235,7 +235,7 @@ func (s *search) plainWords(filters []conjunct) error {
 
 // addWord adds the conjunct of one word in ns: the stored union of its
 // prefix, or the few tokens starting with it (see wordLists).
-func (s *search) addWord(ns namespace, word string) error {
+func (s *search) addWord(ns Namespace, word string) error {
 	lists, err := s.wordLists(ns, word)
 	if err != nil {
 		return err
@@ -465,7 +465,7 @@ func (s *search) collectFirsts(members, minus *keySet, base uint32, skip, limit 
 
 // plainMatches is all as a bitmap, for the facets the memo does not
 // answer, evaluated under the keys where it has members.
-func (s *search) plainMatches() set {
+func (s *search) plainMatches() Set {
 	p := &s.w.plain
 	switch {
 	case p.empty:
@@ -485,7 +485,7 @@ const sparseShare = 512
 
 // materialize evaluates cj into a bitmap under the keys where counts (its
 // count per key) says it has members.
-func (s *search) materialize(cj *conjunction, counts []int32) set {
+func (s *search) materialize(cj *conjunction, counts []int32) Set {
 	w := s.w
 	total := 0
 	for _, n := range counts {

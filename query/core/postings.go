@@ -15,13 +15,13 @@ import (
 // search is one Search call inside its read transaction.
 type search struct {
 	ix       *Index
-	tx       *bolt.Tx
+	Tx       *bolt.Tx
 	w        *workspace
 	stations int
 	// words is the words' match set before the filters, kept (read-only)
 	// for the facets, which combine it with other filters; nil bm when
 	// not kept.
-	words set
+	words Set
 	// the buckets opened so far, with their cursors (see lookup.go)
 	open  [maxOpenBuckets]openBucket
 	nopen int
@@ -32,7 +32,7 @@ type search struct {
 	// record, sorted (see sharedByGroup), once a facet has needed them
 	shared struct {
 		of *roaring.Bitmap
-		set
+		Set
 		byGroup []uint64
 		sorted  bool
 	}
@@ -40,23 +40,23 @@ type search struct {
 
 // namespace is a pair of token and prefix buckets: the name fields only, or
 // every searchable field.
-type namespace struct {
-	tokens, prefix []byte
+type Namespace struct {
+	Tokens, Prefix []byte
 }
 
 var (
-	nameSpace = namespace{tokens: format.BucketNameTokens, prefix: format.BucketNamePrefix}
-	allSpace  = namespace{tokens: format.BucketAllTokens, prefix: format.BucketAllPrefix}
+	NameSpace = Namespace{Tokens: format.BucketNameTokens, Prefix: format.BucketNamePrefix}
+	AllSpace  = Namespace{Tokens: format.BucketAllTokens, Prefix: format.BucketAllPrefix}
 )
 
 // get maps the bitmap stored under key in bucket, or an empty set when the
 // key is absent.
-func (s *search) get(bucket []byte, key []byte) (set, error) {
+func (s *search) get(bucket []byte, key []byte) (Set, error) {
 	v := s.lookup(bucket, key)
 	if v == nil {
 		return s.w.scratch(), nil
 	}
-	return s.w.view(v)
+	return s.w.View(v)
 }
 
 func (s *search) keyOf(str string) []byte {
@@ -67,10 +67,10 @@ func (s *search) keyOf(str string) []byte {
 // wordSet is every station with a token in ns that starts with word: the
 // ready union in the prefix bucket when the writer stored one, else the
 // union of the few tokens a cursor finds (see format: PrefixFanout).
-func (s *search) wordSet(ns namespace, word string) (set, error) {
+func (s *search) WordSet(ns Namespace, word string) (Set, error) {
 	lists, err := s.wordLists(ns, word)
 	if err != nil {
-		return set{}, err
+		return Set{}, err
 	}
 	return s.w.unionRaw(lists)
 }
@@ -81,11 +81,11 @@ func (s *search) wordSet(ns namespace, word string) (set, error) {
 // PrefixFanout; from the namespace's tokenTable once Warm built it). Both
 // search paths build on it (wordSet; addWord). The slice is the
 // workspace's scratch, valid until the next call.
-func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
+func (s *search) wordLists(ns Namespace, word string) ([][]byte, error) {
 	lists := s.w.rawLists[:0]
 	defer func() { s.w.rawLists = lists[:0] }()
 	key := s.keyOf(word)
-	if v := s.lookup(ns.prefix, key); v != nil {
+	if v := s.lookup(ns.Prefix, key); v != nil {
 		return append(lists, v), nil
 	}
 	var ok bool
@@ -96,15 +96,15 @@ func (s *search) wordLists(ns namespace, word string) ([][]byte, error) {
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: more than %d tokens start with %q in %s and %s has no entry",
-			format.ErrCorrupt, format.PrefixFanout, word, ns.tokens, ns.prefix)
+			format.ErrCorrupt, format.PrefixFanout, word, ns.Tokens, ns.Prefix)
 	}
 	return lists, nil
 }
 
 // appendTokens is tokenTable.appendTokens read with a cursor, before Warm
 // built the table.
-func (s *search) appendTokens(lists [][]byte, ns namespace, key []byte) ([][]byte, bool) {
-	c := s.bucket(ns.tokens).cursor()
+func (s *search) appendTokens(lists [][]byte, ns Namespace, key []byte) ([][]byte, bool) {
+	c := s.bucket(ns.Tokens).cursor()
 	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
 		if len(lists) == format.PrefixFanout {
 			return lists, false
@@ -120,9 +120,9 @@ func (s *search) appendTokens(lists [][]byte, ns namespace, key []byte) ([][]byt
 // place (intersecting into a copy of the first word's view would clone
 // every container of that view, however common the word). It stops early
 // once a set or the intersection is empty.
-func (s *search) allWords(ns namespace, words []string) (set, error) {
+func (s *search) allWords(ns Namespace, words []string) (Set, error) {
 	if len(words) == 1 {
-		return s.wordSet(ns, words[0])
+		return s.WordSet(ns, words[0])
 	}
 	// Every word's lists are found first: a word nothing has makes the
 	// search empty before any other word's set is built.
@@ -147,30 +147,30 @@ func (s *search) allWords(ns namespace, words []string) (set, error) {
 		if err != nil || ws.empty() {
 			return ws, err
 		}
-		sets = append(sets, sizedSet{ws, ws.card()})
+		sets = append(sets, sizedSet{ws, ws.Card()})
 		start = end
 	}
 	slices.SortStableFunc(sets, func(a, b sizedSet) int { return cmp.Compare(a.n, b.n) })
-	first := sets[0].set
+	first := sets[0].Set
 	first.owned = false // the word sets stay as they are: intersect into a fresh bitmap
-	acc := s.w.and(first, sets[1].set)
+	acc := s.w.And(first, sets[1].Set)
 	for _, ws := range sets[2:] {
 		if acc.empty() {
 			break
 		}
-		acc = s.w.and(acc, ws.set)
+		acc = s.w.And(acc, ws.Set)
 	}
 	return acc, nil
 }
 
 // sizedSet is a set and its cardinality.
 type sizedSet struct {
-	set
+	Set
 	n int
 }
 
 // exactName is the stations whose name key equals the query's.
-func (s *search) exactName(words []string) (set, error) {
+func (s *search) exactName(words []string) (Set, error) {
 	s.w.key = exactKey(s.w.key[:0], words)
 	return s.get(format.BucketNames, s.w.key)
 }

@@ -131,7 +131,11 @@ func (ix *Index) Meta() format.Meta { return ix.meta }
 // HasCompat reports whether the index has the compatible API's data
 // (format.Meta.Compat: built with stationdex index -compat). Without it
 // every Upstream* method fails with ErrNoCompat.
-func (ix *Index) HasCompat() bool { return ix.meta.Compat }
+func (ix *Index) HasCompat() bool { return ix.Has(format.SectionRBAPI) }
+
+// Has reports whether the file has the optional sections s (Open checked
+// that their buckets are there exactly as the meta document declares).
+func (ix *Index) Has(s format.Sections) bool { return ix.meta.Sections().Has(s) }
 
 // Path is the file the index was opened from.
 func (ix *Index) Path() string { return ix.path }
@@ -223,9 +227,9 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 // checks the meta page's FNV sum every time (a facet column's one-off
 // build opens its own).
 func (ix *Index) withSearch(fn func(s *search) error) error {
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
+	w := GetWorkspace()
+	defer w.Release()
+	s := w.NewSearch(ix)
 	return ix.read(func() error { return fn(s) })
 }
 

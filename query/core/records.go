@@ -14,9 +14,9 @@ import (
 // keeps the block it looked up last, so a page of neighbouring records costs
 // one bbolt lookup. What it returns points into the memory map and is valid
 // only inside the read transaction.
-type recordReader struct {
-	stations valueGetter
-	blocks   [][]byte // the bucket's blocks by number, when located (see blockLocator)
+type RecordReader struct {
+	Stations valueGetter
+	Blocks   [][]byte // the bucket's blocks by number, when located (see blockLocator)
 	block    uint32
 	data     []byte // value of block; nil before the first lookup
 	key      []byte // scratch for the block's key: a search lends its own
@@ -28,8 +28,8 @@ type valueGetter interface {
 	Get(key []byte) []byte
 }
 
-func newRecordReader(tx *bolt.Tx) recordReader {
-	return recordReader{stations: tx.Bucket(format.BucketStations)}
+func NewRecordReader(tx *bolt.Tx) RecordReader {
+	return RecordReader{Stations: tx.Bucket(format.BucketStations)}
 }
 
 // blockLocator is where the blocks of a record bucket (stations,
@@ -59,7 +59,7 @@ func (ix *Index) blocksOf(bucket []byte, open func() func() (k, v []byte)) [][]b
 	for i, name := range blockBuckets {
 		if string(name) == string(bucket) {
 			l := &ix.blocks[i]
-			l.once.Do(func() { l.blocks = readBlocks(open()) })
+			l.once.Do(func() { l.blocks = ReadBlocks(open()) })
 			return l.blocks
 		}
 	}
@@ -69,12 +69,12 @@ func (ix *Index) blocksOf(bucket []byte, open func() func() (k, v []byte)) [][]b
 // located is a reader of record bucket bucket (one of blockBuckets) in
 // tx through the index's block locator, for code that reads records
 // outside a search.
-func (ix *Index) located(tx *bolt.Tx, bucket []byte) recordReader {
+func (ix *Index) located(tx *bolt.Tx, bucket []byte) RecordReader {
 	b := tx.Bucket(bucket)
 	if b == nil {
-		return recordReader{stations: missingBucket{}}
+		return RecordReader{Stations: missingBucket{}}
 	}
-	return recordReader{stations: b, blocks: ix.blocksOf(bucket, func() func() (k, v []byte) {
+	return RecordReader{Stations: b, Blocks: ix.blocksOf(bucket, func() func() (k, v []byte) {
 		c, first := b.Cursor(), true
 		return func() ([]byte, []byte) {
 			if first {
@@ -96,7 +96,7 @@ func (missingBucket) Get([]byte) []byte { return nil }
 // (nil key: no more); nil unless its keys are the block numbers from 0
 // without a gap. A damaged mapping panics, which the search's guard turns
 // into an error; the locator then stays empty and lookups descend the tree.
-func readBlocks(next func() (k, v []byte)) [][]byte {
+func ReadBlocks(next func() (k, v []byte)) [][]byte {
 	var blocks [][]byte
 	for k, v := next(); k != nil; k, v = next() {
 		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(blocks)) {
@@ -122,17 +122,17 @@ func pairs(b *openBucket) func() (k, v []byte) {
 	}
 }
 
-func (rr *recordReader) get(n uint32) ([]byte, error) {
+func (rr *RecordReader) Get(n uint32) ([]byte, error) {
 	b, slot := format.BlockOf(n)
 	if rr.data == nil || b != rr.block {
-		if rr.blocks != nil {
+		if rr.Blocks != nil {
 			rr.data = nil
-			if int64(b) < int64(len(rr.blocks)) {
-				rr.data = rr.blocks[b]
+			if int64(b) < int64(len(rr.Blocks)) {
+				rr.data = rr.Blocks[b]
 			}
 		} else {
 			rr.key = binary.BigEndian.AppendUint32(rr.key[:0], b) // format.BlockKey, in place
-			rr.data = rr.stations.Get(rr.key)
+			rr.data = rr.Stations.Get(rr.key)
 		}
 		rr.block = b
 		if rr.data == nil {
@@ -147,14 +147,14 @@ func (rr *recordReader) get(n uint32) ([]byte, error) {
 }
 
 // decodeRecord decodes record n into r, which owns its memory afterwards.
-func decodeRecord(stations valueGetter, n uint32, r *format.Record) error {
-	rr := recordReader{stations: stations}
+func DecodeRecord(stations valueGetter, n uint32, r *format.Record) error {
+	rr := RecordReader{Stations: stations}
 	return rr.decode(n, r)
 }
 
 // decode decodes record n into r, which owns its memory afterwards.
-func (rr *recordReader) decode(n uint32, r *format.Record) error {
-	v, err := rr.get(n)
+func (rr *RecordReader) decode(n uint32, r *format.Record) error {
+	v, err := rr.Get(n)
 	if err != nil {
 		return err
 	}
@@ -167,11 +167,11 @@ func (rr *recordReader) decode(n uint32, r *format.Record) error {
 // decodeRecords decodes the records numbered in recs. All their bytes are
 // copied into one buffer and their lists share one backing, so a page
 // costs a handful of allocations whatever its stations hold.
-func decodeRecords(rr recordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
+func decodeRecords(rr RecordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
 	raw := scratch[:0]
 	size := 0
 	for _, n := range recs {
-		v, err := rr.get(n)
+		v, err := rr.Get(n)
 		if err != nil {
 			return nil, raw, err
 		}

@@ -24,7 +24,7 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 			return keys[i-1], []byte{byte(i)}
 		}
 	}
-	if got := readBlocks(from(key(0), key(1), key(2))); len(got) != 3 || got[2][0] != 3 {
+	if got := ReadBlocks(from(key(0), key(1), key(2))); len(got) != 3 || got[2][0] != 3 {
 		t.Fatalf("blocks 0, 1, 2: %v", got)
 	}
 	for name, keys := range map[string][][]byte{
@@ -35,7 +35,7 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 		"none":           nil,
 		"a repeated key": {key(0), key(0)},
 	} {
-		if got := readBlocks(from(keys...)); got != nil {
+		if got := ReadBlocks(from(keys...)); got != nil {
 			t.Errorf("%s: located %d blocks, want none", name, len(got))
 		}
 	}
@@ -62,7 +62,7 @@ func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := (ix.Meta().Stations + format.RecordsPerBlock - 1) / format.RecordsPerBlock
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		for i, name := range blockBuckets {
 			got := ix.blocks[i].blocks
 			if len(got) != want {

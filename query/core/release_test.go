@@ -34,18 +34,18 @@ func TestReleaseLeavesNothingInTheMapping(t *testing.T) {
 		{Q: "radio", Filter: filters("", "english", ""), Facets: threeFacets, FacetLimit: 50, Limit: 10},
 	}
 	inMap := inMappings(t, ix)
-	w := getWorkspace()
+	w := GetWorkspace()
 	for _, q := range queries {
-		err := ix.view(func(tx *bolt.Tx) error {
-			s := w.newSearch(ix)
-			s.tx = tx
+		err := ix.View(func(tx *bolt.Tx) error {
+			s := w.NewSearch(ix)
+			s.Tx = tx
 			var res Result
 			return s.run(q, ix.meta.Stations, &res, nil)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)
 		}
-		w.release()
+		w.Release()
 		workspaces.Get() // take it back from the pool: this test owns it
 		if path := intoMapping(inMap, reflect.ValueOf(w), "w", map[uintptr]bool{}); path != "" {
 			t.Fatalf("after %s: %s points into the mapping", describe(q), path)

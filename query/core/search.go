@@ -55,7 +55,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 		return err
 	}
 	res.Entries = res.Total
-	var m set
+	var m Set
 	if !plain {
 		m = s.matches() // before distinctTiers narrows the tiers
 	}
@@ -69,7 +69,7 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 		}
 		res.Total = s.total()
 	}
-	if err := s.discover(q, res, plain, m); err != nil {
+	if err := s.facetsAndSuggestions(q, res, plain, m); err != nil {
 		return err
 	}
 	if plain {
@@ -109,7 +109,7 @@ func (s *search) rank(q Query, stations int) error {
 // rankWithoutWords is a single alphabetical tier. Every station is the
 // record range [0, stations): a run bitmap of one interval per 65536
 // records, not a list of records.
-func (s *search) rankWithoutWords(f set, filtered bool, stations int) error {
+func (s *search) rankWithoutWords(f Set, filtered bool, stations int) error {
 	if !filtered {
 		f = s.w.scratch()
 		f.bm.AddRange(0, uint64(stations))
@@ -130,9 +130,9 @@ func (s *search) rankWithoutWords(f set, filtered bool, stations int) error {
 // tier0 ⊆ name matches ⊆ matches: the tiers' sizes follow from three
 // cardinalities, and a difference is computed only for a tier the page
 // reaches into.
-func (s *search) rankWords(f set, filtered, keepWords bool) error {
+func (s *search) rankWords(f Set, filtered, keepWords bool) error {
 	words := s.w.words
-	matches, err := s.allWords(allSpace, words)
+	matches, err := s.allWords(AllSpace, words)
 	if err != nil || matches.empty() {
 		return err
 	}
@@ -143,20 +143,20 @@ func (s *search) rankWords(f set, filtered, keepWords bool) error {
 			matches.owned = false
 			s.words = matches
 		}
-		matches = s.w.and(matches, f)
+		matches = s.w.And(matches, f)
 	}
-	byName, err := s.allWords(nameSpace, words)
+	byName, err := s.allWords(NameSpace, words)
 	if err != nil {
 		return err
 	}
 	if filtered {
-		byName = s.w.and(byName, f)
+		byName = s.w.And(byName, f)
 	}
 	exact, err := s.exactName(words)
 	if err != nil {
 		return err
 	}
-	exact = s.w.and(exact, matches)
+	exact = s.w.And(exact, matches)
 	s.w.tiers = append(s.w.tiers, wholeTier(exact), diffTier(byName, exact), diffTier(matches, byName))
 	return nil
 }
@@ -167,26 +167,26 @@ func (s *search) rankWords(f set, filtered, keepWords bool) error {
 // then n counts the groups of of, and a group's entries after its first
 // are passed over as the page is collected.
 type tier struct {
-	of, minus set
+	of, minus Set
 	n         int
 	walk      bool
 }
 
-func wholeTier(t set) tier { return tier{of: t, n: t.card()} }
+func wholeTier(t Set) tier { return tier{of: t, n: t.Card()} }
 
 // diffTier is of − minus where minus ⊆ of.
-func diffTier(of, minus set) tier {
-	return tier{of: of, minus: minus, n: max(0, of.card()-minus.card())}
+func diffTier(of, minus Set) tier {
+	return tier{of: of, minus: minus, n: max(0, of.Card()-minus.Card())}
 }
 
 // members is the tier as a set, computing the difference now. roaring's
 // AndNot leaves both operands alone: minus is another tier's of.
-func (s *search) members(t tier) set {
+func (s *search) members(t tier) Set {
 	if t.minus.bm == nil || t.minus.empty() {
 		return t.of
 	}
-	of, minus := s.w.settle(t.of), s.w.settle(t.minus)
-	return set{bm: roaring.AndNot(of.bm, minus.bm), owned: true}
+	of, minus := s.w.Settle(t.of), s.w.Settle(t.minus)
+	return Set{bm: roaring.AndNot(of.bm, minus.bm), owned: true}
 }
 
 func (s *search) total() int {
@@ -252,7 +252,7 @@ func (s *search) collectTier(t tier, skip, limit int) {
 	}
 }
 
-func (s *search) collect(t set, skip, limit int) {
+func (s *search) collect(t Set, skip, limit int) {
 	it := &s.w.it
 	it.Initialize(t.bm)
 	if skip > 0 {
@@ -269,8 +269,8 @@ func (s *search) collect(t set, skip, limit int) {
 
 // records reads the blocks of bucket (stations or their JSON) through the
 // search's open bucket, with its key buffer.
-func (s *search) records(bucket []byte) recordReader {
-	return recordReader{stations: s.bucket(bucket), blocks: s.blocksOf(bucket), key: s.w.key[:0]}
+func (s *search) records(bucket []byte) RecordReader {
+	return RecordReader{Stations: s.bucket(bucket), Blocks: s.blocksOf(bucket), key: s.w.key[:0]}
 }
 
 // decodePage decodes the collected records; they own their memory.
@@ -280,11 +280,11 @@ func (s *search) decodePage() ([]format.Record, error) {
 	return out, err
 }
 
-// discover adds what q asks for beyond the page: facet counts, and
+// facetsAndSuggestions adds what q asks for beyond the page: facet counts, and
 // suggestions when a query with words has no result. plain says which
 // path answered the search, and so where its match set is: m when not
 // plain.
-func (s *search) discover(q Query, res *Result, plain bool, m set) error {
+func (s *search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) error {
 	if q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
@@ -307,7 +307,7 @@ func (s *search) discover(q Query, res *Result, plain bool, m set) error {
 
 // matches is the whole match set of the ranked search: the widest tier's
 // base set (see rankWords and rankWithoutWords), or empty.
-func (s *search) matches() set {
+func (s *search) matches() Set {
 	switch len(s.w.tiers) {
 	case 0:
 		return s.w.scratch()
@@ -320,7 +320,7 @@ func (s *search) matches() set {
 // matchSet is the match set of q with the filter of dimension except left
 // out: the words' set kept by rankWords (or computed again) and the other
 // filters.
-func (s *search) matchSet(q Query, except Dim) (set, error) {
+func (s *search) matchSet(q Query, except Dim) (Set, error) {
 	f, filtered, err := s.filters(q, except)
 	if err != nil || filtered && f.empty() {
 		return s.w.scratch(), err
@@ -336,8 +336,8 @@ func (s *search) matchSet(q Query, except Dim) (set, error) {
 	m := s.words
 	if m.bm == nil {
 		var err error
-		if m, err = s.allWords(allSpace, s.w.words); err != nil {
-			return set{}, err
+		if m, err = s.allWords(AllSpace, s.w.words); err != nil {
+			return Set{}, err
 		}
 		// kept for the other facets' sets: and intersects it into a
 		// fresh bitmap
@@ -347,5 +347,5 @@ func (s *search) matchSet(q Query, except Dim) (set, error) {
 	if m.empty() || !filtered {
 		return m, nil
 	}
-	return s.w.and(m, f), nil
+	return s.w.And(m, f), nil
 }

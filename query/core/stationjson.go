@@ -7,7 +7,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
-	"stationdex/internal/stationjson"
 )
 
 // The JSON API's read path. The index stores every station's API JSON
@@ -32,7 +31,7 @@ func (ix *Index) SearchJSON(q Query, dst []byte) (Result, []byte, error) {
 func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
 	rr := s.records(format.BucketStationJSON)
 	for i, n := range s.w.recs {
-		js, err := rr.get(n)
+		js, err := rr.Get(n)
 		if err != nil {
 			return dst, fmt.Errorf("station JSON: %w", err)
 		}
@@ -47,13 +46,13 @@ func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
 // StationJSON appends the stored JSON of the station id to dst (see
 // SearchJSON); ErrNotFound when absent.
 func (ix *Index) StationJSON(id format.UUID, dst []byte) ([]byte, error) {
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
 		rr := jsonReader(tx)
-		js, err := rr.get(n)
+		js, err := rr.Get(n)
 		if err != nil {
 			return fmt.Errorf("station %s: JSON: %w", id, err)
 		}
@@ -70,58 +69,6 @@ func (ix *Index) StationJSON(id format.UUID, dst []byte) ([]byte, error) {
 
 // jsonReader reads station_json blocks as recordReader reads record
 // blocks: the layout is the same, slot for slot.
-func jsonReader(tx *bolt.Tx) recordReader {
-	return recordReader{stations: tx.Bucket(format.BucketStationJSON)}
-}
-
-// checkStationJSON: the station_json bucket has a block for every record
-// block, of the same length, and every stored station is exactly
-// stationjson.AppendStored of its record. So it is valid JSON of the
-// right station (the record was checked against its id), and an index
-// whose stored JSON a newer encoder would write differently (a stale
-// index) fails here rather than serving the old shape.
-func (c *checker) checkStationJSON() error {
-	if j, r := c.keys(format.BucketStationJSON), c.keys(format.BucketStations); j != r {
-		return fmt.Errorf("%w: %d station JSON blocks for %d record blocks", format.ErrCorrupt, j, r)
-	}
-	records := c.tx.Bucket(format.BucketStations)
-	cur := c.tx.Bucket(format.BucketStationJSON).Cursor()
-	var r format.Record
-	var want []byte
-	for k, v := cur.First(); k != nil; k, v = cur.Next() {
-		b, err := format.ParseRecordKey(k)
-		if err != nil {
-			return err
-		}
-		recs := records.Get(k)
-		if recs == nil {
-			return fmt.Errorf("%w: station JSON block %d has no record block", format.ErrCorrupt, b)
-		}
-		n, err := format.BlockLen(v)
-		if err != nil {
-			return fmt.Errorf("station JSON block %d: %w", b, err)
-		}
-		if m, err := format.BlockLen(recs); err != nil || m != n {
-			return fmt.Errorf("%w: station JSON block %d holds %d stations, its record block %d", format.ErrCorrupt, b, n, m)
-		}
-		for slot := range n {
-			num := b*format.RecordsPerBlock + uint32(slot)
-			js, err := format.BlockRecord(v, slot)
-			if err != nil {
-				return fmt.Errorf("station JSON %d: %w", num, err)
-			}
-			rec, err := format.BlockRecord(recs, slot)
-			if err != nil {
-				return fmt.Errorf("record %d: %w", num, err)
-			}
-			if err := format.DecodeRecord(rec, &r); err != nil {
-				return fmt.Errorf("record %d: %w", num, err)
-			}
-			want = stationjson.AppendStored(want[:0], &r)
-			if !bytes.Equal(js, want) {
-				return fmt.Errorf("%w: station %d (%s): stored JSON is not its record's", format.ErrCorrupt, num, r.ID)
-			}
-		}
-	}
-	return nil
+func jsonReader(tx *bolt.Tx) RecordReader {
+	return RecordReader{Stations: tx.Bucket(format.BucketStationJSON)}
 }

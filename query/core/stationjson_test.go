@@ -65,7 +65,7 @@ func TestStationJSONIsAppendJSONReal(t *testing.T) {
 func requireStoredJSONEveryStation(t *testing.T, ix *Index) int {
 	t.Helper()
 	var recs []format.Record
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(format.BucketStations).ForEach(func(_, block []byte) error {
 			n, err := format.BlockLen(block)
 			if err != nil {

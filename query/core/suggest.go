@@ -68,7 +68,7 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 	}
 	c := combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: -1}
 	if filtered {
-		c.filter = s.w.settle(f).bm
+		c.filter = s.w.Settle(f).bm
 	}
 	if len(options) > 0 {
 		c.search()
@@ -78,18 +78,18 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 
 // wordOptions lists, per query word, the words it may be replaced by.
 func (s *search) wordOptions(words []string) ([][]wordOption, error) {
-	dict, err := s.ix.dictionary()
+	dict, err := s.ix.Dictionary()
 	if err != nil {
 		return nil, err
 	}
 	options := make([][]wordOption, len(words))
 	for i, w := range words {
-		own, err := s.wordSet(allSpace, w)
+		own, err := s.WordSet(AllSpace, w)
 		if err != nil {
 			return nil, err
 		}
 		if !own.empty() {
-			options[i] = append(options[i], wordOption{word: w, reach: -1, set: s.w.settle(own).bm})
+			options[i] = append(options[i], wordOption{word: w, reach: -1, set: s.w.Settle(own).bm})
 		}
 		if i >= suggestWords {
 			continue
@@ -126,12 +126,12 @@ type combiner struct {
 // the workspace's next scratch set.
 func (c *combiner) setOf(o *wordOption) *roaring.Bitmap {
 	if o.set == nil && c.err == nil {
-		set, err := c.s.wordSet(allSpace, o.word)
+		set, err := c.s.WordSet(AllSpace, o.word)
 		if err != nil {
 			c.err = err
 			return nil
 		}
-		o.set = c.s.w.settle(set).bm
+		o.set = c.s.w.Settle(set).bm
 	}
 	return o.set
 }

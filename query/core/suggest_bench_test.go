@@ -53,7 +53,7 @@ func BenchmarkSuggest(b *testing.B) {
 			i++
 		}
 	})
-	dict, err := ix.dictionary()
+	dict, err := ix.Dictionary()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func BenchmarkSuggest(b *testing.B) {
 // neighbourhood) in every script the snapshot has, and for edge cases.
 func TestCloseWordsByDeletesAsByWalk(t *testing.T) {
 	ix, _ := realIndex(t)
-	dict, err := ix.dictionary()
+	dict, err := ix.Dictionary()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +115,8 @@ func TestCloseWordsByDeletesAsByWalk(t *testing.T) {
 	for _, q := range typoQueries(t, ix, 400) {
 		words = append(words, strings.Fields(q.Q)...)
 	}
-	for i := 0; i < dict.len(); i += 97 {
-		words = append(words, dict.word(i))
+	for i := 0; i < dict.Len(); i += 97 {
+		words = append(words, dict.Word(i))
 	}
 	words = append(words, "", "a", "ab", "ba", "radoi", "rdaio", "xxxxxxxxxxxxxxxxxxxxxxxxx", "北京", "москва", "ελλαδα",
 		strings.Repeat("abcdefghij", 3)[:24], strings.Repeat("abcdefghij", 3)[:25])
@@ -152,10 +152,10 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 	ix, _ := realIndex(t)
 	compared, cut := 0, 0
 	for _, q := range typoQueries(t, ix, 400) {
-		w := getWorkspace()
-		err := ix.view(func(tx *bolt.Tx) error {
-			s := w.newSearch(ix)
-			s.tx = tx
+		w := GetWorkspace()
+		err := ix.View(func(tx *bolt.Tx) error {
+			s := w.NewSearch(ix)
+			s.Tx = tx
 			s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
 			f, filtered, err := s.filters(q, noDim)
 			if err != nil || filtered && f.empty() {
@@ -168,7 +168,7 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 			newCombiner := func(want int) *combiner {
 				c := &combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: want}
 				if filtered {
-					c.filter = s.w.settle(f).bm
+					c.filter = s.w.Settle(f).bm
 				}
 				return c
 			}
@@ -184,7 +184,7 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 			compared++
 			return nil
 		})
-		w.release()
+		w.Release()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,8 +53,8 @@ func (ix *Index) buildTokenTables() error {
 		return nil
 	}
 	var tables [2]*tokenTable
-	for i, ns := range [2]namespace{nameSpace, allSpace} {
-		t, err := ix.readTokenTable(ns.tokens)
+	for i, ns := range [2]Namespace{NameSpace, AllSpace} {
+		t, err := ix.readTokenTable(ns.Tokens)
 		if err != nil {
 			return err
 		}
@@ -114,12 +114,12 @@ func (t *tokenTable) first(w []byte) int {
 }
 
 // tokenTable is ns's table, or nil before Warm built it.
-func (ix *Index) tokenTable(ns namespace) *tokenTable {
+func (ix *Index) tokenTable(ns Namespace) *tokenTable {
 	tables := ix.tokens.ready.Load()
 	switch {
 	case tables == nil:
 		return nil
-	case &ns.tokens[0] == &nameSpace.tokens[0]:
+	case &ns.Tokens[0] == &NameSpace.Tokens[0]:
 		return tables[0]
 	}
 	return tables[1]

@@ -69,20 +69,20 @@ type Position struct{ Lat, Lon float64 }
 // UpstreamJSON appends the stored upstream object of station id to dst
 // (the base URL left as format.BaseURLMark); ErrNotFound when absent.
 func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return dst, ErrNoCompat
 	}
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
-		rr := upstreamReader(tx)
-		js, err := rr.get(n)
+		rr := UpstreamReader(tx)
+		js, err := rr.Get(n)
 		if err != nil {
 			return fmt.Errorf("station %s: upstream object: %w", id, err)
 		}
-		if !upstreamOf(js, id) {
+		if !UpstreamOf(js, id) {
 			return fmt.Errorf("station %s: %w: ids bucket points at record %d, whose upstream object is of another station", id, format.ErrCorrupt, n)
 		}
 		dst = append(dst, js...)
@@ -93,12 +93,12 @@ func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
 
 // upstreamOf reports whether the stored object js is of station id: its
 // stationuuid follows the changeuuid, whose length is bounded.
-func upstreamOf(js []byte, id format.UUID) bool {
+func UpstreamOf(js []byte, id format.UUID) bool {
 	return bytes.Contains(js, []byte(`,"stationuuid":"`+id.String()+`",`))
 }
 
-func upstreamReader(tx *bolt.Tx) recordReader {
-	return recordReader{stations: tx.Bucket(format.BucketUpstreamJSON)}
+func UpstreamReader(tx *bolt.Tx) RecordReader {
+	return RecordReader{Stations: tx.Bucket(format.BucketUpstreamJSON)}
 }
 
 // UpstreamPage appends to dst the stored upstream objects of the
@@ -140,16 +140,16 @@ func (u *UpstreamSet) Len() int { return int(u.members.GetCardinality()) }
 
 // UpstreamStations selects the stations of sel.
 func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return nil, ErrNoCompat
 	}
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
+	w := GetWorkspace()
+	defer w.Release()
+	s := w.NewSearch(ix)
 	w.words = w.words[:0] // matched by the conditions, not by words
 	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed, from: sel.DistanceFrom}
-	err := ix.view(func(tx *bolt.Tx) error {
-		s.tx = tx
+	err := ix.View(func(tx *bolt.Tx) error {
+		s.Tx = tx
 		m, err := s.upstreamMatches(sel)
 		if err == nil {
 			u.members = m.bm.Clone() // m may be a view of the mapping or a pooled scratch
@@ -161,18 +161,18 @@ func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
 
 // UpstreamPageOf is UpstreamPage of a selection made before.
 func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return dst, 0, ErrNoCompat
 	}
 	if offset < 0 || limit < 1 {
 		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
 	}
 	n := 0
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		c := ix.newObjectCopier(tx, u.from)
 		if u.order == OrderName {
 			var err error
-			dst, n, err = c.copySet(set{bm: u.members}, u.reverse, offset, limit, dst)
+			dst, n, err = c.copySet(Set{bm: u.members}, u.reverse, offset, limit, dst)
 			return err
 		}
 		if err := ix.upstreamOrdered(u, tx, min(offset, u.Len())+min(limit, u.Len())); err != nil {
@@ -188,8 +188,8 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 // objectCopier appends stored upstream objects to an answer, with their
 // geo_distance from a position when there is one.
 type objectCopier struct {
-	objects recordReader
-	records recordReader // with from: the stations' positions
+	objects RecordReader
+	records RecordReader // with from: the stations' positions
 	from    *Position
 	rec     format.Record
 }
@@ -217,7 +217,7 @@ func (c *objectCopier) copyListed(list []uint32, offset, limit int, dst []byte) 
 
 // appendObject appends the object of record rec, the i-th of a list.
 func (c *objectCopier) appendObject(rec uint32, i int, dst []byte) ([]byte, error) {
-	js, err := c.objects.get(rec)
+	js, err := c.objects.Get(rec)
 	if err != nil {
 		return dst, fmt.Errorf("upstream object: %w", err)
 	}
@@ -236,7 +236,7 @@ var noDistance = []byte(`,"geo_distance":null,`)
 // appendWithDistance appends js with its geo_distance from c.from, in
 // metres to the decimetre (the stored positions are microdegrees).
 func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, error) {
-	v, err := c.records.get(rec)
+	v, err := c.records.Get(rec)
 	if err == nil {
 		err = format.DecodeRecord(v, &c.rec)
 	}
@@ -254,7 +254,7 @@ func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, e
 }
 
 // upstreamMatches is the set of the stations sel selects.
-func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
+func (s *search) upstreamMatches(sel UpstreamSelect) (Set, error) {
 	m, err := s.matchSet(sel.Query, noDim)
 	if err != nil {
 		return m, err
@@ -298,11 +298,11 @@ func (s *search) upstreamMatches(sel UpstreamSelect) (set, error) {
 
 // UpstreamWorking is the number of stations that passed their last check.
 func (ix *Index) UpstreamWorking() (int, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return 0, ErrNoCompat
 	}
 	n := 0
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, true)
 		if err == nil {
 			n = int(ok.GetCardinality())
@@ -321,7 +321,7 @@ func present(condition string) Tri {
 
 // narrow is m with the stations of the list under key kept (Yes) or
 // left out (No). A key that folds to nothing has no list: it keeps none.
-func (s *search) narrow(m set, bucket []byte, key string, keep Tri) (set, error) {
+func (s *search) narrow(m Set, bucket []byte, key string, keep Tri) (Set, error) {
 	list := s.w.scratch()
 	if key != "" {
 		var err error
@@ -330,7 +330,7 @@ func (s *search) narrow(m set, bucket []byte, key string, keep Tri) (set, error)
 		}
 	}
 	if keep == Yes {
-		return s.w.and(m, list), nil
+		return s.w.And(m, list), nil
 	}
 	out := m
 	if !m.owned {
@@ -343,15 +343,15 @@ func (s *search) narrow(m set, bucket []byte, key string, keep Tri) (set, error)
 
 // sameURL keeps the stations of m whose url is exactly url: the digest
 // bucket found them, and digests may collide.
-func (s *search) sameURL(m set, url string) (set, error) {
+func (s *search) sameURL(m Set, url string) (Set, error) {
 	out := s.w.scratch()
-	rr := upstreamReader(s.tx)
+	rr := UpstreamReader(s.Tx)
 	var obj struct {
 		URL string `json:"url"`
 	}
 	for it := m.bm.Iterator(); it.HasNext(); {
 		n := it.Next()
-		js, err := rr.get(n)
+		js, err := rr.Get(n)
 		if err != nil {
 			return out, err
 		}
@@ -368,8 +368,8 @@ func (s *search) sameURL(m set, url string) (set, error) {
 
 // copySet appends the objects of m from its offset-th member in record
 // order (or in reverse), at most limit of them.
-func (c *objectCopier) copySet(m set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
-	total := m.card()
+func (c *objectCopier) copySet(m Set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+	total := m.Card()
 	if offset >= total {
 		return dst, 0, nil
 	}
@@ -386,7 +386,7 @@ func (c *objectCopier) copySet(m set, reverse bool, offset, limit int, dst []byt
 // pageIterator iterates m from its offset-th member (offset < m.card()):
 // forward by advancing to the member Select names, backwards over a copy
 // of m without the members after it.
-func pageIterator(m set, reverse bool, offset int) interface {
+func pageIterator(m Set, reverse bool, offset int) interface {
 	HasNext() bool
 	Next() uint32
 } {
@@ -396,36 +396,8 @@ func pageIterator(m set, reverse bool, offset int) interface {
 		it.AdvanceIfNeeded(first)
 		return it
 	}
-	last, _ := m.bm.Select(uint32(m.card() - 1 - offset))
+	last, _ := m.bm.Select(uint32(m.Card() - 1 - offset))
 	head := m.bm.Clone()
 	head.RemoveRange(uint64(last)+1, 1<<32)
 	return head.ReverseIterator()
-}
-
-// checkUpstreamJSON: the upstream_json bucket has a block for every
-// record block, of the same length, and every object is valid JSON of
-// its record's station.
-func (c *checker) checkUpstreamJSON() error {
-	if !c.rep.Meta.Compat {
-		return nil // none to check (Open saw that none is there)
-	}
-	if j, r := c.keys(format.BucketUpstreamJSON), c.keys(format.BucketStations); j != r {
-		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
-	}
-	records := newRecordReader(c.tx)
-	ups := upstreamReader(c.tx)
-	var r format.Record
-	for n := range c.stations {
-		if err := decodeRecord(records.stations, n, &r); err != nil {
-			return fmt.Errorf("record %d: %w", n, err)
-		}
-		js, err := ups.get(n)
-		if err != nil {
-			return fmt.Errorf("upstream object %d: %w", n, err)
-		}
-		if !upstreamOf(js, r.ID) || !json.Valid(stationjson.Splice(nil, js, "")) {
-			return fmt.Errorf("%w: station %d (%s): upstream object not valid JSON of its station", format.ErrCorrupt, n, r.ID)
-		}
-	}
-	return nil
 }

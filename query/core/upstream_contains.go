@@ -45,7 +45,7 @@ var containsFields = [...]containsField{
 }
 
 // narrowContains is m narrowed by every condition of c.
-func (s *search) narrowContains(m set, c *Contains) (set, error) {
+func (s *search) narrowContains(m Set, c *Contains) (Set, error) {
 	var err error
 	for _, f := range containsFields {
 		if t := f.text(c); t != "" && !m.empty() {
@@ -69,11 +69,11 @@ func (s *search) narrowContains(m set, c *Contains) (set, error) {
 // narrowKeysHolding keeps the stations of m filed under a key of bucket
 // that holds text. A text that keys to nothing ("-" as a tag) is held by
 // every key, as LIKE '%%' matches every value: it keeps m.
-func (s *search) narrowKeysHolding(m set, bucket []byte, text string) (set, error) {
+func (s *search) narrowKeysHolding(m Set, bucket []byte, text string) (Set, error) {
 	if text == "" {
 		return m, nil
 	}
-	v, err := s.ix.vocabulary(s.tx, bucket)
+	v, err := s.ix.vocabulary(s.Tx, bucket)
 	if err != nil {
 		return m, err
 	}
@@ -150,21 +150,21 @@ func (v *vocabulary) listsHolding(lists [][]byte, text string) [][]byte {
 }
 
 // narrowUnion is m within the union of the stored lists.
-func (s *search) narrowUnion(m set, lists [][]byte) (set, error) {
+func (s *search) narrowUnion(m Set, lists [][]byte) (Set, error) {
 	union, err := s.w.unionRaw(lists)
 	clear(lists)
 	s.w.rawLists = lists[:0]
 	if err != nil {
 		return m, err
 	}
-	return s.w.and(m, union), nil
+	return s.w.And(m, union), nil
 }
 
 // narrowName keeps the stations of m whose folded name holds text
 // (folded too; see format.AppendNameGrams): for a text of at most a
 // gram, the union of the grams starting with it; for a longer one, the
 // names with every gram of it, each then read to see that it holds it.
-func (s *search) narrowName(m set, text string) (set, error) {
+func (s *search) narrowName(m Set, text string) (Set, error) {
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:
 		return m, nil // held by every name, as LIKE '%%'
@@ -176,7 +176,7 @@ func (s *search) narrowName(m set, text string) (set, error) {
 		if err != nil {
 			return m, err
 		}
-		if m = s.w.and(m, list); m.empty() {
+		if m = s.w.And(m, list); m.empty() {
 			return m, nil
 		}
 	}
@@ -201,9 +201,9 @@ func (s *search) gramsStarting(text string) [][]byte {
 // (folded), from the names folded once per index (foldedNames): decoding
 // each candidate's record and folding its name was half of the node's
 // time on upstream-style traffic.
-func (s *search) namesHolding(m set, text string) (set, error) {
+func (s *search) namesHolding(m Set, text string) (Set, error) {
 	out := s.w.scratch()
-	folded, err := s.ix.foldedNames(s.tx)
+	folded, err := s.ix.foldedNames(s.Tx)
 	if err != nil {
 		return out, err
 	}
@@ -245,7 +245,7 @@ func (ix *Index) foldedNames(tx *bolt.Tx) (*foldedNames, error) {
 		var names strings.Builder
 		rr := ix.located(tx, format.BucketStations)
 		for n := range uint32(ix.meta.Stations) {
-			v, err := rr.get(n)
+			v, err := rr.Get(n)
 			if err != nil {
 				return nil, err
 			}

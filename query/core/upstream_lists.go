@@ -29,7 +29,7 @@ type UpstreamCount struct {
 // their last check when checkOK. A value without such stations is left
 // out.
 func (ix *Index) UpstreamCounts(d Dim, checkOK bool) ([]UpstreamCount, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return nil, ErrNoCompat
 	}
 	if d >= NumDims || d == DimHTTPS {
@@ -40,7 +40,7 @@ func (ix *Index) UpstreamCounts(d Dim, checkOK bool) ([]UpstreamCount, error) {
 		bucket = dims[d].buckets[0] // codecs: no directory
 	}
 	var out []UpstreamCount
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func upstreamLabel(tx *bolt.Tx, d Dim, key string, first uint32) (string, error)
 		return key, nil
 	}
 	var r format.Record
-	if err := decodeRecord(tx.Bucket(format.BucketStations), first, &r); err != nil {
+	if err := DecodeRecord(tx.Bucket(format.BucketStations), first, &r); err != nil {
 		return "", err
 	}
 	if d == DimCountry {
@@ -119,11 +119,11 @@ type UpstreamState struct {
 // check count. A location's stations are few, so they are read one by
 // one.
 func (ix *Index) UpstreamStates(checkOK bool) ([]UpstreamState, error) {
-	if !ix.meta.Compat {
+	if !ix.Has(format.SectionRBAPI) {
 		return nil, ErrNoCompat
 	}
 	var out []UpstreamState
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func statesOf(records *bolt.Bucket, bm *roaring.Bitmap, key string) ([]UpstreamS
 	var out []UpstreamState
 	var r format.Record
 	for it := bm.Iterator(); it.HasNext(); {
-		if err := decodeRecord(records, it.Next(), &r); err != nil {
+		if err := DecodeRecord(records, it.Next(), &r); err != nil {
 			return nil, err
 		}
 		i := 0

@@ -45,7 +45,7 @@ func TestUpstreamOrderWaysAgree(t *testing.T) {
 				sorted := &UpstreamSet{members: members, order: o, reverse: reverse}
 				walked := &UpstreamSet{members: members, order: o, reverse: reverse}
 				paged := &UpstreamSet{members: members, order: o, reverse: reverse}
-				err := ix.view(func(tx *bolt.Tx) error {
+				err := ix.View(func(tx *bolt.Tx) error {
 					ranks, err := ix.ranks(tx, o)
 					if err != nil {
 						return err
@@ -200,7 +200,7 @@ func BenchmarkUpstreamOrderWays(b *testing.B) {
 			b.Run(fmt.Sprintf("%d/%s", size, way), func(b *testing.B) {
 				for b.Loop() {
 					u := &UpstreamSet{members: members, order: OrderVotes}
-					err := ix.view(func(tx *bolt.Tx) error {
+					err := ix.View(func(tx *bolt.Tx) error {
 						if way == "sort" {
 							ranks, err := ix.ranks(tx, u.order)
 							if err != nil {

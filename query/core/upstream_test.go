@@ -393,14 +393,14 @@ func BenchmarkUpstreamNameContains(b *testing.B) {
 // every record's name folded, in record order.
 func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
 	ix, _ := realIndex(t)
-	err := ix.view(func(tx *bolt.Tx) error {
+	err := ix.View(func(tx *bolt.Tx) error {
 		f, err := ix.foldedNames(tx)
 		if err != nil {
 			return err
 		}
-		rr := newRecordReader(tx)
+		rr := NewRecordReader(tx)
 		for n := range uint32(ix.Meta().Stations) {
-			v, err := rr.get(n)
+			v, err := rr.Get(n)
 			if err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ func TestWarmLookupsChangeNoAnswer(t *testing.T) {
 	for _, name := range filteredBucketNames {
 		keysPassFilter(t, filtered, name)
 	}
-	for _, ns := range []namespace{nameSpace, allSpace} {
+	for _, ns := range []Namespace{NameSpace, AllSpace} {
 		tableFindsAsCursor(t, filtered, ns)
 	}
 	compared := 0
@@ -177,11 +177,11 @@ func same(t *testing.T, plain, filtered *Index, q Query) bool {
 // tableFindsAsCursor: for every key of ns's token bucket, the key itself,
 // its first rune, its first two and the key with a byte after it, the
 // table finds the lists a cursor finds, up to one past the fan-out.
-func tableFindsAsCursor(t *testing.T, ix *Index, ns namespace) {
+func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 	t.Helper()
 	table := ix.tokenTable(ns)
 	err := ix.read(func() error {
-		c, err := ix.treeCursor(ns.tokens)
+		c, err := ix.treeCursor(ns.Tokens)
 		if err != nil {
 			return err
 		}
@@ -190,14 +190,14 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns namespace) {
 			keys = append(keys, k)
 		}
 		if len(keys) == 0 || len(keys) != len(table.heads) {
-			return fmt.Errorf("%s: %d keys, the table %d", ns.tokens, len(keys), len(table.heads))
+			return fmt.Errorf("%s: %d keys, the table %d", ns.Tokens, len(keys), len(table.heads))
 		}
 		for _, k := range keys {
 			for _, w := range [][]byte{k, []byte(prefixRunes(string(k), 1)), []byte(prefixRunes(string(k), 2)), append(bytes.Clone(k), 0)} {
 				want := cursorLists(ix, ns, w)
 				got, ok := table.appendTokens(nil, ix.tree, w)
 				if ok != (len(want) <= format.PrefixFanout) || len(got) > len(want) || !sameLists(got, want[:len(got)]) {
-					return fmt.Errorf("%s %q: the table finds %d lists (%v), a cursor %d", ns.tokens, w, len(got), ok, len(want))
+					return fmt.Errorf("%s %q: the table finds %d lists (%v), a cursor %d", ns.Tokens, w, len(got), ok, len(want))
 				}
 			}
 		}
@@ -210,8 +210,8 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns namespace) {
 
 // cursorLists is what a cursor finds under the prefix w, up to one past
 // the fan-out.
-func cursorLists(ix *Index, ns namespace, w []byte) [][]byte {
-	c, _ := ix.treeCursor(ns.tokens)
+func cursorLists(ix *Index, ns Namespace, w []byte) [][]byte {
+	c, _ := ix.treeCursor(ns.Tokens)
 	var lists [][]byte
 	for k, v := c.Seek(w); k != nil && bytes.HasPrefix(k, w) && len(lists) <= format.PrefixFanout; k, v = c.Next() {
 		lists = append(lists, v)

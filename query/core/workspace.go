@@ -15,7 +15,7 @@ import (
 // the transaction and never to be modified) or a scratch bitmap this search
 // may modify. A set is used linearly: an operation that returns a set may
 // have modified its owned argument in place.
-type set struct {
+type Set struct {
 	bm    *roaring.Bitmap
 	owned bool
 	// shortRuns: a stored list of run containers of many short runs,
@@ -24,9 +24,9 @@ type set struct {
 	shortRuns bool
 }
 
-func (s set) card() int { return int(s.bm.GetCardinality()) }
+func (s Set) Card() int { return int(s.bm.GetCardinality()) }
 
-func (s set) empty() bool { return s.bm.IsEmpty() }
+func (s Set) empty() bool { return s.bm.IsEmpty() }
 
 // workspace is the reusable memory of one search: bitmaps, token and key
 // buffers, the page iterator. Workspaces are pooled so that a search
@@ -87,10 +87,10 @@ type workspace struct {
 
 // newSearch is the workspace's search, reset for one on ix: it lives in
 // the pooled workspace so that a search allocates no state of its own.
-func (w *workspace) newSearch(ix *Index) *search {
+func (w *workspace) NewSearch(ix *Index) *search {
 	s := &w.search
-	s.ix, s.tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
-	s.words = set{}
+	s.ix, s.Tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
+	s.words = Set{}
 	s.nopen, s.memoFacets = 0, 0
 	return s
 }
@@ -113,12 +113,12 @@ var workspaces = sync.Pool{New: func() any {
 	return &workspace{key: make([]byte, 0, 128), recs: make([]uint32, 0, MaxLimit), tiers: make([]tier, 0, 3)}
 }}
 
-func getWorkspace() *workspace { return workspaces.Get().(*workspace) }
+func GetWorkspace() *workspace { return workspaces.Get().(*workspace) }
 
 // release empties every bitmap before pooling the workspace: views and
 // scratch bitmaps sharing their containers point into the file mapping,
 // which must not be reachable after the transaction ends.
-func (w *workspace) release() {
+func (w *workspace) Release() {
 	for _, b := range w.bitmaps[:w.used] {
 		b.Clear()
 	}
@@ -141,9 +141,9 @@ func (w *workspace) release() {
 	for i := range w.search.open[:w.search.nopen] {
 		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
 	}
-	w.search.ix, w.search.tx, w.search.words = nil, nil, set{}
+	w.search.ix, w.search.Tx, w.search.words = nil, nil, Set{}
 	w.byGroup = w.search.shared.byGroup[:0]
-	w.search.shared.of, w.search.shared.set, w.search.shared.byGroup, w.search.shared.sorted = nil, set{}, nil, false
+	w.search.shared.of, w.search.shared.Set, w.search.shared.byGroup, w.search.shared.sorted = nil, Set{}, nil, false
 	workspaces.Put(w)
 }
 
@@ -157,25 +157,25 @@ func (w *workspace) bitmap() *roaring.Bitmap {
 }
 
 // scratch is an empty bitmap the search owns.
-func (w *workspace) scratch() set { return set{bm: w.bitmap(), owned: true} }
+func (w *workspace) scratch() Set { return Set{bm: w.bitmap(), owned: true} }
 
 // view maps a bbolt value as a bitmap without copying it.
-func (w *workspace) view(v []byte) (set, error) {
+func (w *workspace) View(v []byte) (Set, error) {
 	b := w.bitmap()
 	n, err := b.FromBuffer(v)
 	if err == nil && n != int64(len(v)) {
 		err = fmt.Errorf("%d trailing bytes", int64(len(v))-n)
 	}
 	if err != nil {
-		return set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
+		return Set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
 	shortRuns := b.HasRunCompression() && format.ManyShortRuns(b)
-	return set{bm: b, shortRuns: shortRuns}, nil
+	return Set{bm: b, shortRuns: shortRuns}, nil
 }
 
 // settle is s ready to be combined with others: flattened when it holds
 // many short runs (see format.MaxRunContainerBytes), as it is otherwise.
-func (w *workspace) settle(s set) set {
+func (w *workspace) Settle(s Set) Set {
 	if !s.shortRuns {
 		return s
 	}
@@ -188,12 +188,12 @@ func (w *workspace) settle(s set) set {
 // operations on them (in-place union, conversion to an array) are
 // quadratic in the number of runs; flattening is linear and its result
 // combines fast.
-func (w *workspace) flatten(b *roaring.Bitmap) set {
+func (w *workspace) flatten(b *roaring.Bitmap) Set {
 	buf := w.denseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
 	b.WriteDenseTo(buf)
 	flat := w.bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
-	return set{bm: flat, owned: true}
+	return Set{bm: flat, owned: true}
 }
 
 // containerWords is the size of a roaring bitmap container in words: a
@@ -219,13 +219,13 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 // is never modified (callers use it again). A view a is intersected into a
 // fresh bitmap: copying it and intersecting in place would clone each of
 // its containers.
-func (w *workspace) and(a, b set) set {
-	a, b = w.settle(a), w.settle(b)
+func (w *workspace) And(a, b Set) Set {
+	a, b = w.Settle(a), w.Settle(b)
 	if a.owned {
 		a.bm.And(b.bm)
-		return set{bm: a.bm, owned: true}
+		return Set{bm: a.bm, owned: true}
 	}
-	return set{bm: roaring.And(a.bm, b.bm), owned: true}
+	return Set{bm: roaring.And(a.bm, b.bm), owned: true}
 }
 
 // unionRaw is the union of stored posting lists (a word's tokens, a
@@ -235,12 +235,12 @@ func (w *workspace) and(a, b set) set {
 // array by inserting its runs one at a time, which took 770 us for the two
 // tokens starting with "90s" on the real snapshot, where the dense pass is
 // linear. Others go to FastOr, cheaper for a few small arrays.
-func (w *workspace) unionRaw(lists [][]byte) (set, error) {
+func (w *workspace) unionRaw(lists [][]byte) (Set, error) {
 	switch len(lists) {
 	case 0:
 		return w.scratch(), nil
 	case 1:
-		return w.view(lists[0])
+		return w.View(lists[0])
 	}
 	cs := w.rawTmp[:0]
 	defer func() { clear(cs[:cap(cs)]); w.rawTmp = cs[:0] }()
@@ -248,7 +248,7 @@ func (w *workspace) unionRaw(lists [][]byte) (set, error) {
 	for _, v := range lists {
 		var err error
 		if cs, err = rawroaring.Parse(v, cs); err != nil {
-			return set{}, err
+			return Set{}, err
 		}
 		if len(cs) > 0 {
 			keys = max(keys, int(cs[len(cs)-1].Key)+1)
@@ -264,13 +264,13 @@ func (w *workspace) unionRaw(lists [][]byte) (set, error) {
 		bms := w.views[:0]
 		defer func() { clear(bms); w.views = bms[:0] }()
 		for _, v := range lists {
-			one, err := w.view(v)
+			one, err := w.View(v)
 			if err != nil {
-				return set{}, err
+				return Set{}, err
 			}
 			bms = append(bms, one.bm)
 		}
-		return set{bm: roaring.FastOr(bms...), owned: true}, nil
+		return Set{bm: roaring.FastOr(bms...), owned: true}, nil
 	}
 	buf := w.denseBuffer(containerWords * keys)
 	for _, v := range lists {
@@ -281,5 +281,5 @@ func (w *workspace) unionRaw(lists [][]byte) (set, error) {
 	}
 	flat := w.bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
-	return set{bm: flat, owned: true}, nil
+	return Set{bm: flat, owned: true}, nil
 }

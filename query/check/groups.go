@@ -1,4 +1,4 @@
-package core
+package check
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // checkGroups verifies the groups and group_of buckets against each other
@@ -76,10 +77,10 @@ func (c *checker) checkGroupList(g uint32, members, listedIn []uint32) error {
 // checkGroupOrder verifies that members are in representative order,
 // each strictly before the next: ids are unique, so the order is total.
 func (c *checker) checkGroupOrder(g uint32, members []uint32) error {
-	rr := newRecordReader(c.tx)
+	rr := core.NewRecordReader(c.tx)
 	var prev, next format.Record
 	for i, n := range members {
-		v, err := rr.get(n)
+		v, err := rr.Get(n)
 		if err != nil {
 			return err
 		}
@@ -223,7 +224,7 @@ func compareKeys(a, b []byte) int {
 // counted again here from group_of (checked before): the indexer counts
 // from its own table of groups, so two ways to one answer.
 func (c *checker) checkListedGroups() error {
-	want, stored := 0, newListedGroups(c.tx)
+	want, stored := 0, core.NewListedGroups(c.tx)
 	for _, bucket := range format.GroupCountedBuckets {
 		want += c.keys(bucket)
 		if err := c.tx.Bucket(bucket).ForEach(func(k, v []byte) error {
@@ -240,16 +241,16 @@ func (c *checker) checkListedGroups() error {
 
 // checkListedGroup checks the group count stored for key k of bucket,
 // whose posting list is v (checkBitmaps validated it).
-func (c *checker) checkListedGroup(groups *listedGroups, bucket, k, v []byte) error {
+func (c *checker) checkListedGroup(groups *core.ListedGroups, bucket, k, v []byte) error {
 	defer c.bm.Clear() // drop references into the mapping
 	if _, err := c.bm.FromBuffer(v); err != nil {
 		return fmt.Errorf("%w: %s %q: %v", format.ErrCorrupt, bucket, k, err)
 	}
-	counted, err := countGroups(c.tx, &c.bm)
+	counted, err := core.CountGroups(c.tx, &c.bm)
 	if err != nil {
 		return err
 	}
-	stored, err := groups.of(bucket, k)
+	stored, err := groups.Of(bucket, k)
 	if err != nil {
 		return err
 	}
@@ -277,7 +278,7 @@ func (c *checker) checkWordGroups() error {
 			if err != nil {
 				return err
 			}
-			counted, err := countGroups(c.tx, stations)
+			counted, err := core.CountGroups(c.tx, stations)
 			if err == nil && counted != n {
 				err = fmt.Errorf("%w: word_groups counts %d groups for %q, group_of %d", format.ErrCorrupt, n, word, counted)
 			}

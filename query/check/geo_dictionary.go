@@ -1,4 +1,4 @@
-package core
+package check
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/vellum"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // checkGeo: every point decodes, names an existing record whose stored
@@ -29,7 +30,7 @@ func (c *checker) checkGeo() error {
 			}
 			prev = int64(p.Record)
 			var r format.Record
-			if err := decodeRecord(c.tx.Bucket(format.BucketStations), p.Record, &r); err != nil {
+			if err := core.DecodeRecord(c.tx.Bucket(format.BucketStations), p.Record, &r); err != nil {
 				return err
 			}
 			if r.Geo != p.Geo {
@@ -83,17 +84,17 @@ func (c *checker) checkDictionary() (err error) {
 // suggestion's total read from it is the total the suggested search
 // shows.
 func (c *checker) checkReach() error {
-	d, err := c.ix.dictionary()
+	d, err := c.ix.Dictionary()
 	if err != nil {
 		return err
 	}
-	for i := range d.len() {
-		n, err := c.wordReach(d.word(i))
+	for i := range d.Len() {
+		n, err := c.wordReach(d.Word(i))
 		if err != nil {
 			return err
 		}
-		if n != int(d.reach[i]) {
-			return fmt.Errorf("%w: dictionary reach of %q is %d, a search finds %d", format.ErrCorrupt, d.word(i), d.reach[i], n)
+		if n != int(d.Reach[i]) {
+			return fmt.Errorf("%w: dictionary reach of %q is %d, a search finds %d", format.ErrCorrupt, d.Word(i), d.Reach[i], n)
 		}
 	}
 	return nil
@@ -102,15 +103,15 @@ func (c *checker) checkReach() error {
 // wordReach counts the stations a search for word finds, in a workspace
 // of its own: each union it builds is dropped with it.
 func (c *checker) wordReach(word string) (int, error) {
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(c.ix)
-	s.tx = c.tx
-	set, err := s.wordSet(allSpace, word)
+	w := core.GetWorkspace()
+	defer w.Release()
+	s := w.NewSearch(c.ix)
+	s.Tx = c.tx
+	set, err := s.WordSet(core.AllSpace, word)
 	if err != nil {
 		return 0, err
 	}
-	return set.card(), nil
+	return set.Card(), nil
 }
 
 func (c *checker) cardinality(v []byte) uint64 {

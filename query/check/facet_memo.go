@@ -1,4 +1,4 @@
-package core
+package check
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // checkFacetMemo: every entry of the stored facet memo names lists that
@@ -14,7 +15,7 @@ import (
 // (the indexer counts by a sweep over records, the engine by its columns
 // and posting lists: two ways to one answer).
 func (c *checker) checkFacetMemo() error {
-	if _, err := c.ix.facetMemo(); err != nil {
+	if _, err := c.ix.FacetMemo(); err != nil {
 		return err
 	}
 	values := make([]int, len(format.FacetMemoFacets))
@@ -39,39 +40,51 @@ func (c *checker) checkFacetMemo() error {
 
 // countMemoEntry counts the facets of the set memo key k names, limit
 // values each, as a search without the memo counts them.
-func countMemoEntry(ix *Index, tx *bolt.Tx, k []byte, limit int) (format.MemoCounts, error) {
+func countMemoEntry(ix *core.Index, tx *bolt.Tx, k []byte, limit int) (format.MemoCounts, error) {
 	lists, err := format.ParseMemoKey(k)
 	if err != nil {
 		return format.MemoCounts{}, err
 	}
-	w := getWorkspace()
-	defer w.release()
-	s := w.newSearch(ix)
-	s.tx = tx
-	var m set
+	w := core.GetWorkspace()
+	defer w.Release()
+	s := w.NewSearch(ix)
+	s.Tx = tx
+	var m core.Set
 	for i, l := range lists {
-		one, err := w.view(tx.Bucket(format.FacetMemoSources[l.Source].Bucket).Get(l.Key))
+		one, err := w.View(tx.Bucket(format.FacetMemoSources[l.Source].Bucket).Get(l.Key))
 		if err != nil {
 			return format.MemoCounts{}, err
 		}
 		if i == 0 {
 			m = one
 		} else {
-			m = w.and(w.settle(m), w.settle(one))
+			m = w.And(w.Settle(m), w.Settle(one))
 		}
 	}
 	// no words and no filters: facetTops finds no memo operands
-	tasks, err := s.facetTops(Query{Facets: memoFacetSet, FacetLimit: limit}, m, false)
+	tasks, err := s.FacetTops(core.Query{Facets: core.MemoFacetSet, FacetLimit: limit}, m, false)
 	if err != nil {
 		return format.MemoCounts{}, err
 	}
-	out := format.MemoCounts{Stations: m.card(), Limit: limit}
-	for _, d := range memoDims {
-		l := make([]format.MemoCount, len(tasks[d].top))
-		for i, c := range tasks[d].top {
-			l[i] = format.MemoCount{ID: c.id, N: uint32(c.n)}
+	out := format.MemoCounts{Stations: m.Card(), Limit: limit}
+	for _, d := range core.MemoDims {
+		l := make([]format.MemoCount, len(tasks[d].Top))
+		for i, c := range tasks[d].Top {
+			l[i] = format.MemoCount{ID: c.ID, N: uint32(c.N)}
 		}
 		out.Facets = append(out.Facets, l)
 	}
 	return out, nil
+}
+
+// FacetMemo recounts every entry of the facet memo as Check does, alone:
+// the engine's tests run it on the real snapshot, to see it fail loudly.
+func FacetMemo(ix *core.Index) error {
+	return ix.View(func(tx *bolt.Tx) error {
+		c := &checker{ix: ix, tx: tx, rep: &Report{}}
+		if err := c.countBuckets(); err != nil {
+			return err
+		}
+		return c.checkFacetMemo()
+	})
 }

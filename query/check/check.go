@@ -1,4 +1,14 @@
-package core
+// Package check verifies a whole index file beyond what Open verifies:
+// what `stationdex check` runs (see Check).
+//
+// File map:
+//   - check.go: Check, the report, the walk of the steps, records, ids,
+//     bitmaps, prefix fan-out, meta counts and stored files
+//   - facet_memo.go: the facet memo is what the engine counts
+//   - geo_dictionary.go: the geo cells, the typo dictionary and its reach
+//   - groups.go: groups, group_of, listed groups, word groups, genre labels
+//   - rbapi.go: the Radio Browser API's section: its objects and orders
+package check
 
 import (
 	"bytes"
@@ -13,10 +23,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+	"stationdex/query/core"
 )
 
-// CheckReport is what Check verified about an index file.
-type CheckReport struct {
+// Report is what Check verified about an index file.
+type Report struct {
 	Path    string
 	Version int
 	Meta    format.Meta
@@ -38,24 +50,24 @@ type BucketCount struct {
 // tree and the checksums, which prove the file is as written): every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every station's stored JSON
 // is its record's (checkStationJSON), the compatible API's stored orders
-// list every record once in order (checkUpstreamOrders), every bitmap deserialises,
+// list every record once in order (checkRBAPIOrders), every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, groups and group_of agree and follow the representative rule,
 // listed_groups counts what group_of gives, every genre has one label
-// that is a spelling of it (check_groups.go), and the stored files are
+// that is a spelling of it (groups.go), and the stored files are
 // whole and match their manifest.
 // Errors wrap format.ErrNotIndex, format.ErrVersion, format.ErrCorrupt or
 // the operating system's error.
-func Check(path string) (CheckReport, error) {
-	ix, err := Open(path) // pages and checksums first (pagetree.Verify)
+func Check(path string) (Report, error) {
+	ix, err := core.Open(path) // pages and checksums first (pagetree.Verify)
 	if err != nil {
-		return CheckReport{}, err
+		return Report{}, err
 	}
 	defer func() { _ = ix.Close() }() // opened read-only: nothing to lose
-	rep := CheckReport{Path: path, Version: format.Version, Meta: ix.meta}
-	err = ix.view(func(tx *bolt.Tx) error {
-		c := &checker{ix: ix, tx: tx, rep: &rep, stations: uint32(ix.meta.Stations)}
+	rep := Report{Path: path, Version: format.Version, Meta: ix.Meta()}
+	err = ix.View(func(tx *bolt.Tx) error {
+		c := &checker{ix: ix, tx: tx, rep: &rep, stations: uint32(ix.Meta().Stations)}
 		return c.run()
 	})
 	if err != nil {
@@ -66,16 +78,16 @@ func Check(path string) (CheckReport, error) {
 
 // checker walks one index inside a read transaction.
 type checker struct {
-	ix       *Index
+	ix       *core.Index
 	tx       *bolt.Tx
-	rep      *CheckReport
+	rep      *Report
 	stations uint32
 	bm       roaring.Bitmap
 }
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkUpstreamJSON, c.checkUpstreamOrders, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkRBAPIObjects, c.checkRBAPIOrders, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkWordGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
@@ -97,7 +109,7 @@ func (c *checker) countBuckets() error {
 // buckets are the buckets the index has: format.AllBuckets, and
 // format.CompatBuckets with the compatible data (Open verified either).
 func (c *checker) buckets() [][]byte {
-	if !c.rep.Meta.Compat {
+	if !c.ix.Has(format.SectionRBAPI) {
 		return format.AllBuckets
 	}
 	return slices.Concat(format.AllBuckets, format.CompatBuckets)
@@ -182,7 +194,7 @@ func (c *checker) checkIDs() error {
 
 func (c *checker) checkBitmaps() error {
 	postings := format.PostingBuckets
-	if c.rep.Meta.Compat {
+	if c.ix.Has(format.SectionRBAPI) {
 		postings = slices.Concat(postings, format.CompatPostingBuckets)
 	}
 	for _, name := range postings {
@@ -226,7 +238,7 @@ func (c *checker) checkBitmap(v []byte) error {
 // sorted, so the prefixes shared by more than PrefixFanout tokens are
 // exactly the prefixes of the common prefix of tokens i and i+PrefixFanout.
 func (c *checker) checkFanout() error {
-	for _, ns := range []namespace{nameSpace, allSpace} {
+	for _, ns := range []core.Namespace{core.NameSpace, core.AllSpace} {
 		if err := c.checkFanoutIn(ns); err != nil {
 			return err
 		}
@@ -234,10 +246,10 @@ func (c *checker) checkFanout() error {
 	return nil
 }
 
-func (c *checker) checkFanoutIn(ns namespace) error {
-	prefixes := c.tx.Bucket(ns.prefix)
+func (c *checker) checkFanoutIn(ns core.Namespace) error {
+	prefixes := c.tx.Bucket(ns.Prefix)
 	window := make([][]byte, 0, format.PrefixFanout+1)
-	cur := c.tx.Bucket(ns.tokens).Cursor()
+	cur := c.tx.Bucket(ns.Tokens).Cursor()
 	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
 		window = append(window, k) // bbolt keys stay valid for the transaction
 		if len(window) <= format.PrefixFanout {
@@ -247,7 +259,7 @@ func (c *checker) checkFanoutIn(ns namespace) error {
 		for p := range runePrefixes(shared) {
 			if prefixes.Get(p) == nil {
 				return fmt.Errorf("%w: %d or more tokens of %s start with %q but %s has no entry",
-					format.ErrCorrupt, format.PrefixFanout+1, ns.tokens, p, ns.prefix)
+					format.ErrCorrupt, format.PrefixFanout+1, ns.Tokens, p, ns.Prefix)
 			}
 		}
 		window = append(window[:0], window[1:]...)
@@ -301,8 +313,8 @@ func (c *checker) checkMetaCounts() error {
 // and every listed file is there whole, with its size and digest.
 func (c *checker) checkFiles() error {
 	files := c.tx.Bucket(format.BucketFiles) // Open saw every bucket of format.AllBuckets
-	m, err := readManifest(files)
-	if errors.Is(err, ErrNoFile) {
+	m, err := core.ReadManifest(files)
+	if errors.Is(err, core.ErrNoFile) {
 		return fmt.Errorf("%w: files manifest missing", format.ErrCorrupt)
 	}
 	if err != nil {
@@ -360,22 +372,74 @@ func checkFileKeys(files *bolt.Bucket, m *format.FilesManifest) error {
 // checkFile verifies one listed file's size and digest, hashing chunk by
 // chunk: a dump is hundreds of megabytes and is never held whole.
 func checkFile(files *bolt.Bucket, f format.FileInfo) error {
-	r, err := fileChunks(files, f.Key)
-	if errors.Is(err, ErrNoFile) {
+	r, err := core.FileChunks(files, f.Key)
+	if errors.Is(err, core.ErrNoFile) {
 		return fmt.Errorf("%w: file %q missing", format.ErrCorrupt, f.Key)
 	}
 	if err != nil {
 		return err
 	}
-	if size := r.size(); size != f.GzipSize {
+	if size := r.Size(); size != f.GzipSize {
 		return fmt.Errorf("%w: file %q: %d bytes, manifest says %d", format.ErrCorrupt, f.Key, size, f.GzipSize)
 	}
 	h := sha256.New()
-	for _, chunk := range r.chunks {
+	for _, chunk := range r.Chunks {
 		h.Write(chunk) // a hash.Hash never returns an error
 	}
 	if hex.EncodeToString(h.Sum(nil)) != f.GzipSHA256 {
 		return fmt.Errorf("%w: file %q: sha256 differs from the manifest", format.ErrCorrupt, f.Key)
+	}
+	return nil
+}
+
+// checkStationJSON: the station_json bucket has a block for every record
+// block, of the same length, and every stored station is exactly
+// stationjson.AppendStored of its record. So it is valid JSON of the
+// right station (the record was checked against its id), and an index
+// whose stored JSON a newer encoder would write differently (a stale
+// index) fails here rather than serving the old shape.
+func (c *checker) checkStationJSON() error {
+	if j, r := c.keys(format.BucketStationJSON), c.keys(format.BucketStations); j != r {
+		return fmt.Errorf("%w: %d station JSON blocks for %d record blocks", format.ErrCorrupt, j, r)
+	}
+	records := c.tx.Bucket(format.BucketStations)
+	cur := c.tx.Bucket(format.BucketStationJSON).Cursor()
+	var r format.Record
+	var want []byte
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		b, err := format.ParseRecordKey(k)
+		if err != nil {
+			return err
+		}
+		recs := records.Get(k)
+		if recs == nil {
+			return fmt.Errorf("%w: station JSON block %d has no record block", format.ErrCorrupt, b)
+		}
+		n, err := format.BlockLen(v)
+		if err != nil {
+			return fmt.Errorf("station JSON block %d: %w", b, err)
+		}
+		if m, err := format.BlockLen(recs); err != nil || m != n {
+			return fmt.Errorf("%w: station JSON block %d holds %d stations, its record block %d", format.ErrCorrupt, b, n, m)
+		}
+		for slot := range n {
+			num := b*format.RecordsPerBlock + uint32(slot)
+			js, err := format.BlockRecord(v, slot)
+			if err != nil {
+				return fmt.Errorf("station JSON %d: %w", num, err)
+			}
+			rec, err := format.BlockRecord(recs, slot)
+			if err != nil {
+				return fmt.Errorf("record %d: %w", num, err)
+			}
+			if err := format.DecodeRecord(rec, &r); err != nil {
+				return fmt.Errorf("record %d: %w", num, err)
+			}
+			want = stationjson.AppendStored(want[:0], &r)
+			if !bytes.Equal(js, want) {
+				return fmt.Errorf("%w: station %d (%s): stored JSON is not its record's", format.ErrCorrupt, num, r.ID)
+			}
+		}
 	}
 	return nil
 }

@@ -1,31 +1,34 @@
-package core
+package check
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/internal/format"
+	"stationdex/internal/stationjson"
+	"stationdex/query/core"
 )
 
-// checkUpstreamOrders: every stored order of the compatible API
+// checkRBAPIOrders: every stored order of the Radio Browser API
 // (format.BucketUpstreamOrders) is in chunks numbered from 0, all full
 // but the last, and lists every record exactly once, sorted by its
 // stored object's sort key and then by record number: what the reader
-// walks (upstream_orders.go) without looking again.
-func (c *checker) checkUpstreamOrders() error {
-	if !c.rep.Meta.Compat {
+// walks (package rbapi) without looking again.
+func (c *checker) checkRBAPIOrders() error {
+	if !c.ix.Has(format.SectionRBAPI) {
 		return nil
 	}
 	if want := len(format.UpstreamSorts) * int((c.stations+format.OrderChunkLen-1)/format.OrderChunkLen); c.keys(format.BucketUpstreamOrders) != want {
 		return fmt.Errorf("%w: %d upstream order chunks, want %d", format.ErrCorrupt, c.keys(format.BucketUpstreamOrders), want)
 	}
-	rr := upstreamReader(c.tx)
+	rr := core.UpstreamReader(c.tx)
 	cur, first := c.tx.Bucket(format.BucketUpstreamJSON).Cursor(), true
-	rr.blocks = readBlocks(func() ([]byte, []byte) { // located: the walk jumps from block to block
+	rr.Blocks = core.ReadBlocks(func() ([]byte, []byte) { // located: the walk jumps from block to block
 		if first {
 			first = false
 			return cur.First()
@@ -33,15 +36,15 @@ func (c *checker) checkUpstreamOrders() error {
 		return cur.Next()
 	})
 	for s := range format.UpstreamSorts {
-		if err := c.checkUpstreamOrder(&rr, s); err != nil {
+		if err := c.checkRBAPIOrder(&rr, s); err != nil {
 			return fmt.Errorf("upstream order %s: %w", format.UpstreamSorts[s].Name, err)
 		}
 	}
 	return nil
 }
 
-// checkUpstreamOrder checks the permutation of format.UpstreamSorts[s].
-func (c *checker) checkUpstreamOrder(rr *recordReader, s int) error {
+// checkRBAPIOrder checks the permutation of format.UpstreamSorts[s].
+func (c *checker) checkRBAPIOrder(rr *core.RecordReader, s int) error {
 	b := c.tx.Bucket(format.BucketUpstreamOrders)
 	var seen roaring.Bitmap
 	var prev, key []byte
@@ -56,7 +59,7 @@ func (c *checker) checkUpstreamOrder(rr *recordReader, s int) error {
 			if n >= c.stations || !seen.CheckedAdd(n) {
 				return fmt.Errorf("%w: record %d at %d: out of range or listed twice", format.ErrCorrupt, n, pos)
 			}
-			js, err := rr.get(n)
+			js, err := rr.Get(n)
 			if err != nil {
 				return fmt.Errorf("record %d: %w", n, err)
 			}
@@ -75,4 +78,32 @@ func (c *checker) checkUpstreamOrder(rr *recordReader, s int) error {
 // cmpKeyed compares two records of an order by sort key, then number.
 func cmpKeyed(a []byte, an uint32, b []byte, bn uint32) int {
 	return cmp.Or(bytes.Compare(a, b), cmp.Compare(an, bn))
+}
+
+// checkRBAPIObjects: the upstream_json bucket has a block for every
+// record block, of the same length, and every object is valid JSON of
+// its record's station.
+func (c *checker) checkRBAPIObjects() error {
+	if !c.ix.Has(format.SectionRBAPI) {
+		return nil // none to check (Open saw that none is there)
+	}
+	if j, r := c.keys(format.BucketUpstreamJSON), c.keys(format.BucketStations); j != r {
+		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
+	}
+	records := core.NewRecordReader(c.tx)
+	ups := core.UpstreamReader(c.tx)
+	var r format.Record
+	for n := range c.stations {
+		if err := core.DecodeRecord(records.Stations, n, &r); err != nil {
+			return fmt.Errorf("record %d: %w", n, err)
+		}
+		js, err := ups.Get(n)
+		if err != nil {
+			return fmt.Errorf("upstream object %d: %w", n, err)
+		}
+		if !core.UpstreamOf(js, r.ID) || !json.Valid(stationjson.Splice(nil, js, "")) {
+			return fmt.Errorf("%w: station %d (%s): upstream object not valid JSON of its station", format.ErrCorrupt, n, r.ID)
+		}
+	}
+	return nil
 }
