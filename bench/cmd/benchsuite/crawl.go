@@ -45,7 +45,7 @@ func (mb *mixBench) crawlPages() (*crawl, error) {
 	return c, nil
 }
 
-// crawlMix loads ours and a ceiling of the crawl's median page size with
+// crawl loads ours and a ceiling of the crawl's median page size with
 // the crawl's pages, each once, a separate slice per round, and profiles
 // the node in the last round.
 func (mb *mixBench) crawl(ours *server, admin string, c *crawl) error {

@@ -119,7 +119,7 @@ func (w *Wrk) add(o wrkOut, rounds int) {
 	w.Errors += o.Connect + o.Read + o.Write + o.Status + o.Timeout
 }
 
-// loadRound runs one wrk round of a mix against url, adding it to w.
+// round runs one wrk round of a mix against url, adding it to w.
 func (g loadGen) round(m *HTTPMix, url string, w *Wrk, pid int, script, paths string, extra ...string) (wrkOut, error) {
 	var hdr []string
 	if m.Encoding != "" {

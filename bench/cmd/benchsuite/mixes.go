@@ -72,6 +72,9 @@ type mixBench struct {
 	lg   *logger
 }
 
+// run probes the crawl on a node of its own, then loads one freshly
+// started node with the cold, crawl, hot and gzip mixes and the floor, in
+// that order (nothing is cached before the cold mix).
 func (mb *mixBench) run(src *traffic.Source) error {
 	crawl, err := mb.crawlPages()
 	if err != nil {
@@ -111,7 +114,7 @@ func (mb *mixBench) run(src *traffic.Source) error {
 // memory, with no index read, search or page behind it.
 const floorPath = "/robots.txt"
 
-// floorMix loads floorPath alone against a ceiling of its size: what the
+// floor loads floorPath alone against a ceiling of its size: what the
 // node's handling of a request costs by itself (routing, limits, headers,
 // deadlines, metrics), which bounds the ratio any mix of small answers
 // can reach. It has no target; the report shows it beside the mixes.
@@ -150,7 +153,7 @@ func bodySize(url string) (int, error) {
 	return len(body), nil
 }
 
-// coldMix draws the cold searches (each of a zero-result kind checked to
+// cold draws the cold searches (each of a zero-result kind checked to
 // find nothing in process), checks and sizes the probes (same
 // distribution, never part of the load), then loads each round with its
 // own slice of never-sent searches.
@@ -286,7 +289,7 @@ func (mb *mixBench) profiledRound(m *HTTPMix, ours *server, admin string, last b
 	return o, err
 }
 
-// hotMix checks every distinct search, sizes the ceiling by the median
+// hot checks every distinct search, sizes the ceiling by the median
 // response over the request sequence (popular searches weigh more), and
 // loads both with the sequence.
 func (mb *mixBench) hot(ours *server, admin string, hot *traffic.Hot, enc string) error {

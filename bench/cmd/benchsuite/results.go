@@ -18,7 +18,7 @@ type Results struct {
 	Peers     []Peer         `json:"peers"`
 	HTTP      *HTTP          `json:"http,omitempty"`
 	Mixes     []HTTPMix      `json:"http_mixes,omitempty"`
-	Floor     *HTTPMix       `json:"http_floor,omitempty"` // no target: see floorMix
+	Floor     *HTTPMix       `json:"http_floor,omitempty"` // no target: see mixBench.floor
 	Facets    *FacetCosts    `json:"discovery,omitempty"`  // the key older results use
 	Distinct  *DistinctCosts `json:"distinct,omitempty"`
 	RBAPI     *RBAPICosts    `json:"upstream,omitempty"` // the Radio Browser API stage
