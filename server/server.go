@@ -23,8 +23,9 @@
 // a request runs never mixes two snapshots in one response.
 //
 // File map:
-//   - server.go: Config, New and the Server callers hold; the route table
-//     that puts every room's routes on the one router
+//   - server.go: Config, New and the Server callers hold
+//   - routes.go: the route tables of every room on the one router, and
+//     the table of path shapes beside it
 package server
 
 import (
@@ -32,8 +33,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/julienschmidt/httprouter"
 
 	"stationdex/internal/stationjson"
 	"stationdex/query"
@@ -161,17 +160,3 @@ func (s *Server) Close() error { return s.files.Close() }
 
 // Handler returns the http.Handler serving every route of s.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// routes builds the router: each route group (the API, the pages, the
-// description and data files) has its own method adding its routes.
-func (s *Server) routes() *httprouter.Router {
-	r := httprouter.New()
-	r.HandleMethodNotAllowed = true
-	r.MethodNotAllowed = s.Unmatched(s.MethodNotAllowed)
-	r.NotFound = s.Unmatched(s.pages.NotFound)
-	s.api.Routes(r)
-	s.rbapi.Routes(r)
-	s.pages.Routes(r)
-	s.files.Routes(r)
-	return r
-}

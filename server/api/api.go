@@ -29,9 +29,13 @@ import (
 type Server struct{ *core.Server }
 
 // apiRoutes registers the JSON API.
-func (s *Server) Routes(r *httprouter.Router) {
-	s.Handle(r, core.PathStations, s.searchStations)
-	s.Handle(r, core.PathStation+":id", s.getStation)
+func (s *Server) Routes() []core.Route {
+	return []core.Route{
+		s.APIRoute(core.PathStations, s.searchStations),
+		core.PreflightRoute(core.PathStations),
+		s.APIRoute(core.PathStation+":id", s.getStation),
+		core.PreflightRoute(core.PathStation + ":id"),
+	}
 }
 
 // storedJSON is stations in the index's stored form (comma-separated

@@ -64,9 +64,25 @@ type formattedTime struct {
 	s string
 }
 
-// Get registers a plain GET/HEAD handler under its route label.
-func (s *Server) Get(r *httprouter.Router, route string, h httprouter.Handle) {
-	s.Route(r, route, h, http.MethodGet, http.MethodHead)
+// A Route is one row of a room's route table: a pattern of the router
+// ("/api/stations/:id"), the methods it answers and its handler. The
+// pattern labels the requests it serves for the Observer.
+type Route struct {
+	Pattern string
+	Methods []string
+	Handle  httprouter.Handle
+}
+
+var getHead = []string{http.MethodGet, http.MethodHead}
+
+// Get is a route answering GET and HEAD.
+func Get(pattern string, h httprouter.Handle) Route { return Route{pattern, getHead, h} }
+
+// Routes registers every row of a route table on r.
+func (s *Server) Routes(r *httprouter.Router, table []Route) {
+	for _, rt := range table {
+		s.Route(r, rt.Pattern, rt.Handle, rt.Methods...)
+	}
 }
 
 // Observer is told about every request and every search, so that package
@@ -139,16 +155,19 @@ func (s *Server) Route(r *httprouter.Router, route string, h httprouter.Handle, 
 	}
 }
 
-// Handle registers an API route: the resource h resolves, for GET and HEAD,
-// with CORS headers and JSON errors, and the CORS preflight for OPTIONS.
-func (s *Server) Handle(r *httprouter.Router, route string, h resolver) {
+// APIRoute is an API route: the resource h resolves, for GET and HEAD,
+// with CORS headers and JSON errors. Its preflight is PreflightRoute.
+func (s *Server) APIRoute(pattern string, h resolver) Route {
 	answer := s.apiResource(h, s.WriteError)
-	api := func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	return Route{pattern, getHead, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		SetCORS(w.Header(), req)
 		answer(w, req, ps)
-	}
-	s.Route(r, route, api, http.MethodGet, http.MethodHead)
-	s.Route(r, route, Preflight, http.MethodOptions)
+	}}
+}
+
+// PreflightRoute answers the CORS preflight (OPTIONS) of an API route.
+func PreflightRoute(pattern string) Route {
+	return Route{pattern, []string{http.MethodOptions}, Preflight}
 }
 
 // Instrument times h and reports it to the Observer under route. A panic in

@@ -47,24 +47,22 @@ func New(c *core.Server, p *pages.Server) *Server {
 // Close deletes the dumps rewritten for the base URL.
 func (s *Server) Close() error { return s.Rebased.Close() }
 
-// Routes registers every file.
-func (s *Server) Routes(r *httprouter.Router) {
-	s.StaticRoutes(r)
-	s.ResourceRoutes(r)
-}
-
-// ResourceRoutes registers the machine-readable resources beside the pages:
-// the API description, the capabilities document, the dumps and their
-// catalog, the sitemap and llms.txt.
-func (s *Server) ResourceRoutes(r *httprouter.Router) {
-	s.Get(r, core.PathOpenAPI, s.openAPI)
-	s.Get(r, core.PathCapabilities, s.metaResource(s.capabilities))
-	s.Get(r, core.PathCatalog, s.metaResource(s.catalog))
-	s.Get(r, core.PathDumpJSON, s.serveDump(stationjson.DumpJSON))
-	s.Get(r, core.PathDumpNDJSON, s.serveDump(stationjson.DumpNDJSON))
-	s.Get(r, core.PathSitemap, s.Resource(s.sitemapIndex, s.WriteError))
-	s.Get(r, core.PathSitemaps+":file", s.Resource(s.sitemapChild, s.writeFileError))
-	s.Get(r, core.PathLLMs, s.Resource(s.llmsTxt, s.WriteError))
+// Routes is the files' route table.
+func (s *Server) Routes() []core.Route {
+	return []core.Route{
+		core.Get(core.PathOpenAPI, s.openAPI),
+		core.Get(core.PathCapabilities, s.metaResource(s.capabilities)),
+		core.Get(core.PathCatalog, s.metaResource(s.catalog)),
+		core.Get(core.PathDumpJSON, s.serveDump(stationjson.DumpJSON)),
+		core.Get(core.PathDumpNDJSON, s.serveDump(stationjson.DumpNDJSON)),
+		core.Get(core.PathSitemap, s.Resource(s.sitemapIndex, s.WriteError)),
+		core.Get(core.PathSitemaps+":file", s.Resource(s.sitemapChild, s.writeFileError)),
+		core.Get(core.PathLLMs, s.Resource(s.llmsTxt, s.WriteError)),
+		core.Get("/static/:file", s.staticFile),
+		core.Get(core.PathFaviconSVG, s.serveAsset(faviconSVG, DailyAge)),
+		core.Get(core.PathFaviconICO, s.serveAsset(faviconICO, DailyAge)),
+		core.Get(core.PathRobots, s.serveAsset(s.robotsTxt(), DailyAge)),
+	}
 }
 
 // writeFileError answers a file outside the API that failed: a name that

@@ -24,14 +24,6 @@ var (
 	DailyAge = "public, max-age=86400"
 )
 
-// StaticRoutes registers the static resources.
-func (s *Server) StaticRoutes(r *httprouter.Router) {
-	s.Get(r, "/static/:file", s.staticFile)
-	s.Get(r, core.PathFaviconSVG, s.serveAsset(faviconSVG, DailyAge))
-	s.Get(r, core.PathFaviconICO, s.serveAsset(faviconICO, DailyAge))
-	s.Get(r, core.PathRobots, s.serveAsset(s.robotsTxt(), DailyAge))
-}
-
 // staticFile serves the style sheet: immutable under its fingerprinted name,
 // for a day under its plain name or a fingerprint of another version (a
 // page from a node running another binary during a rolling update).

@@ -47,88 +47,58 @@ type Server struct{ *core.Server }
 // with its status (400, 404); anything else is a 500.
 type PageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, error)
 
-// pageRoutes registers every page, the style sheet and the other public
-// resources (machine-readable files, dumps, sitemap).
-func (s *Server) Routes(r *httprouter.Router) {
-	s.exactPage(r, "/", s.HomePage)
-	s.exactPage(r, core.PathSearch, s.SearchPage)
-	s.exactPage(r, core.PathGuide, s.GuidePage)
-	s.Get(r, core.PathMarkdownHome, s.markdownOnly(s.HomePage))
-	s.tree(r, "stations", map[string]PageFunc{"/:id/": s.StationPage, "/:id/listen/": s.ListenPage}, s.playlistFiles())
+// Routes is the pages' route table: the pages at fixed paths and their
+// twins.
+func (s *Server) Routes() []core.Route {
+	return []core.Route{
+		core.Get("/", s.page(s.HomePage, false)),
+		core.Get("/"+core.MarkdownIndex, s.page(s.HomePage, true)),
+		core.Get(core.PathSearch, s.page(s.SearchPage, false)),
+		core.Get(core.PathSearch+core.MarkdownIndex, s.page(s.SearchPage, true)),
+		core.Get(core.PathGuide, s.page(s.GuidePage, false)),
+		core.Get(core.PathGuide+core.MarkdownIndex, s.page(s.GuidePage, true)),
+		core.Get(core.PathMarkdownHome, s.page(s.HomePage, true)),
+	}
+}
+
+// Shapes are the pages' rows of the table of path shapes: the pages below
+// /stations/ and each directory, whose fixed names (index.md, listen/,
+// the playlists) stand beside a parameter. The playlists come first: a
+// file is never redirected to a trailing slash.
+func (s *Server) Shapes() []core.Shape {
+	var rows []core.Shape
+	for _, f := range PlaylistFormats {
+		rows = append(rows, core.Shape{Pattern: "/stations/:id/" + f.Name, Kind: core.ShapeFile, Methods: getHead, Handle: s.playlist(f)})
+	}
+	rows = append(rows, s.pageShapes("/stations/:id/", s.StationPage)...)
+	rows = append(rows, s.pageShapes("/stations/:id/listen/", s.ListenPage)...)
 	for _, d := range Directories {
-		s.tree(r, d.Kind, map[string]PageFunc{"/": s.DirectoryIndex(d), "/:key/": s.DirectoryValue(d)}, nil)
+		rows = append(rows, s.pageShapes("/"+d.Kind+"/", s.DirectoryIndex(d))...)
+		rows = append(rows, s.pageShapes("/"+d.Kind+"/:key/", s.DirectoryValue(d))...)
+	}
+	return rows
+}
+
+var getHead = []string{http.MethodGet, http.MethodHead}
+
+// pageShapes are the rows of the page at pattern and its Markdown twin.
+func (s *Server) pageShapes(pattern string, build PageFunc) []core.Shape {
+	return []core.Shape{
+		{Pattern: pattern, Kind: core.ShapePage, Methods: getHead, Handle: s.page(build, false)},
+		{Pattern: pattern + core.MarkdownIndex, Kind: core.ShapeTwin, Methods: getHead, Handle: s.page(build, true)},
 	}
 }
 
-// exactPage registers a page at path and its twin at path+"index.md".
-func (s *Server) exactPage(r *httprouter.Router, path string, build PageFunc) {
-	s.Get(r, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		s.servePage(w, req, build, nil, wantsMarkdown(req))
-	})
-	s.Get(r, path+core.MarkdownIndex, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		s.servePage(w, req, build, nil, true)
-	})
-}
-
-func (s *Server) markdownOnly(build PageFunc) httprouter.Handle {
-	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		s.servePage(w, req, build, nil, true)
-	}
-}
-
-// tree registers the pages under /{top}/ with one catch-all route, since
-// the router cannot have a static and a parameter segment side by side
-// ("index.md" and ":key"). shapes maps the page shape below top, with
-// ":x" for one path segment, to its builder. The catch-all itself is not
-// instrumented (Server.route would label every page of the tree alike):
-// each shape is, under its own template label, so labels stay a fixed set.
-// files are the tree's other resources by shape ("/:id/listen.m3u"):
-// matched before the pages, never redirected to a trailing slash.
-func (s *Server) tree(r *httprouter.Router, top string, shapes map[string]PageFunc, files map[string]httprouter.Handle) {
-	prefix := "/" + top
-	pageShapes, fileShapes := core.CompileShapes(shapes), core.CompileShapes(files)
-	// Each shape's handlers, by place in pageShapes (HTML, then Markdown)
-	// and fileShapes.
-	pages := make([][2]httprouter.Handle, len(pageShapes))
-	for i, sh := range pageShapes {
-		build := shapes[sh.Shape]
-		for j, md := range []bool{false, true} {
-			label := prefix + sh.Shape
-			if md {
-				label += core.MarkdownIndex
-			}
-			pages[i][j] = s.Instrument(label, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-				s.servePage(w, req, build, SegmentArgs(ps.ByName("segments")), md || wantsMarkdown(req))
-			})
+// page answers the page build makes from the path's parameter, if any: in
+// Markdown for a twin (md) or a client that prefers it, in HTML otherwise.
+func (s *Server) page(build PageFunc, md bool) httprouter.Handle {
+	return func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		var arg string
+		if len(ps) > 0 {
+			arg = ps[0].Value
 		}
+		s.servePage(w, req, build, SegmentArgs(arg), md || wantsMarkdown(req))
 	}
-	fileHandlers := make([]httprouter.Handle, len(fileShapes))
-	for i, sh := range fileShapes {
-		fileHandlers[i] = s.Instrument(prefix+sh.Shape, files[sh.Shape])
-	}
-	unmatched := s.Instrument(core.RouteUnmatched, s.NotFound)
-	dispatch := func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		rest := strings.TrimPrefix(req.URL.EscapedPath(), prefix)
-		if i, arg, ok := core.MatchTreeFile(rest, fileShapes); ok {
-			fileHandlers[i](w, req, httprouter.Params{{Key: "segments", Value: arg}})
-			return
-		}
-		i, arg, md, ok := core.MatchTree(rest, pageShapes)
-		switch {
-		case !ok:
-			unmatched(w, req, nil)
-		case !md && !strings.HasSuffix(rest, "/"):
-			redirectSlash(w, req)
-		default:
-			h := pages[i][0]
-			if md {
-				h = pages[i][1]
-			}
-			h(w, req, httprouter.Params{{Key: "segments", Value: arg}})
-		}
-	}
-	r.Handle(http.MethodGet, prefix+"/*rest", dispatch)
-	r.Handle(http.MethodHead, prefix+"/*rest", dispatch)
 }
 
 // SegmentArgs gives a page its arguments: the one segment its shape's
@@ -143,14 +113,6 @@ func SegmentArgs(segment string) []string {
 		u = "\x00" // matches no key: the page is a 404
 	}
 	return []string{u}
-}
-
-func redirectSlash(w http.ResponseWriter, r *http.Request) {
-	target := r.URL.EscapedPath() + "/"
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery
-	}
-	http.Redirect(w, r, target, http.StatusMovedPermanently)
 }
 
 // servePage answers one page in the representation asked for.

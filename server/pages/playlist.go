@@ -40,15 +40,6 @@ var (
 // ErrNoStream answers a playlist of a station without a playable address.
 var ErrNoStream = &core.Error{Code: core.CodeNotFound, Message: "no playable http(s) stream address is listed for this station"}
 
-// playlistFiles are the stations tree's playlist routes by shape.
-func (s *Server) playlistFiles() map[string]httprouter.Handle {
-	files := map[string]httprouter.Handle{}
-	for _, f := range PlaylistFormats {
-		files["/:id/"+f.Name] = s.playlist(f)
-	}
-	return files
-}
-
 // playlistURL is the address of a station's playlist of format f.
 func playlistURL(base string, id format.UUID, f playlistFormat) string {
 	return stationjson.StationFileURL(base, id, f.Name)
@@ -59,7 +50,7 @@ func playlistURL(base string, id format.UUID, f playlistFormat) string {
 // unknown station or one without a stream gets the not-found page.
 func (s *Server) playlist(f playlistFormat) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		segment := ps.ByName("segments")
+		segment := ps.ByName("id")
 		id, err := format.ParseUUID(segment)
 		if err != nil {
 			s.servePage(w, r, failedPage(core.ErrNoStation), nil, wantsMarkdown(r))

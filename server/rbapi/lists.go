@@ -30,8 +30,7 @@ import (
 
 // upList is one list path.
 type upList struct {
-	maxArgs int // path segments after the list's name: {filter}, states' {country}/{filter}
-	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
 }
 
 // UpEntry is one value of a list, in upstream's field names; the fields
@@ -65,6 +64,11 @@ func (c upCode) MarshalJSON() ([]byte, error) {
 	return json.Marshal(c.code)
 }
 
+// upDimListNames are the lists of one dimension's values, each a path
+// with and without {filter}; states, with its {country}, has rows of its
+// own.
+var upDimListNames = []string{"countries", "countrycodes", "codecs", "tags", "languages"}
+
 // UpListOf is the list path cmd, or nil.
 func UpListOf(cmd string) *upList {
 	switch cmd {
@@ -83,8 +87,6 @@ func UpListOf(cmd string) *upList {
 			code, _ := iso.LanguageCode(c.Label)
 			return UpEntry{Name: c.Label, ISO639: upCode{listed: true, code: code}, StationCount: c.Stations}
 		})
-	case "states":
-		return &upList{maxArgs: 2, serve: (*Server).serveUpStates}
 	}
 	return nil
 }
@@ -95,7 +97,7 @@ func plainUpEntry(name func(query.UpstreamCount) string) func(query.UpstreamCoun
 
 // upDimList is list cmd, the values of d, each made an entry by entry.
 func upDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) UpEntry) *upList {
-	return &upList{maxArgs: 1, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	return &upList{serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
 		hide := p.flag(UpHideBroken)
 		s.serveUpList(w, r, args, p, nil, func(ix *query.Index) ([]UpEntry, error) {
 			return upListMade(ix, cmd, hide, func(ix *query.Index) ([]UpEntry, error) {

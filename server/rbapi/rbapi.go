@@ -18,8 +18,9 @@
 package rbapi
 
 import (
+	"maps"
 	"net/http"
-	"strings"
+	"slices"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -30,44 +31,126 @@ import (
 // core they share with the other rooms.
 type Server struct{ *core.Server }
 
-// upEndpoint is one path of the compatible API: the parameters it takes
-// and how it is answered, given the path's arguments (a uuid, a term, a
-// filter).
-type upEndpoint struct {
-	Takes upParamSet
-	serve func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+// An Endpoint is one row of the Radio Browser API's table: a path under
+// /json/ in httprouter's notation, the parameters it takes and the method
+// that answers it, given the path's parameters in order (a uuid, a term, a
+// filter); or the error a path Radio Browser has and this node does not
+// serve is answered with.
+type Endpoint struct {
+	Pattern string
+	Takes   upParamSet
+	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+	Refusal error
 }
 
-// upstreamRoutes registers the compatible API.
-func (s *Server) Routes(r *httprouter.Router) {
-	s.Route(r, core.PathRBAPI+"*path", s.upstream, http.MethodGet, http.MethodHead, http.MethodPost)
-	s.Route(r, core.PathRBAPI+"*path", core.Preflight, http.MethodOptions)
+// Endpoints is the Radio Browser API's table, laid out as Radio Browser
+// lays out its paths: fixed names beside parameters
+// (/json/stations/search beside /json/stations/bytag/{term}), which is why
+// its rows are rows of the table of path shapes (core.Shape) rather than
+// routes of the router. A term may hold a slash ("Talk 24/7", the tag
+// "rock/pop"): clients send it as %2F, which the path arrives decoded
+// from, or as it is; either way the rest of the path is the term (*term).
+func Endpoints() []Endpoint {
+	rows := []Endpoint{
+		{Pattern: "/json/stations", Takes: UpPaging, serve: (*Server).serveUpAll},
+		{Pattern: "/json/stations/search", Takes: UpSearchParams, serve: (*Server).serveUpSearch},
+		{Pattern: "/json/stations/byuuid", Takes: upSet(upUUIDs), serve: (*Server).serveUpByUUIDs},
+		{Pattern: "/json/stations/byuuid/:uuid", serve: (*Server).serveUpByUUID},
+		{Pattern: "/json/stations/byurl", Takes: upSet(upURL), serve: (*Server).serveUpByURL},
+		{Pattern: "/json/url/:uuid", serve: (*Server).serveUpClick},
+		{Pattern: "/json/stats", serve: (*Server).serveUpStats},
+		{Pattern: "/json/servers", serve: (*Server).serveUpServers},
+		{Pattern: "/json/states", Takes: UpPaging, serve: (*Server).serveUpStates},
+		{Pattern: "/json/states/:filter", Takes: UpPaging, serve: (*Server).serveUpStates},
+		{Pattern: "/json/states/:country/:filter", Takes: UpPaging, serve: (*Server).serveUpStates},
+	}
+	for _, name := range upDimListNames {
+		l := UpListOf(name)
+		rows = append(rows,
+			Endpoint{Pattern: "/json/" + name, Takes: UpPaging, serve: l.serve},
+			Endpoint{Pattern: "/json/" + name + "/:filter", Takes: UpPaging, serve: l.serve})
+	}
+	for _, by := range slices.Sorted(maps.Keys(UpColumns)) {
+		rows = append(rows, Endpoint{Pattern: "/json/stations/" + by + "/*term", Takes: UpPaging, serve: UpColumns[by].serve})
+	}
+	for _, name := range slices.Sorted(maps.Keys(UpTops)) {
+		rows = append(rows,
+			Endpoint{Pattern: "/json/stations/" + name, Takes: upTopParams, serve: UpTops[name].serve},
+			Endpoint{Pattern: "/json/stations/" + name + "/:count", Takes: upTopParams, serve: UpTops[name].serve})
+	}
+	for _, name := range []string{"vote", "add"} {
+		rows = append(rows,
+			Endpoint{Pattern: "/json/" + name, Refusal: ErrReadOnly},
+			Endpoint{Pattern: "/json/" + name + "/*path", Refusal: ErrReadOnly})
+	}
+	for _, name := range []string{"stations/changed", "config", "checks", "clicks", "checksteps", "streamingservers"} {
+		err := notServed("/json/" + name)
+		rows = append(rows,
+			Endpoint{Pattern: "/json/" + name, Refusal: err},
+			Endpoint{Pattern: "/json/" + name + "/*path", Refusal: err})
+	}
+	return rows
 }
 
-// upstream answers every path under /json/.
-func (s *Server) upstream(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+// getHeadPost are the methods of every path: POST carries the parameters
+// in a form or JSON body, as Radio Browser's clients send them.
+var getHeadPost = []string{http.MethodGet, http.MethodHead, http.MethodPost}
+
+// Routes is the Radio Browser API's route table: the CORS preflight of
+// every path.
+func (s *Server) Routes() []core.Route {
+	return []core.Route{core.PreflightRoute(core.PathRBAPI + "*path")}
+}
+
+// Shapes are the Radio Browser API's rows of the table of path shapes:
+// each endpoint, and errNoPath for any other path under /json/.
+func (s *Server) Shapes() []core.Shape {
+	var rows []core.Shape
+	for _, e := range Endpoints() {
+		rows = append(rows, core.Shape{Pattern: e.Pattern, Kind: core.ShapeDecoded, Methods: getHeadPost, Handle: s.endpoint(e)})
+	}
+	return append(rows, core.Shape{Pattern: core.PathRBAPI + "*path", Kind: core.ShapeOtherwise, Methods: getHeadPost, Handle: s.noPath})
+}
+
+// endpoint answers the path of e: its refusal, or, when the index has the
+// Radio Browser API's section, e's method with the parameters it takes.
+func (s *Server) endpoint(e Endpoint) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		core.SetCORS(w.Header(), r)
+		err := e.Refusal
+		if err == nil && !s.servesCompat() {
+			err = core.ErrNoCompat
+		}
+		if err != nil {
+			s.WriteError(w, r, err)
+			return
+		}
+		p, err := ParseUpParams(r, e.Takes)
+		if err != nil {
+			s.WriteError(w, r, err)
+			return
+		}
+		var args []string
+		if len(ps) > 0 {
+			args = make([]string, len(ps))
+			for i, p := range ps {
+				args[i] = p.Value
+			}
+		}
+		e.serve(s, w, r, args, &p)
+	}
+}
+
+// noPath answers a path under /json/ that no endpoint has.
+func (s *Server) noPath(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	core.SetCORS(w.Header(), r)
-	segs := strings.Split(strings.Trim(ps.ByName("path"), "/"), "/")
-	ep, args, err := UpEndpointOf(segs)
-	if err == nil && !s.servesCompat() {
-		err = core.ErrNoCompat
-	}
-	if err != nil {
-		s.WriteError(w, r, err)
-		return
-	}
-	p, err := ParseUpParams(r, ep.Takes)
-	if err != nil {
-		s.WriteError(w, r, err)
-		return
-	}
-	ep.serve(s, w, r, args, &p)
+	s.WriteError(w, r, errNoUpPath)
 }
 
 // The errors of paths upstream has and this node does not serve.
 var (
-	ErrReadOnly = &core.Error{core.CodeReadOnly, "this node is a read-only mirror of the directory: votes, new stations and other changes go to the upstream directory (https://www.radio-browser.info)"}
-	errNoUpPath = &core.Error{core.CodeNotFound, "no such path under /json/; the paths this node serves are in /openapi.json under the tag radio-browser-compatible"}
+	ErrReadOnly = &core.Error{Code: core.CodeReadOnly, Message: "this node is a read-only mirror of the directory: votes, new stations and other changes go to the upstream directory (https://www.radio-browser.info)"}
+	errNoUpPath = &core.Error{Code: core.CodeNotFound, Message: "no such path under /json/; the paths this node serves are in /openapi.json under the tag radio-browser-compatible"}
 )
 
 // servesCompat reports whether the index served has the compatible data.
@@ -83,54 +166,4 @@ func (s *Server) servesCompat() bool {
 
 func notServed(what string) error {
 	return core.Errorf(core.CodeNotImplemented, "%s is not served by this node yet; what is served is in /openapi.json under the tag radio-browser-compatible", what)
-}
-
-// UpEndpointOf routes the segments of a path under /json/ to its
-// endpoint and arguments.
-func UpEndpointOf(segs []string) (upEndpoint, []string, error) {
-	switch cmd := segs[0]; {
-	case cmd == "stations":
-		return upStationsEndpoint(segs[1:])
-	case cmd == "url" && len(segs) == 2:
-		return upEndpoint{serve: (*Server).serveUpClick}, segs[1:], nil
-	case UpListOf(cmd) != nil && len(segs) <= UpListOf(cmd).maxArgs+1:
-		return upEndpoint{Takes: UpPaging, serve: UpListOf(cmd).serve}, segs[1:], nil
-	case cmd == "stats" && len(segs) == 1:
-		return upEndpoint{serve: (*Server).serveUpStats}, nil, nil
-	case cmd == "servers" && len(segs) == 1:
-		return upEndpoint{serve: (*Server).serveUpServers}, nil, nil
-	case cmd == "vote" || cmd == "add":
-		return upEndpoint{}, nil, ErrReadOnly
-	case cmd == "config" || cmd == "checks" || cmd == "clicks" || cmd == "checksteps" || cmd == "streamingservers":
-		return upEndpoint{}, nil, notServed("/json/" + cmd)
-	}
-	return upEndpoint{}, nil, errNoUpPath
-}
-
-// upStationsEndpoint routes the segments after /json/stations.
-func upStationsEndpoint(segs []string) (upEndpoint, []string, error) {
-	if len(segs) == 0 {
-		return upEndpoint{Takes: UpPaging, serve: (*Server).serveUpAll}, nil, nil
-	}
-	sub, args := segs[0], segs[1:]
-	switch {
-	case sub == "search" && len(args) == 0:
-		return upEndpoint{Takes: UpSearchParams, serve: (*Server).serveUpSearch}, nil, nil
-	case sub == "byuuid" && len(args) == 0:
-		return upEndpoint{Takes: upSet(upUUIDs), serve: (*Server).serveUpByUUIDs}, nil, nil
-	case sub == "byuuid" && len(args) == 1:
-		return upEndpoint{serve: (*Server).serveUpByUUID}, args, nil
-	case sub == "byurl" && len(args) == 0:
-		return upEndpoint{Takes: upSet(upURL), serve: (*Server).serveUpByURL}, nil, nil
-	case upByColumn(sub) != nil && len(args) >= 1:
-		// A term may hold a slash ("Talk 24/7", the tag "rock/pop"):
-		// clients send it as %2F, which the path arrives decoded from,
-		// or as it is; either way the rest of the path is the term.
-		return upEndpoint{Takes: UpPaging, serve: upByColumn(sub).serve}, []string{strings.Join(args, "/")}, nil
-	case UpTops[sub] != (upTop{}) && len(args) <= 1:
-		return upEndpoint{Takes: upTopParams, serve: UpTops[sub].serve}, args, nil
-	case sub == "changed":
-		return upEndpoint{}, nil, notServed("/json/stations/changed")
-	}
-	return upEndpoint{}, nil, errNoUpPath
 }

@@ -243,26 +243,20 @@ var UpColumns = map[string]upColumn{
 	"bylanguageexact": {upLanguage, true},
 }
 
-// upByColumn is the endpoint of a by{column} path, or nil.
-func upByColumn(sub string) *upEndpoint {
-	c, ok := UpColumns[sub]
-	if !ok {
-		return nil
+// serve answers the by{column} path of c, its term args[0].
+func (c upColumn) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
+	if c.param == UpCodec && !c.exact {
+		// the codec parameter is always exact: the path says more
+		s.streamUpSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
+		return
 	}
-	return &upEndpoint{Takes: UpPaging, serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-		if c.param == UpCodec && !c.exact {
-			// the codec parameter is always exact: the path says more
-			s.streamUpSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
-			return
-		}
-		p.given |= 1 << c.param
-		p.values[c.param] = args[0]
-		if exact := upExactOf(c.param); exact != c.param {
-			p.given |= 1 << exact
-			p.values[exact] = strconv.FormatBool(c.exact)
-		}
-		s.serveUpSearch(w, r, nil, p)
-	}}
+	p.given |= 1 << c.param
+	p.values[c.param] = args[0]
+	if exact := upExactOf(c.param); exact != c.param {
+		p.given |= 1 << exact
+		p.values[exact] = strconv.FormatBool(c.exact)
+	}
+	s.serveUpSearch(w, r, nil, p)
 }
 
 // upExactOf is the exact flag of a text filter, or the filter itself
