@@ -73,7 +73,7 @@ type builder struct {
 
 	// keys counts the distinct keys written per posting bucket, for the
 	// meta document.
-	keys [numPostingBuckets]int
+	keys [maxPostingBuckets]int
 	// sections: the optional parts of the file to write (Options.Sections).
 	sections format.Sections
 	budget   int    // bytes, shared out among the sorters
@@ -298,9 +298,9 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		return f.fail(err)
 	}
 	meta.Tokens = b.keys[bAllTokens]
-	meta.Countries = b.keys[bCountries]
-	meta.Languages = b.keys[bLangLabels]
-	meta.Genres = b.keys[bGenres]
+	meta.Countries = b.keys[postingBucket(format.BucketCountries)]
+	meta.Languages = b.keys[postingBucket(format.BucketLangLabels)]
+	meta.Genres = b.keys[postingBucket(format.BucketGenres)]
 	meta.Groups, meta.GroupedStations = b.groupCount, b.groupedEntries
 	if err := f.putSorted(ctx, format.BucketMeta, metaSource(meta, f.sums)); err != nil {
 		return f.fail(err)
@@ -547,7 +547,7 @@ func (b *builder) writePostings(ctx context.Context, f *indexFile) error {
 	defer it.Close()
 	s := &postingStream{it: it, final: b.final}
 	for bk, name := range postingBucketNames {
-		if bk >= firstCompatPosting && !b.sections.Has(format.SectionRBAPI) {
+		if firstCompatPosting <= bk && bk < firstFiling && !b.sections.Has(format.SectionRBAPI) {
 			continue // none filed (postingKeyer.sections); a stray key fails below
 		}
 		src := s.source(bk)

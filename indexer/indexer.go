@@ -197,7 +197,7 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 	sum := Summary{Skipped: rr.skipped, Read: rr.read}
 	if err == nil {
 		err = b.ps.drain()
-		b.ps.lists = [numPostingBuckets]map[string][]uint32{} // cleared maps keep their size
+		b.ps.lists = [maxPostingBuckets]map[string][]uint32{} // cleared maps keep their size
 	}
 	if err == nil {
 		b.spilled = b.runs()

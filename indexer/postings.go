@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer/extsort"
+	"stationdex/internal/dim"
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	"stationdex/internal/iso"
@@ -25,33 +26,56 @@ const (
 	bNames = iota
 	bNameTokens
 	bAllTokens
-	bCountries
-	bLangLabels
-	bLangCodes
-	bGenres
-	bGenreSpellings
-	bLocations
-	bCodecs
-	bSchemes
+	bGenreSpellings // the genres' spellings, for their labels (genre_labels.go)
 	bBitrates
-	// The buckets from here on are the Radio Browser API's, written only
-	// with format.SectionRBAPI.
+	// The Radio Browser API's buckets (format.SectionRBAPI), written only
+	// when the build has that section.
 	bUpstreamFlags
 	bUpstreamURLs
 	bUpstreamCountries
 	bNameGrams
-	numPostingBuckets
+	// firstFiling numbers the first bucket of the dimension table's
+	// filings (dim.Rows), which follow in the table's order: a new
+	// dimension's bucket is numbered and written without a line here.
+	firstFiling
 
 	firstCompatPosting = bUpstreamFlags
+	// maxPostingBuckets bounds the buckets, fixed and filed, so that the
+	// per-bucket tables are arrays.
+	maxPostingBuckets = 32
 )
 
-var postingBucketNames = [numPostingBuckets][]byte{
-	bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
-	bCountries: format.BucketCountries, bLangLabels: format.BucketLangLabels, bLangCodes: format.BucketLangCodes,
-	bGenres: format.BucketGenres, bGenreSpellings: format.BucketGenreLabels, bLocations: format.BucketLocations,
-	bCodecs: format.BucketCodecs, bSchemes: format.BucketSchemes, bBitrates: format.BucketBitrates,
-	bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
-	bUpstreamCountries: format.BucketUpstreamCountry, bNameGrams: format.BucketNameGrams,
+// postingBucketNames names every posting bucket by its number, and
+// filingBuckets numbers the bucket of each dimension's filings
+// (dim.Rows[d].Filings[i]).
+var postingBucketNames, filingBuckets = postingBuckets()
+
+func postingBuckets() (names [][]byte, filings [dim.Count][]uint8) {
+	names = [][]byte{
+		bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
+		bGenreSpellings: format.BucketGenreLabels, bBitrates: format.BucketBitrates,
+		bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
+		bUpstreamCountries: format.BucketUpstreamCountry, bNameGrams: format.BucketNameGrams,
+	}
+	for d := range dim.Count {
+		for _, f := range dim.Rows[d].Filings {
+			b := slices.IndexFunc(names, func(name []byte) bool { return bytes.Equal(name, f.Bucket) })
+			if b < 0 {
+				b = len(names)
+				names = append(names, f.Bucket)
+			}
+			filings[d] = append(filings[d], uint8(b))
+		}
+	}
+	if len(names) > maxPostingBuckets {
+		panic(fmt.Sprintf("indexer: %d posting buckets, more than maxPostingBuckets", len(names)))
+	}
+	return names, filings
+}
+
+// postingBucket is the number of the posting bucket named name.
+func postingBucket(name []byte) int {
+	return slices.IndexFunc(postingBucketNames, func(n []byte) bool { return bytes.Equal(n, name) })
 }
 
 // postingBuffer collects posting lists of temporary record numbers. Lists
@@ -61,7 +85,7 @@ var postingBucketNames = [numPostingBuckets][]byte{
 // each list is sorted and a repeated add for the same station is caught by
 // looking at the last element.
 type postingBuffer struct {
-	lists  [numPostingBuckets]map[string][]uint32
+	lists  [maxPostingBuckets]map[string][]uint32
 	mem    int // estimated bytes held by lists
 	budget int
 	runs   *extsort.Sorter
@@ -136,6 +160,7 @@ type postingKeyer struct {
 	// filed too (Options.Sections).
 	sections format.Sections
 	tokens   []string // scratch
+	values   []string // scratch of a filing's values
 }
 
 // labelKeys is what a label is filed under: its facet key (format.FacetKey),
@@ -198,23 +223,34 @@ func appendKeys(dst []postingKey, b uint8, keys []string) []postingKey {
 	return dst
 }
 
+// appendFacets appends the keys of every filing of the dimension table
+// (dim.Rows), and the bitrate's.
 func (k *postingKeyer) appendFacets(dst []postingKey, rec *format.Record) []postingKey {
-	dst = append(dst, postingKey{bCountries, rec.CountryCode})
-	dst = append(dst, postingKey{bLocations, k.label(rec.Location).facet})
-	for _, l := range rec.Languages {
-		dst = append(dst, postingKey{bLangLabels, k.label(l).facet})
+	for d := range dim.Count {
+		for i, f := range dim.Rows[d].Filings {
+			k.values = f.Values(rec, k.values[:0])
+			for _, v := range k.values {
+				dst = k.appendFiled(dst, filingBuckets[d][i], v, f.Fold)
+			}
+		}
 	}
-	dst = appendKeys(dst, bLangCodes, rec.LanguageCodes)
-	for _, g := range rec.Genres {
-		lk := k.label(g)
-		dst = append(dst, postingKey{bGenres, lk.genre}, postingKey{bGenreSpellings, lk.spelling})
-	}
-	dst = append(dst, postingKey{bCodecs, rec.Codec})
-	dst = append(dst, postingKey{bSchemes, format.SchemeOf(rec.StreamURL)})
 	if rec.BitrateKbps > 0 {
 		dst = append(dst, postingKey{bBitrates, string(format.BitrateKey(rec.BitrateKbps))})
 	}
 	return dst
+}
+
+// appendFiled appends the key value is filed under in bucket b, folded as
+// fold says (memoised); a genre's spelling is counted in its labels bucket.
+func (k *postingKeyer) appendFiled(dst []postingKey, b uint8, value string, fold dim.Fold) []postingKey {
+	switch fold {
+	case dim.FacetFold:
+		return append(dst, postingKey{b, k.label(value).facet})
+	case dim.GenreFold:
+		lk := k.label(value)
+		return append(dst, postingKey{b, lk.genre}, postingKey{bGenreSpellings, lk.spelling})
+	}
+	return append(dst, postingKey{b, value})
 }
 
 // searchable lists the tokens of every field a query word may match:
@@ -284,7 +320,7 @@ func (pb *postingBuffer) flush() error {
 type postingStream struct {
 	it      *extsort.Iterator
 	final   []uint32
-	keys    [numPostingBuckets]int // distinct keys written, per bucket
+	keys    [maxPostingBuckets]int // distinct keys written, per bucket
 	pending bool                   // it is on an entry not yet consumed
 	scratch []uint32               // record numbers not yet added to the bitmap
 }

@@ -78,7 +78,9 @@ type Row struct {
 // it takes and how each becomes a key.
 type Filing struct {
 	Bucket []byte
-	Values func(r *format.Record) []string
+	// Values appends the record's values to dst (a scratch slice, so that
+	// filing a record allocates nothing per dimension).
+	Values func(r *format.Record, dst []string) []string
 	Fold   Fold
 }
 
@@ -89,7 +91,10 @@ type Fold uint8
 const (
 	AsIs      Fold = iota // the value itself
 	FacetFold             // format.FacetKey
-	GenreFold             // format.GenreKey
+	// GenreFold is format.GenreKey; the indexer also counts each spelling
+	// of the genre in the row's Labels bucket, whose commonest spelling
+	// names it.
+	GenreFold
 )
 
 // Directory is the words of a dimension's directory pages.
@@ -140,7 +145,7 @@ type Form struct {
 var Rows = [Count]Row{
 	Country: {
 		Name:    "country",
-		Filings: []Filing{{format.BucketCountries, func(r *format.Record) []string { return []string{r.CountryCode} }, AsIs}},
+		Filings: []Filing{{format.BucketCountries, func(r *format.Record, dst []string) []string { return append(dst, r.CountryCode) }, AsIs}},
 		Key:     countryKey, Named: iso.CountryName,
 		Facet: true, Directory: format.BucketCountries, Dir: Directory{"countries", "Countries", "country"},
 		Param: Param{Value: Code, Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case", EchoAlways: true,
@@ -149,8 +154,8 @@ var Rows = [Count]Row{
 	Language: {
 		Name: "language",
 		Filings: []Filing{
-			{format.BucketLangLabels, func(r *format.Record) []string { return r.Languages }, FacetFold},
-			{format.BucketLangCodes, func(r *format.Record) []string { return r.LanguageCodes }, AsIs},
+			{format.BucketLangLabels, func(r *format.Record, dst []string) []string { return append(dst, r.Languages...) }, FacetFold},
+			{format.BucketLangCodes, func(r *format.Record, dst []string) []string { return append(dst, r.LanguageCodes...) }, AsIs},
 		},
 		Key: languageKey, Named: iso.LanguageName, Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return r.Languages },
@@ -160,7 +165,7 @@ var Rows = [Count]Row{
 	},
 	Genre: {
 		Name:    "genre",
-		Filings: []Filing{{format.BucketGenres, func(r *format.Record) []string { return r.Genres }, GenreFold}},
+		Filings: []Filing{{format.BucketGenres, func(r *format.Record, dst []string) []string { return append(dst, r.Genres...) }, GenreFold}},
 		Key:     foldedKey(format.BucketGenres, format.GenreKey), Folded: format.GenreKey,
 		Labels:  format.BucketGenreLabels,
 		Spelled: func(r *format.Record) []string { return r.Genres },
@@ -171,7 +176,7 @@ var Rows = [Count]Row{
 	},
 	Location: {
 		Name:    "location",
-		Filings: []Filing{{format.BucketLocations, func(r *format.Record) []string { return []string{r.Location} }, FacetFold}},
+		Filings: []Filing{{format.BucketLocations, func(r *format.Record, dst []string) []string { return append(dst, r.Location) }, FacetFold}},
 		Key:     foldedKey(format.BucketLocations, format.FacetKey), Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return []string{r.Location} },
 		Facet:   true, Directory: format.BucketLocations, Dir: Directory{"locations", "Locations", "location"},
@@ -180,7 +185,7 @@ var Rows = [Count]Row{
 	},
 	Codec: {
 		Name:    "codec",
-		Filings: []Filing{{format.BucketCodecs, func(r *format.Record) []string { return []string{r.Codec} }, AsIs}},
+		Filings: []Filing{{format.BucketCodecs, func(r *format.Record, dst []string) []string { return append(dst, r.Codec) }, AsIs}},
 		Key:     codecKey, Named: func(key string) string { return key },
 		Facet: true,
 		Param: Param{Value: List, Items: format.Codecs, EchoAlways: true,
@@ -189,7 +194,7 @@ var Rows = [Count]Row{
 	},
 	HTTPS: {
 		Name:    "https",
-		Filings: []Filing{{format.BucketSchemes, func(r *format.Record) []string { return []string{format.SchemeOf(r.StreamURL)} }, AsIs}},
+		Filings: []Filing{{format.BucketSchemes, func(r *format.Record, dst []string) []string { return append(dst, format.SchemeOf(r.StreamURL)) }, AsIs}},
 		Key:     schemeKey,
 		Param: Param{Value: Boolean,
 			Accepts: "true: stations whose stream address is HTTPS; false: plain HTTP (stations without a stream match neither)",
