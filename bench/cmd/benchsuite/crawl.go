@@ -38,7 +38,7 @@ func (mb *mixBench) crawlPages() (*crawl, error) {
 	if err != nil {
 		return nil, err
 	}
-	calib := min(len(pages)/10, mb.cfg.coldPerRound/4)
+	calib := min(len(pages)/10, mb.coldPerRound/4)
 	c := &crawl{calibration: traffic.CrawlPaths(pages[:calib]), load: traffic.CrawlPaths(pages[calib:]),
 		bodyBytes: medianOf(sizes[calib:]), kinds: pageKinds(pages), checked: len(pages)}
 	mb.lg.logf("  crawl: %d pages answered 200 (%s); median %d bytes", len(pages), c.kinds, c.bodyBytes)
@@ -49,7 +49,7 @@ func (mb *mixBench) crawlPages() (*crawl, error) {
 // the crawl's pages, each once, a separate slice per round, and profiles
 // the node in the last round.
 func (mb *mixBench) crawl(ours *server, admin string, c *crawl) error {
-	m := &HTTPMix{Name: "crawl", Distinct: len(c.load), Sequence: len(c.load), Checked: c.checked, Rounds: mb.cfg.rounds,
+	m := &HTTPMix{Name: "crawl", Distinct: len(c.load), Sequence: len(c.load), Checked: c.checked, Rounds: mb.rounds,
 		BodyBytes: c.bodyBytes, Encodings: "identity (HTML and Markdown)",
 		What: fmt.Sprintf("%d distinct pages of the base set, as a crawler walks the site: every station page, listening page, "+
 			"their Markdown twins, and every directory page (countries, languages, genres, locations: the indexes in both orders "+

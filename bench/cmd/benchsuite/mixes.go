@@ -64,12 +64,17 @@ const (
 // body size, on one node started for them; it fills res.Mixes and
 // res.Floor.
 type mixBench struct {
-	b    *base
-	sv   servers
-	load loadGen
-	cfg  config
-	res  *Results
-	lg   *logger
+	b      *base
+	sv     servers
+	load   loadGen
+	res    *Results
+	lg     *logger
+	rounds int
+	// Cold searches per round (each sent about once) and cold probes
+	// (checked and sized, never loaded); hot distinct searches and the
+	// length of the hot request sequence.
+	coldPerRound, coldProbes int
+	hotDistinct, hotRequests int
 }
 
 // run probes the crawl on a node of its own, then loads one freshly
@@ -95,7 +100,7 @@ func (mb *mixBench) run(src *traffic.Source) error {
 	if err := mb.crawl(ours, admin, crawl); err != nil {
 		return fmt.Errorf("crawl mix: %w", err)
 	}
-	hot, err := traffic.NewHot(src, trafficSeed, mb.cfg.hotDistinct, mb.cfg.hotRequests, hotZipfS)
+	hot, err := traffic.NewHot(src, trafficSeed, mb.hotDistinct, mb.hotRequests, hotZipfS)
 	if err != nil {
 		return err
 	}
@@ -125,7 +130,7 @@ func (mb *mixBench) floor(ours *server, admin string) error {
 		return err
 	}
 	m := &HTTPMix{Name: "floor", Distinct: 1, Sequence: 1, Checked: 1, BodyBytes: size, Encodings: "identity",
-		Rounds: mb.cfg.rounds, DurationSec: mb.cfg.wrkDur.Seconds(),
+		Rounds: mb.rounds, DurationSec: mb.load.dur.Seconds(),
 		What: "one static file (" + floorPath + ", " + strconv.Itoa(size) + " bytes, from memory) requested over and over: the node's per-request cost alone, no target"}
 	paths, err := mb.sv.dir.writeLines("paths-floor.txt", []string{floorPath})
 	if err != nil {
@@ -162,17 +167,17 @@ func (mb *mixBench) cold(ours *server, admin string, src *traffic.Source) error 
 		n, _, err := mb.b.e.Search(q, false)
 		return err == nil && n == 0
 	}
-	calib := mb.cfg.coldPerRound / 4
-	cold, err := traffic.Cold(src, trafficSeed, mb.cfg.coldProbes+calib+mb.cfg.rounds*mb.cfg.coldPerRound, zero)
+	calib := mb.coldPerRound / 4
+	cold, err := traffic.Cold(src, trafficSeed, mb.coldProbes+calib+mb.rounds*mb.coldPerRound, zero)
 	if err != nil {
 		return err
 	}
-	probes, calibration, load := cold[:mb.cfg.coldProbes], cold[mb.cfg.coldProbes:mb.cfg.coldProbes+calib], cold[mb.cfg.coldProbes+calib:]
+	probes, calibration, load := cold[:mb.coldProbes], cold[mb.coldProbes:mb.coldProbes+calib], cold[mb.coldProbes+calib:]
 	sizes, encs, err := mb.probe("http://"+ours.addr, probes, "")
 	if err != nil {
 		return err
 	}
-	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: mb.cfg.rounds,
+	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: mb.rounds,
 		BodyBytes: medianOf(sizes), Encodings: encs, ZeroShare: zeroShare(load),
 		What: fmt.Sprintf("%d distinct searches generated from the snapshot's words, prefixes, filters and offsets, %.1f%% of them "+
 			"made to find nothing (a name word misspelt by one or two edits, or a name word with a country or language none of its "+
@@ -208,7 +213,7 @@ func (mb *mixBench) slicedLoad(m *HTTPMix, ours *server, admin string, calibrati
 	dur := time.Duration(float64(perRound) / m.CalibrationRPS * 0.8 * float64(time.Second)).Truncate(time.Second)
 	// Up to twice the configured duration: on a slow machine the run still
 	// sends the 30,000 distinct searches the issue asks for.
-	m.DurationSec = min(max(dur, time.Second), 2*mb.cfg.wrkDur).Seconds()
+	m.DurationSec = min(max(dur, time.Second), 2*mb.load.dur).Seconds()
 	mb.lg.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
 	ceil, ceilURL, err := mb.sv.ceiling(m.BodyBytes)
 	if err != nil {
@@ -221,10 +226,10 @@ func (mb *mixBench) slicedLoad(m *HTTPMix, ours *server, admin string, calibrati
 		if err != nil {
 			return err
 		}
-		if _, err := mb.load.round(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(mb.cfg.threads)); err != nil {
+		if _, err := mb.load.round(m, ceilURL, &m.Ceiling, ceil.cmd.Process.Pid, "wrk-slice.lua", paths, strconv.Itoa(mb.load.threads)); err != nil {
 			return err
 		}
-		o, err := mb.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-slice.lua", paths, strconv.Itoa(mb.cfg.threads))
+		o, err := mb.profiledRound(m, ours, admin, r == m.Rounds-1, "wrk-slice.lua", paths, strconv.Itoa(mb.load.threads))
 		if err != nil {
 			return err
 		}
@@ -248,7 +253,7 @@ func (mb *mixBench) calibrate(name, base string, calibration []string) (float64,
 		if err != nil {
 			return 0, err
 		}
-		o, err := mb.load.run(base, time.Second, "wrk-slice.lua", nil, []string{path, strconv.Itoa(mb.cfg.threads)})
+		o, err := mb.load.run(base, time.Second, "wrk-slice.lua", nil, []string{path, strconv.Itoa(mb.load.threads)})
 		if err != nil {
 			return 0, err
 		}
@@ -303,7 +308,7 @@ func (mb *mixBench) hot(ours *server, admin string, hot *traffic.Hot, enc string
 		weighted[i] = sizes[k]
 	}
 	m := &HTTPMix{Name: "hot", Distinct: len(hot.Queries), Sequence: len(hot.Seq), Encoding: enc, Checked: len(hot.Queries),
-		BodyBytes: medianOf(weighted), Encodings: encs, Rounds: mb.cfg.rounds, DurationSec: mb.cfg.wrkDur.Seconds(),
+		BodyBytes: medianOf(weighted), Encodings: encs, Rounds: mb.rounds, DurationSec: mb.load.dur.Seconds(),
 		What: fmt.Sprintf("%d distinct searches requested under a Zipf law (s = %.1f), a sequence of %d requests cycled through; "+
 			"the 10 most requested searches are %.1f%% of it", len(hot.Queries), hot.S, len(hot.Seq), 100*topShare(hot, 10))}
 	if enc != "" {

@@ -105,12 +105,14 @@ const (
 // same questions as /api, and MariaDB's upstream statement; it fills
 // res.RBAPI.
 type rbapiBench struct {
-	b    *base
-	sv   servers
-	load loadGen
-	cfg  config
-	res  *Results
-	lg   *logger
+	b            *base
+	sv           servers
+	load         loadGen
+	rounds       int
+	distinct     int // requests in the mix
+	mariaPerKind int // searches of each kind asked of MariaDB
+	res          *Results
+	lg           *logger
 }
 
 // run builds the base set with -compat, generates the mix and runs the
@@ -127,7 +129,7 @@ func (rb *rbapiBench) run(maria bool) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := traffic.Upstream(all, trafficSeed, rb.cfg.upDistinct)
+	reqs, err := traffic.Upstream(all, trafficSeed, rb.distinct)
 	if err != nil {
 		return err
 	}
@@ -266,8 +268,8 @@ func (rb *rbapiBench) mix(u *RBAPICosts, ours, uncached *server, admin string, r
 		sizes[i] = p.bytes
 	}
 	m := &u.Mix
-	*m = HTTPMix{Name: "upstream", Distinct: len(reqs), Sequence: len(reqs), Checked: len(reqs), Rounds: rb.cfg.rounds,
-		BodyBytes: medianOf(sizes), Encodings: "identity", DurationSec: rb.cfg.wrkDur.Seconds(),
+	*m = HTTPMix{Name: "upstream", Distinct: len(reqs), Sequence: len(reqs), Checked: len(reqs), Rounds: rb.rounds,
+		BodyBytes: medianOf(sizes), Encodings: "identity", DurationSec: rb.load.dur.Seconds(),
 		What: fmt.Sprintf("%d distinct upstream-style requests generated from the base set (%s), cycled, each wrk thread "+
 			"from its own point; every one answered 200 with JSON twice before the load", len(reqs), u.Kinds)}
 	paths, _ := traffic.UpPaths(reqs, false)
@@ -344,7 +346,7 @@ func (rb *rbapiBench) pairs(u *RBAPICosts, node *server, reqs []traffic.UpReques
 	if err != nil {
 		return err
 	}
-	m := &HTTPMix{Name: "upstream pairs", Rounds: rb.cfg.rounds, DurationSec: rb.cfg.wrkDur.Seconds()}
+	m := &HTTPMix{Name: "upstream pairs", Rounds: rb.rounds, DurationSec: rb.load.dur.Seconds()}
 	pid := node.cmd.Process.Pid
 	for r := 0; r < m.Rounds; r++ {
 		o, err := rb.load.round(m, base, &u.JSON, pid, "wrk-mix.lua", jf)
@@ -399,7 +401,7 @@ func (rb *rbapiBench) maria(u *RBAPICosts, all []raw.Station, reqs []traffic.UpR
 		}
 	})
 	defer func() { closed = true; db.Close() }()
-	c := &RBAPIMaria{LoadSec: time.Since(t0).Seconds(), PerKind: rb.cfg.mariaPerCl, Kinds: map[string]RBAPIKind{}}
+	c := &RBAPIMaria{LoadSec: time.Since(t0).Seconds(), PerKind: rb.mariaPerKind, Kinds: map[string]RBAPIKind{}}
 	var ours, theirs, ratios []float64
 	oursOf, theirsOf := map[string][]float64{}, map[string][]float64{}
 	agree := 0

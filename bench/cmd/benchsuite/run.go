@@ -130,7 +130,8 @@ func (s *suite) baseStages(b *base, qs []mix.Query, maria bool) {
 		s.trafficStages(b, qs)
 	}
 	if !s.cfg.skip["upstream"] {
-		rb := &rbapiBench{b: b, sv: s.sv, load: s.load, cfg: s.cfg, res: &s.res, lg: s.lg}
+		rb := &rbapiBench{b: b, sv: s.sv, load: s.load, rounds: s.cfg.rounds, distinct: s.cfg.upDistinct, mariaPerKind: s.cfg.mariaPerCl,
+			res: &s.res, lg: s.lg}
 		s.stage("upstream "+b.data.Label+": /json/ vs ceiling, /api and mariadb", func() error { return rb.run(maria) })
 	}
 	b.e.Close()
@@ -201,7 +202,8 @@ func (s *suite) trafficStages(b *base, qs []mix.Query) {
 		return
 	}
 	if !s.cfg.skip["mixes"] {
-		mb := &mixBench{b: b, sv: s.sv, load: s.load, cfg: s.cfg, res: &s.res, lg: s.lg}
+		mb := &mixBench{b: b, sv: s.sv, load: s.load, rounds: s.cfg.rounds, coldPerRound: s.cfg.coldPerRound, coldProbes: s.cfg.coldProbes,
+			hotDistinct: s.cfg.hotDistinct, hotRequests: s.cfg.hotRequests, res: &s.res, lg: s.lg}
 		s.stage("http: cold, crawl and hot mixes vs ceiling", func() error { return mb.run(src) })
 	}
 	if !s.cfg.skip["facets"] {
