@@ -14,36 +14,7 @@ import (
 	"stationdex/bench/internal/mix"
 )
 
-// verifyHTTP requests every query of the mix once from our server: each must
-// answer 200 with a JSON envelope whose total equals the in-process engine's.
-// It returns the median body size (the ceiling's body size).
-func verifyHTTP(base string, qs []mix.Query, totals []int) (int, error) {
-	client := &http.Client{Timeout: 10 * time.Second}
-	var sizes []int
-	for i, q := range qs {
-		resp, body, err := get(client, base+q.Path(), nil)
-		if err != nil {
-			return 0, err
-		}
-		if resp.StatusCode != 200 {
-			return 0, fmt.Errorf("GET %s: status %d: %.200s", q.Path(), resp.StatusCode, body)
-		}
-		var env struct {
-			Total   *int              `json:"total"`
-			Results []json.RawMessage `json:"results"`
-		}
-		if err := json.Unmarshal(body, &env); err != nil || env.Total == nil {
-			return 0, fmt.Errorf("GET %s: not a search envelope: %v", q.Path(), err)
-		}
-		if *env.Total != totals[i] {
-			return 0, fmt.Errorf("GET %s: total %d over HTTP, %d in process", q.Path(), *env.Total, totals[i])
-		}
-		sizes = append(sizes, len(body))
-	}
-	sort.Ints(sizes)
-	return sizes[len(sizes)/2], nil
-}
-
+// wrkOut is the summary wrk prints (scripts/*.lua: a WRKJSON line).
 type wrkOut struct {
 	Requests   int64 `json:"requests"`
 	DurationUs int64 `json:"duration_us"`
@@ -107,6 +78,8 @@ func (g loadGen) run(base string, dur time.Duration, script string, flags, scrip
 	return wrkOut{}, fmt.Errorf("wrk printed no WRKJSON line:\n%s", out)
 }
 
+// add adds one of rounds wrk rounds to w: its requests and errors
+// summed, its rate and percentiles a rounds-th of the mean.
 func (w *Wrk) add(o wrkOut, rounds int) {
 	rps := float64(o.Requests) / (float64(o.DurationUs) / 1e6)
 	w.Requests += o.Requests
@@ -205,6 +178,36 @@ func (hb httpBench) run(idx string, qs []mix.Query, totals []int) (*HTTP, error)
 	h.P50X = h.Ours.P50Us / h.Ceiling.P50Us
 	h.P99X = h.Ours.P99Us / h.Ceiling.P99Us
 	return h, nil
+}
+
+// verifyHTTP requests every query of the mix once from our server: each must
+// answer 200 with a JSON envelope whose total equals the in-process engine's.
+// It returns the median body size (the ceiling's body size).
+func verifyHTTP(base string, qs []mix.Query, totals []int) (int, error) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var sizes []int
+	for i, q := range qs {
+		resp, body, err := get(client, base+q.Path(), nil)
+		if err != nil {
+			return 0, err
+		}
+		if resp.StatusCode != 200 {
+			return 0, fmt.Errorf("GET %s: status %d: %.200s", q.Path(), resp.StatusCode, body)
+		}
+		var env struct {
+			Total   *int              `json:"total"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.Total == nil {
+			return 0, fmt.Errorf("GET %s: not a search envelope: %v", q.Path(), err)
+		}
+		if *env.Total != totals[i] {
+			return 0, fmt.Errorf("GET %s: total %d over HTTP, %d in process", q.Path(), *env.Total, totals[i])
+		}
+		sizes = append(sizes, len(body))
+	}
+	sort.Ints(sizes)
+	return sizes[len(sizes)/2], nil
 }
 
 // mixPaths are the request targets of the mix, for the wrk script.

@@ -157,7 +157,7 @@ type suite struct {
 	partial bool
 	lg      *logger
 	procs   *procs
-	sv      servers // the node, the ceiling and the peers' fronts
+	sv      servers // starts the node and the ceiling
 	load    loadGen // wrk
 	failed  []string
 }
