@@ -8,11 +8,11 @@ import (
 	"stationdex/server/pages"
 )
 
-// TestCompatDocsFollowTheIndex: the guide and llms.txt say whether this
+// TestRBAPIDocsFollowTheIndex: the guide and llms.txt say whether this
 // node serves /json/, from its index: served, they show it and link its
 // stats; not served, they say how to rebuild and llms.txt links the guide
 // (a /json/ link would answer 404).
-func TestCompatDocsFollowTheIndex(t *testing.T) {
+func TestRBAPIDocsFollowTheIndex(t *testing.T) {
 	const b = "https://radio.example"
 	for _, tc := range []struct {
 		served   bool
@@ -22,11 +22,11 @@ func TestCompatDocsFollowTheIndex(t *testing.T) {
 		{true, "built with stationdex index -compat, so it answers these paths", b + "/json/stats"},
 		{false, "every /json/ path answers 404 compat_not_indexed until the index is rebuilt with stationdex index -compat", b + "/guide/index.md"},
 	} {
-		blocks := pages.CompatBlocks(b, "some-id", tc.served)
+		blocks := pages.RBAPIBlocks(b, "some-id", tc.served)
 		if text := strings.Join(blocks[0].Text, " "); !strings.Contains(text, tc.text) {
 			t.Errorf("served %v: the guide says %q", tc.served, text)
 		}
-		if l := files.CompatLLMsLink(b, tc.served); l[1] != tc.llmsLink || !strings.Contains(l[2], "radio-browser-compatible") {
+		if l := files.RBAPILLMsLink(b, tc.served); l[1] != tc.llmsLink || !strings.Contains(l[2], "radio-browser-compatible") {
 			t.Errorf("served %v: llms.txt entry %q", tc.served, l)
 		}
 	}

@@ -73,7 +73,7 @@ func checkAPIResponse(req *http.Request, rec *httptest.ResponseRecorder) {
 	checkAPIExchange(req.Method, req.URL.RequestURI(), rec.Code, rec.Header(), rec.Body.Bytes())
 }
 
-// isDocumentedPath: the JSON API and the compatible API under /json/.
+// isDocumentedPath: the JSON API and the Radio Browser API under /json/.
 func isDocumentedPath(p string) bool {
 	return core.IsAPIPath(p) || strings.HasPrefix(p, core.PathRBAPI)
 }

@@ -19,7 +19,6 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
-	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/params"
 )
@@ -67,7 +66,7 @@ func (s *Server) searchStations(r *http.Request, _ httprouter.Params) (string, c
 	}
 	var kb [192]byte // the key is one allocation: the string made from it
 	key := string(p.AppendCanonicalQuery(append(kb[:0], core.PathStations+"?"...)))
-	return key, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	return key, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		// The page's stations come as the index stores them, copied into
 		// a pooled buffer, and are spliced into dst with the base URL: no
 		// record is decoded or encoded (see query.SearchJSON).
@@ -108,7 +107,7 @@ func (s *Server) getStation(_ *http.Request, ps httprouter.Params) (string, core
 	if err != nil {
 		return "", nil, core.ErrNoStation
 	}
-	return core.PathStation + id.String(), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	return core.PathStation + id.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		page := core.GetBuffer()
 		defer core.PutBuffer(page)
 		stored, err := ix.StationJSON(id, (*page)[:0])

@@ -5,7 +5,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
-	"stationdex/query"
+	"stationdex/server/core"
 )
 
 // A station record, as getStation answers it, is the spec's Station with
@@ -33,7 +33,7 @@ type variantJSON struct {
 
 // VariantsOf reads the variants of station id, with their pages on base,
 // and their number in all.
-func VariantsOf(ix *query.Index, base string, id format.UUID) ([]variantJSON, int, error) {
+func VariantsOf(ix core.Index, base string, id format.UUID) ([]variantJSON, int, error) {
 	vs, total, err := ix.Variants(id)
 	out := make([]variantJSON, len(vs))
 	for i, v := range vs {

@@ -5,8 +5,6 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
-
-	"stationdex/query"
 )
 
 // The response cache: entities (encoded bodies, with their compressed
@@ -64,8 +62,8 @@ type responseCache struct {
 	seed    maphash.Seed
 
 	mu       sync.Mutex
-	Current  *query.Index // the snapshot whose entities are held
-	previous *query.Index // the one it replaced: bypasses the cache
+	Current  Index // the snapshot whose entities are held
+	previous Index // the one it replaced: bypasses the cache
 	entries  map[string]*list.Element
 	Targets  map[string]*list.Element // request targets known to name an entry (see aliasLocked)
 	lru      list.List                // of *cacheEntry, most recently used first
@@ -101,7 +99,7 @@ func NewResponseCache(max int64, minUses int) *responseCache {
 // admit tells whether the body of key, just built for ix after a miss,
 // is to be stored: always with minUses 1, else when key was asked for
 // recently (and then it is forgotten, being stored).
-func (c *responseCache) admit(ix *query.Index, key string) bool {
+func (c *responseCache) admit(ix Index, key string) bool {
 	if !c.enabled() {
 		return false
 	}
@@ -129,7 +127,7 @@ func (c *responseCache) enabled() bool { return c.max > 0 }
 // Get returns the entity stored under key for ix, or nil. When there is
 // one, target (the request as sent; "" for none) is remembered as naming
 // it, for getTarget.
-func (c *responseCache) Get(ix *query.Index, key, target string) *Entity {
+func (c *responseCache) Get(ix Index, key, target string) *Entity {
 	if !c.enabled() {
 		return nil
 	}
@@ -167,7 +165,7 @@ const (
 // GetTarget returns the entity that target was answered with on ix, and
 // its key, or nil. A miss is not counted: the lookup by key that follows
 // counts it.
-func (c *responseCache) GetTarget(ix *query.Index, target string) (*Entity, string) {
+func (c *responseCache) GetTarget(ix Index, target string) (*Entity, string) {
 	if !c.enabled() || target == "" {
 		return nil, ""
 	}
@@ -200,7 +198,7 @@ func (c *responseCache) aliasLocked(el *list.Element, target string) {
 
 // Put stores e under key for ix, evicting as needed, and remembers target
 // as naming it (see get).
-func (c *responseCache) Put(ix *query.Index, key, target string, e *Entity) {
+func (c *responseCache) Put(ix Index, key, target string, e *Entity) {
 	size := EntrySize(key, e)
 	if !c.enabled() || size > c.max {
 		return
@@ -224,7 +222,7 @@ func (c *responseCache) Put(ix *query.Index, key, target string, e *Entity) {
 
 // AddVariant stores z as e's variant in coding cd, when e is still held for
 // ix under key: the variant is then counted in the bound like the rest.
-func (c *responseCache) AddVariant(ix *query.Index, key string, e *Entity, cd Coding, z []byte) {
+func (c *responseCache) AddVariant(ix Index, key string, e *Entity, cd Coding, z []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
@@ -240,7 +238,7 @@ func (c *responseCache) AddVariant(ix *query.Index, key string, e *Entity, cd Co
 
 // adopt makes ix the current snapshot if it is a new one, emptying the
 // cache, and reports whether ix may use the cache. Called with mu held.
-func (c *responseCache) adopt(ix *query.Index) bool {
+func (c *responseCache) adopt(ix Index) bool {
 	switch ix {
 	case c.Current:
 		return true

@@ -4,13 +4,18 @@
 // errors, request limits, CORS, shedding, the fixed public paths and the
 // table of path shapes that serves the paths httprouter cannot hold.
 //
-// Every route is registered through Server.Route, which takes the route
-// template ("/api/stations/:id") that also labels the request for the
-// Observer, so metrics are labelled by template, never by raw path. API
-// routes use Server.Handle on top of it for CORS, JSON errors and OPTIONS.
+// Each room hands the top package a route table (Route rows) and, for
+// the paths httprouter cannot hold, rows of the one table of path shapes
+// (Shape rows). Every route is registered through Server.Route, which
+// takes the route pattern ("/api/stations/:id") that also labels the
+// request for the Observer, so metrics are labelled by pattern, never by
+// raw path. API routes are Server.APIRoute rows, which add CORS and JSON
+// errors; PreflightRoute answers their OPTIONS.
 //
 // File map:
 //   - doc.go: this comment
+//   - index.go: Index, the door through which the rooms reach the engine:
+//     every question a request asks of its snapshot
 //   - server.go: the Server the rooms share (the index's source, the base
 //     URL, the Observer, the cache), route registration, instrumentation
 //     (the status is read through wire.Recorder, the one status-recording

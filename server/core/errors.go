@@ -23,7 +23,7 @@ const (
 	CodeInvalidRequest    Code = "invalid_request"    // 400: a request no read may be (a GET with a body)
 	CodeReadOnly          Code = "read_only"          // 403: a write to the read-only mirror (/json/vote, /json/add)
 	CodeNotFound          Code = "not_found"          // 404: no such station or path
-	CodeCompatNotIndexed  Code = "compat_not_indexed" // 404: /json/ on an index built without stationdex index -compat
+	CodeRBAPINotIndexed   Code = "compat_not_indexed" // 404: /json/ on an index built without stationdex index -compat
 	CodeMethodNotAllowed  Code = "method_not_allowed" // 405: see the Allow header
 	CodeNotAcceptable     Code = "not_acceptable"     // 406: Accept excludes application/json
 	CodeURITooLong        Code = "uri_too_long"       // 414: request target over the limit
@@ -78,7 +78,7 @@ func CodeStatus(c Code) int {
 		return http.StatusBadRequest
 	case CodeReadOnly:
 		return http.StatusForbidden
-	case CodeNotFound, CodeCompatNotIndexed:
+	case CodeNotFound, CodeRBAPINotIndexed:
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
@@ -146,5 +146,5 @@ func QuoteClip(s string) string {
 var (
 	// ErrNoCompat: the index served has no compatible data (it is
 	// optional, format.Meta.Compat); query.ErrNoCompat is answered so too.
-	ErrNoCompat = &Error{CodeCompatNotIndexed, "this node's index was built without the Radio Browser compatible data, so /json/ is not served; rebuild the index with `stationdex index -compat` to serve it"}
+	ErrNoCompat = &Error{CodeRBAPINotIndexed, "this node's index was built without the Radio Browser compatible data, so /json/ is not served; rebuild the index with `stationdex index -compat` to serve it"}
 )

@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/julienschmidt/httprouter"
-
-	"stationdex/query"
 )
 
 // resolver is the one handler shape of everything answered from the index.
@@ -21,7 +19,7 @@ type resolver func(r *http.Request, ps httprouter.Params) (key string, build Bui
 
 // Builder appends the body of a resource, built from ix, to dst and says
 // what it is. A resource that turns out not to exist returns an error.
-type Builder func(ix *query.Index, dst []byte) (EntityHead, []byte, error)
+type Builder func(ix Index, dst []byte) (EntityHead, []byte, error)
 
 // EntityHead is what a builder says about the body it built.
 type EntityHead struct {
@@ -91,7 +89,7 @@ func (s *Server) ServeResource(w http.ResponseWriter, r *http.Request, key strin
 // now, tagged, and stored for the next request when it is a 200. A cached
 // entry is remembered under target, the request as sent ("" for none),
 // for apiResource's lookup before parsing.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index, key, target string, build Builder) error {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix Index, key, target string, build Builder) error {
 	if e := s.Cache.Get(ix, key, target); e != nil {
 		s.sendCached(w, r, ix, key, e)
 		return nil
@@ -124,13 +122,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix *query.Index,
 }
 
 // sendCached sends e, held in the response cache under key for ix.
-func (s *Server) sendCached(w http.ResponseWriter, r *http.Request, ix *query.Index, key string, e *Entity) {
+func (s *Server) sendCached(w http.ResponseWriter, r *http.Request, ix Index, key string, e *Entity) {
 	s.Send(w, r, e, Reply{CacheControl: s.CacheControl}, s.storeVariant(ix, key))
 }
 
 // storeVariant keeps a variant compressed by send in the cache entry of
 // key, for the next request in that coding.
-func (s *Server) storeVariant(ix *query.Index, key string) func(*Entity, Coding, []byte) {
+func (s *Server) storeVariant(ix Index, key string) func(*Entity, Coding, []byte) {
 	return func(e *Entity, c Coding, z []byte) { s.Cache.AddVariant(ix, key, e, c, z) }
 }
 
@@ -142,7 +140,7 @@ func (s *Server) storeVariant(ix *query.Index, key string) func(*Entity, Coding,
 // exists. An identity tag is left to send, after the body is built: whether
 // its 200 would say Vary depends on the body's size. So is "*", which must
 // not answer 304 for a resource that turns out not to exist.
-func (s *Server) revalidatedEarly(w http.ResponseWriter, r *http.Request, ix *query.Index, key string) bool {
+func (s *Server) revalidatedEarly(w http.ResponseWriter, r *http.Request, ix Index, key string) bool {
 	inm := r.Header.Values("If-None-Match")
 	if len(inm) == 0 {
 		return false

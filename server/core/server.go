@@ -21,7 +21,7 @@ import (
 
 // Acquire returns the index to serve from and its release function, or a
 // nil index (nothing to release) when none is loaded.
-func (s *Server) Acquire() (*query.Index, func()) {
+func (s *Server) Acquire() (Index, func()) {
 	if s.Src == nil {
 		return nil, nil
 	}

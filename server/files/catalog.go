@@ -3,7 +3,6 @@ package files
 import (
 	"strconv"
 
-	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/pages"
 )
@@ -54,7 +53,7 @@ type catalogSummary struct {
 	Licence     string `json:"licence"`
 }
 
-func (s *Server) catalog(ix *query.Index) (any, error) {
+func (s *Server) catalog(ix core.Index) (any, error) {
 	m := ix.Meta()
 	set, err := s.dumps(ix)
 	if err != nil {

@@ -207,7 +207,7 @@ type RebasedDumps struct {
 }
 
 type rebased struct {
-	ix   *query.Index
+	ix   core.Index
 	once sync.Once
 	Dir  string
 	set  *dumpSet
@@ -215,7 +215,7 @@ type rebased struct {
 }
 
 // dumps returns the dumps to serve from ix under this server's base URL.
-func (s *Server) dumps(ix *query.Index) (*dumpSet, error) {
+func (s *Server) dumps(ix core.Index) (*dumpSet, error) {
 	m, err := readManifest(ix)
 	if err != nil {
 		return nil, err
@@ -230,7 +230,7 @@ func (s *Server) dumps(ix *query.Index) (*dumpSet, error) {
 	return rb.set, rb.err
 }
 
-func readManifest(ix *query.Index) (format.FilesManifest, error) {
+func readManifest(ix core.Index) (format.FilesManifest, error) {
 	m, err := ix.Manifest()
 	if errors.Is(err, query.ErrNoFile) {
 		return m, core.Errorf(core.CodeNotFound, "this index was built without data dumps; rebuild it to serve them")
@@ -240,7 +240,7 @@ func readManifest(ix *query.Index) (format.FilesManifest, error) {
 
 // forIndex returns the entry for ix, replacing (and deleting the files of)
 // an entry made for an index no longer served.
-func (d *RebasedDumps) forIndex(ix *query.Index, log *slog.Logger) *rebased {
+func (d *RebasedDumps) forIndex(ix core.Index, log *slog.Logger) *rebased {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.Cur != nil && d.Cur.ix == ix {
@@ -274,7 +274,7 @@ func (d *RebasedDumps) removeLocked() error {
 
 // rebaseDumps rewrites the stored NDJSON dump for base into both dumps in
 // a new temporary directory.
-func rebaseDumps(ix *query.Index, m format.FilesManifest, base string, rb *rebased) (*dumpSet, error) {
+func rebaseDumps(ix core.Index, m format.FilesManifest, base string, rb *rebased) (*dumpSet, error) {
 	dir, err := os.MkdirTemp("", "stationdex-dumps-")
 	if err != nil {
 		return nil, fmt.Errorf("rebase dumps: %w", err)
@@ -299,7 +299,7 @@ func rebaseDumps(ix *query.Index, m format.FilesManifest, base string, rb *rebas
 	return set, nil
 }
 
-func writeRebased(ix *query.Index, from, to, dir string) ([]format.FileInfo, error) {
+func writeRebased(ix core.Index, from, to, dir string) ([]format.FileInfo, error) {
 	jsonOut, err := os.Create(filepath.Join(dir, format.FileStationsJSON))
 	if err != nil {
 		return nil, err

@@ -24,7 +24,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/internal/stationjson"
-	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/pages"
 )
@@ -79,9 +78,9 @@ func (s *Server) writeFileError(w http.ResponseWriter, r *http.Request, err erro
 // metaResource serves a JSON document built from the index, cacheable
 // metaResource serves a JSON document built from the index (capabilities,
 // catalog), with CORS like the API. Its key is its path: it takes no query.
-func (s *Server) metaResource(build func(ix *query.Index) (any, error)) httprouter.Handle {
+func (s *Server) metaResource(build func(ix core.Index) (any, error)) httprouter.Handle {
 	answer := s.Resource(func(r *http.Request, _ httprouter.Params) (string, core.Builder, error) {
-		return r.URL.Path, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+		return r.URL.Path, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 			doc, err := build(ix)
 			if err != nil {
 				return core.EntityHead{}, dst, err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/pages"
 	"stationdex/server/params"
@@ -19,12 +18,12 @@ import (
 // description and the dumps.
 
 func (s *Server) llmsTxt(_ *http.Request, _ httprouter.Params) (string, core.Builder, error) {
-	return core.PathLLMs, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	return core.PathLLMs, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		return core.EntityHead{ContentType: "text/plain; charset=utf-8"}, s.appendLLMs(dst, ix), nil
 	}, nil
 }
 
-func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
+func (s *Server) appendLLMs(dst []byte, ix core.Index) []byte {
 	m := ix.Meta()
 	b := s.Base
 	out := bytes.NewBuffer(dst)
@@ -44,7 +43,7 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 		{"API guide", b + core.PathGuide + "index.md", "how to search and read stations, count facets, search near a place, show each station once (distinct) and point Radio Browser clients at a node, with curl examples"},
 		{"OpenAPI 3.1 description", b + core.PathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + core.PathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
-		CompatLLMsLink(b, ix.HasCompat()),
+		RBAPILLMsLink(b, ix.HasCompat()),
 	})
 	section("Pages", [][3]string{
 		{"Home", b + core.PathMarkdownHome, "the Markdown home page"},
@@ -67,10 +66,10 @@ func (s *Server) appendLLMs(dst []byte, ix *query.Index) []byte {
 	return out.Bytes()
 }
 
-// CompatLLMsLink is llms.txt's entry for the Radio Browser compatible API:
+// RBAPILLMsLink is llms.txt's entry for the Radio Browser API:
 // its stats when this node serves it, else the guide that says how a node
 // does.
-func CompatLLMsLink(b string, served bool) [3]string {
+func RBAPILLMsLink(b string, served bool) [3]string {
 	what := "the Radio Browser read API under /json/ (stations/search, stations/byuuid, stations/bytag and the other by-paths, " +
 		"the lists of countries, languages, tags and codecs, url/{uuid}), for programs written for that directory; " +
 		"its paths are in the OpenAPI description under the tag radio-browser-compatible, its differences from upstream in the API guide"

@@ -32,23 +32,23 @@ const (
 // sitemapSection is one series of children.
 type sitemapSection struct {
 	name  string
-	count func(ix *query.Index) (int, error)
-	each  func(s *Server, ix *query.Index, offset, limit int, emit func(loc string) error) error
+	count func(ix core.Index) (int, error)
+	each  func(s *Server, ix core.Index, offset, limit int, emit func(loc string) error) error
 }
 
 func sitemapSections() []sitemapSection {
 	secs := []sitemapSection{{
 		name:  "stations",
-		count: func(ix *query.Index) (int, error) { return ix.Meta().Stations, nil },
-		each: func(s *Server, ix *query.Index, offset, limit int, emit func(string) error) error {
+		count: func(ix core.Index) (int, error) { return ix.Meta().Stations, nil },
+		each: func(s *Server, ix core.Index, offset, limit int, emit func(string) error) error {
 			return ix.EachStationID(offset, limit, func(id format.UUID) error { return emit(stationjson.StationURL(s.Base, id)) })
 		},
 	}}
 	for _, d := range pages.Directories {
 		secs = append(secs, sitemapSection{
 			name:  d.Kind,
-			count: func(ix *query.Index) (int, error) { return ix.ListingCount(d.Facet) },
-			each: func(s *Server, ix *query.Index, offset, limit int, emit func(string) error) error {
+			count: func(ix core.Index) (int, error) { return ix.ListingCount(d.Facet) },
+			each: func(s *Server, ix core.Index, offset, limit int, emit func(string) error) error {
 				return ix.EachListedKey(d.Facet, offset, limit, func(key []byte) error {
 					if d.Facet != query.DimCountry && !stationjson.HasPage(string(key)) {
 						return nil
@@ -73,7 +73,7 @@ func (s *Server) sitemapPages() []string {
 // sitemapIndex is /sitemap.xml: pages.xml and one child per 50,000
 // locations of each section.
 func (s *Server) sitemapIndex(r *http.Request, _ httprouter.Params) (string, core.Builder, error) {
-	return r.URL.Path, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	return r.URL.Path, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		children := []string{"pages.xml"}
 		for _, sec := range sitemapSections() {
 			n, err := sec.count(ix)
@@ -99,7 +99,7 @@ func (s *Server) sitemapIndex(r *http.Request, _ httprouter.Params) (string, cor
 func (s *Server) sitemapChild(r *http.Request, ps httprouter.Params) (string, core.Builder, error) {
 	name := ps.ByName("file")
 	if name == "pages.xml" {
-		return r.URL.Path, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+		return r.URL.Path, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 			return s.appendXML(dst, ix, "urlset", func(emit func(string) error) error {
 				for _, p := range s.sitemapPages() {
 					if err := emit(p); err != nil {
@@ -114,7 +114,7 @@ func (s *Server) sitemapChild(r *http.Request, ps httprouter.Params) (string, co
 	if !ok {
 		return "", nil, core.Errorf(core.CodeNotFound, "no sitemap %s; start from /sitemap.xml", core.QuoteClip(name))
 	}
-	return r.URL.Path, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	return r.URL.Path, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		count, err := sec.count(ix)
 		if err != nil {
 			return core.EntityHead{}, dst, err
@@ -151,7 +151,7 @@ func ParseSitemapName(name string) (sitemapSection, int, bool) {
 
 // appendXML appends a urlset or sitemapindex of the locations list emits,
 // each with the snapshot as lastmod.
-func (s *Server) appendXML(dst []byte, ix *query.Index, root string, list func(emit func(string) error) error) (core.EntityHead, []byte, error) {
+func (s *Server) appendXML(dst []byte, ix core.Index, root string, list func(emit func(string) error) error) (core.EntityHead, []byte, error) {
 	item := "url"
 	if root == "sitemapindex" {
 		item = "sitemap"

@@ -9,9 +9,9 @@ import (
 // differs from upstream on purpose, and how each common client chooses
 // its server. API.md has the full reference.
 
-// CompatBlocks are the guide's blocks on the compatible API; served says
+// RBAPIBlocks are the guide's blocks on the Radio Browser API; served says
 // whether this node's index has its data, example is a station id.
-func CompatBlocks(b, example string, served bool) []Block {
+func RBAPIBlocks(b, example string, served bool) []Block {
 	status := "This node's index was built with stationdex index -compat, so it answers these paths."
 	if !served {
 		status = "This node's index was built without it: every /json/ path answers 404 compat_not_indexed until the index is rebuilt with stationdex index -compat."

@@ -65,7 +65,7 @@ func (d Directory) lookupKeys(segment string) []string {
 }
 
 // lookup finds the value named by the path segment.
-func (d Directory) lookup(ix *query.Index, segment string) (fv query.Listing, ok bool, err error) {
+func (d Directory) lookup(ix core.Index, segment string) (fv query.Listing, ok bool, err error) {
 	for _, key := range d.lookupKeys(segment) {
 		if fv, ok, err = ix.Listing(d.Facet, key); ok || err != nil {
 			return fv, ok, err
@@ -75,7 +75,7 @@ func (d Directory) lookup(ix *query.Index, segment string) (fv query.Listing, ok
 }
 
 func (s *Server) DirectoryIndex(d Directory) PageFunc {
-	return func(r *http.Request, ix *query.Index, _ []string) (*Page, error) {
+	return func(r *http.Request, ix core.Index, _ []string) (*Page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err
@@ -177,7 +177,7 @@ func (s *Server) valueIndexLinks(d Directory, vals []query.Listing) []Link {
 }
 
 func (s *Server) DirectoryValue(d Directory) PageFunc {
-	return func(r *http.Request, ix *query.Index, args []string) (*Page, error) {
+	return func(r *http.Request, ix core.Index, args []string) (*Page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err

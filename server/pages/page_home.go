@@ -13,7 +13,7 @@ import (
 
 // The home page (also the Markdown home, /text/index.md) and the API guide.
 
-func (s *Server) HomePage(_ *http.Request, ix *query.Index, _ []string) (*Page, error) {
+func (s *Server) HomePage(_ *http.Request, ix core.Index, _ []string) (*Page, error) {
 	meta := ix.Meta()
 	browse := make([]Link, 0, len(Directories))
 	for _, d := range Directories {
@@ -54,7 +54,7 @@ func (s *Server) resourceLinks() []Link {
 	}
 }
 
-func (s *Server) GuidePage(_ *http.Request, ix *query.Index, _ []string) (*Page, error) {
+func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ []string) (*Page, error) {
 	b := s.Base
 	// A real id and a real position, so the examples work as pasted.
 	example, position := "{id}", guideFallbackPosition
@@ -101,7 +101,7 @@ func (s *Server) GuidePage(_ *http.Request, ix *query.Index, _ []string) (*Page,
 			"Whole-directory downloads are described in the catalog; they support gzip, ETag and Range requests."},
 			Code: "curl -H 'Accept: text/markdown' '" + b + core.PathSearch + "?q=jazz'\ncurl --compressed -O '" + b + core.PathDumpNDJSON + "'"},
 	}
-	blocks = append(blocks, CompatBlocks(b, example, ix.HasCompat())...)
+	blocks = append(blocks, RBAPIBlocks(b, example, ix.HasCompat())...)
 	blocks = append(blocks, Block{Heading: "Machine-readable descriptions", Links: s.resourceLinks()})
 	return &Page{Title: "API guide | stationdex", Heading: "Using the stationdex API", Path: core.PathGuide, Blocks: blocks}, nil
 }

@@ -84,7 +84,7 @@ const nearbyStations = 5
 
 // nearBlock lists the stations nearest to r with their distances and
 // links a search around its position; an empty block when r has none.
-func (s *Server) nearBlock(ix *query.Index, r *format.Record) (Block, error) {
+func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	if !r.Geo.Known {
 		return Block{}, nil
 	}

@@ -7,7 +7,6 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
-	"stationdex/query"
 	"stationdex/server/core"
 )
 
@@ -21,7 +20,7 @@ const availabilityNotice = "Stream availability, schedules, broadcast rights and
 
 // StationRecord reads the station named by the path segment; an id that is
 // not a UUID names no station, like the API's 404.
-func StationRecord(ix *query.Index, segment string) (format.Record, error) {
+func StationRecord(ix core.Index, segment string) (format.Record, error) {
 	id, err := format.ParseUUID(segment)
 	if err != nil {
 		return format.Record{}, core.ErrNoStation
@@ -29,7 +28,7 @@ func StationRecord(ix *query.Index, segment string) (format.Record, error) {
 	return ix.Station(id)
 }
 
-func (s *Server) StationPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+func (s *Server) StationPage(_ *http.Request, ix core.Index, args []string) (*Page, error) {
 	rec, err := StationRecord(ix, args[0])
 	if err != nil {
 		return nil, err
@@ -173,7 +172,7 @@ func unknownValue(label string) Link {
 	return textValue("not listed")
 }
 
-func (s *Server) ListenPage(_ *http.Request, ix *query.Index, args []string) (*Page, error) {
+func (s *Server) ListenPage(_ *http.Request, ix core.Index, args []string) (*Page, error) {
 	rec, err := StationRecord(ix, args[0])
 	if err != nil {
 		return nil, err

@@ -5,14 +5,14 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
-	"stationdex/query"
+	"stationdex/server/core"
 )
 
 // variantsBlock is a station page's "Also listed as": the other entries of
 // its group (the same stream, or the same station in other codecs and
 // bitrates), each a link to its own page; nothing for a station that
 // stands alone.
-func (s *Server) variantsBlock(ix *query.Index, r *format.Record) (Block, error) {
+func (s *Server) variantsBlock(ix core.Index, r *format.Record) (Block, error) {
 	vs, total, err := ix.Variants(r.ID)
 	if err != nil || total == 0 {
 		return Block{}, err

@@ -34,7 +34,6 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/params"
 )
@@ -45,7 +44,7 @@ type Server struct{ *core.Server }
 
 // PageFunc builds one page from the index. An *Error makes an error page
 // with its status (400, 404); anything else is a 500.
-type PageFunc func(r *http.Request, ix *query.Index, args []string) (*Page, error)
+type PageFunc func(r *http.Request, ix core.Index, args []string) (*Page, error)
 
 // Routes is the pages' route table: the pages at fixed paths and their
 // twins.
@@ -120,7 +119,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build PageFun
 	h := w.Header()
 	h["Referrer-Policy"] = core.FieldNoReferrer
 	core.AddVary(h, core.FieldVaryAccept)
-	s.ServeResource(w, r, pageResource(r, md), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	s.ServeResource(w, r, pageResource(r, md), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		meta := ix.Meta()
 		p, err := build(r, ix, args)
 		if err != nil {
@@ -292,4 +291,4 @@ func (s *Server) NotFound(w http.ResponseWriter, r *http.Request, _ httprouter.P
 var errNoPage = &core.Error{Code: core.CodeNotFound, Message: "there is no page at this address"}
 
 // NoPage builds the page of a path no route matches: always not found.
-func NoPage(*http.Request, *query.Index, []string) (*Page, error) { return nil, errNoPage }
+func NoPage(*http.Request, core.Index, []string) (*Page, error) { return nil, errNoPage }

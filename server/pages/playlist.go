@@ -8,7 +8,6 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
-	"stationdex/query"
 	"stationdex/server/core"
 )
 
@@ -57,7 +56,7 @@ func (s *Server) playlist(f playlistFormat) httprouter.Handle {
 			return
 		}
 		w.Header().Set("Content-Disposition", `attachment; filename="station-`+id.String()+"."+strings.TrimPrefix(f.Name, "listen.")+`"`)
-		s.ServeResource(w, r, "playlist "+r.URL.EscapedPath(), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+		s.ServeResource(w, r, "playlist "+r.URL.EscapedPath(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 			body, err := playlistBody(ix, id, f)
 			return core.EntityHead{ContentType: f.mediaType}, append(dst, body...), err
 		}, func(w http.ResponseWriter, r *http.Request, err error) {
@@ -71,7 +70,7 @@ func (s *Server) playlist(f playlistFormat) httprouter.Handle {
 	}
 }
 
-func playlistBody(ix *query.Index, id format.UUID, f playlistFormat) (string, error) {
+func playlistBody(ix core.Index, id format.UUID, f playlistFormat) (string, error) {
 	rec, err := ix.Station(id)
 	if err != nil {
 		return "", err
@@ -91,7 +90,7 @@ func RenderPlaylist(f playlistFormat, rec *format.Record) (string, error) {
 
 // failedPage is a page builder that fails with err: the error page.
 func failedPage(err error) PageFunc {
-	return func(*http.Request, *query.Index, []string) (*Page, error) { return nil, err }
+	return func(*http.Request, core.Index, []string) (*Page, error) { return nil, err }
 }
 
 // addPlaylists appends the links to rec's playlists and its stream: none

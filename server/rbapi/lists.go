@@ -15,7 +15,7 @@ import (
 	"stationdex/server/core"
 )
 
-// The lists of the compatible API (/json/countries, countrycodes,
+// The lists of the Radio Browser API (/json/countries, countrycodes,
 // codecs, languages, tags, states): every value with its station count,
 // from the buckets the filters read (query.UpstreamCounts), so a value's
 // count is what filtering on it finds. A list is fixed per snapshot: it
@@ -28,81 +28,81 @@ import (
 // order is name (the default) or stationcount, anything else a 400
 // (upstream: a 500).
 
-// upList is one list path.
-type upList struct {
-	serve func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+// rbList is one list path.
+type rbList struct {
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams)
 }
 
-// UpEntry is one value of a list, in upstream's field names; the fields
+// RBEntry is one value of a list, in upstream's field names; the fields
 // a list does not have are left out.
-type UpEntry struct {
+type RBEntry struct {
 	Name         string `json:"name"`
 	ISO3166_1    string `json:"iso_3166_1,omitempty"`
 	Country      string `json:"country,omitempty"`
-	ISO639       upCode `json:"iso_639,omitzero"`
+	ISO639       rbCode `json:"iso_639,omitzero"`
 	StationCount int    `json:"stationcount"`
 	// folded and foldedCode are Name and ISO3166_1 folded, countryKey
 	// Country's key (states), made once with the list
 	folded, foldedCode, countryKey string
 }
 
-// upCode is a code of a list that has the field (listed): null when the
+// rbCode is a code of a list that has the field (listed): null when the
 // value has none, as upstream sends it (its Option), and left out of the
 // lists without the field.
-type upCode struct {
+type rbCode struct {
 	listed bool
 	code   string
 }
 
 // IsZero makes omitzero leave the field out of the lists without it.
-func (c upCode) IsZero() bool { return !c.listed }
+func (c rbCode) IsZero() bool { return !c.listed }
 
-func (c upCode) MarshalJSON() ([]byte, error) {
+func (c rbCode) MarshalJSON() ([]byte, error) {
 	if c.code == "" {
 		return []byte("null"), nil
 	}
 	return json.Marshal(c.code)
 }
 
-// upDimListNames are the lists of one dimension's values, each a path
+// rbDimListNames are the lists of one dimension's values, each a path
 // with and without {filter}; states, with its {country}, has rows of its
 // own.
-var upDimListNames = []string{"countries", "countrycodes", "codecs", "tags", "languages"}
+var rbDimListNames = []string{"countries", "countrycodes", "codecs", "tags", "languages"}
 
-// UpListOf is the list path cmd, or nil.
-func UpListOf(cmd string) *upList {
+// RBListOf is the list path cmd, or nil.
+func RBListOf(cmd string) *rbList {
 	switch cmd {
 	case "countries":
-		return upDimList(cmd, query.DimCountry, func(c query.UpstreamCount) UpEntry {
-			return UpEntry{Name: c.Label, ISO3166_1: c.Key, StationCount: c.Stations}
+		return rbDimList(cmd, query.DimCountry, func(c query.UpstreamCount) RBEntry {
+			return RBEntry{Name: c.Label, ISO3166_1: c.Key, StationCount: c.Stations}
 		})
 	case "countrycodes":
-		return upDimList(cmd, query.DimCountry, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return rbDimList(cmd, query.DimCountry, plainRBEntry(func(c query.UpstreamCount) string { return c.Key }))
 	case "codecs":
-		return upDimList(cmd, query.DimCodec, plainUpEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return rbDimList(cmd, query.DimCodec, plainRBEntry(func(c query.UpstreamCount) string { return c.Key }))
 	case "tags":
-		return upDimList(cmd, query.DimGenre, plainUpEntry(func(c query.UpstreamCount) string { return c.Label }))
+		return rbDimList(cmd, query.DimGenre, plainRBEntry(func(c query.UpstreamCount) string { return c.Label }))
 	case "languages":
-		return upDimList(cmd, query.DimLanguage, func(c query.UpstreamCount) UpEntry {
+		return rbDimList(cmd, query.DimLanguage, func(c query.UpstreamCount) RBEntry {
 			code, _ := iso.LanguageCode(c.Label)
-			return UpEntry{Name: c.Label, ISO639: upCode{listed: true, code: code}, StationCount: c.Stations}
+			return RBEntry{Name: c.Label, ISO639: rbCode{listed: true, code: code}, StationCount: c.Stations}
 		})
 	}
 	return nil
 }
 
-func plainUpEntry(name func(query.UpstreamCount) string) func(query.UpstreamCount) UpEntry {
-	return func(c query.UpstreamCount) UpEntry { return UpEntry{Name: name(c), StationCount: c.Stations} }
+func plainRBEntry(name func(query.UpstreamCount) string) func(query.UpstreamCount) RBEntry {
+	return func(c query.UpstreamCount) RBEntry { return RBEntry{Name: name(c), StationCount: c.Stations} }
 }
 
-// upDimList is list cmd, the values of d, each made an entry by entry.
-func upDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) UpEntry) *upList {
-	return &upList{serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-		hide := p.flag(UpHideBroken)
-		s.serveUpList(w, r, args, p, nil, func(ix *query.Index) ([]UpEntry, error) {
-			return upListMade(ix, cmd, hide, func(ix *query.Index) ([]UpEntry, error) {
+// rbDimList is list cmd, the values of d, each made an entry by entry.
+func rbDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) RBEntry) *rbList {
+	return &rbList{serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+		hide := p.flag(RBHideBroken)
+		s.serveRBList(w, r, args, p, nil, func(ix core.Index) ([]RBEntry, error) {
+			return rbListMade(ix, cmd, hide, func(ix core.Index) ([]RBEntry, error) {
 				counts, err := ix.UpstreamCounts(d, hide)
-				entries := make([]UpEntry, len(counts))
+				entries := make([]RBEntry, len(counts))
 				for i, c := range counts {
 					entries[i] = entry(c)
 				}
@@ -112,10 +112,10 @@ func upDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) UpEntry)
 	}}
 }
 
-// upListMade is list cmd (with only the stations that passed their last
+// rbListMade is list cmd (with only the stations that passed their last
 // check when hide) as build makes it, made once per index: its names
 // folded and its entries in name order.
-func upListMade(ix *query.Index, cmd string, hide bool, build func(*query.Index) ([]UpEntry, error)) ([]UpEntry, error) {
+func rbListMade(ix core.Index, cmd string, hide bool, build func(core.Index) ([]RBEntry, error)) ([]RBEntry, error) {
 	key := "upstream list " + cmd
 	if hide {
 		key += " hidebroken"
@@ -129,83 +129,83 @@ func upListMade(ix *query.Index, cmd string, hide bool, build func(*query.Index)
 			e := &list[i]
 			e.folded, e.foldedCode, e.countryKey = fold.String(e.Name), fold.String(e.ISO3166_1), format.FacetKey(e.Country)
 		}
-		sortUpEntries(list, false, false)
+		sortRBEntries(list, false, false)
 		return list, nil
 	})
-	list, _ := v.([]UpEntry)
+	list, _ := v.([]RBEntry)
 	return list, err
 }
 
-// serveUpStates is /json/states[/{filter}] and /json/states/{country}/{filter}.
-func (s *Server) serveUpStates(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-	var keep func(e *UpEntry) bool
+// serveRBStates is /json/states[/{filter}] and /json/states/{country}/{filter}.
+func (s *Server) serveRBStates(w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+	var keep func(e *RBEntry) bool
 	if len(args) == 2 {
 		country := format.FacetKey(args[0])
-		keep, args = func(e *UpEntry) bool { return e.countryKey == country }, args[1:]
+		keep, args = func(e *RBEntry) bool { return e.countryKey == country }, args[1:]
 	}
-	hide := p.flag(UpHideBroken)
-	s.serveUpList(w, r, args, p, keep, func(ix *query.Index) ([]UpEntry, error) {
-		return upListMade(ix, "states", hide, func(ix *query.Index) ([]UpEntry, error) {
+	hide := p.flag(RBHideBroken)
+	s.serveRBList(w, r, args, p, keep, func(ix core.Index) ([]RBEntry, error) {
+		return rbListMade(ix, "states", hide, func(ix core.Index) ([]RBEntry, error) {
 			states, err := ix.UpstreamStates(hide)
-			entries := make([]UpEntry, len(states))
+			entries := make([]RBEntry, len(states))
 			for i, st := range states {
-				entries[i] = UpEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations}
+				entries[i] = RBEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations}
 			}
 			return entries, err
 		})
 	})
 }
 
-// serveUpList answers a list: read by entries (shared, in name order),
+// serveRBList answers a list: read by entries (shared, in name order),
 // then filtered by keep (nil: every entry) and the {filter} segment,
 // ordered and paged.
-func (s *Server) serveUpList(w http.ResponseWriter, r *http.Request, args []string, p *upParams, keep func(*UpEntry) bool, entries func(*query.Index) ([]UpEntry, error)) {
+func (s *Server) serveRBList(w http.ResponseWriter, r *http.Request, args []string, p *rbParams, keep func(*RBEntry) bool, entries func(core.Index) ([]RBEntry, error)) {
 	filter := ""
 	if len(args) == 1 {
 		filter = fold.String(args[0])
 	}
-	byCount, err := upListOrder(p)
+	byCount, err := rbListOrder(p)
 	if err != nil {
 		s.WriteError(w, r, err)
 		return
 	}
 	key := "upstream:" + r.URL.Path + "?" + p.canonical()
-	s.ServeResource(w, r, key, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	s.ServeResource(w, r, key, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		list, err := entries(ix)
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}
-		switch reorder := byCount || p.flag(upReverse); {
+		switch reorder := byCount || p.flag(rbReverse); {
 		case filter != "" || keep != nil:
-			list = filterUpEntries(list, filter, keep)
+			list = filterRBEntries(list, filter, keep)
 		case reorder:
 			list = slices.Clone(list)
 		}
-		if byCount || p.flag(upReverse) {
-			sortUpEntries(list, byCount, p.flag(upReverse))
+		if byCount || p.flag(rbReverse) {
+			sortRBEntries(list, byCount, p.flag(rbReverse))
 		}
-		list = list[min(p.count(upOffset, 0), len(list)):]
-		list = list[:min(p.count(UpLimit, len(list)), len(list))]
+		list = list[min(p.count(rbOffset, 0), len(list)):]
+		list = list[:min(p.count(RBLimit, len(list)), len(list))]
 		dst, err = core.EncodeResponse(dst, list)
 		return core.JSONHead, dst, err
 	}, s.WriteError)
 }
 
-// upListOrder reports whether a list is ordered by station count.
-func upListOrder(p *upParams) (byCount bool, err error) {
-	switch p.Text(UpOrder) {
+// rbListOrder reports whether a list is ordered by station count.
+func rbListOrder(p *rbParams) (byCount bool, err error) {
+	switch p.Text(RBOrder) {
 	case "", "name":
 		return false, nil
 	case "stationcount":
 		return true, nil
 	}
-	return false, core.Errorf(core.CodeInvalidParameter, "a list's order is name or stationcount, not %s", core.QuoteClip(p.Text(UpOrder)))
+	return false, core.Errorf(core.CodeInvalidParameter, "a list's order is name or stationcount, not %s", core.QuoteClip(p.Text(RBOrder)))
 }
 
-// filterUpEntries keeps the entries whose name (or code) holds the
+// filterRBEntries keeps the entries whose name (or code) holds the
 // folded filter.
-func filterUpEntries(list []UpEntry, filter string, keep func(*UpEntry) bool) []UpEntry {
-	out := []UpEntry{} // list is shared: a copy is filtered (and ordered); none is [], not null
+func filterRBEntries(list []RBEntry, filter string, keep func(*RBEntry) bool) []RBEntry {
+	out := []RBEntry{} // list is shared: a copy is filtered (and ordered); none is [], not null
 	for i := range list {
 		e := &list[i]
 		if (keep == nil || keep(e)) && (filter == "" || strings.Contains(e.folded, filter) || strings.Contains(e.foldedCode, filter)) {
@@ -215,10 +215,10 @@ func filterUpEntries(list []UpEntry, filter string, keep func(*UpEntry) bool) []
 	return out
 }
 
-// sortUpEntries orders a list by folded name (then name, then country),
+// sortRBEntries orders a list by folded name (then name, then country),
 // or by station count and then so; reverse turns the whole order round.
-func sortUpEntries(list []UpEntry, byCount, reverse bool) {
-	slices.SortStableFunc(list, func(a, b UpEntry) int {
+func sortRBEntries(list []RBEntry, byCount, reverse bool) {
+	slices.SortStableFunc(list, func(a, b RBEntry) int {
 		c := cmp.Or(cmp.Compare(a.folded, b.folded), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Country, b.Country))
 		if byCount {
 			c = cmp.Or(cmp.Compare(a.StationCount, b.StationCount), c)
@@ -230,8 +230,8 @@ func sortUpEntries(list []UpEntry, byCount, reverse bool) {
 	})
 }
 
-// upStats is /json/stats as upstream words it, for this node.
-type upStats struct {
+// rbStats is /json/stats as upstream words it, for this node.
+type rbStats struct {
 	SupportedVersion int    `json:"supported_version"`
 	SoftwareVersion  string `json:"software_version"`
 	Status           string `json:"status"`
@@ -244,15 +244,15 @@ type upStats struct {
 	Countries        int    `json:"countries"`
 }
 
-// serveUpStats describes this node's snapshot. A mirror counts no clicks.
-func (s *Server) serveUpStats(w http.ResponseWriter, r *http.Request, _ []string, _ *upParams) {
-	s.ServeResource(w, r, "upstream:stats", func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+// serveRBStats describes this node's snapshot. A mirror counts no clicks.
+func (s *Server) serveRBStats(w http.ResponseWriter, r *http.Request, _ []string, _ *rbParams) {
+	s.ServeResource(w, r, "upstream:stats", func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		m := ix.Meta()
 		working, err := ix.UpstreamWorking()
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}
-		dst, err = core.EncodeResponse(dst, upStats{
+		dst, err = core.EncodeResponse(dst, rbStats{
 			SupportedVersion: 1, SoftwareVersion: "stationdex (snapshot " + core.SnapshotAt(m) + ")", Status: "OK",
 			Stations: m.Stations, StationsBroken: m.Stations - working, Tags: m.Genres, Languages: m.Languages, Countries: m.Countries,
 		})
@@ -260,21 +260,21 @@ func (s *Server) serveUpStats(w http.ResponseWriter, r *http.Request, _ []string
 	}, s.WriteError)
 }
 
-// upServer is one entry of /json/servers.
-type upServer struct {
+// rbServer is one entry of /json/servers.
+type rbServer struct {
 	IP   string `json:"ip"`
 	Name string `json:"name"`
 }
 
-// serveUpServers names this node, the only server it knows: clients take
+// serveRBServers names this node, the only server it knows: clients take
 // a name from this list and call https://{name}/json/...
-func (s *Server) serveUpServers(w http.ResponseWriter, r *http.Request, _ []string, _ *upParams) {
-	s.ServeResource(w, r, "upstream:servers", func(_ *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+func (s *Server) serveRBServers(w http.ResponseWriter, r *http.Request, _ []string, _ *rbParams) {
+	s.ServeResource(w, r, "upstream:servers", func(_ core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		host := ""
 		if u, err := url.Parse(s.Base); err == nil {
 			host = u.Host
 		}
-		dst, err := core.EncodeResponse(dst, []upServer{{IP: "", Name: host}})
+		dst, err := core.EncodeResponse(dst, []rbServer{{IP: "", Name: host}})
 		return core.JSONHead, dst, err
 	}, s.WriteError)
 }

@@ -15,7 +15,7 @@ import (
 	"stationdex/server/core"
 )
 
-// The parameters of the compatible API under /json/: one row each, read
+// The parameters of the Radio Browser API under /json/: one row each, read
 // from the query string, a form body (urlencoded or multipart) or a JSON
 // body, as the upstream server reads them, with the body winning over the
 // query string. Where the upstream server is lenient to a fault, this
@@ -32,155 +32,155 @@ import (
 //   - a count is a plain decimal (upstream: anything else was its
 //     default, so limit=abc answered 999999 stations).
 
-// UpParam is one parameter of the compatible API.
-type UpParam uint8
+// RBParam is one parameter of the Radio Browser API.
+type RBParam uint8
 
 const (
-	upName UpParam = iota
-	UpNameExact
-	upCountry
-	upCountryExact
-	UpCountryCode
-	upState
-	upStateExact
-	upLanguage
-	upLanguageExact
-	upTag
-	upTagExact
-	UpTagList
-	UpCodec
-	upCodecExact
-	UpBitrateMin
-	upBitrateMax
-	UpHasGeoInfo
-	UpHasExtendedInfo
-	UpIsHTTPS
-	upGeoLat
-	upGeoLong
-	upGeoDistance
-	UpOrder
-	upReverse
-	upOffset
-	UpLimit
-	UpHideBroken
-	upUUIDs
-	upURL
-	NumUpParams
+	rbName RBParam = iota
+	RBNameExact
+	rbCountry
+	rbCountryExact
+	RBCountryCode
+	rbState
+	rbStateExact
+	rbLanguage
+	rbLanguageExact
+	rbTag
+	rbTagExact
+	RBTagList
+	RBCodec
+	rbCodecExact
+	RBBitrateMin
+	rbBitrateMax
+	RBHasGeoInfo
+	RBHasExtendedInfo
+	RBIsHTTPS
+	rbGeoLat
+	rbGeoLong
+	rbGeoDistance
+	RBOrder
+	rbReverse
+	rbOffset
+	RBLimit
+	RBHideBroken
+	rbUUIDs
+	rbURL
+	NumRBParams
 )
 
-// upKind is how a parameter's value is checked.
-type upKind uint8
+// rbKind is how a parameter's value is checked.
+type rbKind uint8
 
 const (
-	upText    upKind = iota // any text up to maxUpTextBytes
-	upFlag                  // true or false
-	upCount                 // a decimal whole number up to maxUpCount
-	upDecimal               // a finite decimal number
+	rbText    rbKind = iota // any text up to maxRBTextBytes
+	rbFlag                  // true or false
+	rbCount                 // a decimal whole number up to maxRBCount
+	rbDecimal               // a finite decimal number
 )
 
-// upParamRow is a parameter as the upstream documentation spells it.
-type upParamRow struct {
+// rbParamRow is a parameter as the upstream documentation spells it.
+type rbParamRow struct {
 	Name string
-	kind upKind
+	kind rbKind
 }
 
-var UpParamRows = [NumUpParams]upParamRow{
-	upName: {"name", upText}, UpNameExact: {"nameExact", upFlag},
-	upCountry: {"country", upText}, upCountryExact: {"countryExact", upFlag},
-	UpCountryCode: {"countrycode", upText},
-	upState:       {"state", upText}, upStateExact: {"stateExact", upFlag},
-	upLanguage: {"language", upText}, upLanguageExact: {"languageExact", upFlag},
-	upTag: {"tag", upText}, upTagExact: {"tagExact", upFlag}, UpTagList: {"tagList", upText},
-	UpCodec: {"codec", upText}, upCodecExact: {"codecExact", upFlag}, UpBitrateMin: {"bitrateMin", upCount}, upBitrateMax: {"bitrateMax", upCount},
-	UpHasGeoInfo: {"has_geo_info", upFlag}, UpHasExtendedInfo: {"has_extended_info", upFlag},
-	UpIsHTTPS: {"is_https", upFlag}, upGeoLat: {"geo_lat", upDecimal}, upGeoLong: {"geo_long", upDecimal},
-	upGeoDistance: {"geo_distance", upDecimal},
-	UpOrder:       {"order", upText}, upReverse: {"reverse", upFlag}, upOffset: {"offset", upCount},
-	UpLimit: {"limit", upCount}, UpHideBroken: {"hidebroken", upFlag},
-	upUUIDs: {"uuids", upText}, upURL: {"url", upText},
+var RBParamRows = [NumRBParams]rbParamRow{
+	rbName: {"name", rbText}, RBNameExact: {"nameExact", rbFlag},
+	rbCountry: {"country", rbText}, rbCountryExact: {"countryExact", rbFlag},
+	RBCountryCode: {"countrycode", rbText},
+	rbState:       {"state", rbText}, rbStateExact: {"stateExact", rbFlag},
+	rbLanguage: {"language", rbText}, rbLanguageExact: {"languageExact", rbFlag},
+	rbTag: {"tag", rbText}, rbTagExact: {"tagExact", rbFlag}, RBTagList: {"tagList", rbText},
+	RBCodec: {"codec", rbText}, rbCodecExact: {"codecExact", rbFlag}, RBBitrateMin: {"bitrateMin", rbCount}, rbBitrateMax: {"bitrateMax", rbCount},
+	RBHasGeoInfo: {"has_geo_info", rbFlag}, RBHasExtendedInfo: {"has_extended_info", rbFlag},
+	RBIsHTTPS: {"is_https", rbFlag}, rbGeoLat: {"geo_lat", rbDecimal}, rbGeoLong: {"geo_long", rbDecimal},
+	rbGeoDistance: {"geo_distance", rbDecimal},
+	RBOrder:       {"order", rbText}, rbReverse: {"reverse", rbFlag}, rbOffset: {"offset", rbCount},
+	RBLimit: {"limit", rbCount}, RBHideBroken: {"hidebroken", rbFlag},
+	rbUUIDs: {"uuids", rbText}, rbURL: {"url", rbText},
 }
 
 // Bounds of values. A url may be as long as the longest the index keeps
-// (indexer.MaxURLBytes); a count above maxUpCount asks for more than any
+// (indexer.MaxURLBytes); a count above maxRBCount asks for more than any
 // snapshot holds.
 const (
-	MaxUpTextBytes = 4096
-	maxUpCount     = 999_999_999
-	MaxUpBodyBytes = 64 << 10
+	MaxRBTextBytes = 4096
+	maxRBCount     = 999_999_999
+	MaxRBBodyBytes = 64 << 10
 )
 
-// upParamSet is a set of parameters, one bit each.
-type upParamSet uint32
+// rbParamSet is a set of parameters, one bit each.
+type rbParamSet uint32
 
-func upSet(ps ...UpParam) upParamSet {
-	var s upParamSet
+func rbSet(ps ...RBParam) rbParamSet {
+	var s rbParamSet
 	for _, p := range ps {
 		s |= 1 << p
 	}
 	return s
 }
 
-func (s upParamSet) Has(p UpParam) bool { return s&(1<<p) != 0 }
+func (s rbParamSet) Has(p RBParam) bool { return s&(1<<p) != 0 }
 
 // The parameter sets of the paths.
 var (
-	UpPaging       = upSet(UpOrder, upReverse, upOffset, UpLimit, UpHideBroken)
-	UpSearchParams = UpPaging | upSet(upName, UpNameExact, upCountry, upCountryExact, UpCountryCode,
-		upState, upStateExact, upLanguage, upLanguageExact, upTag, upTagExact, UpTagList, UpCodec, upCodecExact,
-		UpBitrateMin, upBitrateMax, UpHasGeoInfo, UpHasExtendedInfo, UpIsHTTPS, upGeoLat, upGeoLong, upGeoDistance)
+	RBPaging       = rbSet(RBOrder, rbReverse, rbOffset, RBLimit, RBHideBroken)
+	RBSearchParams = RBPaging | rbSet(rbName, RBNameExact, rbCountry, rbCountryExact, RBCountryCode,
+		rbState, rbStateExact, rbLanguage, rbLanguageExact, rbTag, rbTagExact, RBTagList, RBCodec, rbCodecExact,
+		RBBitrateMin, rbBitrateMax, RBHasGeoInfo, RBHasExtendedInfo, RBIsHTTPS, rbGeoLat, rbGeoLong, rbGeoDistance)
 )
 
-// UpParamByName finds a row by its name folded as upFoldName folds it.
-var UpParamByName = func() map[string]UpParam {
-	m := make(map[string]UpParam, NumUpParams)
-	for p, row := range UpParamRows {
-		m[UpFoldName(row.Name)] = UpParam(p)
+// RBParamByName finds a row by its name folded as rbFoldName folds it.
+var RBParamByName = func() map[string]RBParam {
+	m := make(map[string]RBParam, NumRBParams)
+	for p, row := range RBParamRows {
+		m[RBFoldName(row.Name)] = RBParam(p)
 	}
 	return m
 }()
 
-// UpFoldName is a parameter name with case and underscores left out.
-func UpFoldName(name string) string {
+// RBFoldName is a parameter name with case and underscores left out.
+func RBFoldName(name string) string {
 	return strings.ReplaceAll(strings.ToLower(name), "_", "")
 }
 
-// upParams are the parameters of one request: a value for each given.
-type upParams struct {
-	given  upParamSet
-	values [NumUpParams]string
+// rbParams are the parameters of one request: a value for each given.
+type rbParams struct {
+	given  rbParamSet
+	values [NumRBParams]string
 }
 
-func (p *upParams) Has(q UpParam) bool    { return p.given.Has(q) }
-func (p *upParams) Text(q UpParam) string { return p.values[q] }
-func (p *upParams) flag(q UpParam) bool   { return p.values[q] == "true" }
-func (p *upParams) count(q UpParam, def int) int {
+func (p *rbParams) Has(q RBParam) bool    { return p.given.Has(q) }
+func (p *rbParams) Text(q RBParam) string { return p.values[q] }
+func (p *rbParams) flag(q RBParam) bool   { return p.values[q] == "true" }
+func (p *rbParams) count(q RBParam, def int) int {
 	if !p.Has(q) {
 		return def
 	}
-	n, _ := strconv.Atoi(p.values[q]) // checked by checkUpValue
+	n, _ := strconv.Atoi(p.values[q]) // checked by checkRBValue
 	return n
 }
 
-func (p *upParams) decimal(q UpParam) float64 {
-	f, _ := strconv.ParseFloat(p.values[q], 64) // checked by checkUpValue
+func (p *rbParams) decimal(q RBParam) float64 {
+	f, _ := strconv.ParseFloat(p.values[q], 64) // checked by checkRBValue
 	return f
 }
 
 // canonical is the parameters as one string, in row order: what names
 // an answer in the response cache, wherever the values came from.
-func (p *upParams) canonical() string {
+func (p *rbParams) canonical() string {
 	v := url.Values{}
-	for q := range NumUpParams {
+	for q := range NumRBParams {
 		if p.Has(q) {
-			v.Set(UpParamRows[q].Name, p.values[q])
+			v.Set(RBParamRows[q].Name, p.values[q])
 		}
 	}
 	return v.Encode()
 }
 
-// ParseUpParams reads the parameters of r that the path takes.
-func ParseUpParams(r *http.Request, takes upParamSet) (upParams, error) {
-	var p upParams
+// ParseRBParams reads the parameters of r that the path takes.
+func ParseRBParams(r *http.Request, takes rbParamSet) (rbParams, error) {
+	var p rbParams
 	query, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return p, core.Errorf(core.CodeInvalidRequest, "the query string cannot be read: %v", err)
@@ -188,7 +188,7 @@ func ParseUpParams(r *http.Request, takes upParamSet) (upParams, error) {
 	if err := p.add(query, takes, false); err != nil {
 		return p, err
 	}
-	body, err := readUpBody(r)
+	body, err := readRBBody(r)
 	if err != nil {
 		return p, err
 	}
@@ -199,8 +199,8 @@ func ParseUpParams(r *http.Request, takes upParamSet) (upParams, error) {
 // before (the body's replace the query string's, as upstream), but not
 // one another: two names of one parameter in vals (countryCode and
 // countrycode) are a repeat wherever they come from.
-func (p *upParams) add(vals url.Values, takes upParamSet, override bool) error {
-	var here upParamSet
+func (p *rbParams) add(vals url.Values, takes rbParamSet, override bool) error {
+	var here rbParamSet
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range vals {
 			if !yield(k) {
@@ -208,14 +208,14 @@ func (p *upParams) add(vals url.Values, takes upParamSet, override bool) error {
 			}
 		}
 	}) {
-		q, ok := UpParamByName[UpFoldName(name)]
+		q, ok := RBParamByName[RBFoldName(name)]
 		if !ok || !takes.Has(q) {
 			return core.Errorf(core.CodeUnknownParameter, "this path takes no parameter %s; it takes %s", core.QuoteClip(name), takes.Names())
 		}
 		if len(vals[name]) > 1 || here.Has(q) || p.Has(q) && !override {
-			return core.Errorf(core.CodeRepeatedParameter, "parameter %s is given more than once", UpParamRows[q].Name)
+			return core.Errorf(core.CodeRepeatedParameter, "parameter %s is given more than once", RBParamRows[q].Name)
 		}
-		if err := checkUpValue(q, vals[name][0]); err != nil {
+		if err := checkRBValue(q, vals[name][0]); err != nil {
 			return err
 		}
 		here |= 1 << q
@@ -226,11 +226,11 @@ func (p *upParams) add(vals url.Values, takes upParamSet, override bool) error {
 }
 
 // Names lists the parameters of s, for messages.
-func (s upParamSet) Names() string {
+func (s rbParamSet) Names() string {
 	var names []string
-	for q := range NumUpParams {
+	for q := range NumRBParams {
 		if s.Has(q) {
-			names = append(names, UpParamRows[q].Name)
+			names = append(names, RBParamRows[q].Name)
 		}
 	}
 	if len(names) == 0 {
@@ -239,24 +239,24 @@ func (s upParamSet) Names() string {
 	return strings.Join(names, ", ")
 }
 
-// checkUpValue checks a value against its row's kind.
-func checkUpValue(q UpParam, v string) error {
-	row := UpParamRows[q]
+// checkRBValue checks a value against its row's kind.
+func checkRBValue(q RBParam, v string) error {
+	row := RBParamRows[q]
 	switch {
-	case len(v) > MaxUpTextBytes || !utf8.ValidString(v):
-		return core.Errorf(core.CodeInvalidParameter, "%s must be UTF-8 text of at most %d bytes", row.Name, MaxUpTextBytes)
-	case row.kind == upFlag && v != "true" && v != "false":
+	case len(v) > MaxRBTextBytes || !utf8.ValidString(v):
+		return core.Errorf(core.CodeInvalidParameter, "%s must be UTF-8 text of at most %d bytes", row.Name, MaxRBTextBytes)
+	case row.kind == rbFlag && v != "true" && v != "false":
 		return core.Errorf(core.CodeInvalidParameter, "%s must be true or false, not %s", row.Name, core.QuoteClip(v))
-	case row.kind == upCount && !isUpCount(v):
-		return core.Errorf(core.CodeInvalidParameter, "%s must be a whole number from 0 to %d, not %s", row.Name, maxUpCount, core.QuoteClip(v))
-	case row.kind == upDecimal && !isUpDecimal(v):
+	case row.kind == rbCount && !isRBCount(v):
+		return core.Errorf(core.CodeInvalidParameter, "%s must be a whole number from 0 to %d, not %s", row.Name, maxRBCount, core.QuoteClip(v))
+	case row.kind == rbDecimal && !isRBDecimal(v):
 		return core.Errorf(core.CodeInvalidParameter, "%s must be a decimal number, not %s", row.Name, core.QuoteClip(v))
 	}
 	return nil
 }
 
-func isUpCount(v string) bool {
-	if v == "" || len(v) > len(strconv.Itoa(maxUpCount)) {
+func isRBCount(v string) bool {
+	if v == "" || len(v) > len(strconv.Itoa(maxRBCount)) {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
@@ -265,17 +265,17 @@ func isUpCount(v string) bool {
 		}
 	}
 	n, _ := strconv.Atoi(v)
-	return n <= maxUpCount
+	return n <= maxRBCount
 }
 
-func isUpDecimal(v string) bool {
+func isRBDecimal(v string) bool {
 	f, err := strconv.ParseFloat(v, 64)
 	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && !strings.ContainsAny(v, "xXpP_")
 }
 
-// readUpBody reads the parameters of a POST body: a form (urlencoded or
+// readRBBody reads the parameters of a POST body: a form (urlencoded or
 // multipart) or a JSON object. Other requests have none.
-func readUpBody(r *http.Request) (url.Values, error) {
+func readRBBody(r *http.Request) (url.Values, error) {
 	if r.Method != http.MethodPost || !core.HasBody(r) {
 		return nil, nil
 	}
@@ -283,12 +283,12 @@ func readUpBody(r *http.Request) (url.Values, error) {
 	if err != nil {
 		media = ""
 	}
-	r.Body = http.MaxBytesReader(nil, r.Body, MaxUpBodyBytes)
+	r.Body = http.MaxBytesReader(nil, r.Body, MaxRBBodyBytes)
 	switch media {
 	case "application/x-www-form-urlencoded":
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
-			return nil, upBodyError(err)
+			return nil, rbBodyError(err)
 		}
 		v, err := url.ParseQuery(string(b))
 		if err != nil {
@@ -296,24 +296,24 @@ func readUpBody(r *http.Request) (url.Values, error) {
 		}
 		return v, nil
 	case "multipart/form-data":
-		if err := r.ParseMultipartForm(MaxUpBodyBytes); err != nil {
-			return nil, upBodyError(err)
+		if err := r.ParseMultipartForm(MaxRBBodyBytes); err != nil {
+			return nil, rbBodyError(err)
 		}
 		return url.Values(r.MultipartForm.Value), nil
 	case "application/json":
-		return readUpJSON(r.Body)
+		return readRBJSON(r.Body)
 	}
 	return nil, core.Errorf(core.CodeInvalidRequest, "a POST body must be a form (application/x-www-form-urlencoded or multipart/form-data) or application/json")
 }
 
-func upBodyError(err error) error {
-	return core.Errorf(core.CodeInvalidRequest, "the body cannot be read (at most %d bytes): %v", MaxUpBodyBytes, err)
+func rbBodyError(err error) error {
+	return core.Errorf(core.CodeInvalidRequest, "the body cannot be read (at most %d bytes): %v", MaxRBBodyBytes, err)
 }
 
-// readUpJSON reads a JSON object of parameters: strings as they are,
+// readRBJSON reads a JSON object of parameters: strings as they are,
 // numbers and booleans as written, arrays (tagList, uuids) joined with
 // commas, as upstream reads them. Nested objects are refused.
-func readUpJSON(body io.Reader) (url.Values, error) {
+func readRBJSON(body io.Reader) (url.Values, error) {
 	dec := json.NewDecoder(body)
 	dec.UseNumber()
 	var obj map[string]any
@@ -322,7 +322,7 @@ func readUpJSON(body io.Reader) (url.Values, error) {
 	}
 	vals := url.Values{}
 	for name, v := range obj {
-		s, ok := upJSONValue(v)
+		s, ok := rbJSONValue(v)
 		if !ok {
 			return nil, core.Errorf(core.CodeInvalidParameter, "parameter %s must be a string, number, boolean or list of them", core.QuoteClip(name))
 		}
@@ -333,7 +333,7 @@ func readUpJSON(body io.Reader) (url.Values, error) {
 	return vals, nil
 }
 
-func upJSONValue(v any) (string, bool) {
+func rbJSONValue(v any) (string, bool) {
 	switch v := v.(type) {
 	case nil:
 		return "", true
@@ -346,7 +346,7 @@ func upJSONValue(v any) (string, bool) {
 	case []any:
 		parts := make([]string, len(v))
 		for i, e := range v {
-			s, ok := upJSONValue(e)
+			s, ok := rbJSONValue(e)
 			if _, nested := e.([]any); !ok || nested || e == nil {
 				return "", false
 			}

@@ -38,8 +38,8 @@ type Server struct{ *core.Server }
 // serve is answered with.
 type Endpoint struct {
 	Pattern string
-	Takes   upParamSet
-	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams)
+	Takes   rbParamSet
+	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams)
 	Refusal error
 }
 
@@ -52,31 +52,31 @@ type Endpoint struct {
 // from, or as it is; either way the rest of the path is the term (*term).
 func Endpoints() []Endpoint {
 	rows := []Endpoint{
-		{Pattern: "/json/stations", Takes: UpPaging, serve: (*Server).serveUpAll},
-		{Pattern: "/json/stations/search", Takes: UpSearchParams, serve: (*Server).serveUpSearch},
-		{Pattern: "/json/stations/byuuid", Takes: upSet(upUUIDs), serve: (*Server).serveUpByUUIDs},
-		{Pattern: "/json/stations/byuuid/:uuid", serve: (*Server).serveUpByUUID},
-		{Pattern: "/json/stations/byurl", Takes: upSet(upURL), serve: (*Server).serveUpByURL},
-		{Pattern: "/json/url/:uuid", serve: (*Server).serveUpClick},
-		{Pattern: "/json/stats", serve: (*Server).serveUpStats},
-		{Pattern: "/json/servers", serve: (*Server).serveUpServers},
-		{Pattern: "/json/states", Takes: UpPaging, serve: (*Server).serveUpStates},
-		{Pattern: "/json/states/:filter", Takes: UpPaging, serve: (*Server).serveUpStates},
-		{Pattern: "/json/states/:country/:filter", Takes: UpPaging, serve: (*Server).serveUpStates},
+		{Pattern: "/json/stations", Takes: RBPaging, serve: (*Server).serveRBAll},
+		{Pattern: "/json/stations/search", Takes: RBSearchParams, serve: (*Server).serveRBSearch},
+		{Pattern: "/json/stations/byuuid", Takes: rbSet(rbUUIDs), serve: (*Server).serveRBByUUIDs},
+		{Pattern: "/json/stations/byuuid/:uuid", serve: (*Server).serveRBByUUID},
+		{Pattern: "/json/stations/byurl", Takes: rbSet(rbURL), serve: (*Server).serveRBByURL},
+		{Pattern: "/json/url/:uuid", serve: (*Server).serveRBClick},
+		{Pattern: "/json/stats", serve: (*Server).serveRBStats},
+		{Pattern: "/json/servers", serve: (*Server).serveRBServers},
+		{Pattern: "/json/states", Takes: RBPaging, serve: (*Server).serveRBStates},
+		{Pattern: "/json/states/:filter", Takes: RBPaging, serve: (*Server).serveRBStates},
+		{Pattern: "/json/states/:country/:filter", Takes: RBPaging, serve: (*Server).serveRBStates},
 	}
-	for _, name := range upDimListNames {
-		l := UpListOf(name)
+	for _, name := range rbDimListNames {
+		l := RBListOf(name)
 		rows = append(rows,
-			Endpoint{Pattern: "/json/" + name, Takes: UpPaging, serve: l.serve},
-			Endpoint{Pattern: "/json/" + name + "/:filter", Takes: UpPaging, serve: l.serve})
+			Endpoint{Pattern: "/json/" + name, Takes: RBPaging, serve: l.serve},
+			Endpoint{Pattern: "/json/" + name + "/:filter", Takes: RBPaging, serve: l.serve})
 	}
-	for _, by := range slices.Sorted(maps.Keys(UpColumns)) {
-		rows = append(rows, Endpoint{Pattern: "/json/stations/" + by + "/*term", Takes: UpPaging, serve: UpColumns[by].serve})
+	for _, by := range slices.Sorted(maps.Keys(RBColumns)) {
+		rows = append(rows, Endpoint{Pattern: "/json/stations/" + by + "/*term", Takes: RBPaging, serve: RBColumns[by].serve})
 	}
-	for _, name := range slices.Sorted(maps.Keys(UpTops)) {
+	for _, name := range slices.Sorted(maps.Keys(RBTops)) {
 		rows = append(rows,
-			Endpoint{Pattern: "/json/stations/" + name, Takes: upTopParams, serve: UpTops[name].serve},
-			Endpoint{Pattern: "/json/stations/" + name + "/:count", Takes: upTopParams, serve: UpTops[name].serve})
+			Endpoint{Pattern: "/json/stations/" + name, Takes: rbTopParams, serve: RBTops[name].serve},
+			Endpoint{Pattern: "/json/stations/" + name + "/:count", Takes: rbTopParams, serve: RBTops[name].serve})
 	}
 	for _, name := range []string{"vote", "add"} {
 		rows = append(rows,
@@ -118,14 +118,14 @@ func (s *Server) endpoint(e Endpoint) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		core.SetCORS(w.Header(), r)
 		err := e.Refusal
-		if err == nil && !s.servesCompat() {
+		if err == nil && !s.servesRBAPI() {
 			err = core.ErrNoCompat
 		}
 		if err != nil {
 			s.WriteError(w, r, err)
 			return
 		}
-		p, err := ParseUpParams(r, e.Takes)
+		p, err := ParseRBParams(r, e.Takes)
 		if err != nil {
 			s.WriteError(w, r, err)
 			return
@@ -144,18 +144,18 @@ func (s *Server) endpoint(e Endpoint) httprouter.Handle {
 // noPath answers a path under /json/ that no endpoint has.
 func (s *Server) noPath(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	core.SetCORS(w.Header(), r)
-	s.WriteError(w, r, errNoUpPath)
+	s.WriteError(w, r, errNoRBPath)
 }
 
 // The errors of paths upstream has and this node does not serve.
 var (
 	ErrReadOnly = &core.Error{Code: core.CodeReadOnly, Message: "this node is a read-only mirror of the directory: votes, new stations and other changes go to the upstream directory (https://www.radio-browser.info)"}
-	errNoUpPath = &core.Error{Code: core.CodeNotFound, Message: "no such path under /json/; the paths this node serves are in /openapi.json under the tag radio-browser-compatible"}
+	errNoRBPath = &core.Error{Code: core.CodeNotFound, Message: "no such path under /json/; the paths this node serves are in /openapi.json under the tag radio-browser-compatible"}
 )
 
-// servesCompat reports whether the index served has the compatible data.
+// servesRBAPI reports whether the index served has the Radio Browser API's section.
 // With no index loaded it says yes: the handler's answer (a 503) stands.
-func (s *Server) servesCompat() bool {
+func (s *Server) servesRBAPI() bool {
 	ix, release := s.Acquire()
 	if ix == nil {
 		return true

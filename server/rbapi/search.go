@@ -15,37 +15,37 @@ import (
 	"stationdex/server/core"
 )
 
-// The station paths of the compatible API: the upstream parameters
+// The station paths of the Radio Browser API: the upstream parameters
 // translated into one query.UpstreamSelect, which the engine answers.
 
-// upDefaultLimit is upstream's documented default page: in effect every
-// station, which is why such a list is streamed (upstream_stream.go).
-const upDefaultLimit = 100000
+// rbDefaultLimit is upstream's documented default page: in effect every
+// station, which is why such a list is streamed (stream.go).
+const rbDefaultLimit = 100000
 
-// maxUpUUIDs bounds the uuids of one stations/byuuid request.
-const maxUpUUIDs = 1000
+// maxRBUUIDs bounds the uuids of one stations/byuuid request.
+const maxRBUUIDs = 1000
 
-// upMatch is one text filter of stations/search: its exact form goes to
+// rbMatch is one text filter of stations/search: its exact form goes to
 // the engine's filters (exact), its substring form (upstream's LIKE
 // '%text%') to the engine's substring conditions (holds).
-type upMatch struct {
-	text, exact UpParam
+type rbMatch struct {
+	text, exact RBParam
 	exactly     func(sel *query.UpstreamSelect, value string)
 	holds       func(c *query.Contains, value string)
 }
 
-// upMatches are the text filters of stations/search, in the order
+// rbMatches are the text filters of stations/search, in the order
 // upstream applies them.
-var upMatches = []upMatch{
-	{upName, UpNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v },
+var rbMatches = []rbMatch{
+	{rbName, RBNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v },
 		func(c *query.Contains, v string) { c.Name = v }},
-	{upCountry, upCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v },
+	{rbCountry, rbCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v },
 		func(c *query.Contains, v string) { c.Country = v }},
-	{upState, upStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) },
+	{rbState, rbStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) },
 		func(c *query.Contains, v string) { c.State = v }},
-	{upLanguage, upLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) },
+	{rbLanguage, rbLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) },
 		func(c *query.Contains, v string) { c.Language = v }},
-	{upTag, upTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) },
+	{rbTag, rbTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) },
 		func(c *query.Contains, v string) { c.Tags = append(c.Tags, v) }},
 }
 
@@ -53,11 +53,11 @@ func addFilter(sel *query.UpstreamSelect, d query.Dim, v string) {
 	sel.Query.Filter[d] = append(sel.Query.Filter[d], v)
 }
 
-// upSelect translates the parameters of stations/search (and the subset
+// rbSelect translates the parameters of stations/search (and the subset
 // other paths take) into the engine's selection.
-func upSelect(p *upParams) (query.UpstreamSelect, error) {
+func rbSelect(p *rbParams) (query.UpstreamSelect, error) {
 	var sel query.UpstreamSelect
-	for _, m := range upMatches {
+	for _, m := range rbMatches {
 		v := p.Text(m.text)
 		if v == "" {
 			continue
@@ -71,33 +71,33 @@ func upSelect(p *upParams) (query.UpstreamSelect, error) {
 	if err := addTagList(&sel, p); err != nil {
 		return sel, err
 	}
-	if v := p.Text(UpCountryCode); v != "" {
+	if v := p.Text(RBCountryCode); v != "" {
 		addFilter(&sel, query.DimCountry, v)
 	}
-	if v := p.Text(UpCodec); v != "" {
+	if v := p.Text(RBCodec); v != "" {
 		addFilter(&sel, query.DimCodec, v) // upstream: LOWER(codec)=LOWER(v)
 	}
-	if p.Has(UpIsHTTPS) {
-		addFilter(&sel, query.DimHTTPS, p.Text(UpIsHTTPS))
+	if p.Has(RBIsHTTPS) {
+		addFilter(&sel, query.DimHTTPS, p.Text(RBIsHTTPS))
 	}
-	sel.Query.BitrateMin, sel.Query.BitrateMax = p.count(UpBitrateMin, 0), p.count(upBitrateMax, 0)
-	sel.CheckOK = upTri(p, UpHideBroken, false)
-	sel.ExtendedInfo, sel.Geo = upTri(p, UpHasExtendedInfo, true), upTri(p, UpHasGeoInfo, true)
-	sel.Reverse = p.flag(upReverse)
-	return sel, upNear(&sel, p)
+	sel.Query.BitrateMin, sel.Query.BitrateMax = p.count(RBBitrateMin, 0), p.count(rbBitrateMax, 0)
+	sel.CheckOK = rbTri(p, RBHideBroken, false)
+	sel.ExtendedInfo, sel.Geo = rbTri(p, RBHasExtendedInfo, true), rbTri(p, RBHasGeoInfo, true)
+	sel.Reverse = p.flag(rbReverse)
+	return sel, rbNear(&sel, p)
 }
 
 // addTagList adds tagList's tags, every one of which a station must list
 // (upstream: AND), exactly with tagExact=true.
-func addTagList(sel *query.UpstreamSelect, p *upParams) error {
-	if p.Text(UpTagList) == "" {
+func addTagList(sel *query.UpstreamSelect, p *rbParams) error {
+	if p.Text(RBTagList) == "" {
 		return nil
 	}
-	for _, t := range strings.Split(p.Text(UpTagList), ",") {
+	for _, t := range strings.Split(p.Text(RBTagList), ",") {
 		if t = strings.TrimSpace(t); t == "" {
 			continue
 		}
-		if p.flag(upTagExact) {
+		if p.flag(rbTagExact) {
 			sel.Genres = append(sel.Genres, t)
 		} else {
 			sel.Contains.Tags = append(sel.Contains.Tags, t)
@@ -106,10 +106,10 @@ func addTagList(sel *query.UpstreamSelect, p *upParams) error {
 	return nil
 }
 
-// upTri is a boolean parameter as a condition: given true, Yes; given
+// rbTri is a boolean parameter as a condition: given true, Yes; given
 // false, No when both ways filter (has_geo_info=false keeps the stations
 // without), else no condition (hidebroken=false shows every station).
-func upTri(p *upParams, q UpParam, both bool) query.Tri {
+func rbTri(p *rbParams, q RBParam, both bool) query.Tri {
 	switch {
 	case !p.Has(q):
 		return query.Either
@@ -121,39 +121,39 @@ func upTri(p *upParams, q UpParam, both bool) query.Tri {
 	return query.Either
 }
 
-// upNear reads geo_lat and geo_long (degrees) and geo_distance (metres,
+// rbNear reads geo_lat and geo_long (degrees) and geo_distance (metres,
 // as newer upstream servers take it): with the position, every station
 // carries its geo_distance from it; with the distance too, only the
 // stations within it are kept. Upstream 0.7.24 read them and ignored
 // them (its #203).
-func upNear(sel *query.UpstreamSelect, p *upParams) error {
-	if !p.Has(upGeoLat) && !p.Has(upGeoLong) && !p.Has(upGeoDistance) {
+func rbNear(sel *query.UpstreamSelect, p *rbParams) error {
+	if !p.Has(rbGeoLat) && !p.Has(rbGeoLong) && !p.Has(rbGeoDistance) {
 		return nil
 	}
-	lat, lon := p.decimal(upGeoLat), p.decimal(upGeoLong)
-	if !p.Has(upGeoLat) || !p.Has(upGeoLong) || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
+	lat, lon := p.decimal(rbGeoLat), p.decimal(rbGeoLong)
+	if !p.Has(rbGeoLat) || !p.Has(rbGeoLong) || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
 		return core.Errorf(core.CodeInvalidParameter, "geo_lat (-90 to 90) and geo_long (-180 to 180) go together, and geo_distance (metres) with them")
 	}
 	sel.DistanceFrom = &query.Position{Lat: lat, Lon: lon}
-	if !p.Has(upGeoDistance) {
+	if !p.Has(rbGeoDistance) {
 		return nil
 	}
-	if m := p.decimal(upGeoDistance); m > 0 && m <= maxUpDistance {
+	if m := p.decimal(rbGeoDistance); m > 0 && m <= maxRBDistance {
 		sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
 		return nil
 	}
-	return core.Errorf(core.CodeInvalidParameter, "geo_distance is metres, above 0 and at most %d", maxUpDistance)
+	return core.Errorf(core.CodeInvalidParameter, "geo_distance is metres, above 0 and at most %d", maxRBDistance)
 }
 
-// maxUpDistance bounds geo_distance: about half the Earth's
+// maxRBDistance bounds geo_distance: about half the Earth's
 // circumference, beyond which every station is within.
-const maxUpDistance = 20_000_000
+const maxRBDistance = 20_000_000
 
-// upOrderOf is the order parameter's order, its value compared ignoring
+// rbOrderOf is the order parameter's order, its value compared ignoring
 // case (the npm client sends lastCheckOK, clickTimeStamp); name when
 // absent. Upstream took an unknown order as name: here it is a 400.
-func upOrderOf(p *upParams) (query.UpstreamOrder, error) {
-	v := p.Text(UpOrder)
+func rbOrderOf(p *rbParams) (query.UpstreamOrder, error) {
+	v := p.Text(RBOrder)
 	if v == "" {
 		return query.OrderName, nil
 	}
@@ -165,17 +165,17 @@ func upOrderOf(p *upParams) (query.UpstreamOrder, error) {
 	return 0, core.Errorf(core.CodeInvalidParameter, "order %s is none of %s", core.QuoteClip(v), strings.Join(query.UpstreamOrders[:], ", "))
 }
 
-// serveUpSearch is /json/stations/search.
-func (s *Server) serveUpSearch(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
-	s.streamUpSearch(w, r, p, nil)
+// serveRBSearch is /json/stations/search.
+func (s *Server) serveRBSearch(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
+	s.streamRBSearch(w, r, p, nil)
 }
 
-// streamUpSearch answers the search p asks for, narrowed further by
+// streamRBSearch answers the search p asks for, narrowed further by
 // narrow when given.
-func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upParams, narrow func(*query.UpstreamSelect)) {
-	sel, err := upSelect(p)
+func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbParams, narrow func(*query.UpstreamSelect)) {
+	sel, err := rbSelect(p)
 	if err == nil {
-		sel.Order, err = upOrderOf(p)
+		sel.Order, err = rbOrderOf(p)
 	}
 	if err != nil {
 		s.WriteError(w, r, err)
@@ -185,9 +185,9 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 	if narrow != nil {
 		narrow(&sel)
 	}
-	offset, limit := p.count(upOffset, 0), p.count(UpLimit, upDefaultLimit)
+	offset, limit := p.count(rbOffset, 0), p.count(RBLimit, rbDefaultLimit)
 	if sel.Order == query.OrderRandom {
-		s.streamUpStations(w, r, sel, offset, limit)
+		s.streamRBStations(w, r, sel, offset, limit)
 		return
 	}
 	// An answer of one chunk or less (nearly all, whatever the limit) is
@@ -196,7 +196,7 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 	// longer one is streamed, never cached; so is random, another
 	// shuffle each time.
 	key := "upstream:" + r.URL.Path + "?" + p.canonical()
-	s.ServeResource(w, r, key, func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	s.ServeResource(w, r, key, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		stations, err := ix.UpstreamStations(sel)
 		if err != nil || limit == 0 {
 			return core.JSONHead, append(dst, "[]\n"...), err
@@ -204,16 +204,16 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 		page := core.GetBuffer()
 		defer core.PutBuffer(page)
 		var n int
-		if *page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, UpChunk), (*page)[:0]); err != nil {
+		if *page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, RBChunk), (*page)[:0]); err != nil {
 			return core.JSONHead, dst, fmt.Errorf("stations %+v: %w", sel, err)
 		}
-		if n == UpChunk && limit > UpChunk {
+		if n == RBChunk && limit > RBChunk {
 			return core.JSONHead, dst, errLongList
 		}
-		return core.JSONHead, s.appendUpArray(dst, *page), nil
+		return core.JSONHead, s.appendRBArray(dst, *page), nil
 	}, func(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.Is(err, errLongList) {
-			s.streamUpStations(w, r, sel, offset, limit)
+			s.streamRBStations(w, r, sel, offset, limit)
 			return
 		}
 		s.WriteError(w, r, err)
@@ -223,46 +223,46 @@ func (s *Server) streamUpSearch(w http.ResponseWriter, r *http.Request, p *upPar
 // errLongList says that an answer is more than a chunk: it is streamed.
 var errLongList = errors.New("more stations than a chunk")
 
-// serveUpAll is /json/stations: every station, paged.
-func (s *Server) serveUpAll(w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-	s.serveUpSearch(w, r, args, p)
+// serveRBAll is /json/stations: every station, paged.
+func (s *Server) serveRBAll(w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+	s.serveRBSearch(w, r, args, p)
 }
 
-// upColumn is a /json/stations/by{column}/{term} path: the term as the
+// rbColumn is a /json/stations/by{column}/{term} path: the term as the
 // value of one search parameter, exactly or not.
-type upColumn struct {
-	param UpParam
+type rbColumn struct {
+	param RBParam
 	exact bool
 }
 
-var UpColumns = map[string]upColumn{
-	"byname": {upName, false}, "bynameexact": {upName, true}, "bycodec": {UpCodec, false},
-	"bycodecexact": {UpCodec, true}, "bycountry": {upCountry, false}, "bycountryexact": {upCountry, true},
-	"bycountrycodeexact": {UpCountryCode, true}, "bystate": {upState, false}, "bystateexact": {upState, true},
-	"bytag": {upTag, false}, "bytagexact": {upTag, true}, "bylanguage": {upLanguage, false},
-	"bylanguageexact": {upLanguage, true},
+var RBColumns = map[string]rbColumn{
+	"byname": {rbName, false}, "bynameexact": {rbName, true}, "bycodec": {RBCodec, false},
+	"bycodecexact": {RBCodec, true}, "bycountry": {rbCountry, false}, "bycountryexact": {rbCountry, true},
+	"bycountrycodeexact": {RBCountryCode, true}, "bystate": {rbState, false}, "bystateexact": {rbState, true},
+	"bytag": {rbTag, false}, "bytagexact": {rbTag, true}, "bylanguage": {rbLanguage, false},
+	"bylanguageexact": {rbLanguage, true},
 }
 
 // serve answers the by{column} path of c, its term args[0].
-func (c upColumn) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-	if c.param == UpCodec && !c.exact {
+func (c rbColumn) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+	if c.param == RBCodec && !c.exact {
 		// the codec parameter is always exact: the path says more
-		s.streamUpSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
+		s.streamRBSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
 		return
 	}
 	p.given |= 1 << c.param
 	p.values[c.param] = args[0]
-	if exact := upExactOf(c.param); exact != c.param {
+	if exact := rbExactOf(c.param); exact != c.param {
 		p.given |= 1 << exact
 		p.values[exact] = strconv.FormatBool(c.exact)
 	}
-	s.serveUpSearch(w, r, nil, p)
+	s.serveRBSearch(w, r, nil, p)
 }
 
-// upExactOf is the exact flag of a text filter, or the filter itself
+// rbExactOf is the exact flag of a text filter, or the filter itself
 // when it has none (codec and countrycode are always exact upstream).
-func upExactOf(q UpParam) UpParam {
-	for _, m := range upMatches {
+func rbExactOf(q RBParam) RBParam {
+	for _, m := range rbMatches {
 		if m.text == q {
 			return m.exact
 		}
@@ -270,21 +270,21 @@ func upExactOf(q UpParam) UpParam {
 	return q
 }
 
-// serveUpByUUIDs is /json/stations/byuuid?uuids=a,b: the stations named,
+// serveRBByUUIDs is /json/stations/byuuid?uuids=a,b: the stations named,
 // in the order named, each once; unknown ones are left out.
-func (s *Server) serveUpByUUIDs(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
-	ids, err := upUUIDList(p.Text(upUUIDs))
+func (s *Server) serveRBByUUIDs(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
+	ids, err := rbUUIDList(p.Text(rbUUIDs))
 	if err != nil {
 		s.WriteError(w, r, err)
 		return
 	}
-	s.serveUpObjects(w, r, ids)
+	s.serveRBObjects(w, r, ids)
 }
 
-// serveUpByUUID is /json/stations/byuuid/{uuid}: a list of that station,
+// serveRBByUUID is /json/stations/byuuid/{uuid}: a list of that station,
 // or an empty list, as upstream answers.
-func (s *Server) serveUpByUUID(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
-	ids, err := upUUIDList(args[0])
+func (s *Server) serveRBByUUID(w http.ResponseWriter, r *http.Request, args []string, _ *rbParams) {
+	ids, err := rbUUIDList(args[0])
 	if err == nil && len(ids) != 1 {
 		err = core.Errorf(core.CodeInvalidParameter, "the path names one station uuid")
 	}
@@ -292,20 +292,20 @@ func (s *Server) serveUpByUUID(w http.ResponseWriter, r *http.Request, args []st
 		s.WriteError(w, r, err)
 		return
 	}
-	s.serveUpObjects(w, r, ids)
+	s.serveRBObjects(w, r, ids)
 }
 
-// upUUIDList parses a comma-separated list of station uuids, dropping
+// rbUUIDList parses a comma-separated list of station uuids, dropping
 // repeats.
-func upUUIDList(list string) ([]format.UUID, error) {
+func rbUUIDList(list string) ([]format.UUID, error) {
 	var ids []format.UUID
 	for _, f := range strings.Split(list, ",") {
 		id, err := format.ParseUUID(strings.TrimSpace(f))
 		if err != nil {
 			return nil, core.Errorf(core.CodeInvalidParameter, "uuids must be station uuids separated by commas, not %s", core.QuoteClip(f))
 		}
-		if len(ids) == maxUpUUIDs {
-			return nil, core.Errorf(core.CodeInvalidParameter, "at most %d uuids at once", maxUpUUIDs)
+		if len(ids) == maxRBUUIDs {
+			return nil, core.Errorf(core.CodeInvalidParameter, "at most %d uuids at once", maxRBUUIDs)
 		}
 		if !containsUUID(ids, id) {
 			ids = append(ids, id)
@@ -323,15 +323,15 @@ func containsUUID(ids []format.UUID, id format.UUID) bool {
 	return false
 }
 
-// serveUpObjects answers a JSON array of the stations ids names.
-func (s *Server) serveUpObjects(w http.ResponseWriter, r *http.Request, ids []format.UUID) {
+// serveRBObjects answers a JSON array of the stations ids names.
+func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, ids []format.UUID) {
 	var key strings.Builder
 	key.WriteString("upstream:objects:")
 	for _, id := range ids {
 		key.WriteString(id.String())
 		key.WriteByte(',')
 	}
-	s.ServeResource(w, r, key.String(), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	s.ServeResource(w, r, key.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		dst = append(dst, '[')
 		n := 0
 		for _, id := range ids {
@@ -350,18 +350,18 @@ func (s *Server) serveUpObjects(w http.ResponseWriter, r *http.Request, ids []fo
 	}, s.WriteError)
 }
 
-// serveUpByURL is /json/stations/byurl?url=: the stations whose url (as
+// serveRBByURL is /json/stations/byurl?url=: the stations whose url (as
 // entered, not resolved) is exactly url.
-func (s *Server) serveUpByURL(w http.ResponseWriter, r *http.Request, _ []string, p *upParams) {
-	if p.Text(upURL) == "" {
+func (s *Server) serveRBByURL(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
+	if p.Text(rbURL) == "" {
 		s.WriteError(w, r, core.Errorf(core.CodeInvalidParameter, "url is required: the stream URL as the station entered it"))
 		return
 	}
-	s.streamUpStations(w, r, query.UpstreamSelect{URL: p.Text(upURL)}, 0, upDefaultLimit)
+	s.streamRBStations(w, r, query.UpstreamSelect{URL: p.Text(rbURL)}, 0, rbDefaultLimit)
 }
 
-// UpClick is the answer of /json/url/{uuid}, as upstream words it.
-type UpClick struct {
+// RBClick is the answer of /json/url/{uuid}, as upstream words it.
+type RBClick struct {
 	OK          bool   `json:"ok"`
 	Message     string `json:"message"`
 	StationUUID string `json:"stationuuid"`
@@ -369,15 +369,15 @@ type UpClick struct {
 	URL         string `json:"url"`
 }
 
-// serveUpClick is /json/url/{uuid}: the station's stream address. Upstream
+// serveRBClick is /json/url/{uuid}: the station's stream address. Upstream
 // counts a click here; a mirror counts nothing.
-func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []string, _ *upParams) {
+func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []string, _ *rbParams) {
 	id, err := format.ParseUUID(args[0])
 	if err != nil {
 		s.WriteError(w, r, core.ErrNoStation)
 		return
 	}
-	s.ServeResource(w, r, "upstream:url:"+id.String(), func(ix *query.Index, dst []byte) (core.EntityHead, []byte, error) {
+	s.ServeResource(w, r, "upstream:url:"+id.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		js, err := ix.UpstreamJSON(id, nil)
 		if err != nil {
 			return core.EntityHead{}, dst, err
@@ -390,7 +390,7 @@ func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []str
 		if err := json.Unmarshal(stationjson.Splice(nil, js, ""), &st); err != nil {
 			return core.EntityHead{}, dst, fmt.Errorf("station %s: upstream object: %w", id, err)
 		}
-		click := UpClick{OK: true, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
+		click := RBClick{OK: true, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
 		if click.URL == "" {
 			click.URL = st.URL
 		}
@@ -399,15 +399,15 @@ func (s *Server) serveUpClick(w http.ResponseWriter, r *http.Request, args []str
 	}, s.WriteError)
 }
 
-// upTop is a fixed-order path: /json/stations/topvote[/{count}] and its
+// rbTop is a fixed-order path: /json/stations/topvote[/{count}] and its
 // kin, the stations in one order, the path's count (or limit) of them.
-type upTop struct {
+type rbTop struct {
 	order   query.UpstreamOrder
 	reverse bool
 	checkOK query.Tri // broken: the stations whose last check failed
 }
 
-var UpTops = map[string]upTop{
+var RBTops = map[string]rbTop{
 	"topvote":    {query.OrderVotes, true, query.Either},
 	"topclick":   {query.OrderClickCount, true, query.Either},
 	"lastclick":  {query.OrderClickTimestamp, true, query.Either},
@@ -415,25 +415,25 @@ var UpTops = map[string]upTop{
 	"broken":     {query.OrderRandom, false, query.No},
 }
 
-// upTopParams are what a fixed-order path takes besides its count.
-var upTopParams = upSet(UpHideBroken, upOffset, UpLimit)
+// rbTopParams are what a fixed-order path takes besides its count.
+var rbTopParams = rbSet(RBHideBroken, rbOffset, RBLimit)
 
 // serve answers a fixed-order path; args holds the count, if any.
-func (top upTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *upParams) {
-	limit := p.count(UpLimit, upDefaultLimit)
+func (top rbTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+	limit := p.count(RBLimit, rbDefaultLimit)
 	if len(args) == 1 {
-		if !isUpCount(args[0]) {
+		if !isRBCount(args[0]) {
 			s.WriteError(w, r, core.Errorf(core.CodeInvalidParameter, "the count in the path must be a whole number, not %s", core.QuoteClip(args[0])))
 			return
 		}
-		limit = (&upParams{given: 1 << UpLimit, values: [NumUpParams]string{UpLimit: args[0]}}).count(UpLimit, 0)
+		limit = (&rbParams{given: 1 << RBLimit, values: [NumRBParams]string{RBLimit: args[0]}}).count(RBLimit, 0)
 	}
 	sel := query.UpstreamSelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
-	if p.flag(UpHideBroken) {
+	if p.flag(RBHideBroken) {
 		sel.CheckOK = query.Yes
 	}
 	if top.checkOK == query.No && sel.CheckOK == query.Yes {
 		limit = 0 // broken and working: none
 	}
-	s.streamUpStations(w, r, sel, p.count(upOffset, 0), limit)
+	s.streamRBStations(w, r, sel, p.count(rbOffset, 0), limit)
 }

@@ -14,21 +14,21 @@ import (
 	"stationdex/server/core"
 )
 
-// A station list of the compatible API may hold every station (upstream's
-// default limit is 100000): it is sent as it is read, upChunk stations at
+// A station list of the Radio Browser API may hold every station (upstream's
+// default limit is 100000): it is sent as it is read, rbChunk stations at
 // a time, each chunk read in a transaction of its own and spliced into a
 // pooled buffer, so that neither the answer nor a transaction grows with
 // the list or waits on the client. Such answers skip the response cache
 // and ETags (a whole list would evict the cache), and are compressed as
 // they are sent, in the coding the client accepts best (negotiate).
 
-// UpChunk is the stations read and written at a time: about 1.4 MB of
+// RBChunk is the stations read and written at a time: about 1.4 MB of
 // JSON on the real data.
-const UpChunk = 1000
+const RBChunk = 1000
 
-// streamUpStations answers the stations sel selects, from offset, at most
+// streamRBStations answers the stations sel selects, from offset, at most
 // limit, as a JSON array.
-func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel query.UpstreamSelect, offset, limit int) {
+func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel query.UpstreamSelect, offset, limit int) {
 	ix, release := s.Acquire()
 	if ix == nil {
 		s.WriteError(w, r, core.ErrNoIndex)
@@ -42,7 +42,7 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	stations, err := ix.UpstreamStations(sel)
 	var n int
 	if err == nil && limit > 0 {
-		*page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, UpChunk), (*page)[:0])
+		*page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, RBChunk), (*page)[:0])
 	}
 	if err != nil {
 		s.WriteError(w, r, fmt.Errorf("stations %+v: %w", sel, err))
@@ -56,8 +56,8 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 	if c != core.Identity {
 		h.Set("Content-Encoding", c.Name())
 	}
-	if n < UpChunk || n >= limit {
-		s.writeUpWhole(w, r, c, *page)
+	if n < RBChunk || n >= limit {
+		s.writeRBWhole(w, r, c, *page)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -65,20 +65,20 @@ func (s *Server) streamUpStations(w http.ResponseWriter, r *http.Request, sel qu
 		return
 	}
 	out, end := streamEncoder(w, c)
-	s.writeUpChunks(out, r, ix, stations, page, n, offset, limit)
+	s.writeRBChunks(out, r, ix, stations, page, n, offset, limit)
 	if err := end(); err != nil {
 		panic(http.ErrAbortHandler) // the client left before the end
 	}
 }
 
-// writeUpWhole answers an array that is all in page, as one body with
+// writeRBWhole answers an array that is all in page, as one body with
 // its length: most answers are one chunk, and streaming them cost a
 // chunked encoding and a write(2) per part (a fifth of the node's CPU
 // on the upstream stage's traffic went to writes).
-func (s *Server) writeUpWhole(w http.ResponseWriter, r *http.Request, c core.Coding, page []byte) {
+func (s *Server) writeRBWhole(w http.ResponseWriter, r *http.Request, c core.Coding, page []byte) {
 	body := core.GetBuffer()
 	defer core.PutBuffer(body)
-	*body = s.appendUpArray((*body)[:0], page)
+	*body = s.appendRBArray((*body)[:0], page)
 	out := core.Compress(c, *body)
 	w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
 	w.WriteHeader(http.StatusOK)
@@ -87,22 +87,22 @@ func (s *Server) writeUpWhole(w http.ResponseWriter, r *http.Request, c core.Cod
 	}
 }
 
-// appendUpArray appends the JSON array of the stations in page (stored
+// appendRBArray appends the JSON array of the stations in page (stored
 // objects separated by commas), the base URL spliced in.
-func (s *Server) appendUpArray(dst, page []byte) []byte {
+func (s *Server) appendRBArray(dst, page []byte) []byte {
 	return append(stationjson.Splice(append(dst, '['), page, s.BaseJSON), "]\n"...)
 }
 
-// writeUpChunks writes the array whose first chunk, n stations from
+// writeRBChunks writes the array whose first chunk, n stations from
 // offset, is in page, and its other chunks up to limit stations.
-func (s *Server) writeUpChunks(out io.Writer, r *http.Request, ix *query.Index, stations *query.UpstreamSet, page *[]byte, n, offset, limit int) {
+func (s *Server) writeRBChunks(out io.Writer, r *http.Request, ix core.Index, stations *query.UpstreamSet, page *[]byte, n, offset, limit int) {
 	body := core.GetBuffer()
 	defer core.PutBuffer(body)
 	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.BaseJSON)
 	var err error
-	for sent := n; n == UpChunk && sent < limit; sent += n {
+	for sent := n; n == RBChunk && sent < limit; sent += n {
 		flushChunk(out, body)
-		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, UpChunk), (*page)[:0])
+		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, RBChunk), (*page)[:0])
 		if err != nil {
 			s.abortStream(r, err)
 		}

@@ -21,7 +21,7 @@ import (
 	"stationdex/server/rbapi"
 )
 
-// TestUpstreamOracleAgrees: several hundred /json/stations/search
+// TestRBAPIOracleAgrees: several hundred /json/stations/search
 // requests, drawn deterministically from the real snapshot's stations
 // (their names, labels, tags, codes, bitrates and positions; every
 // filter, flag and order, reversed or not, paged or not, parameter
@@ -31,10 +31,10 @@ import (
 // of the oracle written from upstream's documentation and API.md's
 // deliberate differences (oracle.Upstream); random is compared as a set.
 // Hostile variants of them are a 400 with a JSON error, never a 5xx.
-func TestUpstreamOracleAgrees(t *testing.T) {
+func TestRBAPIOracleAgrees(t *testing.T) {
 	start := time.Now()
 	ix := realIx(t)
-	data, err := realUpstreamOracle()
+	data, err := realRBAPIOracle()
 	t.Logf("index and oracle ready in %v", time.Since(start))
 	start = time.Now()
 	if err != nil {
@@ -46,7 +46,7 @@ func TestUpstreamOracleAgrees(t *testing.T) {
 	const requests = 600
 	agreed, nonEmpty, hostile, byPath := 0, 0, 0, 0
 	for i := range requests {
-		g := newUpGen(rng, source[rng.IntN(len(source))])
+		g := newRBGen(rng, source[rng.IntN(len(source))])
 		if rng.IntN(10) == 0 {
 			hostile++
 			g.spoil()
@@ -77,19 +77,19 @@ func TestUpstreamOracleAgrees(t *testing.T) {
 	}
 }
 
-// realUpstreamOracle is the compatible search's oracle over the real
+// realRBAPIOracle is the compatible search's oracle over the real
 // snapshot (built on the shared linear-scan oracle), and the snapshot's
 // source records, which the requests are drawn from.
-var realUpstreamOracle = sync.OnceValues(func() (upOracleData, error) {
+var realRBAPIOracle = sync.OnceValues(func() (rbOracleData, error) {
 	o, err := realOracle()
 	if err != nil {
-		return upOracleData{}, err
+		return rbOracleData{}, err
 	}
 	source, err := readSourceRecords(realdata.Path())
-	return upOracleData{oracle.NewUpstream(o, source), source}, err
+	return rbOracleData{oracle.NewUpstream(o, source), source}, err
 })
 
-type upOracleData struct {
+type rbOracleData struct {
 	up     *oracle.Upstream
 	source []map[string]any
 }
@@ -127,9 +127,9 @@ func shuffledPage(q oracle.UpstreamRequest, up *oracle.Upstream, got []string, w
 	return got, slices.SortedFunc(slices.Values(want), func(a, b format.UUID) int { return strings.Compare(a.String(), b.String()) })
 }
 
-// upGen is one generated request: its parameters, in the order given,
+// rbGen is one generated request: its parameters, in the order given,
 // and the oracle's reading of them.
-type upGen struct {
+type rbGen struct {
 	rng    *rand.Rand
 	path   string // /json/stations/search or a by{column} path
 	params [][2]string
@@ -138,16 +138,16 @@ type upGen struct {
 	lower  bool // names lowercased, as the npm client sends them
 }
 
-// newUpGen draws a request from the source record r: one to three of
+// newRBGen draws a request from the source record r: one to three of
 // its values as filters, some flags, an order and paging.
-func newUpGen(rng *rand.Rand, r map[string]any) *upGen {
-	g := &upGen{rng: rng, path: "/json/stations/search", method: http.MethodGet, lower: rng.IntN(4) == 0}
+func newRBGen(rng *rand.Rand, r map[string]any) *rbGen {
+	g := &rbGen{rng: rng, path: "/json/stations/search", method: http.MethodGet, lower: rng.IntN(4) == 0}
 	if rng.IntN(5) == 0 {
 		g.method = http.MethodPost
 	}
 	selective := false
-	for _, f := range rng.Perm(len(upFilters))[:1+rng.IntN(3)] { // each parameter once
-		selective = upFilters[f](g, r) || selective
+	for _, f := range rng.Perm(len(rbFilters))[:1+rng.IntN(3)] { // each parameter once
+		selective = rbFilters[f](g, r) || selective
 	}
 	for _, f := range []struct {
 		name string
@@ -172,24 +172,24 @@ func newUpGen(rng *rand.Rand, r map[string]any) *upGen {
 	return g
 }
 
-// upColumnParams are the search parameters of the by{column} paths,
+// rbColumnParams are the search parameters of the by{column} paths,
 // with their exact flags.
-var upColumnParams = map[string]string{
+var rbColumnParams = map[string]string{
 	"name": "nameExact", "country": "countryExact", "state": "stateExact", "language": "languageExact",
 	"tag": "tagExact", "countrycode": "",
 }
 
 // byPath asks a search of one text filter as its by{column} path
 // (/json/stations/bytagexact/jazz), when it has no other filter.
-func (g *upGen) byPath() {
+func (g *rbGen) byPath() {
 	var column, term string
 	exact := false
 	rest := g.params[:0:0]
 	for _, p := range g.params {
-		switch flag, isColumn := upColumnParams[p[0]]; {
+		switch flag, isColumn := rbColumnParams[p[0]]; {
 		case isColumn && column == "":
 			column, term, exact = p[0], p[1], flag == ""
-		case isColumn || !rbapi.UpPaging.Has(rbapi.UpParamByName[rbapi.UpFoldName(p[0])]) && !strings.HasSuffix(p[0], "Exact"):
+		case isColumn || !rbapi.RBPaging.Has(rbapi.RBParamByName[rbapi.RBFoldName(p[0])]) && !strings.HasSuffix(p[0], "Exact"):
 			return // another filter: the path takes none
 		case strings.HasSuffix(p[0], "Exact"):
 			exact = p[1] == "true"
@@ -206,10 +206,10 @@ func (g *upGen) byPath() {
 	g.path, g.params = "/json/stations/by"+column+"/"+url.PathEscape(term), rest
 }
 
-func (g *upGen) add(name, value string) { g.params = append(g.params, [2]string{name, value}) }
+func (g *rbGen) add(name, value string) { g.params = append(g.params, [2]string{name, value}) }
 
 // pick is a random element of a comma list, trimmed; "" if none.
-func (g *upGen) pick(list string) string {
+func (g *rbGen) pick(list string) string {
 	var parts []string
 	for _, p := range strings.Split(list, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -224,7 +224,7 @@ func (g *upGen) pick(list string) string {
 
 // part is a piece of text of 2 to 6 characters, or the whole of a
 // shorter one, in a random case.
-func (g *upGen) part(text string) string {
+func (g *rbGen) part(text string) string {
 	r := []rune(text)
 	if len(r) > 2 {
 		n := 2 + g.rng.IntN(min(5, len(r)-1))
@@ -234,7 +234,7 @@ func (g *upGen) part(text string) string {
 	return g.recase(string(r))
 }
 
-func (g *upGen) recase(text string) string {
+func (g *rbGen) recase(text string) string {
 	switch g.rng.IntN(3) {
 	case 0:
 		return strings.ToUpper(text)
@@ -246,10 +246,10 @@ func (g *upGen) recase(text string) string {
 
 func srcText(r map[string]any, k string) string { v, _ := r[k].(string); return v }
 
-// upFilters each add a filter drawn from a source record; they report
+// rbFilters each add a filter drawn from a source record; they report
 // whether it narrows the search much (a text, a code).
-var upFilters = []func(g *upGen, r map[string]any) bool{
-	func(g *upGen, r map[string]any) bool { // name
+var rbFilters = []func(g *rbGen, r map[string]any) bool{
+	func(g *rbGen, r map[string]any) bool { // name
 		if g.rng.IntN(4) == 0 {
 			g.req.Name, g.req.NameExact = g.recase(srcText(r, "name")), true
 			g.add("name", g.req.Name)
@@ -260,7 +260,7 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		g.add("name", g.req.Name)
 		return utf8.RuneCountInString(g.req.Name) > 3
 	},
-	func(g *upGen, r map[string]any) bool { // country label
+	func(g *rbGen, r map[string]any) bool { // country label
 		v := srcText(r, "country")
 		if v == "" {
 			return false
@@ -275,14 +275,14 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		}
 		return true
 	},
-	func(g *upGen, r map[string]any) bool { // country code
+	func(g *rbGen, r map[string]any) bool { // country code
 		if v := srcText(r, "countrycode"); v != "" {
 			g.req.CountryCode = g.recase(v)
 			g.add("countrycode", g.req.CountryCode)
 		}
 		return true
 	},
-	func(g *upGen, r map[string]any) bool { // state
+	func(g *rbGen, r map[string]any) bool { // state
 		v := strings.TrimSpace(srcText(r, "state"))
 		if v == "" {
 			return false
@@ -297,7 +297,7 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		}
 		return true
 	},
-	func(g *upGen, r map[string]any) bool { // language
+	func(g *rbGen, r map[string]any) bool { // language
 		v := g.pick(srcText(r, "language"))
 		if v == "" {
 			return false
@@ -312,7 +312,7 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		}
 		return true
 	},
-	func(g *upGen, r map[string]any) bool { // tag, or a list of them
+	func(g *rbGen, r map[string]any) bool { // tag, or a list of them
 		tags := srcText(r, "tags")
 		if g.pick(tags) == "" {
 			return false
@@ -343,14 +343,14 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		}
 		return true
 	},
-	func(g *upGen, r map[string]any) bool { // codec
+	func(g *rbGen, r map[string]any) bool { // codec
 		if v := g.pick(srcText(r, "codec")); v != "" {
 			g.req.Codec = g.recase(v)
 			g.add("codec", g.req.Codec)
 		}
 		return false
 	},
-	func(g *upGen, r map[string]any) bool { // bitrate bounds about the station's
+	func(g *rbGen, r map[string]any) bool { // bitrate bounds about the station's
 		b, _ := r["bitrate"].(float64)
 		if b <= 0 {
 			return false
@@ -365,7 +365,7 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 		}
 		return false
 	},
-	func(g *upGen, r map[string]any) bool { // around the station's position
+	func(g *rbGen, r map[string]any) bool { // around the station's position
 		lat, ok1 := r["geo_lat"].(float64)
 		lon, ok2 := r["geo_long"].(float64)
 		if !ok1 || !ok2 || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
@@ -382,7 +382,7 @@ var upFilters = []func(g *upGen, r map[string]any) bool{
 
 // order draws an order (upstream's spelling or the npm client's case)
 // and a direction, or none.
-func (g *upGen) order() {
+func (g *rbGen) order() {
 	if g.rng.IntN(5) == 0 {
 		return
 	}
@@ -396,7 +396,7 @@ func (g *upGen) order() {
 
 // page draws an offset and a limit; an unselective search gets a limit,
 // so that no answer is the whole snapshot.
-func (g *upGen) page(selective bool) {
+func (g *rbGen) page(selective bool) {
 	if g.rng.IntN(3) == 0 {
 		g.req.Offset = g.rng.IntN(60)
 		g.add("offset", strconv.Itoa(g.req.Offset))
@@ -409,7 +409,7 @@ func (g *upGen) page(selective bool) {
 
 // spoil makes the request one a node refuses: a value of the wrong
 // kind, an unknown or repeated name, a position without its pair.
-func (g *upGen) spoil() {
+func (g *rbGen) spoil() {
 	bad := [][2]string{
 		{"hidebroken", "yes"}, {"reverse", "1"}, {"is_https", "True"}, {"limit", "-1"}, {"offset", "ten"},
 		{"bitrateMin", "1.5"}, {"order", "bogus"}, {"countryCode", "PL"}, {"taglist", "x"}, {"geo_lat", "45"},
@@ -433,7 +433,7 @@ func (g *upGen) spoil() {
 
 // query is the request's parameters encoded, names lowercased for the
 // npm client's spelling.
-func (g *upGen) query() string {
+func (g *rbGen) query() string {
 	var b strings.Builder
 	for i, p := range g.params {
 		if i > 0 {
@@ -450,7 +450,7 @@ func (g *upGen) query() string {
 
 // serve sends the request, checked against OpenAPI when asked, and
 // returns the ids of its answer.
-func (g *upGen) serve(t *testing.T, s *Server, checked bool) []string {
+func (g *rbGen) serve(t *testing.T, s *Server, checked bool) []string {
 	t.Helper()
 	rec := g.do(s, checked)
 	if rec.Code != http.StatusOK {
@@ -469,7 +469,7 @@ func (g *upGen) serve(t *testing.T, s *Server, checked bool) []string {
 	return ids
 }
 
-func (g *upGen) do(s *Server, checked bool) *httptest.ResponseRecorder {
+func (g *rbGen) do(s *Server, checked bool) *httptest.ResponseRecorder {
 	target, body, ctype := g.path+"?"+g.query(), "", ""
 	if g.method == http.MethodPost {
 		target, body, ctype = g.path, g.query(), "application/x-www-form-urlencoded"
@@ -487,7 +487,7 @@ func (g *upGen) do(s *Server, checked bool) *httptest.ResponseRecorder {
 }
 
 // requireRefused: a spoilt request is a 400 whose body is a JSON error.
-func requireRefused(t *testing.T, s *Server, g *upGen) {
+func requireRefused(t *testing.T, s *Server, g *rbGen) {
 	t.Helper()
 	rec := g.do(s, true)
 	var e struct {

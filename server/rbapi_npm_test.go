@@ -141,7 +141,7 @@ func recNum(r map[string]any, k string) float64 { v, _ := r[k].(float64); return
 func working(r map[string]any) bool             { return recNum(r, "lastcheckok") == 1 }
 
 func checkNPMClient(t *testing.T, node, module string, s *Server, recs []map[string]any) {
-	o := &npmOracle{all: upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()), in: map[string]map[string]any{}}
+	o := &npmOracle{all: rbIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()), in: map[string]map[string]any{}}
 	for _, r := range recs {
 		if id := strings.ToLower(recText(r, "stationuuid")); o.in[id] == nil {
 			o.in[id] = r
@@ -237,8 +237,8 @@ func firstDifferentID(got, want []string) string {
 // checkLists: the countries' and the MP3 codec's counts are the
 // records'; the filtered tags hold the filter, most stations first.
 func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
-	var countries, codecs, tags []rbapi.UpEntry
-	for name, dst := range map[string]*[]rbapi.UpEntry{"countries": &countries, "codecs": &codecs, "tagsFiltered": &tags} {
+	var countries, codecs, tags []rbapi.RBEntry
+	for name, dst := range map[string]*[]rbapi.RBEntry{"countries": &countries, "codecs": &codecs, "tagsFiltered": &tags} {
 		if err := json.Unmarshal(got[name], dst); err != nil {
 			t.Fatalf("%s: %v: %.300s", name, err, got[name])
 		}
@@ -255,10 +255,10 @@ func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
 		codec, _, _ := strings.Cut(recText(r, "codec"), ",")
 		return strings.EqualFold(strings.TrimSpace(codec), "MP3")
 	}))
-	if i := slices.IndexFunc(codecs, func(e rbapi.UpEntry) bool { return e.Name == "MP3" }); i < 0 || codecs[i].StationCount != mp3 {
+	if i := slices.IndexFunc(codecs, func(e rbapi.RBEntry) bool { return e.Name == "MP3" }); i < 0 || codecs[i].StationCount != mp3 {
 		t.Errorf("codecs %+v, records MP3 %d", codecs, mp3)
 	}
-	if len(tags) == 0 || !slices.IsSortedFunc(tags, func(x, y rbapi.UpEntry) int { return y.StationCount - x.StationCount }) {
+	if len(tags) == 0 || !slices.IsSortedFunc(tags, func(x, y rbapi.RBEntry) int { return y.StationCount - x.StationCount }) {
 		t.Errorf("tags holding jaz: %+v", tags)
 	}
 	for _, e := range tags {
@@ -271,7 +271,7 @@ func (o *npmOracle) checkLists(t *testing.T, got map[string]json.RawMessage) {
 // checkRefusals: the click names the stream; a vote is refused as a
 // mirror refuses it.
 func (o *npmOracle) checkRefusals(t *testing.T, got map[string]json.RawMessage, a string) {
-	var click rbapi.UpClick
+	var click rbapi.RBClick
 	if err := json.Unmarshal(got["click"], &click); err != nil {
 		t.Fatal(err)
 	}

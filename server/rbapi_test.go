@@ -43,25 +43,25 @@ func serveUp(s *Server, method, target, contentType, body string) *httptest.Resp
 	return rec
 }
 
-// TestUpParams: where parameters are read from, how names match, what
+// TestRBParams: where parameters are read from, how names match, what
 // each kind accepts, what is refused and with which code.
-func TestUpParams(t *testing.T) {
+func TestRBParams(t *testing.T) {
 	form, jsonType := "application/x-www-form-urlencoded", "application/json"
 	cases := []struct {
 		name, method, target, ctype, body string
-		want                              map[rbapi.UpParam]string // nil: an error
+		want                              map[rbapi.RBParam]string // nil: an error
 		code                              core.Code
 	}{
-		{"query", "GET", "/x?countrycode=PT&limit=3", "", "", map[rbapi.UpParam]string{rbapi.UpCountryCode: "PT", rbapi.UpLimit: "3"}, ""},
+		{"query", "GET", "/x?countrycode=PT&limit=3", "", "", map[rbapi.RBParam]string{rbapi.RBCountryCode: "PT", rbapi.RBLimit: "3"}, ""},
 		{"npm lower case", "GET", "/x?bitratemin=64&nameexact=true&hasextendedinfo=false&ishttps=true", "", "",
-			map[rbapi.UpParam]string{rbapi.UpBitrateMin: "64", rbapi.UpNameExact: "true", rbapi.UpHasExtendedInfo: "false", rbapi.UpIsHTTPS: "true"}, ""},
+			map[rbapi.RBParam]string{rbapi.RBBitrateMin: "64", rbapi.RBNameExact: "true", rbapi.RBHasExtendedInfo: "false", rbapi.RBIsHTTPS: "true"}, ""},
 		{"documented spelling", "GET", "/x?bitrateMin=64&has_geo_info=true&tagList=a,b", "", "",
-			map[rbapi.UpParam]string{rbapi.UpBitrateMin: "64", rbapi.UpHasGeoInfo: "true", rbapi.UpTagList: "a,b"}, ""},
-		{"form body wins", "POST", "/x?limit=3", form, "limit=5&codec=mp3", map[rbapi.UpParam]string{rbapi.UpLimit: "5", rbapi.UpCodec: "mp3"}, ""},
+			map[rbapi.RBParam]string{rbapi.RBBitrateMin: "64", rbapi.RBHasGeoInfo: "true", rbapi.RBTagList: "a,b"}, ""},
+		{"form body wins", "POST", "/x?limit=3", form, "limit=5&codec=mp3", map[rbapi.RBParam]string{rbapi.RBLimit: "5", rbapi.RBCodec: "mp3"}, ""},
 		{"json body", "POST", "/x", jsonType, `{"limit":5,"hidebroken":true,"tagList":["a","b"],"name":null}`,
-			map[rbapi.UpParam]string{rbapi.UpLimit: "5", rbapi.UpHideBroken: "true", rbapi.UpTagList: "a,b"}, ""},
+			map[rbapi.RBParam]string{rbapi.RBLimit: "5", rbapi.RBHideBroken: "true", rbapi.RBTagList: "a,b"}, ""},
 		{"multipart", "POST", "/x", "multipart/form-data; boundary=B", "--B\r\nContent-Disposition: form-data; name=\"order\"\r\n\r\nname\r\n--B--\r\n",
-			map[rbapi.UpParam]string{rbapi.UpOrder: "name"}, ""},
+			map[rbapi.RBParam]string{rbapi.RBOrder: "name"}, ""},
 		{"unknown", "GET", "/x?countryCod=PT", "", "", nil, core.CodeUnknownParameter},
 		{"not taken here", "GET", "/x?uuids=a", "", "", nil, core.CodeUnknownParameter},
 		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, core.CodeRepeatedParameter},
@@ -76,14 +76,14 @@ func TestUpParams(t *testing.T) {
 		{"count huge", "GET", "/x?limit=99999999999999999999", "", "", nil, core.CodeInvalidParameter},
 		{"count plus", "GET", "/x?limit=%2B5", "", "", nil, core.CodeInvalidParameter},
 		{"decimal", "GET", "/x?geo_lat=NaN", "", "", nil, core.CodeInvalidParameter},
-		{"long text", "GET", "/x?name=" + strings.Repeat("a", rbapi.MaxUpTextBytes+1), "", "", nil, core.CodeInvalidParameter},
+		{"long text", "GET", "/x?name=" + strings.Repeat("a", rbapi.MaxRBTextBytes+1), "", "", nil, core.CodeInvalidParameter},
 		{"bad utf-8", "GET", "/x?name=%ff", "", "", nil, core.CodeInvalidParameter},
 		{"bad escape", "GET", "/x?name=%zz", "", "", nil, core.CodeInvalidRequest},
 		{"json nested", "POST", "/x", jsonType, `{"name":{"a":1}}`, nil, core.CodeInvalidParameter},
 		{"json not object", "POST", "/x", jsonType, `[1]`, nil, core.CodeInvalidRequest},
 		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, nil, core.CodeInvalidParameter},
 		{"body type", "POST", "/x", "text/plain", "limit=5", nil, core.CodeInvalidRequest},
-		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", rbapi.MaxUpBodyBytes), nil, core.CodeInvalidRequest},
+		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", rbapi.MaxRBBodyBytes), nil, core.CodeInvalidRequest},
 	}
 	for _, tc := range cases {
 		req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
@@ -91,7 +91,7 @@ func TestUpParams(t *testing.T) {
 			req = httptest.NewRequest(tc.method, tc.target, nil)
 		}
 		req.Header.Set("Content-Type", tc.ctype)
-		p, err := rbapi.ParseUpParams(req, rbapi.UpSearchParams)
+		p, err := rbapi.ParseRBParams(req, rbapi.RBSearchParams)
 		if tc.want == nil {
 			var e *core.Error
 			if !errors.As(err, &e) || e.Code != tc.code {
@@ -103,19 +103,19 @@ func TestUpParams(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		for q := range rbapi.NumUpParams {
+		for q := range rbapi.NumRBParams {
 			if want, ok := tc.want[q]; ok != p.Has(q) || p.Text(q) != want {
-				t.Errorf("%s: %s = %q (given %v), want %q", tc.name, rbapi.UpParamRows[q].Name, p.Text(q), p.Has(q), want)
+				t.Errorf("%s: %s = %q (given %v), want %q", tc.name, rbapi.RBParamRows[q].Name, p.Text(q), p.Has(q), want)
 			}
 		}
 	}
 }
 
-// TestUpstreamStatuses: each path answers with its status and, for an
+// TestRBAPIStatuses: each path answers with its status and, for an
 // error, the JSON error body of its code: hostile or unsupported input is
 // a 4xx (or a 501 for what upstream serves and this node not yet), never
 // a 500.
-func TestUpstreamStatuses(t *testing.T) {
+func TestRBAPIStatuses(t *testing.T) {
 	s := newDemoServer(t, nil)
 	const id = "cbbf6759-8124-405d-a884-3bd8732946bd"
 	cases := []struct {
@@ -191,8 +191,8 @@ func TestUpstreamStatuses(t *testing.T) {
 	}
 }
 
-// upIDs decodes a list of station objects to their stationuuids.
-func upIDs(t *testing.T, body []byte) []string {
+// rbIDs decodes a list of station objects to their stationuuids.
+func rbIDs(t *testing.T, body []byte) []string {
 	t.Helper()
 	var objs []map[string]any
 	if err := json.Unmarshal(body, &objs); err != nil {
@@ -218,11 +218,11 @@ func demoInput(t *testing.T) []map[string]any {
 	return recs
 }
 
-// TestUpstreamStationObjects: /json/stations sends every demo station
+// TestRBAPIStationObjects: /json/stations sends every demo station
 // (the kept ones: no skipped record), in name order, each object the
 // input record's fields plus page_url on the server's base URL, and its
 // text escaped byte for byte as encoding/json escapes it.
-func TestUpstreamStationObjects(t *testing.T) {
+func TestRBAPIStationObjects(t *testing.T) {
 	s := newDemoServer(t, nil)
 	rec := serveUp(s, "GET", "/json/stations", "", "")
 	var objs []map[string]any
@@ -259,11 +259,11 @@ func TestUpstreamStationObjects(t *testing.T) {
 	}
 }
 
-// TestUpstreamPaging: offset, limit and reverse walk the name order; the
+// TestRBAPIPaging: offset, limit and reverse walk the name order; the
 // by* paths and search filters pick what an oracle over the input picks.
-func TestUpstreamPaging(t *testing.T) {
+func TestRBAPIPaging(t *testing.T) {
 	s := newDemoServer(t, nil)
-	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	all := rbIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
 	rev := slices.Clone(all)
 	slices.Reverse(rev)
 	for _, tc := range []struct {
@@ -277,17 +277,17 @@ func TestUpstreamPaging(t *testing.T) {
 		{"/json/stations?reverse=true&offset=3&limit=4", rev[3:7]},
 		{"/json/stations?order=NAME&reverse=false", all},
 	} {
-		if got := upIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes()); !slices.Equal(got, tc.want) {
+		if got := rbIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes()); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.target, got, tc.want)
 		}
 	}
 }
 
-// TestUpstreamFilters: the exact filters select what an oracle over the
+// TestRBAPIFilters: the exact filters select what an oracle over the
 // input records selects, in name order.
-func TestUpstreamFilters(t *testing.T) {
+func TestRBAPIFilters(t *testing.T) {
 	s := newDemoServer(t, nil)
-	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	all := rbIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
 	in := map[string]map[string]any{}
 	for _, r := range demoInput(t) {
 		if _, dup := in[r["stationuuid"].(string)]; !dup { // the first of a uuid is kept
@@ -332,22 +332,22 @@ func TestUpstreamFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		want := oracle(tc.keep)
-		got := upIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes())
+		got := rbIDs(t, serveUp(s, "GET", tc.target, "", "").Body.Bytes())
 		if !slices.Equal(got, want) || len(want) == 0 && !strings.Contains(tc.target, "false") {
 			t.Errorf("%s: %v, want %v", tc.target, got, want)
 		}
 	}
 }
 
-// TestUpstreamPagesAreCached: an answer of a chunk or less is tagged and
+// TestRBAPIPagesAreCached: an answer of a chunk or less is tagged and
 // cached like our own answers (the same body again, 304 for its tag); a
 // random order is another shuffle each time, never tagged.
-func TestUpstreamPagesAreCached(t *testing.T) {
+func TestRBAPIPagesAreCached(t *testing.T) {
 	s := newDemoServer(t, nil)
 	for _, target := range []string{"/json/stations/search?limit=5&order=votes", "/json/stations/bytag/jazz", "/json/stations?limit=3"} {
 		first := serveUp(s, "GET", target, "", "")
 		tag := first.Header().Get("Etag")
-		if first.Code != http.StatusOK || tag == "" || len(upIDs(t, first.Body.Bytes())) == 0 {
+		if first.Code != http.StatusOK || tag == "" || len(rbIDs(t, first.Body.Bytes())) == 0 {
 			t.Fatalf("%s: %d, tag %q, %s", target, first.Code, tag, first.Body)
 		}
 		if again := serveUp(s, "GET", target, "", ""); again.Body.String() != first.Body.String() || again.Header().Get("Etag") != tag {
@@ -366,16 +366,16 @@ func TestUpstreamPagesAreCached(t *testing.T) {
 	}
 }
 
-// TestUpstreamStreamsLongLists: a list longer than a chunk arrives whole
+// TestRBAPIStreamsLongLists: a list longer than a chunk arrives whole
 // and in order, and pages across chunk boundaries are the slices of it.
-func TestUpstreamStreamsLongLists(t *testing.T) {
+func TestRBAPIStreamsLongLists(t *testing.T) {
 	var b strings.Builder
-	const n = 2*rbapi.UpChunk + 345
+	const n = 2*rbapi.RBChunk + 345
 	for i := range n {
 		fmt.Fprintf(&b, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"Station %05d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i%2)
 	}
 	s := newBuiltServer(t, indexer.Input{Name: "long", R: strings.NewReader(b.String())}, time.Now())
-	all := upIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
+	all := rbIDs(t, serveUp(s, "GET", "/json/stations", "", "").Body.Bytes())
 	if len(all) != n {
 		t.Fatalf("%d stations, want %d", len(all), n)
 	}
@@ -384,8 +384,8 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 			t.Fatalf("station %d is %s, want %s", i, id, want)
 		}
 	}
-	page := upIDs(t, serveUp(s, "GET", fmt.Sprintf("/json/stations?offset=%d&limit=%d", rbapi.UpChunk-1, rbapi.UpChunk+2), "", "").Body.Bytes())
-	if !slices.Equal(page, all[rbapi.UpChunk-1:2*rbapi.UpChunk+1]) {
+	page := rbIDs(t, serveUp(s, "GET", fmt.Sprintf("/json/stations?offset=%d&limit=%d", rbapi.RBChunk-1, rbapi.RBChunk+2), "", "").Body.Bytes())
+	if !slices.Equal(page, all[rbapi.RBChunk-1:2*rbapi.RBChunk+1]) {
 		t.Errorf("page across chunks: %d stations from %s", len(page), page[0])
 	}
 	plain := serveUp(s, "GET", "/json/stations", "", "").Body.Bytes()
@@ -400,29 +400,29 @@ func TestUpstreamStreamsLongLists(t *testing.T) {
 			t.Errorf("Accept-Encoding %s: coding %q, %v, %d bytes for %d", accept, coding, err, len(got), len(plain))
 		}
 	}
-	ok := upIDs(t, serveUp(s, "GET", "/json/stations?hidebroken=true", "", "").Body.Bytes())
+	ok := rbIDs(t, serveUp(s, "GET", "/json/stations?hidebroken=true", "", "").Body.Bytes())
 	if len(ok) != n/2 || ok[0] != all[1] {
 		t.Errorf("hidebroken: %d stations, first %s", len(ok), ok[0])
 	}
 }
 
-// TestUpstreamClickAndObjects: url/{uuid} names the resolved stream;
+// TestRBAPIClickAndObjects: url/{uuid} names the resolved stream;
 // byuuid answers the stations named, once each, in the order named.
-func TestUpstreamClickAndObjects(t *testing.T) {
+func TestRBAPIClickAndObjects(t *testing.T) {
 	s := newDemoServer(t, nil)
 	const a, b = "cbbf6759-8124-405d-a884-3bd8732946bd", "428ea3f7-9072-4b6f-a73b-4277729fcfc0"
-	var click rbapi.UpClick
+	var click rbapi.RBClick
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/url/"+strings.ToUpper(a), "", "").Body.Bytes(), &click); err != nil {
 		t.Fatal(err)
 	}
-	if click != (rbapi.UpClick{OK: true, Message: "retrieved station url", StationUUID: a, Name: "Rádio Comercial Demo", URL: "https://stream.example.pt/comercial.mp3"}) {
+	if click != (rbapi.RBClick{OK: true, Message: "retrieved station url", StationUUID: a, Name: "Rádio Comercial Demo", URL: "https://stream.example.pt/comercial.mp3"}) {
 		t.Errorf("click: %+v", click)
 	}
-	got := upIDs(t, serveUp(s, "POST", "/json/stations/byuuid", "application/json", `{"uuids":["`+b+`","`+a+`","`+b+`","00000000-0000-4000-8000-000000000000"]}`).Body.Bytes())
+	got := rbIDs(t, serveUp(s, "POST", "/json/stations/byuuid", "application/json", `{"uuids":["`+b+`","`+a+`","`+b+`","00000000-0000-4000-8000-000000000000"]}`).Body.Bytes())
 	if !slices.Equal(got, []string{b, a}) {
 		t.Errorf("byuuid: %v", got)
 	}
-	if got := upIDs(t, serveUp(s, "GET", "/json/stations/byuuid/00000000-0000-4000-8000-000000000000", "", "").Body.Bytes()); len(got) != 0 {
+	if got := rbIDs(t, serveUp(s, "GET", "/json/stations/byuuid/00000000-0000-4000-8000-000000000000", "", "").Body.Bytes()); len(got) != 0 {
 		t.Errorf("unknown byuuid: %v", got)
 	}
 	id, _ := format.ParseUUID(a)
@@ -437,10 +437,10 @@ func TestUpstreamClickAndObjects(t *testing.T) {
 	}
 }
 
-// TestUpstreamLists: each list counts what filtering on its values finds.
-func TestUpstreamLists(t *testing.T) {
+// TestRBAPILists: each list counts what filtering on its values finds.
+func TestRBAPILists(t *testing.T) {
 	s := newDemoServer(t, nil)
-	var countries []rbapi.UpEntry
+	var countries []rbapi.RBEntry
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/countries?order=stationcount&reverse=true", "", "").Body.Bytes(), &countries); err != nil {
 		t.Fatal(err)
 	}
@@ -448,17 +448,17 @@ func TestUpstreamLists(t *testing.T) {
 		t.Fatalf("countries: %+v", countries)
 	}
 	for _, c := range countries {
-		got := upIDs(t, serveUp(s, "GET", "/json/stations/bycountrycodeexact/"+c.ISO3166_1, "", "").Body.Bytes())
+		got := rbIDs(t, serveUp(s, "GET", "/json/stations/bycountrycodeexact/"+c.ISO3166_1, "", "").Body.Bytes())
 		if len(got) != c.StationCount {
 			t.Errorf("country %s: %d stations listed, %d found", c.ISO3166_1, c.StationCount, len(got))
 		}
 	}
-	var codecs []rbapi.UpEntry
+	var codecs []rbapi.RBEntry
 	if err := json.Unmarshal(serveUp(s, "GET", "/json/codecs/m", "", "").Body.Bytes(), &codecs); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range codecs {
-		got := upIDs(t, serveUp(s, "GET", "/json/stations/bycodecexact/"+c.Name, "", "").Body.Bytes())
+		got := rbIDs(t, serveUp(s, "GET", "/json/stations/bycodecexact/"+c.Name, "", "").Body.Bytes())
 		if !strings.Contains(strings.ToLower(c.Name), "m") || len(got) != c.StationCount {
 			t.Errorf("codec %s: %d stations listed, %d found", c.Name, c.StationCount, len(got))
 		}
@@ -497,11 +497,11 @@ func requireLanguageCodes(t *testing.T, s *Server) {
 	}
 }
 
-// TestUpstreamWithoutCompat: on an index built without -compat every
+// TestRBAPIWithoutItsSection: on an index built without -compat every
 // /json/ path answers a 404 compat_not_indexed that says how to rebuild,
 // never a 500; the query layer refuses with query.ErrNoCompat, and /api/
 // is served as ever.
-func TestUpstreamWithoutCompat(t *testing.T) {
+func TestRBAPIWithoutItsSection(t *testing.T) {
 	s := newBuiltServerOpts(t, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)}, indexer.Options{SnapshotAt: demo.SnapshotAt})
 	id := demoInput(t)[0]["stationuuid"].(string)
 	for _, target := range []string{
@@ -517,8 +517,8 @@ func TestUpstreamWithoutCompat(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			t.Fatalf("%s: %d, body not JSON: %v: %s", target, rec.Code, err, rec.Body)
 		}
-		if rec.Code != http.StatusNotFound || body.Code != string(core.CodeCompatNotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
-			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, core.CodeCompatNotIndexed)
+		if rec.Code != http.StatusNotFound || body.Code != string(core.CodeRBAPINotIndexed) || !strings.Contains(body.Message, "stationdex index -compat") {
+			t.Errorf("%s: %d %+v, want 404 %s naming stationdex index -compat", target, rec.Code, body, core.CodeRBAPINotIndexed)
 		}
 	}
 	if rec := serveUp(s, http.MethodGet, "/api/stations?q=radio", "", ""); rec.Code != http.StatusOK {
@@ -535,7 +535,7 @@ func TestUpstreamWithoutCompat(t *testing.T) {
 }
 
 // newBuiltServer indexes in (snapshot time at, or the input's when
-// zero) with the compatible data into a temporary file and serves it.
+// zero) with the Radio Browser API's section into a temporary file and serves it.
 func newBuiltServer(t *testing.T, in indexer.Input, at time.Time) *Server {
 	t.Helper()
 	return newBuiltServerOpts(t, in, indexer.Options{SnapshotAt: at, Sections: format.SectionRBAPI})
@@ -561,9 +561,9 @@ func nameHolds(name, text string) bool {
 	return strings.Contains(fold.String(strings.Join(strings.Fields(name), " ")), fold.String(text))
 }
 
-// FuzzUpstreamRequest: no request under /json/ is answered with a 5xx
+// FuzzRBAPIRequest: no request under /json/ is answered with a 5xx
 // other than 501 (not served yet), and every answer is JSON.
-func FuzzUpstreamRequest(f *testing.F) {
+func FuzzRBAPIRequest(f *testing.F) {
 	for _, seed := range []string{
 		"/json/stations/search?name=a&order=votes&reverse=true&limit=3",
 		"/json/stations/byuuid?uuids=cbbf6759-8124-405d-a884-3bd8732946bd,x",
@@ -588,13 +588,13 @@ func FuzzUpstreamRequest(f *testing.F) {
 	})
 }
 
-// TestUpstreamGeoDistance: with geo_lat and geo_long every station
+// TestRBAPIGeoDistance: with geo_lat and geo_long every station
 // carries its distance in metres from there (null without a position:
 // none given, one out of range, or the placeholder (0, 0), as the index
 // keeps positions),
 // and with geo_distance only those within it are listed, in the order
 // asked for.
-func TestUpstreamGeoDistance(t *testing.T) {
+func TestRBAPIGeoDistance(t *testing.T) {
 	s := newDemoServer(t, nil)
 	const lat, lon = 38.7223, -9.1393 // Lisbon
 	metres := func(r map[string]any) (float64, bool) {
@@ -618,7 +618,7 @@ func TestUpstreamGeoDistance(t *testing.T) {
 		return objs
 	}
 	all := objects("/json/stations/search?geo_lat=38.7223&geo_long=-9.1393&order=votes")
-	if want := upIDs(t, serveUp(s, "GET", "/json/stations?order=votes", "", "").Body.Bytes()); !slices.Equal(upIDs(t, mustJSON(t, all)), want) {
+	if want := rbIDs(t, serveUp(s, "GET", "/json/stations?order=votes", "", "").Body.Bytes()); !slices.Equal(rbIDs(t, mustJSON(t, all)), want) {
 		t.Fatalf("a position alone filtered or reordered the stations")
 	}
 	var within []string
@@ -636,7 +636,7 @@ func TestUpstreamGeoDistance(t *testing.T) {
 		}
 	}
 	near := objects("/json/stations/search?geo_lat=38.7223&geo_long=-9.1393&geo_distance=300000&order=votes")
-	if got := upIDs(t, mustJSON(t, near)); !slices.Equal(got, within) || len(within) == 0 || len(within) == len(all) {
+	if got := rbIDs(t, mustJSON(t, near)); !slices.Equal(got, within) || len(within) == 0 || len(within) == len(all) {
 		t.Errorf("within %.0f m: %v, want %v", radius, got, within)
 	}
 }
@@ -650,17 +650,17 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
-// TestUpstreamCodecExact: pyradios' stations_by_codec sends codecExact,
+// TestRBAPICodecExact: pyradios' stations_by_codec sends codecExact,
 // which upstream ignores: a node takes it, as a flag that changes
 // nothing, and refuses a value that is no boolean.
-func TestUpstreamCodecExact(t *testing.T) {
+func TestRBAPICodecExact(t *testing.T) {
 	s := newDemoServer(t, nil)
-	plain := upIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50", "", "").Body.Bytes())
+	plain := rbIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50", "", "").Body.Bytes())
 	if len(plain) == 0 {
 		t.Fatal("no MP3 station in the demo")
 	}
 	for _, v := range []string{"true", "false"} {
-		got := upIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50&codecExact="+v, "", "").Body.Bytes())
+		got := rbIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50&codecExact="+v, "", "").Body.Bytes())
 		if !slices.Equal(got, plain) {
 			t.Errorf("codecExact=%s: %d stations, without it %d", v, len(got), len(plain))
 		}

@@ -13,13 +13,13 @@ import (
 	"stationdex/server/rbapi"
 )
 
-// TestOpenAPIUpstreamPaths holds the /json/ paths of openapi.json to the
+// TestOpenAPIRBAPIPaths holds the /json/ paths of openapi.json to the
 // Radio Browser API's table (rbapi.Endpoints) and the parameter rows:
 // every documented path is tagged radio-browser-compatible and is a row
 // taking exactly the parameters documented, in row order, each spelt as
 // its row; a documented 403 is the read-only refusal; and every path the
 // table serves (each list and exact by-column path) is documented.
-func TestOpenAPIUpstreamPaths(t *testing.T) {
+func TestOpenAPIRBAPIPaths(t *testing.T) {
 	raw, err := os.ReadFile("files/openapi.json")
 	if err != nil {
 		t.Fatal(err)
