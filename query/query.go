@@ -1,21 +1,63 @@
 // Package query is the door callers use to search a stationdex index file:
 // Open, the Index's searches and reads, the directory and the Holder that
 // lets a new snapshot replace the one being served. The engine itself is in
-// the packages below it (query/core and the rooms that import it); this
-// package names what callers use.
+// the packages below it: query/core (the index and the search) and the
+// rooms that import it, query/check (the file's checks) and query/rbapi
+// (the Radio Browser API's side of the engine). This package wires them and
+// names what callers use.
 //
 // File map:
-//   - query.go: the names callers use, forwarded to the engine's packages
+//   - query.go: Index, Open, and the names callers use, forwarded to the
+//     engine's packages
+//   - rbapi.go: the Radio Browser API's reads as methods of Index
+//   - holder.go: the Holder, which serves one index while a new one
+//     replaces it
 package query
 
 import (
+	"errors"
+	"sync"
+
 	"stationdex/query/check"
 	"stationdex/query/core"
+	"stationdex/query/rbapi"
 )
 
-// The index and its requests.
+// Index is an open, read-only, memory-mapped index file (core.Index),
+// with the reads of the engine's rooms. Safe for concurrent use.
+type Index struct {
+	*core.Index
+}
+
+// Open opens an index file read-only after checking it (core.Open).
+func Open(path string) (*Index, error) {
+	c, err := core.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{Index: c}, nil
+}
+
+// Warm builds what an index otherwise builds on its first faceted,
+// misspelt, distinct or Radio Browser API search (core.Index.Warm and
+// rbapi.Warm, side by side).
+func (ix *Index) Warm() error {
+	var rb error
+	var wg sync.WaitGroup
+	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
+	err := ix.Index.Warm()
+	wg.Wait()
+	return errors.Join(err, rb)
+}
+
+// Derived is the value build makes of the index for key, made on the
+// first call and kept as long as the index (core.Index.Derived).
+func (ix *Index) Derived(key string, build func(ix *Index) (any, error)) (any, error) {
+	return ix.Index.Derived(key, func(*core.Index) (any, error) { return build(ix) })
+}
+
+// The index's requests and answers.
 type (
-	Index       = core.Index
 	Query       = core.Query
 	Result      = core.Result
 	Timing      = core.Timing
@@ -29,22 +71,20 @@ type (
 	Suggestion  = core.Suggestion
 	Listing     = core.Listing
 	Order       = core.Order
-	Source      = core.Source
-	Holder      = core.Holder
 	CheckReport = check.Report
 	BucketCount = check.BucketCount
 )
 
 // The Radio Browser API's requests and answers.
 type (
-	Tri            = core.Tri
-	Contains       = core.Contains
-	Position       = core.Position
-	UpstreamSelect = core.UpstreamSelect
-	UpstreamSet    = core.UpstreamSet
-	UpstreamCount  = core.UpstreamCount
-	UpstreamState  = core.UpstreamState
-	UpstreamOrder  = core.UpstreamOrder
+	Tri            = rbapi.Tri
+	Contains       = rbapi.Contains
+	Position       = rbapi.Position
+	UpstreamSelect = rbapi.Select
+	UpstreamSet    = rbapi.Selection
+	UpstreamCount  = rbapi.Count
+	UpstreamState  = rbapi.State
+	UpstreamOrder  = rbapi.Order
 )
 
 // Dimensions.
@@ -76,27 +116,27 @@ const (
 
 // The Radio Browser API's three-valued conditions and orders.
 const (
-	Either               = core.Either
-	Yes                  = core.Yes
-	No                   = core.No
-	OrderName            = core.OrderName
-	OrderURL             = core.OrderURL
-	OrderHomepage        = core.OrderHomepage
-	OrderFavicon         = core.OrderFavicon
-	OrderTags            = core.OrderTags
-	OrderCountry         = core.OrderCountry
-	OrderState           = core.OrderState
-	OrderLanguage        = core.OrderLanguage
-	OrderVotes           = core.OrderVotes
-	OrderCodec           = core.OrderCodec
-	OrderBitrate         = core.OrderBitrate
-	OrderLastCheckOK     = core.OrderLastCheckOK
-	OrderLastCheckTime   = core.OrderLastCheckTime
-	OrderClickTimestamp  = core.OrderClickTimestamp
-	OrderClickCount      = core.OrderClickCount
-	OrderClickTrend      = core.OrderClickTrend
-	OrderChangeTimestamp = core.OrderChangeTimestamp
-	OrderRandom          = core.OrderRandom
+	Either               = rbapi.Either
+	Yes                  = rbapi.Yes
+	No                   = rbapi.No
+	OrderName            = rbapi.OrderName
+	OrderURL             = rbapi.OrderURL
+	OrderHomepage        = rbapi.OrderHomepage
+	OrderFavicon         = rbapi.OrderFavicon
+	OrderTags            = rbapi.OrderTags
+	OrderCountry         = rbapi.OrderCountry
+	OrderState           = rbapi.OrderState
+	OrderLanguage        = rbapi.OrderLanguage
+	OrderVotes           = rbapi.OrderVotes
+	OrderCodec           = rbapi.OrderCodec
+	OrderBitrate         = rbapi.OrderBitrate
+	OrderLastCheckOK     = rbapi.OrderLastCheckOK
+	OrderLastCheckTime   = rbapi.OrderLastCheckTime
+	OrderClickTimestamp  = rbapi.OrderClickTimestamp
+	OrderClickCount      = rbapi.OrderClickCount
+	OrderClickTrend      = rbapi.OrderClickTrend
+	OrderChangeTimestamp = rbapi.OrderChangeTimestamp
+	OrderRandom          = rbapi.OrderRandom
 )
 
 // Sentinel errors.
@@ -109,13 +149,7 @@ var (
 )
 
 // UpstreamOrders names the Radio Browser API's orders.
-var UpstreamOrders = core.UpstreamOrders
-
-// Open opens an index file read-only after checking it.
-func Open(path string) (*Index, error) { return core.Open(path) }
-
-// NewHolder returns a Holder serving ix; ix may be nil.
-func NewHolder(ix *Index) *Holder { return core.NewHolder(ix) }
+var UpstreamOrders = rbapi.Orders
 
 // Check reads every bucket, record and posting list of the file at path.
 func Check(path string) (CheckReport, error) { return check.Check(path) }

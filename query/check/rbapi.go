@@ -12,6 +12,7 @@ import (
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query/core"
+	"stationdex/query/rbapi"
 )
 
 // checkRBAPIOrders: every stored order of the Radio Browser API
@@ -26,7 +27,7 @@ func (c *checker) checkRBAPIOrders() error {
 	if want := len(format.UpstreamSorts) * int((c.stations+format.OrderChunkLen-1)/format.OrderChunkLen); c.keys(format.BucketUpstreamOrders) != want {
 		return fmt.Errorf("%w: %d upstream order chunks, want %d", format.ErrCorrupt, c.keys(format.BucketUpstreamOrders), want)
 	}
-	rr := core.UpstreamReader(c.tx)
+	rr := rbapi.Reader(c.tx)
 	cur, first := c.tx.Bucket(format.BucketUpstreamJSON).Cursor(), true
 	rr.Blocks = core.ReadBlocks(func() ([]byte, []byte) { // located: the walk jumps from block to block
 		if first {
@@ -91,7 +92,7 @@ func (c *checker) checkRBAPIObjects() error {
 		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
 	}
 	records := core.NewRecordReader(c.tx)
-	ups := core.UpstreamReader(c.tx)
+	ups := rbapi.Reader(c.tx)
 	var r format.Record
 	for n := range c.stations {
 		if err := core.DecodeRecord(records.Stations, n, &r); err != nil {
@@ -101,7 +102,7 @@ func (c *checker) checkRBAPIObjects() error {
 		if err != nil {
 			return fmt.Errorf("upstream object %d: %w", n, err)
 		}
-		if !core.UpstreamOf(js, r.ID) || !json.Valid(stationjson.Splice(nil, js, "")) {
+		if !rbapi.ObjectOf(js, r.ID) || !json.Valid(stationjson.Splice(nil, js, "")) {
 			return fmt.Errorf("%w: station %d (%s): upstream object not valid JSON of its station", format.ErrCorrupt, n, r.ID)
 		}
 	}

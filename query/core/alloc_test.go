@@ -2,10 +2,11 @@ package core
 
 import (
 	"fmt"
-	"stationdex/internal/fold"
-	"stationdex/internal/format"
 	"strings"
 	"testing"
+
+	"stationdex/internal/fold"
+	"stationdex/internal/format"
 )
 
 // allocsPerSearch measures the allocations of one Search.
@@ -40,7 +41,7 @@ func TestAllocsDoNotGrowWithMatches(t *testing.T) {
 		if i%600 == 0 {
 			name = fmt.Sprintf("Common Rare %d", i)
 		}
-		set = append(set, station{n: i + 1, name: name, cc: "DE", country: "Germany", language: "german", tags: "pop"})
+		set = append(set, station{N: i + 1, Name: name, CC: "DE", Country: "Germany", Language: "german", Tags: "pop"})
 	}
 	ix := openIndex(t, buildIndex(t, ndjson(set)))
 	common := allocsPerSearch(t, ix, Query{Q: "common", Limit: 5})

@@ -80,7 +80,7 @@ func putGroup(tx *bolt.Tx, stations ...int) error {
 func recordsOf(tx *bolt.Tx, stations ...int) []uint32 {
 	out := make([]uint32, len(stations))
 	for i, s := range stations {
-		id := station{n: s}.uuid()
+		id := station{N: s}.UUID()
 		out[i] = binary.BigEndian.Uint32(tx.Bucket(format.BucketIDs).Get(id[:]))
 	}
 	return out
@@ -142,8 +142,8 @@ func TestCheckAcceptsGroups(t *testing.T) {
 	if err != nil || de.Stations != 3 || de.Groups != 1 {
 		t.Errorf("DE lists %d entries of %d groups (%v), want 3 of 1", de.Stations, de.Groups, err)
 	}
-	vs, total, err := openIndex(t, path).Variants(station{n: 12}.uuid())
-	if err != nil || total != 2 || len(vs) != 2 || vs[0].ID != (station{n: 5}.uuid()) {
+	vs, total, err := openIndex(t, path).Variants(station{N: 12}.UUID())
+	if err != nil || total != 2 || len(vs) != 2 || vs[0].ID != (station{N: 5}.UUID()) {
 		t.Errorf("variants of station 12: %v, %d, %v; want stations 5 and 11", names(vs), total, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 func TestCheckSoundIndex(t *testing.T) {
@@ -42,7 +43,7 @@ func TestCheckCompatIndex(t *testing.T) {
 			}
 		}
 	}
-	text, _ := upstreamInput(t)
+	text, _ := testindex.RBAPIInput(t)
 	rep, err := Check(buildIndex(t, text))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestCheckFindsDamage(t *testing.T) {
 		}},
 		{"id missing", func(t *testing.T) func(tx *bolt.Tx) error {
 			return func(tx *bolt.Tx) error {
-				id := station{n: 5}.uuid()
+				id := station{N: 5}.UUID()
 				return tx.Bucket(format.BucketIDs).Delete(id[:])
 			}
 		}},
@@ -227,18 +228,18 @@ func TestStationJSONOnDamagedBlockFails(t *testing.T) {
 		if _, _, err := ix.SearchJSON(Query{Limit: 10}, nil); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: SearchJSON: err %v, want ErrCorrupt", value, err)
 		}
-		if _, err := ix.StationJSON(station{n: 1}.uuid(), nil); !errors.Is(err, format.ErrCorrupt) {
+		if _, err := ix.StationJSON(station{N: 1}.UUID(), nil); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: StationJSON: err %v, want ErrCorrupt", value, err)
 		}
 	}
 	// Another station's JSON in the slot the ids bucket points at.
 	ix := openIndex(t, resealed(t, func(tx *bolt.Tx) error {
 		b := tx.Bucket(format.BucketIDs)
-		one, two := station{n: 1}.uuid(), station{n: 2}.uuid()
+		one, two := station{N: 1}.UUID(), station{N: 2}.UUID()
 		n := bytes.Clone(b.Get(two[:]))
 		return b.Put(one[:], n)
 	}))
-	if _, err := ix.StationJSON(station{n: 1}.uuid(), nil); !errors.Is(err, format.ErrCorrupt) {
+	if _, err := ix.StationJSON(station{N: 1}.UUID(), nil); !errors.Is(err, format.ErrCorrupt) {
 		t.Errorf("ids entry of another station: StationJSON: err %v, want ErrCorrupt", err)
 	}
 }

@@ -29,7 +29,7 @@ const (
 
 // noDim stands for "no dimension": the filter of a word, a bitrate range
 // or a distance, which no facet leaves out.
-const noDim = NumDims
+const NoDim = NumDims
 
 // dimRow is what the engine knows of one dimension.
 type dimRow struct {
@@ -38,9 +38,9 @@ type dimRow struct {
 	// it is looked up in; buckets lists every bucket key may name, the
 	// first being the one a facet counts.
 	key     func(dst []byte, value string) (bucket, key []byte)
-	buckets [][]byte
+	Buckets [][]byte
 	// directory is the bucket the directory lists (nil: no directory).
-	directory []byte
+	Directory []byte
 	// facet: searches may count the dimension (format.FacetMemoFacets
 	// says which of them the facet memo holds).
 	facet bool
@@ -51,42 +51,42 @@ type dimRow struct {
 	folded func(label string) string
 	// labels is the bucket holding a label for each key (nil: a key is
 	// named or spelled as below).
-	labels []byte
+	Labels []byte
 	// named names a key of the facet bucket for people (nil: use
 	// spelled); spelled lists the labels of a record that a key of a
 	// folded bucket folds from, so that a key is shown as a station
 	// spells it.
 	named   func(key string) string
-	spelled func(r *format.Record) []string
+	Spelled func(r *format.Record) []string
 }
 
-var dims = [NumDims]dimRow{
+var Dims = [NumDims]dimRow{
 	DimCountry: {
-		name: "country", key: countryKey, buckets: [][]byte{format.BucketCountries},
-		directory: format.BucketCountries, facet: true, named: iso.CountryName,
+		name: "country", key: countryKey, Buckets: [][]byte{format.BucketCountries},
+		Directory: format.BucketCountries, facet: true, named: iso.CountryName,
 	},
 	DimLanguage: {
-		name: "language", key: languageKey, buckets: [][]byte{format.BucketLangCodes, format.BucketLangLabels},
-		directory: format.BucketLangLabels, facet: true, named: iso.LanguageName, folded: format.FacetKey,
-		spelled: func(r *format.Record) []string { return r.Languages },
+		name: "language", key: languageKey, Buckets: [][]byte{format.BucketLangCodes, format.BucketLangLabels},
+		Directory: format.BucketLangLabels, facet: true, named: iso.LanguageName, folded: format.FacetKey,
+		Spelled: func(r *format.Record) []string { return r.Languages },
 	},
 	DimGenre: {
-		name: "genre", key: foldedKey(format.BucketGenres, format.GenreKey), buckets: [][]byte{format.BucketGenres},
-		directory: format.BucketGenres, facet: true, folded: format.GenreKey,
-		labels:  format.BucketGenreLabels,
-		spelled: func(r *format.Record) []string { return r.Genres },
+		name: "genre", key: foldedKey(format.BucketGenres, format.GenreKey), Buckets: [][]byte{format.BucketGenres},
+		Directory: format.BucketGenres, facet: true, folded: format.GenreKey,
+		Labels:  format.BucketGenreLabels,
+		Spelled: func(r *format.Record) []string { return r.Genres },
 	},
 	DimLocation: {
-		name: "location", key: foldedKey(format.BucketLocations, format.FacetKey), buckets: [][]byte{format.BucketLocations},
-		directory: format.BucketLocations, facet: true, folded: format.FacetKey,
-		spelled: func(r *format.Record) []string { return []string{r.Location} },
+		name: "location", key: foldedKey(format.BucketLocations, format.FacetKey), Buckets: [][]byte{format.BucketLocations},
+		Directory: format.BucketLocations, facet: true, folded: format.FacetKey,
+		Spelled: func(r *format.Record) []string { return []string{r.Location} },
 	},
 	DimCodec: {
-		name: "codec", key: codecKey, buckets: [][]byte{format.BucketCodecs},
+		name: "codec", key: codecKey, Buckets: [][]byte{format.BucketCodecs},
 		facet: true, named: func(key string) string { return key },
 	},
 	DimHTTPS: {
-		name: "https", key: schemeKey, buckets: [][]byte{format.BucketSchemes},
+		name: "https", key: schemeKey, Buckets: [][]byte{format.BucketSchemes},
 	},
 }
 
@@ -95,14 +95,14 @@ func (d Dim) Name() string {
 	if d >= NumDims {
 		return fmt.Sprintf("Dim(%d)", int(d))
 	}
-	return dims[d].name
+	return Dims[d].name
 }
 
 // Facetable reports whether searches can count d.
-func (d Dim) Facetable() bool { return d < NumDims && dims[d].facet }
+func (d Dim) Facetable() bool { return d < NumDims && Dims[d].facet }
 
 // HasDirectory reports whether the directory lists d's values.
-func (d Dim) HasDirectory() bool { return d < NumDims && dims[d].directory != nil }
+func (d Dim) HasDirectory() bool { return d < NumDims && Dims[d].Directory != nil }
 
 // DimSet is a set of dimensions, one bit each.
 type DimSet uint16
@@ -193,16 +193,16 @@ func schemeKey(dst []byte, v string) (bucket, key []byte) {
 // without reading a station; ok is false when the key must be spelled as
 // a station spells it (spelling).
 func facetName(d Dim, key string) (label string, ok bool) {
-	if dims[d].named == nil {
+	if Dims[d].named == nil {
 		return "", false
 	}
-	return cmp.Or(dims[d].named(key), key), true
+	return cmp.Or(Dims[d].named(key), key), true
 }
 
 // spelling is the label of r that folds to key, or key itself.
-func spelling(d Dim, r *format.Record, key string) string {
-	for _, label := range dims[d].spelled(r) {
-		if dims[d].folded(label) == key {
+func Spelling(d Dim, r *format.Record, key string) string {
+	for _, label := range Dims[d].Spelled(r) {
+		if Dims[d].folded(label) == key {
 			return label
 		}
 	}
@@ -215,15 +215,15 @@ const MaxFilterRunes = format.MaxFilterRunes
 
 // Filterable reports whether a key of d's folded bucket can be given back
 // as a filter value that selects exactly its stations.
-func Filterable(d Dim, key string) bool { return format.Filterable(key, dims[d].folded) }
+func Filterable(d Dim, key string) bool { return format.Filterable(key, Dims[d].folded) }
 
 // ListingKey is the key of d's directory bucket that a label of d is filed
 // under: the folded label for a folded row, else the value as it is.
 func ListingKey(d Dim, label string) string {
-	if d >= NumDims || dims[d].folded == nil {
+	if d >= NumDims || Dims[d].folded == nil {
 		return label
 	}
-	return dims[d].folded(label)
+	return Dims[d].folded(label)
 }
 
 // DimsOf is the set of ds.

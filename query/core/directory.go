@@ -24,7 +24,7 @@ func directoryBucket(d Dim) ([]byte, error) {
 	if !d.HasDirectory() {
 		return nil, fmt.Errorf("%w: %s", ErrNoDirectory, d.Name())
 	}
-	return dims[d].directory, nil
+	return Dims[d].Directory, nil
 }
 
 // Listing is one value of a dimension as the directory lists it: its key,
@@ -46,12 +46,12 @@ func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []
 		return 0, nil, err
 	}
 	page := entries[min(max(offset, 0), len(entries)):min(max(offset, 0)+max(limit, 0), len(entries))]
-	bucket := dims[d].directory // ordered checked d
-	err = ix.withSearch(func(s *search) error {
-		lr, values := s.listingReader(d), s.bucket(bucket)
+	bucket := Dims[d].Directory // ordered checked d
+	err = ix.withSearch(func(s *Search) error {
+		lr, values := s.listingReader(d), s.Bucket(bucket)
 		for _, e := range page {
-			key := s.keyOf(e.key)
-			l, err := lr.listing(s.w, d, key, values.Get(key))
+			key := s.KeyOf(e.key)
+			l, err := lr.listing(s.Work, d, key, values.Get(key))
 			if err != nil {
 				return err
 			}
@@ -68,13 +68,13 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 	if err != nil {
 		return l, false, err
 	}
-	err = ix.withSearch(func(s *search) error {
-		k := s.keyOf(key)
+	err = ix.withSearch(func(s *Search) error {
+		k := s.KeyOf(key)
 		v := s.lookup(bucket, k)
 		if v == nil {
 			return nil
 		}
-		l, err = s.listingReader(d).listing(s.w, d, k, v)
+		l, err = s.listingReader(d).listing(s.Work, d, k, v)
 		ok = err == nil
 		return err
 	})
@@ -88,10 +88,10 @@ type listingReader struct {
 	stations, labels valueGetter // labels nil for a row without them
 }
 
-func (s *search) listingReader(d Dim) *listingReader {
-	lr := &listingReader{groups: ListedGroups{c: s.bucket(format.BucketListedGroups)}, stations: s.bucket(format.BucketStations)}
-	if dims[d].labels != nil {
-		lr.labels = s.bucket(dims[d].labels)
+func (s *Search) listingReader(d Dim) *listingReader {
+	lr := &listingReader{groups: ListedGroups{c: s.Bucket(format.BucketListedGroups)}, stations: s.Bucket(format.BucketStations)}
+	if Dims[d].Labels != nil {
+		lr.labels = s.Bucket(Dims[d].Labels)
 	}
 	return lr
 }
@@ -107,27 +107,27 @@ func (lr *listingReader) listing(w *workspace, d Dim, k, v []byte) (Listing, err
 		return Listing{}, fmt.Errorf("%s %q: %w", d.Name(), k, err)
 	}
 	l := Listing{Key: string(k), Label: string(k), Stations: s.Card()}
-	if l.Groups, err = lr.groups.Of(dims[d].directory, k); err != nil {
+	if l.Groups, err = lr.groups.Of(Dims[d].Directory, k); err != nil {
 		return Listing{}, err
 	}
 	switch {
 	case lr.labels != nil:
 		l.Label = labelIn(lr.labels, l.Key)
-	case dims[d].spelled == nil:
+	case Dims[d].Spelled == nil:
 		l.Label, _ = facetName(d, l.Key)
-	case !s.empty():
+	case !s.Empty():
 		var r format.Record
-		if err := DecodeRecord(lr.stations, s.bm.Minimum(), &r); err != nil {
+		if err := DecodeRecord(lr.stations, s.BM.Minimum(), &r); err != nil {
 			return Listing{}, err
 		}
-		l.Label = spelling(d, &r, l.Key)
+		l.Label = Spelling(d, &r, l.Key)
 	}
 	return l, nil
 }
 
 // storedLabel is the label d's labels bucket holds for key, or key itself.
-func storedLabel(tx *bolt.Tx, d Dim, key string) string {
-	return labelIn(tx.Bucket(dims[d].labels), key)
+func StoredLabel(tx *bolt.Tx, d Dim, key string) string {
+	return labelIn(tx.Bucket(Dims[d].Labels), key)
 }
 
 // labelIn is the label labels holds for key, or key itself.
@@ -151,12 +151,12 @@ func (ix *Index) ListedStations(d Dim, key string, offset, limit int) (Result, e
 		return Result{}, err
 	}
 	var res Result
-	err = ix.withSearch(func(s *search) error {
-		one, err := s.get(bucket, s.keyOf(key))
+	err = ix.withSearch(func(s *Search) error {
+		one, err := s.Get(bucket, s.KeyOf(key))
 		if err != nil {
 			return err
 		}
-		s.w.tiers = append(s.w.tiers, wholeTier(one))
+		s.Work.tiers = append(s.Work.tiers, wholeTier(one))
 		res.Total = s.total()
 		if err := s.locate(offset, limit); err != nil {
 			return err

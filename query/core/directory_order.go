@@ -55,7 +55,7 @@ func (ix *Index) ordered(d Dim, o Order) ([]directoryEntry, error) {
 }
 
 func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err error) {
-	bucket := dims[d].directory
+	bucket := Dims[d].Directory
 	err = ix.View(func(tx *bolt.Tx) error {
 		w := GetWorkspace()
 		defer w.Release()
@@ -66,8 +66,8 @@ func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err
 			}
 			key := string(k)
 			name := sortName(d, key)
-			if dims[d].labels != nil {
-				name = fold.Key(storedLabel(tx, d, key))
+			if Dims[d].Labels != nil {
+				name = fold.Key(StoredLabel(tx, d, key))
 			}
 			byName = append(byName, directoryEntry{key: key, name: name, stations: s.Card()})
 			return nil
@@ -84,7 +84,7 @@ func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err
 // (the folded label). A row with stored labels sorts by the label instead
 // (directoryOrder): a genre key has lost its spaces.
 func sortName(d Dim, key string) string {
-	if dims[d].spelled == nil {
+	if Dims[d].Spelled == nil {
 		if name, ok := facetName(d, key); ok {
 			return fold.Key(name)
 		}

@@ -68,19 +68,19 @@ type lazyGroupIndex struct {
 }
 
 // groupIndex builds the group index on first use, from s's reader.
-func (s *search) groupIndex() (*groupIndex, error) {
-	l := &s.ix.groups
+func (s *Search) groupIndex() (*groupIndex, error) {
+	l := &s.Index.groups
 	l.once.Do(func() { l.gi, l.err = s.buildGroupIndex() })
 	return l.gi, l.err
 }
 
 // warmGroups builds the group index now (see Warm).
 func (ix *Index) warmGroups() error {
-	return ix.withSearch(func(s *search) error { _, err := s.groupIndex(); return err })
+	return ix.withSearch(func(s *Search) error { _, err := s.groupIndex(); return err })
 }
 
 // buildGroupIndex reads every record's group in record order.
-func (s *search) buildGroupIndex() (*groupIndex, error) {
+func (s *Search) buildGroupIndex() (*groupIndex, error) {
 	gi := &groupIndex{grouped: roaring.New(), later: roaring.New(), compact: make([]uint32, s.stations)}
 	numbered := make([]uint32, s.stations) // group_of's id → its compact number
 	gr := s.groupReader()
@@ -179,8 +179,8 @@ type groupReader struct {
 	key    []byte
 }
 
-func (s *search) groupReader() groupReader {
-	return groupReader{bucket: s.bucket(format.BucketGroupOf), blocks: s.blocksOf(format.BucketGroupOf)}
+func (s *Search) groupReader() groupReader {
+	return groupReader{bucket: s.Bucket(format.BucketGroupOf), blocks: s.blocksOf(format.BucketGroupOf)}
 }
 
 // of is record r's group, format.NoGroup when it stands alone.
@@ -210,14 +210,14 @@ func (gr *groupReader) of(r uint32) (uint32, error) {
 // distinctTiers replaces each tier by its entries that are not
 // duplicates (see the comment at the top): the sizes then count groups,
 // and locate pages through them as through any tiers.
-func (s *search) distinctTiers(q Query) error {
+func (s *Search) distinctTiers(q Query) error {
 	gi, err := s.groupIndex()
 	if err != nil {
 		return err
 	}
-	tiers := s.w.tiers
+	tiers := s.Work.tiers
 	if len(tiers) == 1 && tiers[0].n == s.stations {
-		tiers[0] = tier{of: tiers[0].of, minus: Set{bm: gi.later}, n: gi.everyStation(s.stations)}
+		tiers[0] = tier{of: tiers[0].of, minus: Set{BM: gi.later}, n: gi.everyStation(s.stations)}
 		return nil
 	}
 	if len(tiers) == 1 && tiers[0].n > 0 {
@@ -226,8 +226,8 @@ func (s *search) distinctTiers(q Query) error {
 			return err
 		}
 	}
-	seen := gi.newSeen(&s.w.seen) // the groups met so far
-	before := 0                   // groups in the tiers before
+	seen := gi.newSeen(&s.Work.seen) // the groups met so far
+	before := 0                      // groups in the tiers before
 	for i, t := range tiers {
 		if t.n == 0 {
 			continue
@@ -250,30 +250,30 @@ func (s *search) distinctTiers(q Query) error {
 // search is a directory page, or a link from one: its total is then read,
 // and only the page's part of the list is walked (walkDistinct), where
 // finding every duplicate looked up each grouped entry of the list.
-func (s *search) storedGroups(q Query) (n int, ok bool, err error) {
-	if len(s.w.words) > 0 || q.Near != nil || q.BitrateMin > 0 || q.BitrateMax > 0 {
+func (s *Search) storedGroups(q Query) (n int, ok bool, err error) {
+	if len(s.Work.Words) > 0 || q.Near != nil || q.BitrateMin > 0 || q.BitrateMax > 0 {
 		return 0, false, nil
 	}
-	only := noDim
+	only := NoDim
 	for d := range NumDims {
 		if len(q.Filter[d]) == 0 {
 			continue
 		}
-		if only != noDim || len(q.Filter[d]) > 1 {
+		if only != NoDim || len(q.Filter[d]) > 1 {
 			return 0, false, nil
 		}
 		only = d
 	}
-	if only == noDim {
+	if only == NoDim {
 		return 0, false, nil
 	}
-	bucket, key := dims[only].key(s.w.key[:0], q.Filter[only][0])
-	s.w.key = key
+	bucket, key := Dims[only].key(s.Work.key[:0], q.Filter[only][0])
+	s.Work.key = key
 	if !slices.ContainsFunc(format.GroupCountedBuckets, func(b []byte) bool { return bytes.Equal(b, bucket) }) {
 		return 0, false, nil
 	}
-	s.w.listedKey = format.AppendListedGroupsKey(s.w.listedKey[:0], bucket, key)
-	v := s.bucket(format.BucketListedGroups).Get(s.w.listedKey)
+	s.Work.listedKey = format.AppendListedGroupsKey(s.Work.listedKey[:0], bucket, key)
+	v := s.Bucket(format.BucketListedGroups).Get(s.Work.listedKey)
 	if v == nil {
 		return 0, false, fmt.Errorf("%w: no listed_groups entry for %s %q", format.ErrCorrupt, bucket, key)
 	}
@@ -285,13 +285,13 @@ func (s *search) storedGroups(q Query) (n int, ok bool, err error) {
 // entries in order from the first, each group's first only, skipping skip
 // of them. The groups met are kept in w.seen, so this is for a search of
 // one tier.
-func (s *search) walkDistinct(t tier, skip, limit int) error {
+func (s *Search) walkDistinct(t tier, skip, limit int) error {
 	gi, err := s.groupIndex()
 	if err != nil {
 		return err
 	}
-	seen := gi.newSeen(&s.w.seen)
-	return s.eachBatch(t.of.bm, func(batch []uint32) error {
+	seen := gi.newSeen(&s.Work.seen)
+	return s.EachBatch(t.of.BM, func(batch []uint32) error {
 		for _, r := range batch {
 			if !gi.firstIn(seen, r) {
 				continue
@@ -300,7 +300,7 @@ func (s *search) walkDistinct(t tier, skip, limit int) error {
 				skip--
 				continue
 			}
-			if s.w.recs = append(s.w.recs, r); len(s.w.recs) == limit {
+			if s.Work.recs = append(s.Work.recs, r); len(s.Work.recs) == limit {
 				return errEnough
 			}
 		}
@@ -311,9 +311,9 @@ func (s *search) walkDistinct(t tier, skip, limit int) error {
 // eachBatch calls fn with the records of bm in ascending order, many at
 // a time (the workspace's iterator and buffer), until fn returns an
 // error; errEnough ends the walk without one.
-func (s *search) eachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) error {
+func (s *Search) EachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) error {
 	buf := s.recordBuffer()
-	it := &s.w.many
+	it := &s.Work.many
 	it.Initialize(bm)
 	defer func() { *it = roaring.ManyIntIterator{} }()
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
@@ -376,9 +376,9 @@ func (gi *groupIndex) firstIn(seen *groupSet, r uint32) bool {
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
 // build a set of thousands of duplicates for a page of twenty.
-func (s *search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
-	found := s.w.groupIDs[:0]
-	defer func() { s.w.groupIDs = found[:0] }()
+func (s *Search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
+	found := s.Work.GroupIDs[:0]
+	defer func() { s.Work.GroupIDs = found[:0] }()
 	end, err := s.pageEnd(m, upto)
 	if err != nil {
 		return Set{}, 0, err
@@ -397,8 +397,8 @@ func (s *search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Se
 		}
 		return nil
 	})
-	dups := s.w.scratch()
-	dups.bm.AddMany(found)
+	dups := s.Work.Scratch()
+	dups.BM.AddMany(found)
 	return dups, n, err
 }
 
@@ -409,13 +409,13 @@ func (s *search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Se
 // against isGrouped, which costs a word per 64 stations however many of
 // m's entries are grouped: the one-letter searches of the real snapshot
 // spent a third of their time building the intersection and iterating it.
-func (s *search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error) error {
-	if m.Card()*denseShare < s.stations || m.empty() || int(m.bm.Maximum()) >= s.stations {
-		shared := s.w.And(Set{bm: gi.grouped}, m)
-		return s.eachBatch(shared.bm, fn)
+func (s *Search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error) error {
+	if m.Card()*denseShare < s.stations || m.Empty() || int(m.BM.Maximum()) >= s.stations {
+		shared := s.Work.And(Set{BM: gi.grouped}, m)
+		return s.EachBatch(shared.BM, fn)
 	}
 	words := s.denseWords()
-	m.bm.WriteDenseTo(words)
+	m.BM.WriteDenseTo(words)
 	buf, n := s.recordBuffer(), 0
 	for i, w := range words {
 		w &= gi.isGrouped[i]
@@ -440,14 +440,14 @@ func (s *search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error
 const denseShare = 16
 
 // denseWords is the workspace's bit-per-record buffer, cleared.
-func (s *search) denseWords() []uint64 {
+func (s *Search) denseWords() []uint64 {
 	n := (s.stations + 63) / 64
-	if cap(s.w.tierBits) < n {
-		s.w.tierBits = make([]uint64, n)
+	if cap(s.Work.tierBits) < n {
+		s.Work.tierBits = make([]uint64, n)
 	}
-	s.w.tierBits = s.w.tierBits[:n]
-	clear(s.w.tierBits)
-	return s.w.tierBits
+	s.Work.tierBits = s.Work.tierBits[:n]
+	clear(s.Work.tierBits)
+	return s.Work.tierBits
 }
 
 // pageEnd follows the last record of a page in a tier as its duplicates
@@ -462,18 +462,18 @@ type pageEnd struct {
 	none  bool // the page ends before the tier
 }
 
-func (s *search) pageEnd(m Set, upto int) (pageEnd, error) {
+func (s *Search) pageEnd(m Set, upto int) (pageEnd, error) {
 	switch {
 	case upto <= 0:
 		return pageEnd{none: true}, nil
 	case upto > m.Card():
 		return pageEnd{every: true}, nil
 	}
-	first, err := m.bm.Select(uint32(upto - 1))
+	first, err := m.BM.Select(uint32(upto - 1))
 	if err != nil {
 		return pageEnd{}, err
 	}
-	it := m.bm.Iterator()
+	it := m.BM.Iterator()
 	it.AdvanceIfNeeded(first)
 	it.Next()
 	return pageEnd{it: it, at: first}, nil
@@ -496,23 +496,23 @@ func (e *pageEnd) passDuplicate() {
 }
 
 // recordBuffer is the workspace's buffer for records read many at a time.
-func (s *search) recordBuffer() []uint32 {
-	if len(s.w.recBuf) == 0 {
-		s.w.recBuf = make([]uint32, 256)
+func (s *Search) recordBuffer() []uint32 {
+	if len(s.Work.recBuf) == 0 {
+		s.Work.recBuf = make([]uint32, 256)
 	}
-	return s.w.recBuf
+	return s.Work.recBuf
 }
 
 // variantCounts is, for each record of the page, the number of other
 // entries in its group.
-func (s *search) variantCounts() ([]int, error) {
-	if len(s.w.recs) == 0 {
+func (s *Search) variantCounts() ([]int, error) {
+	if len(s.Work.recs) == 0 {
 		return nil, nil
 	}
-	out := make([]int, len(s.w.recs))
+	out := make([]int, len(s.Work.recs))
 	gr := s.groupReader()
-	groups := s.bucket(format.BucketGroups)
-	for i, r := range s.w.recs {
+	groups := s.Bucket(format.BucketGroups)
+	for i, r := range s.Work.recs {
 		g, err := gr.of(r)
 		if err != nil || g == format.NoGroup {
 			if err != nil {
@@ -520,8 +520,8 @@ func (s *search) variantCounts() ([]int, error) {
 			}
 			continue
 		}
-		s.w.key = binary.BigEndian.AppendUint32(s.w.key[:0], g) // format.GroupKey
-		members := groups.Get(s.w.key)
+		s.Work.key = binary.BigEndian.AppendUint32(s.Work.key[:0], g) // format.GroupKey
+		members := groups.Get(s.Work.key)
 		if len(members) < 8 || len(members)%4 != 0 {
 			return nil, fmt.Errorf("%w: record %d in group %d, which is not stored or is damaged", format.ErrCorrupt, r, g)
 		}
@@ -536,14 +536,14 @@ func (s *search) variantCounts() ([]int, error) {
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
 // pairs at 5M stations.
-func (s *search) countDistinct(col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
+func (s *Search) countDistinct(col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
 	gi, err := s.groupIndex()
 	if err != nil {
 		return nil, err
 	}
 	shared := s.sharedOf(m, gi)
 	if shared.Card() > pairedMax {
-		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.bm, value: s.w.bitmap()})
+		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.bitmap()})
 	}
 	dups, done, err := s.valueDuplicates(col, shared, gi)
 	if err != nil {
@@ -566,7 +566,7 @@ type valueDuplicates interface {
 // duplicatesByValue counts a value's duplicates when asked: the groups
 // of its shared entries, in the search's group set.
 type duplicatesByValue struct {
-	s      *search
+	s      *Search
 	gi     *groupIndex
 	col    *facetColumn
 	shared *roaring.Bitmap
@@ -577,9 +577,9 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
 		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
 	}
-	seen := d.gi.newSeen(&d.s.w.seen)
+	seen := d.gi.newSeen(&d.s.Work.seen)
 	dups := 0
-	err := d.s.eachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+	err := d.s.EachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
 		for _, r := range batch {
 			if !d.gi.firstIn(seen, r) {
 				dups++
@@ -610,17 +610,17 @@ func (d duplicateCounts) of(id uint32) (int, error) {
 // entries are visited group by group (columnDuplicates); without, their
 // values, read from the posting lists, are paired with their groups, and
 // a pair met again is a duplicate.
-func (s *search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
+func (s *Search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
 	if col.hasColumn() {
-		return s.columnDuplicates(col, shared.bm, gi)
+		return s.columnDuplicates(col, shared.BM, gi)
 	}
-	pairs, err := s.postingGroupPairs(s.w.pairs[:0], col, shared.bm, gi)
-	s.w.pairs = pairs[:0]
+	pairs, err := s.postingGroupPairs(s.Work.pairs[:0], col, shared.BM, gi)
+	s.Work.pairs = pairs[:0]
 	if err != nil {
 		return nil, nil, err
 	}
 	slices.Sort(pairs)
-	dups := s.w.dups[:0]
+	dups := s.Work.dups[:0]
 	for i := 1; i < len(pairs); i++ {
 		if pairs[i] != pairs[i-1] {
 			continue
@@ -631,7 +631,7 @@ func (s *search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (
 		}
 		dups[len(dups)-1].n++
 	}
-	s.w.dups = dups
+	s.Work.dups = dups
 	return dups, func() {}, nil
 }
 
@@ -659,18 +659,18 @@ func (l lastGroups) of(id uint32) (int, error) {
 // of a faceted distinct word search. The counts are read from the table
 // itself (lastGroups) until done clears the values met: sorting those
 // into a list was a fifth of the cost.
-func (s *search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
+func (s *Search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
 	byGroup, err := s.sharedByGroup(shared, gi)
 	if err != nil {
 		return nil, nil, err
 	}
-	last := s.w.lastGroup
+	last := s.Work.lastGroup
 	if len(last) < len(col.keys) {
 		last = make([]valueGroup, len(col.keys))
-		s.w.lastGroup = last
+		s.Work.lastGroup = last
 	}
-	met := s.w.valueIDs[:0]
-	values := s.w.groupIDs[:0]
+	met := s.Work.valueIDs[:0]
+	values := s.Work.GroupIDs[:0]
 	for _, e := range byGroup {
 		g, r := uint32(e>>32), uint32(e)
 		values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
@@ -686,12 +686,12 @@ func (s *search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *
 			}
 		}
 	}
-	s.w.groupIDs = values[:0]
+	s.Work.GroupIDs = values[:0]
 	done := func() {
 		for _, id := range met {
 			last[id] = valueGroup{}
 		}
-		s.w.valueIDs = met[:0]
+		s.Work.valueIDs = met[:0]
 	}
 	return lastGroups(last), done, nil
 }
@@ -716,11 +716,11 @@ func (c *slotColumn) appendValues(ids []uint32, r uint32) []uint32 {
 
 // postingGroupPairs is valueGroupPairs for a facet without a column:
 // each value's posting list is intersected with shared.
-func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+func (s *Search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
 	if shared.IsEmpty() {
 		return pairs, nil
 	}
-	value := s.w.bitmap()
+	value := s.Work.bitmap()
 	for id, key := range col.keys {
 		if _, err := value.FromBuffer(col.postings[id]); err != nil {
 			return pairs, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, key, err)
@@ -742,9 +742,9 @@ func (s *search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roa
 
 // sharedOf is the entries of m that share a group, kept for the next
 // facet of the same match set (those the search does not filter on).
-func (s *search) sharedOf(m Set, gi *groupIndex) Set {
-	if s.shared.of != m.bm {
-		s.shared.of, s.shared.Set = m.bm, s.w.And(Set{bm: gi.grouped}, m)
+func (s *Search) sharedOf(m Set, gi *groupIndex) Set {
+	if s.shared.of != m.BM {
+		s.shared.of, s.shared.Set = m.BM, s.Work.And(Set{BM: gi.grouped}, m)
 		s.shared.sorted = false
 	}
 	return s.shared.Set
@@ -753,15 +753,15 @@ func (s *search) sharedOf(m Set, gi *groupIndex) Set {
 // sharedByGroup is the entries of shared (sharedOf's) as group<<32 |
 // record, sorted, so that a group's entries are side by side: sorted once
 // for every facet of the same match set.
-func (s *search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
-	if s.shared.sorted && s.shared.bm == shared {
+func (s *Search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+	if s.shared.sorted && s.shared.BM == shared {
 		return s.shared.byGroup, nil
 	}
 	byGroup := s.shared.byGroup[:0]
 	if byGroup == nil {
-		byGroup = s.w.byGroup[:0]
+		byGroup = s.Work.byGroup[:0]
 	}
-	err := s.eachBatch(shared, func(batch []uint32) error {
+	err := s.EachBatch(shared, func(batch []uint32) error {
 		for _, r := range batch {
 			c, err := gi.compactOf(r)
 			if err != nil {
@@ -774,8 +774,8 @@ func (s *search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64
 	if err != nil {
 		return nil, err
 	}
-	byGroup, s.w.byGroupTmp = sortByGroup(byGroup, s.w.byGroupTmp)
-	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.bm == shared
+	byGroup, s.Work.byGroupTmp = sortByGroup(byGroup, s.Work.byGroupTmp)
+	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.BM == shared
 	return byGroup, nil
 }
 

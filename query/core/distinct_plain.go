@@ -22,12 +22,12 @@ import (
 // nil): read from the index where the indexer counted them (every
 // station; one filter value; one word), else left to countAll, which
 // counts them under each key as planPlain counts the match set.
-func (s *search) planGroups(q Query, gi *groupIndex) error {
+func (s *Search) planGroups(q Query, gi *groupIndex) error {
 	if gi == nil {
 		return nil
 	}
-	p := &s.w.plain
-	gi.newSeen(&s.w.seen)
+	p := &s.Work.plain
+	gi.newSeen(&s.Work.seen)
 	if !p.words && filterCount(q) == 0 {
 		p.groups = gi.everyStation(s.stations)
 		return nil
@@ -50,13 +50,13 @@ func (s *search) planGroups(q Query, gi *groupIndex) error {
 // counted with them; evaluated is then false, as the members were not
 // narrowed to the name matches (countWords leaves those to be counted
 // where a page needs them).
-func (s *search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, evaluated bool) {
-	p := &s.w.plain
+func (s *Search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, evaluated bool) {
+	p := &s.Work.plain
 	if p.groupsOf == nil {
 		return s.countKey(cj, key, sc)
 	}
-	if n = cj.eval(s.w.lists, key, sc); n > 0 {
-		p.groups += p.groupsOf.keyGroups(&s.w.seen, &sc.out, uint32(key)<<16)
+	if n = cj.eval(s.Work.lists, key, sc); n > 0 {
+		p.groups += p.groupsOf.keyGroups(&s.Work.seen, &sc.out, uint32(key)<<16)
 	}
 	return n, false
 }
@@ -65,11 +65,11 @@ func (s *search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, e
 // else matches when the indexer counted them (see format's word groups):
 // ok is false for a word that finds too few stations to have been
 // counted, which are then counted here.
-func (s *search) wordGroups(q Query) (n int, ok bool, err error) {
-	if len(s.w.words) != 1 || filterCount(q) > 0 || q.Near != nil {
+func (s *Search) wordGroups(q Query) (n int, ok bool, err error) {
+	if len(s.Work.Words) != 1 || filterCount(q) > 0 || q.Near != nil {
 		return 0, false, nil
 	}
-	v := s.lookup(format.BucketWordGroups, s.keyOf(s.w.words[0]))
+	v := s.lookup(format.BucketWordGroups, s.KeyOf(s.Work.Words[0]))
 	if v == nil {
 		return 0, false, nil
 	}

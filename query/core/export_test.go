@@ -3,10 +3,14 @@ package core
 import "stationdex/internal/format"
 
 // The tests here also run the file's checks (package check) on the files
-// they build and damage, but cannot import it: check imports core.
-// checks_test.go, an external test file of this folder, sets Check and
-// CheckFacetMemo from package check before the tests run.
+// they build and damage, and a read of the Radio Browser API (package
+// rbapi), but cannot import those: they import core. rooms_test.go, an
+// external test file of this folder, sets these from them before the tests
+// run.
 var (
+	// RBAPIPage reads the first page of the Radio Browser API's search
+	// of the stations passing f (rbapi.Page).
+	RBAPIPage func(ix *Index, f Filters) error
 	// Check is check.Check, its report copied into CheckReport.
 	Check func(path string) (CheckReport, error)
 	// CheckFacetMemo is check.FacetMemo.

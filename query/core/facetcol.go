@@ -97,10 +97,10 @@ func (ix *Index) column(d Dim) (*facetColumn, error) {
 	lc.once.Do(func() {
 		lc.err = ix.View(func(tx *bolt.Tx) error {
 			var err error
-			if lc.col, err = buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
+			if lc.col, err = buildColumn(tx.Bucket(Dims[d].Buckets[0]), ix.meta.Stations, d); err != nil {
 				return err
 			}
-			return lc.col.readGroups(NewListedGroups(tx), dims[d].buckets[0])
+			return lc.col.readGroups(NewListedGroups(tx), Dims[d].Buckets[0])
 		})
 	})
 	return lc.col, lc.err
@@ -140,7 +140,7 @@ func buildColumn(b *bolt.Bucket, stations int, d Dim) (*facetColumn, error) {
 	col.postings = make([][]byte, len(entries))
 	for i, e := range entries {
 		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
-		col.skip[i] = dims[d].folded != nil && !Filterable(d, e.key)
+		col.skip[i] = Dims[d].folded != nil && !Filterable(d, e.key)
 	}
 	col.labels = make([]atomic.Pointer[string], len(entries))
 	col.byKey = make([]uint32, len(entries))
@@ -227,7 +227,7 @@ type facetTask struct {
 // facets counts the facets q asks for and names their values. matches
 // is the search's match set, or with plain unset and built when needed
 // (see facetTops).
-func (s *search) facets(q Query, matches Set, plain bool) (Facets, error) {
+func (s *Search) facets(q Query, matches Set, plain bool) (Facets, error) {
 	tasks, err := s.FacetTops(q, matches, plain)
 	if err != nil {
 		return Facets{}, err
@@ -252,7 +252,7 @@ func (s *search) facets(q Query, matches Set, plain bool) (Facets, error) {
 			}
 		}
 		out[d] = list
-		s.w.tops[d] = t.Top[:0]
+		s.Work.tops[d] = t.Top[:0]
 	}
 	return out, nil
 }
@@ -264,7 +264,7 @@ func (s *search) facets(q Query, matches Set, plain bool) (Facets, error) {
 // A set the memo knows by its stored lists (memoOf) is not built at all:
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
-func (s *search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
+func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
 	var tasks [NumDims]facetTask
 	ops, err := s.memoOperands(q)
 	if err != nil {
@@ -276,36 +276,36 @@ func (s *search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask
 			continue
 		}
 		t := &tasks[d]
-		t.d, t.except = d, noDim
+		t.d, t.except = d, NoDim
 		if filtered.Has(d) {
 			t.except = d
 		}
-		if t.col, err = s.ix.column(d); err != nil {
+		if t.col, err = s.Index.column(d); err != nil {
 			return tasks, err
 		}
 		if !q.Distinct && s.fromMemo(t, ops, -1, q.FacetLimit) {
 			continue
 		}
 		if filtered.Has(d) && s.everyStationWithout(q, d) {
-			t.Top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			continue
 		}
 		switch {
 		case filtered.Has(d):
-			t.m, err = s.matchSet(q, d)
+			t.m, err = s.MatchSet(q, d)
 		case plain:
 			matches, plain = s.plainMatches(), false
 			t.m = matches
 		default:
 			t.m = matches
 		}
-		if err == nil && t.m.bm != nil && !t.m.empty() {
+		if err == nil && t.m.BM != nil && !t.m.Empty() {
 			t.n = t.m.Card()
 			switch {
 			case s.isEveryStation(t): // no memo entry holds every station
-				t.Top = t.col.topOfEveryStation(s.w.tops[t.d][:0], q.FacetLimit, q.Distinct)
+				t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				t.Top, err = s.countDistinct(t.col, t.m, s.w.tops[t.d][:0], q.FacetLimit)
+				t.Top, err = s.countDistinct(t.col, t.m, s.Work.tops[t.d][:0], q.FacetLimit)
 			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
 				err = s.countTask(t, q.FacetLimit)
 			}
@@ -320,13 +320,13 @@ func (s *search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask
 
 // fromMemo takes t's top k values from the memo when it knows t's set by
 // its operands (see memoOf; n: the set's size once built, else -1).
-func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
-	memo := s.ix.memoOf(ops, t.except, n)
+func (s *Search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
+	memo := s.Index.memoOf(ops, t.except, n)
 	if memo == nil {
 		return false
 	}
 	var ok bool
-	if t.Top, ok = memo.tops(t.d, k, s.w.tops[t.d][:0]); ok {
+	if t.Top, ok = memo.tops(t.d, k, s.Work.tops[t.d][:0]); ok {
 		s.memoFacets++
 	}
 	return ok
@@ -334,13 +334,13 @@ func (s *search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
 
 // countTask counts t's top k values, or marks it to be counted record by
 // record with the facets of the same set (countGroups).
-func (s *search) countTask(t *facetTask, k int) (err error) {
+func (s *Search) countTask(t *facetTask, k int) (err error) {
 	switch {
 	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.stations) &&
 		(t.n <= columnFold || t.n*foldedShare <= s.stations):
 		t.byRecords = true
 	default:
-		t.Top, err = s.countByPostings(t.col, t.m, s.w.tops[t.d][:0], k, nil)
+		t.Top, err = s.countByPostings(t.col, t.m, s.Work.tops[t.d][:0], k, nil)
 	}
 	return err
 }
@@ -350,19 +350,19 @@ func (s *search) countTask(t *facetTask, k int) (err error) {
 // of d is then the snapshot's own counts (topOfEveryStation), with no set
 // of every station to build (a filter alone, paged deep: country=GB&offset=3100
 // took four times its plain search to build and count that set).
-func (s *search) everyStationWithout(q Query, d Dim) bool {
-	return len(s.w.words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
+func (s *Search) everyStationWithout(q Query, d Dim) bool {
+	return len(s.Work.Words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
 		q.Filter.filtered() == DimsOf(d)
 }
 
 // isEveryStation reports whether t counts the facet of every station.
-func (s *search) isEveryStation(t *facetTask) bool {
-	return t.n == s.stations && int(t.m.bm.Maximum()) == t.n-1
+func (s *Search) isEveryStation(t *facetTask) bool {
+	return t.n == s.stations && int(t.m.BM.Maximum()) == t.n-1
 }
 
 // countGroups counts the tasks marked byRecords, those of one set in one
 // pass over its records.
-func (s *search) countGroups(tasks *[NumDims]facetTask, k int) {
+func (s *Search) countGroups(tasks *[NumDims]facetTask, k int) {
 	for d := range tasks {
 		if !tasks[d].byRecords {
 			continue
@@ -370,7 +370,7 @@ func (s *search) countGroups(tasks *[NumDims]facetTask, k int) {
 		var groupOf [NumDims]*facetTask
 		group := groupOf[:0]
 		for e := d; e < len(tasks); e++ {
-			if tasks[e].byRecords && tasks[e].m.bm == tasks[d].m.bm {
+			if tasks[e].byRecords && tasks[e].m.BM == tasks[d].m.BM {
 				group = append(group, &tasks[e])
 				tasks[e].byRecords = false
 			}
@@ -472,9 +472,9 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
 // sparseFor). It returns how many tails it left uncounted.
-func (s *search) countByRecords(m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+func (s *Search) countByRecords(m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
 	for _, t := range group {
-		t.Top = s.w.tops[t.d][:0]
+		t.Top = s.Work.tops[t.d][:0]
 	}
 	n := m.Card()
 	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
@@ -503,15 +503,15 @@ type partCount struct {
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.
-func (s *search) countPart(m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+func (s *Search) countPart(m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	var pcs [NumDims]partCount
 	if !s.partCounters(pcs[:len(group)], n, fold, group, part) {
 		return
 	}
-	w := s.w
+	w := s.Work
 	it := &w.many
 	buf := s.recordBuffer()
-	it.Initialize(m.bm)
+	it.Initialize(m.BM)
 	since := 0 // records counted since the last fold
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		if since+got > fold {
@@ -550,8 +550,8 @@ func (s *search) countPart(m Set, n, fold int, group []*facetTask, k int, part f
 // workspace's pools, and reports whether any part is to be counted. A
 // set of more than fold records is counted densely, and gets 32-bit
 // counters too: fold is far above the sets sparseFor takes.
-func (s *search) partCounters(pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
-	w := s.w
+func (s *Search) partCounters(pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
+	w := s.Work
 	counting := false
 	for j, t := range group {
 		p := part(t)
@@ -598,15 +598,15 @@ func foldCounts(pcs []partCount) {
 // denseOf writes m out as a bitset of the index's stations, in a pooled
 // buffer. Records past the stations (only a damaged index has them) are
 // left out, so that the buffer's size is bounded by the index's own count.
-func (s *search) denseOf(m Set) []uint64 {
+func (s *Search) denseOf(m Set) []uint64 {
 	words := (s.stations + 63) / 64
-	dense := s.w.denseBuffer(words)
-	if !m.empty() && int(m.bm.Maximum()) >= s.stations {
-		in := s.w.scratch()
-		in.bm.AddRange(0, uint64(s.stations))
-		m = s.w.And(in, m)
+	dense := s.Work.denseBuffer(words)
+	if !m.Empty() && int(m.BM.Maximum()) >= s.stations {
+		in := s.Work.Scratch()
+		in.BM.AddRange(0, uint64(s.stations))
+		m = s.Work.And(in, m)
 	}
-	m.bm.WriteDenseTo(dense)
+	m.BM.WriteDenseTo(dense)
 	return dense
 }
 
@@ -625,10 +625,10 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // than the k-th best count so far, no later one can enter. Each value's
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
-func (s *search) countByPostings(col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+func (s *Search) countByPostings(col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
 	dense := s.denseOf(m)
-	cs := s.w.raw2[:0]
-	defer func() { s.w.raw2 = cs[:0] }()
+	cs := s.Work.raw2[:0]
+	defer func() { s.Work.raw2 = cs[:0] }()
 	for id, key := range col.keys {
 		if !col.mayEnter(top, id, k) {
 			break
@@ -671,18 +671,18 @@ func (s *search) countByPostings(col *facetColumn, m Set, top []topCount, k int,
 // languages by their English names, codecs as they are), by its stored
 // label (genres: the commonest spelling), or by the spelling of the first
 // station filed under it (locations); read once, then cached.
-func (s *search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
+func (s *Search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
 	if l := col.labels[id].Load(); l != nil {
 		return *l, nil
 	}
 	key := col.keys[id]
 	label, ok := facetName(d, key)
-	if dims[d].labels != nil {
-		label, ok = cmp.Or(string(s.lookup(dims[d].labels, []byte(key))), key), true
+	if Dims[d].Labels != nil {
+		label, ok = cmp.Or(string(s.lookup(Dims[d].Labels, []byte(key))), key), true
 	}
 	if !ok {
 		var err error
-		if label, err = s.spelledLabel(d, dims[d].buckets[0], key); err != nil {
+		if label, err = s.spelledLabel(d, Dims[d].Buckets[0], key); err != nil {
 			return "", err
 		}
 	}
@@ -692,16 +692,16 @@ func (s *search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) 
 
 // spelledLabel is key of bucket as the first station filed under it
 // spells it, or key itself.
-func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
-	one, err := s.get(bucket, s.keyOf(key))
-	if err != nil || one.empty() {
+func (s *Search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
+	one, err := s.Get(bucket, s.KeyOf(key))
+	if err != nil || one.Empty() {
 		return key, err
 	}
 	var r format.Record
-	if err := DecodeRecord(s.bucket(format.BucketStations), one.bm.Minimum(), &r); err != nil {
+	if err := DecodeRecord(s.Bucket(format.BucketStations), one.BM.Minimum(), &r); err != nil {
 		return "", err
 	}
-	return spelling(d, &r, key), nil
+	return Spelling(d, &r, key), nil
 }
 
 // Warm builds now what the index otherwise builds on first use: the facet
@@ -714,7 +714,7 @@ func (s *search) spelledLabel(d Dim, bucket []byte, key string) (string, error) 
 // no search pays for it.
 func (ix *Index) Warm() error {
 	var wg sync.WaitGroup
-	errs := make([]error, NumDims+6)
+	errs := make([]error, NumDims+5)
 	for d := range NumDims {
 		if d.Facetable() {
 			wg.Go(func() { _, errs[d] = ix.column(d) })
@@ -725,16 +725,11 @@ func (ix *Index) Warm() error {
 		errs[NumDims+1] = ix.read(func() error { _, err := ix.FacetMemo(); return err })
 	})
 	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
-	if ix.Has(format.SectionRBAPI) {
-		wg.Go(func() {
-			errs[NumDims+3] = ix.View(func(tx *bolt.Tx) error { _, err := ix.foldedNames(tx); return err })
-		})
-	}
 	wg.Wait()
 	// Last: searches do without these until they are built, and at 5M
 	// stations the facets come first on two cores.
-	errs[NumDims+4] = ix.read(ix.buildKeyFilters)
-	errs[NumDims+5] = ix.read(ix.buildTokenTables)
+	errs[NumDims+3] = ix.read(ix.buildKeyFilters)
+	errs[NumDims+4] = ix.read(ix.buildTokenTables)
 	return errors.Join(errs...)
 }
 

@@ -21,8 +21,8 @@ import (
 func TestFacetColumnDamaged(t *testing.T) {
 	var set []station
 	for i := range 200 {
-		set = append(set, station{n: i + 1, name: fmt.Sprintf("Station %d", i), cc: "DE", country: "Germany",
-			language: "german", tags: "pop,rock"})
+		set = append(set, station{N: i + 1, Name: fmt.Sprintf("Station %d", i), CC: "DE", Country: "Germany",
+			Language: "german", Tags: "pop,rock"})
 	}
 	sound := buildIndex(t, ndjson(set))
 	beyond, err := roaring.BitmapOf(1, 5, 1_000_000).ToBytes()
@@ -86,8 +86,8 @@ func TestFacetCountPathsAgree(t *testing.T) {
 		q.Limit = 1
 		w := GetWorkspace()
 		err := ix.View(func(tx *bolt.Tx) error {
-			s := &search{ix: ix, Tx: tx, w: w, stations: ix.meta.Stations}
-			w.words = fold.AppendTokens(w.words[:0], q.Q)
+			s := &Search{Index: ix, Tx: tx, Work: w, stations: ix.meta.Stations}
+			w.Words = fold.AppendTokens(w.Words[:0], q.Q)
 			if err := s.rank(q, s.stations); err != nil {
 				return err
 			}
@@ -130,7 +130,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 // countBothWays counts m in d's col by posting lists and by records, with
 // each fold, for a few k, and says where they differ; it returns how
 // many genre tails the counts by records left out.
-func countBothWays(t *testing.T, s *search, what string, d Dim, col *facetColumn, m Set, folds []int) (skipped int, err error) {
+func countBothWays(t *testing.T, s *Search, what string, d Dim, col *facetColumn, m Set, folds []int) (skipped int, err error) {
 	t.Helper()
 	for _, k := range []int{1, 10, 50} {
 		byPostings, err := s.countByPostings(col, m, nil, k, nil)
@@ -243,7 +243,7 @@ func BenchmarkFacetColumns(b *testing.B) {
 	for b.Loop() {
 		err := ix.View(func(tx *bolt.Tx) error {
 			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
-				if _, err := buildColumn(tx.Bucket(dims[d].buckets[0]), ix.meta.Stations, d); err != nil {
+				if _, err := buildColumn(tx.Bucket(Dims[d].Buckets[0]), ix.meta.Stations, d); err != nil {
 					return err
 				}
 			}

@@ -35,7 +35,7 @@ var MemoDims, MemoFacetSet = func() ([]Dim, DimSet) {
 	var set DimSet
 	for _, f := range format.FacetMemoFacets {
 		d := dimOfFacetBucket(f.Bucket)
-		if !sameFold(dims[d].folded, f.Fold) {
+		if !sameFold(Dims[d].folded, f.Fold) {
 			panic(fmt.Sprintf("facet memo: %s folded unlike its row", f.Bucket))
 		}
 		ds, set = append(ds, d), set.With(d)
@@ -53,7 +53,7 @@ func sameFold(a, b func(string) string) bool {
 // panics when no row counts it (the format and the table disagree).
 func dimOfFacetBucket(b []byte) Dim {
 	for d := range NumDims {
-		if dims[d].facet && bytes.Equal(dims[d].buckets[0], b) {
+		if Dims[d].facet && bytes.Equal(Dims[d].Buckets[0], b) {
 			return d
 		}
 	}
@@ -206,29 +206,29 @@ type memoOperand struct {
 // memoOperands looks up once the lists of q's words and filters, for
 // memoOf; none when the memo is not built or cannot know q's sets (a
 // distance filter, more than two words).
-func (s *search) memoOperands(q Query) ([]memoOperand, error) {
-	ops := s.w.memoOps[:0]
-	defer func() { s.w.memoOps = ops[:0] }()
-	if q.Near != nil || len(s.w.words) > 2 {
+func (s *Search) memoOperands(q Query) ([]memoOperand, error) {
+	ops := s.Work.memoOps[:0]
+	defer func() { s.Work.memoOps = ops[:0] }()
+	if q.Near != nil || len(s.Work.Words) > 2 {
 		return nil, nil
 	}
-	if _, err := s.ix.FacetMemo(); err != nil {
+	if _, err := s.Index.FacetMemo(); err != nil {
 		return nil, err
 	}
 	one := func(lists [][]byte) listID {
 		if len(lists) != 1 {
 			return 0
 		}
-		return s.ix.idOf(lists[0])
+		return s.Index.idOf(lists[0])
 	}
-	for _, word := range s.w.words {
+	for _, word := range s.Work.Words {
 		lists, err := s.wordLists(AllSpace, word)
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, memoOperand{noDim, one(lists)})
+		ops = append(ops, memoOperand{NoDim, one(lists)})
 	}
-	err := s.eachFilter(q, noDim, func(dim Dim, lists [][]byte) (bool, error) {
+	err := s.eachFilter(q, NoDim, func(dim Dim, lists [][]byte) (bool, error) {
 		ops = append(ops, memoOperand{dim, one(lists)})
 		return true, nil
 	})
@@ -249,7 +249,7 @@ func (ix *Index) memoOf(ops []memoOperand, except Dim, n int) *memoFacets {
 	k := 0
 	for _, op := range ops {
 		switch {
-		case op.dim == except && except != noDim:
+		case op.dim == except && except != NoDim:
 		case op.list == 0 || k == len(lists):
 			return nil
 		default:

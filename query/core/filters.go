@@ -11,20 +11,20 @@ import (
 // one of dimension except; ok is false when no filter applies, so that
 // "no filter" is not a set of every station. It stops at the first empty
 // filter.
-func (s *search) filters(q Query, except Dim) (f Set, ok bool, err error) {
+func (s *Search) filters(q Query, except Dim) (f Set, ok bool, err error) {
 	add := func(one Set) bool {
 		f = s.intersect(f, ok, one)
 		ok = true
-		return !f.empty()
+		return !f.Empty()
 	}
 	err = s.eachFilter(q, except, func(_ Dim, lists [][]byte) (bool, error) {
-		one, err := s.w.unionRaw(lists)
+		one, err := s.Work.UnionRaw(lists)
 		if err != nil {
 			return false, err
 		}
 		return add(one), nil
 	})
-	if err != nil || (ok && f.empty()) || q.Near == nil {
+	if err != nil || (ok && f.Empty()) || q.Near == nil {
 		return f, ok, err
 	}
 	near, err := s.near(*q.Near)
@@ -42,17 +42,17 @@ func (s *search) filters(q Query, except Dim) (f Set, ok bool, err error) {
 // out). Both search paths build on it (filters; plainFilters), and the
 // facet memo's operands. The distance filter has no stored list (see
 // near). lists is scratch, valid during the call.
-func (s *search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) (more bool, err error)) error {
-	lists := s.w.rawLists[:0]
-	defer func() { clear(lists[:cap(lists)]); s.w.rawLists = lists[:0] }()
+func (s *Search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) (more bool, err error)) error {
+	lists := s.Work.RawLists[:0]
+	defer func() { clear(lists[:cap(lists)]); s.Work.RawLists = lists[:0] }()
 	for d := range NumDims {
 		if len(q.Filter[d]) == 0 || d == except {
 			continue
 		}
 		lists = lists[:0]
 		for _, value := range q.Filter[d] {
-			bucket, key := dims[d].key(s.w.key[:0], value)
-			s.w.key = key
+			bucket, key := Dims[d].key(s.Work.key[:0], value)
+			s.Work.key = key
 			if v := s.lookup(bucket, key); v != nil {
 				lists = append(lists, v)
 			}
@@ -65,11 +65,11 @@ func (s *search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) 
 		// every bitrate in the range: real data has a few hundred
 		lists = lists[:0]
 		from, end := bitrateRange(q.BitrateMin, q.BitrateMax)
-		c := s.bucket(format.BucketBitrates).cursor()
+		c := s.Bucket(format.BucketBitrates).cursor()
 		for k, v := c.Seek(from); k != nil && bytes.Compare(k, end) <= 0; k, v = c.Next() {
 			lists = append(lists, v)
 		}
-		_, err := fn(noDim, lists)
+		_, err := fn(NoDim, lists)
 		return err
 	}
 	return nil
@@ -96,17 +96,17 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 
 // near is the stations within n's radius: the points of every cell that
 // can hold one, each checked by its exact distance.
-func (s *search) near(n Near) (Set, error) {
-	out := s.w.scratch()
-	err := walkNear(s.bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, _ float64) {
-		out.bm.Add(p.Record)
+func (s *Search) near(n Near) (Set, error) {
+	out := s.Work.Scratch()
+	err := walkNear(s.Bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, _ float64) {
+		out.BM.Add(p.Record)
 	})
 	return out, err
 }
 
-func (s *search) intersect(acc Set, started bool, one Set) Set {
+func (s *Search) intersect(acc Set, started bool, one Set) Set {
 	if !started {
 		return one
 	}
-	return s.w.And(acc, one)
+	return s.Work.And(acc, one)
 }

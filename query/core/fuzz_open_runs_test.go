@@ -27,8 +27,8 @@ func runsPath(tb testing.TB) string {
 		countries := []string{"DE", "FR", "GB", "US", "BR", "JP"}
 		var set []station
 		for i := range 5*format.RecordsPerBlock + 100 {
-			set = append(set, station{n: i + 1, name: fmt.Sprintf("Station %d Radio", i), cc: countries[i%len(countries)],
-				language: "english", tags: fmt.Sprintf("pop,genre%d", i%40)})
+			set = append(set, station{N: i + 1, Name: fmt.Sprintf("Station %d Radio", i), CC: countries[i%len(countries)],
+				Language: "english", Tags: fmt.Sprintf("pop,genre%d", i%40)})
 		}
 		runsIndex.path, runsIndex.err = buildShared(ndjson(set), "runs.idx")
 	})

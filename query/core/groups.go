@@ -22,12 +22,12 @@ const MaxVariants = 20
 // MaxVariants of them, and how many there are in all. A station that
 // stands alone has none; ErrNotFound when id is absent.
 func (ix *Index) Variants(id format.UUID) (vs []format.Record, total int, err error) {
-	err = ix.withSearch(func(s *search) error {
-		n, err := recordOf(s.bucket(format.BucketIDs), id)
+	err = ix.withSearch(func(s *Search) error {
+		n, err := RecordOf(s.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
-		members, err := groupMembers(s.bucket(format.BucketGroupOf), s.bucket(format.BucketGroups), n)
+		members, err := groupMembers(s.Bucket(format.BucketGroupOf), s.Bucket(format.BucketGroups), n)
 		if err != nil || len(members) == 0 {
 			return err
 		}

@@ -18,7 +18,7 @@ type entry struct {
 	codec                      string
 }
 
-func (e entry) uuid() format.UUID { return station{n: e.n}.uuid() }
+func (e entry) uuid() format.UUID { return station{N: e.n}.UUID() }
 
 func entriesNDJSON(es []entry) string {
 	var b strings.Builder
@@ -36,7 +36,7 @@ func entriesNDJSON(es []entry) string {
 // variantIDs is the ids of station n's variants and their total.
 func variantIDs(t *testing.T, ix *Index, n int) (string, int) {
 	t.Helper()
-	vs, total, err := ix.Variants(station{n: n}.uuid())
+	vs, total, err := ix.Variants(station{N: n}.UUID())
 	if err != nil {
 		t.Fatal(err)
 	}

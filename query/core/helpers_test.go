@@ -1,66 +1,22 @@
 package core
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"stationdex/indexer"
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
-// station is one Radio Browser record for hand-built test sets; only the
-// fields the indexer reads are set.
-type station struct {
-	n                             int // becomes the UUID's last digits
-	name, cc, country, state      string
-	language, languageCodes, tags string
-}
+// station is one Radio Browser record for hand-built test sets.
+type station = testindex.Station
 
-func (s station) uuid() format.UUID {
-	u, err := format.ParseUUID(fmt.Sprintf("00000000-0000-4000-8000-%012d", s.n))
-	if err != nil {
-		panic(err)
-	}
-	return u
-}
+func ndjson(stations []station) string { return testindex.NDJSON(stations) }
 
-func (s station) json() string {
-	b, _ := json.Marshal(map[string]any{
-		"stationuuid": s.uuid().String(), "name": s.name,
-		"countrycode": s.cc, "country": s.country, "state": s.state,
-		"language": s.language, "languagecodes": s.languageCodes, "tags": s.tags,
-		"bitrate": 128, "homepage": "https://example.org/", "url": "https://stream.example.org/" + s.name,
-		"lastchecktime": "2025-01-01 00:00:00",
-	})
-	return string(b)
-}
-
-func ndjson(stations []station) string {
-	var b strings.Builder
-	for _, s := range stations {
-		b.WriteString(s.json())
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-var testSnapshot = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+var testSnapshot = testindex.Snapshot
 
 // buildIndex writes an index of the NDJSON text into a temporary file.
-func buildIndex(tb testing.TB, text string) string {
-	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "test.idx")
-	in := indexer.Input{Name: "test.ndjson", R: strings.NewReader(text)}
-	if _, err := indexer.Build(context.Background(), path, indexer.Options{SnapshotAt: testSnapshot, Sections: format.SectionRBAPI}, in); err != nil {
-		tb.Fatalf("build test index: %v", err)
-	}
-	return path
-}
+func buildIndex(tb testing.TB, text string) string { tb.Helper(); return testindex.Build(tb, text) }
 
 func openIndex(tb testing.TB, path string) *Index {
 	tb.Helper()
@@ -76,15 +32,7 @@ func openIndex(tb testing.TB, path string) *Index {
 // indexer reads them, for the oracle.
 func readRecords(tb testing.TB, in indexer.Input) []format.Record {
 	tb.Helper()
-	var recs []format.Record
-	_, err := indexer.ReadRecords(context.Background(), func(r *format.Record) error {
-		recs = append(recs, *r)
-		return nil
-	}, in)
-	if err != nil {
-		tb.Fatalf("read records: %v", err)
-	}
-	return recs
+	return testindex.ReadRecords(tb, in)
 }
 
 func ids(recs []format.Record) []format.UUID {

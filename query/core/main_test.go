@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"stationdex/indexer/realdata"
-	qoracle "stationdex/oracle"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"stationdex/indexer"
+	"stationdex/indexer/realdata"
 	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
+	"stationdex/query/internal/testindex"
 )
 
 // sharedDir holds the indexes built once per test binary and shared by
@@ -92,12 +93,4 @@ func loadReal() {
 	}
 }
 
-func buildFile(path string) error {
-	f, err := os.Open(realdata.Path())
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = indexer.Build(context.Background(), path, indexer.Options{Sections: format.SectionRBAPI}, indexer.Input{Name: realdata.FileName, R: f})
-	return err
-}
+func buildFile(path string) error { return testindex.BuildReal(path) }

@@ -166,9 +166,9 @@ func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 	if !self.Geo.Known || k <= 0 {
 		return nil, nil
 	}
-	err := ix.withSearch(func(s *search) error {
+	err := ix.withSearch(func(s *Search) error {
 		var near nearest
-		geo := s.bucket(format.BucketGeo).cursor()
+		geo := s.Bucket(format.BucketGeo).cursor()
 		for _, r := range nearRadii {
 			near.reset(k + 1) // the station itself is among them
 			n := Near{Lat: self.Geo.LatDeg(), Lon: self.Geo.LonDeg(), RadiusKm: r}

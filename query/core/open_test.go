@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -17,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 // damaged copies the small index and changes it with fn in a write
@@ -52,49 +52,9 @@ func resealed(t *testing.T, fn func(tx *bolt.Tx) error) string {
 }
 
 // reseal stores the checksums of every bucket of tx, as the indexer does.
-func reseal(tx *bolt.Tx) error {
-	var sums []format.BucketSum
-	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-		var s format.Summer
-		err := b.ForEach(func(k, v []byte) error {
-			if format.Summed(name, k) {
-				s.Add(k, v)
-			}
-			return nil
-		})
-		sums = append(sums, s.Sum(name))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	doc, err := format.EncodeChecksums(sums)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(format.BucketMeta).Put(format.KeyChecksums, doc)
-}
+func reseal(tx *bolt.Tx) error { return testindex.Reseal(tx) }
 
-func copyFile(t *testing.T, src string) string {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	dst := filepath.Join(t.TempDir(), "copy.idx")
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+func copyFile(t *testing.T, src string) string { t.Helper(); return testindex.CopyFile(t, src) }
 
 func writeFile(t *testing.T, data []byte) string {
 	t.Helper()

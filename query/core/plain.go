@@ -67,13 +67,13 @@ type plain struct {
 // planPlain reads the operands of q and counts its sets. It returns the
 // total number of matches. With gi, the search is distinct, and its
 // groups are in w.plain.groups (see planGroups).
-func (s *search) planPlain(q Query, gi *groupIndex) (int, error) {
-	w := s.w
+func (s *Search) planPlain(q Query, gi *groupIndex) (int, error) {
+	w := s.Work
 	p := &w.plain
 	*p = plain{counts: p.counts, keys: (s.stations + 1<<16 - 1) >> 16}
 	w.nlists = 0
 	w.parts = w.parts[:0]
-	p.words = len(s.w.words) > 0
+	p.words = len(s.Work.Words) > 0
 	filters, err := s.plainFilters(q)
 	if err != nil || p.empty {
 		return 0, err
@@ -99,12 +99,12 @@ func (s *search) planPlain(q Query, gi *groupIndex) (int, error) {
 }
 
 // countSet evaluates a set under every key, keeping the counts.
-func (s *search) countSet(which plainSets) int {
-	p := &s.w.plain
+func (s *Search) countSet(which plainSets) int {
+	p := &s.Work.plain
 	c := p.counts[which][:0]
 	total := 0
 	for k := range p.keys {
-		n, _ := s.countAll(&p.sets[which], uint16(k), s.w.scratchA())
+		n, _ := s.countAll(&p.sets[which], uint16(k), s.Work.scratchA())
 		c = append(c, int32(n))
 		total += n
 	}
@@ -116,20 +116,20 @@ func (s *search) countSet(which plainSets) int {
 // container headers when cj is one list, counted by pairCount when it is
 // a pair of containers, else evaluated into sc. It reports whether sc
 // holds the members (only when evaluated).
-func (s *search) countKey(cj *conjunction, key uint16, sc *keyScratch) (int, bool) {
+func (s *Search) countKey(cj *conjunction, key uint16, sc *keyScratch) (int, bool) {
 	switch {
 	case len(cj.parts) == 0:
 		return 0, false
 	case oneList(cj):
-		if c := containerAt(s.w.lists[cj.parts[0].first], key); c != nil {
+		if c := containerAt(s.Work.lists[cj.parts[0].first], key); c != nil {
 			return rawCard(c), false
 		}
 		return 0, false
 	}
-	if n := cj.pairCount(s.w.lists, key); n >= 0 {
+	if n := cj.pairCount(s.Work.lists, key); n >= 0 {
 		return n, false
 	}
-	return cj.eval(s.w.lists, key, sc), true
+	return cj.eval(s.Work.lists, key, sc), true
 }
 
 // oneList reports whether cj is a single stored list.
@@ -142,12 +142,12 @@ func oneList(cj *conjunction) bool { return len(cj.parts) == 1 && cj.parts[0].n 
 // (all counted from headers or as a pair) byName and exact are left
 // unknown until a page needs them (known): a page filled from the
 // first keys of byName never counts it under the others.
-func (s *search) countWords() int {
-	p := &s.w.plain
+func (s *Search) countWords() int {
+	p := &s.Work.plain
 	for i := range p.counts {
 		p.counts[i] = p.counts[i][:0]
 	}
-	a, b := s.w.scratchA(), s.w.scratchB()
+	a, b := s.Work.scratchA(), s.Work.scratchB()
 	byNameAlone := oneList(&p.sets[setByName])
 	total := 0
 	for k := range p.keys {
@@ -160,7 +160,7 @@ func (s *search) countWords() int {
 			case byNameAlone || !evaluated:
 				nName, nExact = unknownCount, unknownCount
 			default:
-				nName = b.narrowFrom(&a.out, s.w.lists, p.nameParts, key)
+				nName = b.narrowFrom(&a.out, s.Work.lists, p.nameParts, key)
 			}
 			if nName > 0 {
 				nExact, _ = s.countKey(&p.sets[setExact], key, b)
@@ -175,10 +175,10 @@ func (s *search) countWords() int {
 }
 
 // plainFilters adds one conjunct per filter of q, returning them.
-func (s *search) plainFilters(q Query) ([]conjunct, error) {
-	w := s.w
+func (s *Search) plainFilters(q Query) ([]conjunct, error) {
+	w := s.Work
 	start := len(w.parts)
-	err := s.eachFilter(q, noDim, func(_ Dim, lists [][]byte) (bool, error) {
+	err := s.eachFilter(q, NoDim, func(_ Dim, lists [][]byte) (bool, error) {
 		err := s.addConjunct(lists)
 		return err == nil && !w.plain.empty, err
 	})
@@ -187,11 +187,11 @@ func (s *search) plainFilters(q Query) ([]conjunct, error) {
 
 // plainWords adds the word conjuncts of the all and byName sets, and the
 // exact name's, and sets up the three conjunctions.
-func (s *search) plainWords(filters []conjunct) error {
-	w := s.w
+func (s *Search) plainWords(filters []conjunct) error {
+	w := s.Work
 	p := &w.plain
 	all := len(w.parts)
-	for _, word := range w.words {
+	for _, word := range w.Words {
 		if err := s.addWord(AllSpace, word); err != nil || p.empty {
 			return err
 		}
@@ -200,7 +200,7 @@ func (s *search) plainWords(filters []conjunct) error {
 	p.sets[setAll] = conjunction{parts: w.parts[all:len(w.parts):len(w.parts)]}
 	byName := len(w.parts)
 	p.nameParts = nil
-	for _, word := range w.words {
+	for _, word := range w.Words {
 		if err := s.addWord(NameSpace, word); err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func (s *search) plainWords(filters []conjunct) error {
 	w.parts = append(w.parts, filters...)
 	p.sets[setByName] = conjunction{parts: w.parts[byName:len(w.parts):len(w.parts)]}
 	exact := len(w.parts)
-	w.key = exactKey(w.key[:0], w.words)
+	w.key = exactKey(w.key[:0], w.Words)
 	var exactList [1][]byte
 	lists := exactList[:0]
 	if v := s.lookup(format.BucketNames, w.key); v != nil {
@@ -235,7 +235,7 @@ func (s *search) plainWords(filters []conjunct) error {
 
 // addWord adds the conjunct of one word in ns: the stored union of its
 // prefix, or the few tokens starting with it (see wordLists).
-func (s *search) addWord(ns Namespace, word string) error {
+func (s *Search) addWord(ns Namespace, word string) error {
 	lists, err := s.wordLists(ns, word)
 	if err != nil {
 		return err
@@ -248,8 +248,8 @@ func (s *search) addWord(ns Namespace, word string) error {
 
 // addConjunct parses lists into one conjunct. No list (or only empty ones)
 // means no station matches: plain.empty.
-func (s *search) addConjunct(lists [][]byte) error {
-	w := s.w
+func (s *Search) addConjunct(lists [][]byte) error {
+	w := s.Work
 	first := w.nlists
 	for _, v := range lists {
 		if w.nlists == len(w.lists) {
@@ -297,8 +297,8 @@ var (
 // counts (gi.firstIn, over w.seen, which must be empty), and as a key's
 // count of them is unknown every key with members is walked up to the
 // page's end.
-func (s *search) collectPlain(offset, limit int, gi *groupIndex) {
-	p := &s.w.plain
+func (s *Search) collectPlain(offset, limit int, gi *groupIndex) {
+	p := &s.Work.plain
 	if p.empty {
 		return
 	}
@@ -312,7 +312,7 @@ func (s *search) collectPlain(offset, limit int, gi *groupIndex) {
 	}
 	skip := offset
 	for _, t := range tiers {
-		for k := 0; k < p.keys && len(s.w.recs) < limit; k++ {
+		for k := 0; k < p.keys && len(s.Work.recs) < limit; k++ {
 			n := s.tierCount(t, k)
 			if n == 0 || gi == nil && skip >= n {
 				skip -= min(skip, n)
@@ -325,21 +325,21 @@ func (s *search) collectPlain(offset, limit int, gi *groupIndex) {
 
 // collectEvery collects a page of every station, in record order; with
 // gi, of each group's first entry.
-func (s *search) collectEvery(offset, limit int, gi *groupIndex) {
+func (s *Search) collectEvery(offset, limit int, gi *groupIndex) {
 	if gi == nil {
-		for r := offset; r < s.stations && len(s.w.recs) < limit; r++ {
-			s.w.recs = append(s.w.recs, uint32(r))
+		for r := offset; r < s.stations && len(s.Work.recs) < limit; r++ {
+			s.Work.recs = append(s.Work.recs, uint32(r))
 		}
 		return
 	}
 	skip := offset
 	for r := range uint32(s.stations) {
 		switch {
-		case !gi.firstIn(&s.w.seen, r):
+		case !gi.firstIn(&s.Work.seen, r):
 		case skip > 0:
 			skip--
 		default:
-			if s.w.recs = append(s.w.recs, r); len(s.w.recs) == limit {
+			if s.Work.recs = append(s.Work.recs, r); len(s.Work.recs) == limit {
 				return
 			}
 		}
@@ -356,8 +356,8 @@ const unknownCount = -1
 // the keys where the exact name has no station, so a page filled early in
 // the byName tier never counts byName under the later keys. Exact counts
 // only where byName is not empty, as countWords has it.
-func (s *search) known(set plainSets, k int) int {
-	p := &s.w.plain
+func (s *Search) known(set plainSets, k int) int {
+	p := &s.Work.plain
 	c := p.counts[set]
 	if k >= len(c) {
 		return 0
@@ -365,7 +365,7 @@ func (s *search) known(set plainSets, k int) int {
 	if c[k] != unknownCount {
 		return int(c[k])
 	}
-	n, _ := s.countKey(&p.sets[set], uint16(k), s.w.scratchB())
+	n, _ := s.countKey(&p.sets[set], uint16(k), s.Work.scratchB())
 	if set == setExact && n > 0 && s.known(setByName, k) == 0 {
 		n = 0
 	}
@@ -374,7 +374,7 @@ func (s *search) known(set plainSets, k int) int {
 }
 
 // tierCount is the number of members of the tier under key k.
-func (s *search) tierCount(t plainTier, k int) int {
+func (s *Search) tierCount(t plainTier, k int) int {
 	n := s.known(t.of, k)
 	if t.minus != setCount {
 		n -= s.known(t.minus, k)
@@ -385,7 +385,7 @@ func (s *search) tierCount(t plainTier, k int) int {
 // collectKey appends the tier's members under key, after skipping skip
 // of them, until the page is full; it returns what is left to skip. With
 // gi, only each group's first entry met counts (collectFirsts).
-func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
+func (s *Search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
 	members, minus := s.tierUnder(t, key)
 	if members == nil {
 		return skip
@@ -404,8 +404,8 @@ func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupI
 			skip--
 			return true
 		}
-		s.w.recs = append(s.w.recs, base|uint32(v))
-		return len(s.w.recs) < limit
+		s.Work.recs = append(s.Work.recs, base|uint32(v))
+		return len(s.Work.recs) < limit
 	}
 	if !members.inBlk {
 		for _, v := range members.vals {
@@ -428,15 +428,15 @@ func (s *search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupI
 // tierUnder evaluates the tier's sets under key: its base set's members
 // (nil when none) and the members of the set it leaves out (nil when
 // none).
-func (s *search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
-	p := &s.w.plain
-	a := s.w.scratchA()
-	if p.sets[t.of].eval(s.w.lists, key, a) == 0 {
+func (s *Search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
+	p := &s.Work.plain
+	a := s.Work.scratchA()
+	if p.sets[t.of].eval(s.Work.lists, key, a) == 0 {
 		return nil, nil
 	}
 	if t.minus != setCount && len(p.sets[t.minus].parts) > 0 {
-		b := s.w.scratchB()
-		if p.sets[t.minus].eval(s.w.lists, key, b) > 0 {
+		b := s.Work.scratchB()
+		if p.sets[t.minus].eval(s.Work.lists, key, b) > 0 {
 			minus = &b.out
 		}
 	}
@@ -445,18 +445,18 @@ func (s *search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
 
 // collectFirsts is collectKey for a distinct search: the members not in
 // minus that are the first of their group met (gi.firstIn over w.seen).
-func (s *search) collectFirsts(members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
+func (s *Search) collectFirsts(members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
 	for it := members.iterate(); ; {
 		v, ok := it.next()
 		if !ok {
 			return skip
 		}
 		switch {
-		case minus != nil && minus.has(v), !gi.firstIn(&s.w.seen, base|uint32(v)):
+		case minus != nil && minus.has(v), !gi.firstIn(&s.Work.seen, base|uint32(v)):
 		case skip > 0:
 			skip--
 		default:
-			if s.w.recs = append(s.w.recs, base|uint32(v)); len(s.w.recs) == limit {
+			if s.Work.recs = append(s.Work.recs, base|uint32(v)); len(s.Work.recs) == limit {
 				return skip
 			}
 		}
@@ -465,14 +465,14 @@ func (s *search) collectFirsts(members, minus *keySet, base uint32, skip, limit 
 
 // plainMatches is all as a bitmap, for the facets the memo does not
 // answer, evaluated under the keys where it has members.
-func (s *search) plainMatches() Set {
-	p := &s.w.plain
+func (s *Search) plainMatches() Set {
+	p := &s.Work.plain
 	switch {
 	case p.empty:
-		return s.w.scratch()
+		return s.Work.Scratch()
 	case !p.words && !p.filtered:
-		all := s.w.scratch()
-		all.bm.AddRange(0, uint64(s.stations))
+		all := s.Work.Scratch()
+		all.BM.AddRange(0, uint64(s.stations))
 		return all
 	}
 	return s.materialize(&p.sets[setAll], p.counts[setAll])
@@ -485,13 +485,13 @@ const sparseShare = 512
 
 // materialize evaluates cj into a bitmap under the keys where counts (its
 // count per key) says it has members.
-func (s *search) materialize(cj *conjunction, counts []int32) Set {
-	w := s.w
+func (s *Search) materialize(cj *conjunction, counts []int32) Set {
+	w := s.Work
 	total := 0
 	for _, n := range counts {
 		total += max(int(n), 0)
 	}
-	out := w.scratch()
+	out := w.Scratch()
 	if total == 0 {
 		return out
 	}
@@ -504,7 +504,7 @@ func (s *search) materialize(cj *conjunction, counts []int32) Set {
 			}
 			vals = sc.out.appendTo(vals, uint32(k)<<16)
 		}
-		out.bm.AddMany(vals)
+		out.BM.AddMany(vals)
 		w.vals = vals[:0]
 		return out
 	}
@@ -515,6 +515,6 @@ func (s *search) materialize(cj *conjunction, counts []int32) Set {
 		}
 		sc.out.writeTo((*[rawroaring.BlockWords]uint64)(dense[k*containerWords:]))
 	}
-	out.bm.FromDense(dense, false) // bitmap containers share dense copy-on-write
+	out.BM.FromDense(dense, false) // bitmap containers share dense copy-on-write
 	return out
 }

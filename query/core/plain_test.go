@@ -32,8 +32,8 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 		}
 		c := countries[rng.IntN(len(countries))]
 		tags := words[rng.IntN(len(words))] + "," + words[rng.IntN(len(words))]
-		stations[i] = station{n: i + 1, name: name, cc: c[0], country: c[1], state: "",
-			language: langs[rng.IntN(len(langs))], tags: tags}
+		stations[i] = station{N: i + 1, Name: name, CC: c[0], Country: c[1], State: "",
+			Language: langs[rng.IntN(len(langs))], Tags: tags}
 	}
 	ix := openIndex(t, buildIndex(t, ndjson(stations)))
 	if got := ix.Meta().Stations; got != n {

@@ -13,10 +13,10 @@ import (
 )
 
 // search is one Search call inside its read transaction.
-type search struct {
-	ix       *Index
+type Search struct {
+	Index    *Index
 	Tx       *bolt.Tx
-	w        *workspace
+	Work     *workspace
 	stations int
 	// words is the words' match set before the filters, kept (read-only)
 	// for the facets, which combine it with other filters; nil bm when
@@ -51,28 +51,28 @@ var (
 
 // get maps the bitmap stored under key in bucket, or an empty set when the
 // key is absent.
-func (s *search) get(bucket []byte, key []byte) (Set, error) {
+func (s *Search) Get(bucket []byte, key []byte) (Set, error) {
 	v := s.lookup(bucket, key)
 	if v == nil {
-		return s.w.scratch(), nil
+		return s.Work.Scratch(), nil
 	}
-	return s.w.View(v)
+	return s.Work.View(v)
 }
 
-func (s *search) keyOf(str string) []byte {
-	s.w.key = append(s.w.key[:0], str...)
-	return s.w.key
+func (s *Search) KeyOf(str string) []byte {
+	s.Work.key = append(s.Work.key[:0], str...)
+	return s.Work.key
 }
 
 // wordSet is every station with a token in ns that starts with word: the
 // ready union in the prefix bucket when the writer stored one, else the
 // union of the few tokens a cursor finds (see format: PrefixFanout).
-func (s *search) WordSet(ns Namespace, word string) (Set, error) {
+func (s *Search) WordSet(ns Namespace, word string) (Set, error) {
 	lists, err := s.wordLists(ns, word)
 	if err != nil {
 		return Set{}, err
 	}
-	return s.w.unionRaw(lists)
+	return s.Work.UnionRaw(lists)
 }
 
 // wordLists is where the lists of the stations with a token in ns that
@@ -81,16 +81,16 @@ func (s *search) WordSet(ns Namespace, word string) (Set, error) {
 // PrefixFanout; from the namespace's tokenTable once Warm built it). Both
 // search paths build on it (wordSet; addWord). The slice is the
 // workspace's scratch, valid until the next call.
-func (s *search) wordLists(ns Namespace, word string) ([][]byte, error) {
-	lists := s.w.rawLists[:0]
-	defer func() { s.w.rawLists = lists[:0] }()
-	key := s.keyOf(word)
+func (s *Search) wordLists(ns Namespace, word string) ([][]byte, error) {
+	lists := s.Work.RawLists[:0]
+	defer func() { s.Work.RawLists = lists[:0] }()
+	key := s.KeyOf(word)
 	if v := s.lookup(ns.Prefix, key); v != nil {
 		return append(lists, v), nil
 	}
 	var ok bool
-	if t := s.ix.tokenTable(ns); t != nil {
-		lists, ok = t.appendTokens(lists, s.ix.tree, key)
+	if t := s.Index.tokenTable(ns); t != nil {
+		lists, ok = t.appendTokens(lists, s.Index.tree, key)
 	} else {
 		lists, ok = s.appendTokens(lists, ns, key)
 	}
@@ -103,8 +103,8 @@ func (s *search) wordLists(ns Namespace, word string) ([][]byte, error) {
 
 // appendTokens is tokenTable.appendTokens read with a cursor, before Warm
 // built the table.
-func (s *search) appendTokens(lists [][]byte, ns Namespace, key []byte) ([][]byte, bool) {
-	c := s.bucket(ns.Tokens).cursor()
+func (s *Search) appendTokens(lists [][]byte, ns Namespace, key []byte) ([][]byte, bool) {
+	c := s.Bucket(ns.Tokens).cursor()
 	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
 		if len(lists) == format.PrefixFanout {
 			return lists, false
@@ -120,31 +120,31 @@ func (s *search) appendTokens(lists [][]byte, ns Namespace, key []byte) ([][]byt
 // place (intersecting into a copy of the first word's view would clone
 // every container of that view, however common the word). It stops early
 // once a set or the intersection is empty.
-func (s *search) allWords(ns Namespace, words []string) (Set, error) {
+func (s *Search) allWords(ns Namespace, words []string) (Set, error) {
 	if len(words) == 1 {
 		return s.WordSet(ns, words[0])
 	}
 	// Every word's lists are found first: a word nothing has makes the
 	// search empty before any other word's set is built.
-	refs, ends := s.w.wordRefs[:0], s.w.wordEnds[:0]
+	refs, ends := s.Work.wordRefs[:0], s.Work.wordEnds[:0]
 	defer func() {
 		clear(refs[:cap(refs)])
-		s.w.wordRefs, s.w.wordEnds = refs[:0], ends[:0]
+		s.Work.wordRefs, s.Work.wordEnds = refs[:0], ends[:0]
 	}()
 	for _, word := range words {
 		lists, err := s.wordLists(ns, word)
 		if err != nil || len(lists) == 0 {
-			return s.w.scratch(), err
+			return s.Work.Scratch(), err
 		}
 		refs = append(refs, lists...)
 		ends = append(ends, len(refs))
 	}
-	sets := s.w.wordSets[:0]
-	defer func() { clear(sets); s.w.wordSets = sets[:0] }()
+	sets := s.Work.wordSets[:0]
+	defer func() { clear(sets); s.Work.wordSets = sets[:0] }()
 	start := 0
 	for _, end := range ends {
-		ws, err := s.w.unionRaw(refs[start:end])
-		if err != nil || ws.empty() {
+		ws, err := s.Work.UnionRaw(refs[start:end])
+		if err != nil || ws.Empty() {
 			return ws, err
 		}
 		sets = append(sets, sizedSet{ws, ws.Card()})
@@ -152,13 +152,13 @@ func (s *search) allWords(ns Namespace, words []string) (Set, error) {
 	}
 	slices.SortStableFunc(sets, func(a, b sizedSet) int { return cmp.Compare(a.n, b.n) })
 	first := sets[0].Set
-	first.owned = false // the word sets stay as they are: intersect into a fresh bitmap
-	acc := s.w.And(first, sets[1].Set)
+	first.Owned = false // the word sets stay as they are: intersect into a fresh bitmap
+	acc := s.Work.And(first, sets[1].Set)
 	for _, ws := range sets[2:] {
-		if acc.empty() {
+		if acc.Empty() {
 			break
 		}
-		acc = s.w.And(acc, ws.Set)
+		acc = s.Work.And(acc, ws.Set)
 	}
 	return acc, nil
 }
@@ -170,7 +170,7 @@ type sizedSet struct {
 }
 
 // exactName is the stations whose name key equals the query's.
-func (s *search) exactName(words []string) (Set, error) {
-	s.w.key = exactKey(s.w.key[:0], words)
-	return s.get(format.BucketNames, s.w.key)
+func (s *Search) exactName(words []string) (Set, error) {
+	s.Work.key = exactKey(s.Work.key[:0], words)
+	return s.Get(format.BucketNames, s.Work.key)
 }

@@ -201,8 +201,8 @@ type Timing struct {
 // Station reads one station by id; ErrNotFound when absent.
 func (ix *Index) Station(id format.UUID) (format.Record, error) {
 	var r format.Record
-	err := ix.withSearch(func(s *search) error {
-		n, err := recordOf(s.bucket(format.BucketIDs), id)
+	err := ix.withSearch(func(s *Search) error {
+		n, err := RecordOf(s.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
@@ -226,7 +226,7 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 // nearby stations, its group), take no bbolt transaction, whose Begin
 // checks the meta page's FNV sum every time (a facet column's one-off
 // build opens its own).
-func (ix *Index) withSearch(fn func(s *search) error) error {
+func (ix *Index) withSearch(fn func(s *Search) error) error {
 	w := GetWorkspace()
 	defer w.Release()
 	s := w.NewSearch(ix)
@@ -235,7 +235,7 @@ func (ix *Index) withSearch(fn func(s *search) error) error {
 
 // recordOf is the record number of station id in the ids bucket;
 // ErrNotFound when absent.
-func recordOf(ids valueGetter, id format.UUID) (uint32, error) {
+func RecordOf(ids valueGetter, id format.UUID) (uint32, error) {
 	rec := ids.Get(id[:])
 	if rec == nil {
 		return 0, ErrNotFound

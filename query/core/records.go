@@ -49,8 +49,8 @@ var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.Buc
 // blocksOf returns the blocks of bucket by number, or nil (not a record
 // bucket, or keys not as expected). The values point into the mapping,
 // which lives as long as the index.
-func (s *search) blocksOf(bucket []byte) [][]byte {
-	return s.ix.blocksOf(bucket, func() func() (k, v []byte) { return pairs(s.bucket(bucket)) })
+func (s *Search) blocksOf(bucket []byte) [][]byte {
+	return s.Index.blocksOf(bucket, func() func() (k, v []byte) { return pairs(s.Bucket(bucket)) })
 }
 
 // blocksOf is the blocks of bucket, located on first use by reading the
@@ -69,7 +69,7 @@ func (ix *Index) blocksOf(bucket []byte, open func() func() (k, v []byte)) [][]b
 // located is a reader of record bucket bucket (one of blockBuckets) in
 // tx through the index's block locator, for code that reads records
 // outside a search.
-func (ix *Index) located(tx *bolt.Tx, bucket []byte) RecordReader {
+func (ix *Index) Located(tx *bolt.Tx, bucket []byte) RecordReader {
 	b := tx.Bucket(bucket)
 	if b == nil {
 		return RecordReader{Stations: missingBucket{}}
@@ -112,13 +112,13 @@ func pairs(b *openBucket) func() (k, v []byte) {
 	first := true
 	return func() (k, v []byte) {
 		switch {
-		case !b.ok:
+		case !b.OK:
 			return nil, nil
 		case first:
 			first = false
-			return b.c.Seek(nil)
+			return b.Cur.Seek(nil)
 		}
-		return b.c.Next()
+		return b.Cur.Next()
 	}
 }
 

@@ -58,7 +58,7 @@ func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 	if _, err := ix.Search(q); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.UpstreamPage(UpstreamSelect{Query: Query{Filter: filters("DE", "", "")}}, 0, 20, nil); err != nil {
+	if err := RBAPIPage(ix, filters("DE", "", "")); err != nil {
 		t.Fatal(err)
 	}
 	want := (ix.Meta().Stations + format.RecordsPerBlock - 1) / format.RecordsPerBlock

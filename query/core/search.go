@@ -25,7 +25,7 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 		return Result{}, nil, err
 	}
 	var res Result
-	err := ix.withSearch(func(s *search) error { return s.run(q, ix.meta.Stations, &res, stored) })
+	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
@@ -35,10 +35,10 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	return res, *stored, nil
 }
 
-func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
+func (s *Search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	start := time.Now()
-	s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
-	plain := plainQuery(q, len(s.w.words))
+	s.Work.Words = fold.AppendTokens(s.Work.Words[:0], q.Q)
+	plain := plainQuery(q, len(s.Work.Words))
 	var err error
 	var gi *groupIndex // a distinct plain search's
 	if plain && q.Distinct {
@@ -61,8 +61,8 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 	}
 	switch {
 	case gi != nil:
-		res.Total = s.w.plain.groups
-		gi.newSeen(&s.w.seen) // the page's walk meets the groups again
+		res.Total = s.Work.plain.groups
+		gi.newSeen(&s.Work.seen) // the page's walk meets the groups again
 	case q.Distinct:
 		if err := s.distinctTiers(q); err != nil {
 			return err
@@ -95,12 +95,12 @@ func (s *search) run(q Query, stations int, res *Result, stored *[]byte) error {
 
 // rank fills w.tiers with the result tiers, best first, for q's words in
 // w.words (run tokenises them).
-func (s *search) rank(q Query, stations int) error {
-	f, filtered, err := s.filters(q, noDim)
-	if err != nil || (filtered && f.empty()) {
+func (s *Search) rank(q Query, stations int) error {
+	f, filtered, err := s.filters(q, NoDim)
+	if err != nil || (filtered && f.Empty()) {
 		return err
 	}
-	if len(s.w.words) == 0 {
+	if len(s.Work.Words) == 0 {
 		return s.rankWithoutWords(f, filtered, stations)
 	}
 	return s.rankWords(f, filtered, q.Facets.Any())
@@ -109,12 +109,12 @@ func (s *search) rank(q Query, stations int) error {
 // rankWithoutWords is a single alphabetical tier. Every station is the
 // record range [0, stations): a run bitmap of one interval per 65536
 // records, not a list of records.
-func (s *search) rankWithoutWords(f Set, filtered bool, stations int) error {
+func (s *Search) rankWithoutWords(f Set, filtered bool, stations int) error {
 	if !filtered {
-		f = s.w.scratch()
-		f.bm.AddRange(0, uint64(stations))
+		f = s.Work.Scratch()
+		f.BM.AddRange(0, uint64(stations))
 	}
-	s.w.tiers = append(s.w.tiers, wholeTier(f))
+	s.Work.tiers = append(s.Work.tiers, wholeTier(f))
 	return nil
 }
 
@@ -130,34 +130,34 @@ func (s *search) rankWithoutWords(f Set, filtered bool, stations int) error {
 // tier0 ⊆ name matches ⊆ matches: the tiers' sizes follow from three
 // cardinalities, and a difference is computed only for a tier the page
 // reaches into.
-func (s *search) rankWords(f Set, filtered, keepWords bool) error {
-	words := s.w.words
+func (s *Search) rankWords(f Set, filtered, keepWords bool) error {
+	words := s.Work.Words
 	matches, err := s.allWords(AllSpace, words)
-	if err != nil || matches.empty() {
+	if err != nil || matches.Empty() {
 		return err
 	}
 	if filtered {
 		if keepWords {
 			// facets leave a filter out of this search: keep the words'
 			// set for them, intersecting into a fresh bitmap.
-			matches.owned = false
+			matches.Owned = false
 			s.words = matches
 		}
-		matches = s.w.And(matches, f)
+		matches = s.Work.And(matches, f)
 	}
 	byName, err := s.allWords(NameSpace, words)
 	if err != nil {
 		return err
 	}
 	if filtered {
-		byName = s.w.And(byName, f)
+		byName = s.Work.And(byName, f)
 	}
 	exact, err := s.exactName(words)
 	if err != nil {
 		return err
 	}
-	exact = s.w.And(exact, matches)
-	s.w.tiers = append(s.w.tiers, wholeTier(exact), diffTier(byName, exact), diffTier(matches, byName))
+	exact = s.Work.And(exact, matches)
+	s.Work.tiers = append(s.Work.tiers, wholeTier(exact), diffTier(byName, exact), diffTier(matches, byName))
 	return nil
 }
 
@@ -181,17 +181,17 @@ func diffTier(of, minus Set) tier {
 
 // members is the tier as a set, computing the difference now. roaring's
 // AndNot leaves both operands alone: minus is another tier's of.
-func (s *search) members(t tier) Set {
-	if t.minus.bm == nil || t.minus.empty() {
+func (s *Search) members(t tier) Set {
+	if t.minus.BM == nil || t.minus.Empty() {
 		return t.of
 	}
-	of, minus := s.w.Settle(t.of), s.w.Settle(t.minus)
-	return Set{bm: roaring.AndNot(of.bm, minus.bm), owned: true}
+	of, minus := s.Work.Settle(t.of), s.Work.Settle(t.minus)
+	return Set{BM: roaring.AndNot(of.BM, minus.BM), Owned: true}
 }
 
-func (s *search) total() int {
+func (s *Search) total() int {
 	n := 0
-	for _, t := range s.w.tiers {
+	for _, t := range s.Work.tiers {
 		n += t.n
 	}
 	return n
@@ -200,10 +200,10 @@ func (s *search) total() int {
 // locate collects the record numbers of the page into w.recs: it skips
 // whole tiers by size, selects the first record inside the tier where the
 // page starts, and iterates from there across tiers.
-func (s *search) locate(offset, limit int) error {
+func (s *Search) locate(offset, limit int) error {
 	skip := offset
-	for _, t := range s.w.tiers {
-		if len(s.w.recs) == limit {
+	for _, t := range s.Work.tiers {
+		if len(s.Work.recs) == limit {
 			return nil
 		}
 		if skip >= t.n {
@@ -226,12 +226,12 @@ func (s *search) locate(offset, limit int) error {
 // without computing the difference: the first record is found by rank
 // (the records of of up to x, less those of minus, minus ⊆ of), and those
 // of minus are passed over from there.
-func (s *search) collectTier(t tier, skip, limit int) {
-	if t.minus.bm == nil || t.minus.empty() {
+func (s *Search) collectTier(t tier, skip, limit int) {
+	if t.minus.BM == nil || t.minus.Empty() {
 		s.collect(t.of, skip, limit)
 		return
 	}
-	of, minus := t.of.bm, t.minus.bm
+	of, minus := t.of.BM, t.minus.BM
 	// the smallest x with skip+1 records of the tier up to it
 	lo, hi := uint64(of.Minimum()), uint64(of.Maximum())
 	for lo < hi {
@@ -242,41 +242,41 @@ func (s *search) collectTier(t tier, skip, limit int) {
 			lo = mid + 1
 		}
 	}
-	it := &s.w.it
+	it := &s.Work.it
 	it.Initialize(of)
 	it.AdvanceIfNeeded(uint32(lo))
-	for it.HasNext() && len(s.w.recs) < limit {
+	for it.HasNext() && len(s.Work.recs) < limit {
 		if r := it.Next(); !minus.Contains(r) {
-			s.w.recs = append(s.w.recs, r)
+			s.Work.recs = append(s.Work.recs, r)
 		}
 	}
 }
 
-func (s *search) collect(t Set, skip, limit int) {
-	it := &s.w.it
-	it.Initialize(t.bm)
+func (s *Search) collect(t Set, skip, limit int) {
+	it := &s.Work.it
+	it.Initialize(t.BM)
 	if skip > 0 {
-		first, err := t.bm.Select(uint32(skip))
+		first, err := t.BM.Select(uint32(skip))
 		if err != nil {
 			return // unreachable: skip < cardinality
 		}
 		it.AdvanceIfNeeded(first)
 	}
-	for it.HasNext() && len(s.w.recs) < limit {
-		s.w.recs = append(s.w.recs, it.Next())
+	for it.HasNext() && len(s.Work.recs) < limit {
+		s.Work.recs = append(s.Work.recs, it.Next())
 	}
 }
 
 // records reads the blocks of bucket (stations or their JSON) through the
 // search's open bucket, with its key buffer.
-func (s *search) records(bucket []byte) RecordReader {
-	return RecordReader{Stations: s.bucket(bucket), Blocks: s.blocksOf(bucket), key: s.w.key[:0]}
+func (s *Search) records(bucket []byte) RecordReader {
+	return RecordReader{Stations: s.Bucket(bucket), Blocks: s.blocksOf(bucket), key: s.Work.key[:0]}
 }
 
 // decodePage decodes the collected records; they own their memory.
-func (s *search) decodePage() ([]format.Record, error) {
-	out, raw, err := decodeRecords(s.records(format.BucketStations), s.w.recs, s.w.raw)
-	s.w.raw = raw
+func (s *Search) decodePage() ([]format.Record, error) {
+	out, raw, err := decodeRecords(s.records(format.BucketStations), s.Work.recs, s.Work.raw)
+	s.Work.raw = raw
 	return out, err
 }
 
@@ -284,7 +284,7 @@ func (s *search) decodePage() ([]format.Record, error) {
 // suggestions when a query with words has no result. plain says which
 // path answered the search, and so where its match set is: m when not
 // plain.
-func (s *search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) error {
+func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) error {
 	if q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
@@ -295,7 +295,7 @@ func (s *search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) e
 		}
 		res.Facets, res.MemoFacets = f, s.memoFacets
 	}
-	if q.Suggest && res.Total == 0 && len(s.w.words) > 0 {
+	if q.Suggest && res.Total == 0 && len(s.Work.Words) > 0 {
 		sg, err := s.suggest(q)
 		if err != nil {
 			return err
@@ -307,45 +307,45 @@ func (s *search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) e
 
 // matches is the whole match set of the ranked search: the widest tier's
 // base set (see rankWords and rankWithoutWords), or empty.
-func (s *search) matches() Set {
-	switch len(s.w.tiers) {
+func (s *Search) matches() Set {
+	switch len(s.Work.tiers) {
 	case 0:
-		return s.w.scratch()
+		return s.Work.Scratch()
 	case 1:
-		return s.w.tiers[0].of
+		return s.Work.tiers[0].of
 	}
-	return s.w.tiers[len(s.w.tiers)-1].of
+	return s.Work.tiers[len(s.Work.tiers)-1].of
 }
 
 // matchSet is the match set of q with the filter of dimension except left
 // out: the words' set kept by rankWords (or computed again) and the other
 // filters.
-func (s *search) matchSet(q Query, except Dim) (Set, error) {
+func (s *Search) MatchSet(q Query, except Dim) (Set, error) {
 	f, filtered, err := s.filters(q, except)
-	if err != nil || filtered && f.empty() {
-		return s.w.scratch(), err
+	if err != nil || filtered && f.Empty() {
+		return s.Work.Scratch(), err
 	}
-	if len(s.w.words) == 0 {
+	if len(s.Work.Words) == 0 {
 		if filtered {
 			return f, nil
 		}
-		all := s.w.scratch()
-		all.bm.AddRange(0, uint64(s.stations))
+		all := s.Work.Scratch()
+		all.BM.AddRange(0, uint64(s.stations))
 		return all, nil
 	}
 	m := s.words
-	if m.bm == nil {
+	if m.BM == nil {
 		var err error
-		if m, err = s.allWords(AllSpace, s.w.words); err != nil {
+		if m, err = s.allWords(AllSpace, s.Work.Words); err != nil {
 			return Set{}, err
 		}
 		// kept for the other facets' sets: and intersects it into a
 		// fresh bitmap
-		m.owned = false
+		m.Owned = false
 		s.words = m
 	}
-	if m.empty() || !filtered {
+	if m.Empty() || !filtered {
 		return m, nil
 	}
-	return s.w.And(m, f), nil
+	return s.Work.And(m, f), nil
 }

@@ -9,26 +9,12 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 // smallSet is a hand-made directory where every tier and filter rule has
-// a station that shows it.
-var smallSet = []station{
-	{n: 1, name: "Jazz", cc: "US", country: "The United States Of America", language: "english", tags: "jazz"},
-	{n: 2, name: "Jazz FM", cc: "GB", country: "The United Kingdom", language: "english", tags: "jazz,smooth"},
-	{n: 3, name: "Smooth Radio", cc: "GB", country: "The United Kingdom", language: "english", tags: "Jazz,soul"},
-	{n: 4, name: "Radio Jazzy", cc: "FR", country: "France", language: "french", tags: "lounge"},
-	{n: 5, name: "Antenne Bayern", cc: "DE", country: "Germany", state: "Bayern", language: "german", tags: "pop,radio"},
-	{n: 6, name: "Rádio Comercial", cc: "PT", country: "Portugal", language: "portuguese", tags: "pop"},
-	{n: 7, name: "Ö3", cc: "AT", country: "Austria", language: "deutsch", tags: "pop,hits"},
-	{n: 8, name: "北京音乐广播", cc: "CN", country: "China", language: "chinese", tags: "music"},
-	{n: 9, name: "- Jazz", cc: "US", country: "The United States Of America", language: "english", tags: "blues"},
-	{n: 10, name: "jazz", cc: "CA", country: "Canada", language: "english,french", tags: ""},
-	{n: 11, name: "Radio Bremen", cc: "DE", country: "Germany", state: "Bremen", language: "german", languageCodes: "de", tags: "news"},
-	{n: 12, name: "NDR 2", cc: "DE", country: "Germany", state: "Bremen", language: "", languageCodes: "DE", tags: "pop"},
-	{n: 13, name: "Radio", cc: "", country: "", language: "", tags: ""},
-	{n: 14, name: "Радио Рекорд", cc: "RU", country: "The Russian Federation", language: "russian", tags: "dance"},
-}
+// a station that shows it (testindex.Small).
+var smallSet = testindex.Small
 
 var (
 	smallOnce   sync.Once
@@ -186,15 +172,15 @@ func TestSearchDeepOffsetBeyondTotal(t *testing.T) {
 func TestStation(t *testing.T) {
 	ix, _ := small(t)
 	for _, s := range smallSet {
-		r, err := ix.Station(s.uuid())
+		r, err := ix.Station(s.UUID())
 		if err != nil {
-			t.Fatalf("station %d: %v", s.n, err)
+			t.Fatalf("station %d: %v", s.N, err)
 		}
-		if r.ID != s.uuid() || r.Name != s.name {
-			t.Errorf("station %d: got %s %q", s.n, r.ID, r.Name)
+		if r.ID != s.UUID() || r.Name != s.Name {
+			t.Errorf("station %d: got %s %q", s.N, r.ID, r.Name)
 		}
 	}
-	unknown := station{n: 999}.uuid()
+	unknown := station{N: 999}.UUID()
 	if _, err := ix.Station(unknown); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown id: err %v, want ErrNotFound", err)
 	}

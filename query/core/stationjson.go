@@ -28,9 +28,9 @@ func (ix *Index) SearchJSON(q Query, dst []byte) (Result, []byte, error) {
 // copyPageJSON appends the stored JSON of the collected records to dst.
 // Consecutive records share a block, so a page costs a lookup per block
 // and a copy per station.
-func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
+func (s *Search) copyPageJSON(dst []byte) ([]byte, error) {
 	rr := s.records(format.BucketStationJSON)
-	for i, n := range s.w.recs {
+	for i, n := range s.Work.recs {
 		js, err := rr.Get(n)
 		if err != nil {
 			return dst, fmt.Errorf("station JSON: %w", err)
@@ -47,7 +47,7 @@ func (s *search) copyPageJSON(dst []byte) ([]byte, error) {
 // SearchJSON); ErrNotFound when absent.
 func (ix *Index) StationJSON(id format.UUID, dst []byte) ([]byte, error) {
 	err := ix.View(func(tx *bolt.Tx) error {
-		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
+		n, err := RecordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}

@@ -57,18 +57,18 @@ type wordOption struct {
 // dictionary words; combinations are counted with the filters by
 // intersecting, depth first, so a prefix of positions that already
 // matches nothing is not extended.
-func (s *search) suggest(q Query) ([]Suggestion, error) {
-	f, filtered, err := s.filters(q, noDim)
-	if err != nil || filtered && f.empty() {
+func (s *Search) suggest(q Query) ([]Suggestion, error) {
+	f, filtered, err := s.filters(q, NoDim)
+	if err != nil || filtered && f.Empty() {
 		return nil, err
 	}
-	options, err := s.wordOptions(s.w.words)
+	options, err := s.wordOptions(s.Work.Words)
 	if err != nil {
 		return nil, err
 	}
 	c := combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: -1}
 	if filtered {
-		c.filter = s.w.Settle(f).bm
+		c.filter = s.Work.Settle(f).BM
 	}
 	if len(options) > 0 {
 		c.search()
@@ -77,8 +77,8 @@ func (s *search) suggest(q Query) ([]Suggestion, error) {
 }
 
 // wordOptions lists, per query word, the words it may be replaced by.
-func (s *search) wordOptions(words []string) ([][]wordOption, error) {
-	dict, err := s.ix.Dictionary()
+func (s *Search) wordOptions(words []string) ([][]wordOption, error) {
+	dict, err := s.Index.Dictionary()
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +88,8 @@ func (s *search) wordOptions(words []string) ([][]wordOption, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !own.empty() {
-			options[i] = append(options[i], wordOption{word: w, reach: -1, set: s.w.Settle(own).bm})
+		if !own.Empty() {
+			options[i] = append(options[i], wordOption{word: w, reach: -1, set: s.Work.Settle(own).BM})
 		}
 		if i >= suggestWords {
 			continue
@@ -110,7 +110,7 @@ type closeWord struct {
 
 // combiner walks the combinations of word options depth first.
 type combiner struct {
-	s       *search
+	s       *Search
 	options [][]wordOption
 	filter  *roaring.Bitmap // nil: no filter
 	words   []string
@@ -131,7 +131,7 @@ func (c *combiner) setOf(o *wordOption) *roaring.Bitmap {
 			c.err = err
 			return nil
 		}
-		o.set = c.s.w.Settle(set).bm
+		o.set = c.s.Work.Settle(set).BM
 	}
 	return o.set
 }

@@ -156,19 +156,19 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 		err := ix.View(func(tx *bolt.Tx) error {
 			s := w.NewSearch(ix)
 			s.Tx = tx
-			s.w.words = fold.AppendTokens(s.w.words[:0], q.Q)
-			f, filtered, err := s.filters(q, noDim)
-			if err != nil || filtered && f.empty() {
+			s.Work.Words = fold.AppendTokens(s.Work.Words[:0], q.Q)
+			f, filtered, err := s.filters(q, NoDim)
+			if err != nil || filtered && f.Empty() {
 				return err
 			}
-			options, err := s.wordOptions(s.w.words)
+			options, err := s.wordOptions(s.Work.Words)
 			if err != nil || len(options) == 0 {
 				return err
 			}
 			newCombiner := func(want int) *combiner {
 				c := &combiner{s: s, options: options, words: make([]string, len(options)), seen: map[string]bool{}, want: want}
 				if filtered {
-					c.filter = s.w.Settle(f).bm
+					c.filter = s.Work.Settle(f).BM
 				}
 				return c
 			}

@@ -16,17 +16,17 @@ import (
 // may modify. A set is used linearly: an operation that returns a set may
 // have modified its owned argument in place.
 type Set struct {
-	bm    *roaring.Bitmap
-	owned bool
+	BM    *roaring.Bitmap
+	Owned bool
 	// shortRuns: a stored list of run containers of many short runs,
 	// which roaring combines slowly; settle flattens it before any
 	// combination, and a set used alone (one filter) never pays for it.
 	shortRuns bool
 }
 
-func (s Set) Card() int { return int(s.bm.GetCardinality()) }
+func (s Set) Card() int { return int(s.BM.GetCardinality()) }
 
-func (s Set) empty() bool { return s.bm.IsEmpty() }
+func (s Set) Empty() bool { return s.BM.IsEmpty() }
 
 // workspace is the reusable memory of one search: bitmaps, token and key
 // buffers, the page iterator. Workspaces are pooled so that a search
@@ -36,12 +36,12 @@ type workspace struct {
 	used      int
 	dense     [][]uint64 // buffers of flattened views; the first usedDense are in use
 	usedDense int
-	words     []string
+	Words     []string
 	key       []byte
 	listedKey []byte // a listed_groups key (storedGroups)
 	recs      []uint32
 	raw       [][]byte // the page's encoded records, during decoding only
-	rawLists  [][]byte // stored lists to unite (unionRaw)
+	RawLists  [][]byte // stored lists to unite (unionRaw)
 	wordRefs  [][]byte // every word's lists, word after word (allWords)
 	wordEnds  []int
 	views     []*roaring.Bitmap
@@ -60,7 +60,7 @@ type workspace struct {
 	// distinct searches: group ids or records found, value-group pairs
 	// or entries by group, each value's last group and duplicates, and
 	// the values met (distinct.go)
-	groupIDs  []uint32
+	GroupIDs  []uint32
 	seen      groupSet
 	tierBits  []uint64 // a broad tier as a bit per record (eachShared)
 	pairs     []uint64
@@ -82,14 +82,14 @@ type workspace struct {
 	vals       []uint32 // a materialised set's records (plainMatches)
 	parts      []conjunct
 	keyA, keyB *keyScratch
-	search     search // the search using the workspace (newSearch)
+	search     Search // the search using the workspace (newSearch)
 }
 
 // newSearch is the workspace's search, reset for one on ix: it lives in
 // the pooled workspace so that a search allocates no state of its own.
-func (w *workspace) NewSearch(ix *Index) *search {
+func (w *workspace) NewSearch(ix *Index) *Search {
 	s := &w.search
-	s.ix, s.Tx, s.w, s.stations = ix, nil, w, ix.meta.Stations
+	s.Index, s.Tx, s.Work, s.stations = ix, nil, w, ix.meta.Stations
 	s.words = Set{}
 	s.nopen, s.memoFacets = 0, 0
 	return s
@@ -124,14 +124,14 @@ func (w *workspace) Release() {
 	}
 	w.used = 0
 	w.usedDense = 0
-	clear(w.words)
-	w.words = w.words[:0]
+	clear(w.Words)
+	w.Words = w.Words[:0]
 	w.recs = w.recs[:0]
 	clear(w.tiers)
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
 	clear(w.raw2[:cap(w.raw2)])
-	clear(w.rawLists[:cap(w.rawLists)])
+	clear(w.RawLists[:cap(w.RawLists)])
 	for i := range w.lists[:w.nlists] {
 		clear(w.lists[i])
 	}
@@ -141,7 +141,7 @@ func (w *workspace) Release() {
 	for i := range w.search.open[:w.search.nopen] {
 		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
 	}
-	w.search.ix, w.search.Tx, w.search.words = nil, nil, Set{}
+	w.search.Index, w.search.Tx, w.search.words = nil, nil, Set{}
 	w.byGroup = w.search.shared.byGroup[:0]
 	w.search.shared.of, w.search.shared.Set, w.search.shared.byGroup, w.search.shared.sorted = nil, Set{}, nil, false
 	workspaces.Put(w)
@@ -157,7 +157,7 @@ func (w *workspace) bitmap() *roaring.Bitmap {
 }
 
 // scratch is an empty bitmap the search owns.
-func (w *workspace) scratch() Set { return Set{bm: w.bitmap(), owned: true} }
+func (w *workspace) Scratch() Set { return Set{BM: w.bitmap(), Owned: true} }
 
 // view maps a bbolt value as a bitmap without copying it.
 func (w *workspace) View(v []byte) (Set, error) {
@@ -170,7 +170,7 @@ func (w *workspace) View(v []byte) (Set, error) {
 		return Set{}, fmt.Errorf("%w: posting list: %v", format.ErrCorrupt, err)
 	}
 	shortRuns := b.HasRunCompression() && format.ManyShortRuns(b)
-	return Set{bm: b, shortRuns: shortRuns}, nil
+	return Set{BM: b, shortRuns: shortRuns}, nil
 }
 
 // settle is s ready to be combined with others: flattened when it holds
@@ -179,7 +179,7 @@ func (w *workspace) Settle(s Set) Set {
 	if !s.shortRuns {
 		return s
 	}
-	return w.flatten(s.bm)
+	return w.flatten(s.BM)
 }
 
 // flatten rewrites a bitmap holding run containers as array and bitmap
@@ -193,7 +193,7 @@ func (w *workspace) flatten(b *roaring.Bitmap) Set {
 	b.WriteDenseTo(buf)
 	flat := w.bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
-	return Set{bm: flat, owned: true}
+	return Set{BM: flat, Owned: true}
 }
 
 // containerWords is the size of a roaring bitmap container in words: a
@@ -221,11 +221,11 @@ func (w *workspace) denseBuffer(words int) []uint64 {
 // its containers.
 func (w *workspace) And(a, b Set) Set {
 	a, b = w.Settle(a), w.Settle(b)
-	if a.owned {
-		a.bm.And(b.bm)
-		return Set{bm: a.bm, owned: true}
+	if a.Owned {
+		a.BM.And(b.BM)
+		return Set{BM: a.BM, Owned: true}
 	}
-	return Set{bm: roaring.And(a.bm, b.bm), owned: true}
+	return Set{BM: roaring.And(a.BM, b.BM), Owned: true}
 }
 
 // unionRaw is the union of stored posting lists (a word's tokens, a
@@ -235,10 +235,10 @@ func (w *workspace) And(a, b Set) Set {
 // array by inserting its runs one at a time, which took 770 us for the two
 // tokens starting with "90s" on the real snapshot, where the dense pass is
 // linear. Others go to FastOr, cheaper for a few small arrays.
-func (w *workspace) unionRaw(lists [][]byte) (Set, error) {
+func (w *workspace) UnionRaw(lists [][]byte) (Set, error) {
 	switch len(lists) {
 	case 0:
-		return w.scratch(), nil
+		return w.Scratch(), nil
 	case 1:
 		return w.View(lists[0])
 	}
@@ -268,9 +268,9 @@ func (w *workspace) unionRaw(lists [][]byte) (Set, error) {
 			if err != nil {
 				return Set{}, err
 			}
-			bms = append(bms, one.bm)
+			bms = append(bms, one.BM)
 		}
-		return Set{bm: roaring.FastOr(bms...), owned: true}, nil
+		return Set{BM: roaring.FastOr(bms...), Owned: true}, nil
 	}
 	buf := w.denseBuffer(containerWords * keys)
 	for _, v := range lists {
@@ -281,5 +281,5 @@ func (w *workspace) unionRaw(lists [][]byte) (Set, error) {
 	}
 	flat := w.bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
-	return Set{bm: flat, owned: true}, nil
+	return Set{BM: flat, Owned: true}, nil
 }

@@ -42,7 +42,7 @@ func stackProfile(stacks [][]string, ns []int64) *pprofile.Profile {
 // a real profile file.
 func TestCPUParts(t *testing.T) {
 	p := stackProfile([][]string{
-		{"runtime.mallocgc", "stationdex/query/core.(*search).run", "net/http.(*conn).serve"},                // allocation
+		{"runtime.mallocgc", "stationdex/query/core.(*Search).run", "net/http.(*conn).serve"},                // allocation
 		{"internal/runtime/syscall/linux.Syscall6", "syscall.write", "stationdex/server/wire.(*Conn).Write"}, // kernel
 		{"stationdex/query/pagetree.searchElems", "stationdex/server.(*Server).servePage.func1"},             // index
 		{"stationdex/server.appendText", "stationdex/server.(*Server).servePage.func1"},                      // pages

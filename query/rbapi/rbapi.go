@@ -1,4 +1,24 @@
-package core
+// Package rbapi is the engine's side of the Radio Browser API (the
+// compatible API under /json/): it reads the file's optional section for
+// that API (format.SectionRBAPI) and answers with the engine's own query
+// types (core.Query, core.Search), as an adapter over the engine. Every
+// read fails with core.ErrNoCompat on a file without the section.
+//
+// The read path: the upstream directory's station objects
+// (format.BucketUpstreamJSON), selected with the engine's filters and the
+// section's buckets, in record order (the name order) or its reverse, a
+// page of any length at a time. A long answer is read page after page,
+// each in a read transaction of its own, so that no transaction waits on
+// a slow client.
+//
+// File map:
+//   - rbapi.go: Select, the stored objects, a page of them, the
+//     conditions (flags, URL) and the copy with a distance
+//   - contains.go: substring conditions (name, country, tags...), their
+//     vocabularies and the folded names
+//   - lists.go: the lists of countries, languages, tags... and states
+//   - orders.go: the stored orders and their walk
+package rbapi
 
 import (
 	"bytes"
@@ -13,14 +33,8 @@ import (
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
+	"stationdex/query/core"
 )
-
-// The compatible API's read path (server/upstream*.go): the upstream
-// directory's station objects (format.BucketUpstreamJSON), selected with
-// the engine's filters and the upstream buckets, in record order (the
-// name order) or its reverse, a page of any length at a time. A long
-// answer is read page after page, each in a read transaction of its own,
-// so that no transaction waits on a slow client.
 
 // Tri is a condition a station may be asked to meet, not to meet, or
 // neither.
@@ -33,11 +47,11 @@ const (
 	No
 )
 
-// UpstreamSelect says which stations of the compatible API a page holds.
+// Select says which stations of the compatible API a page holds.
 // Query's filters (Filter, BitrateMin, BitrateMax, Near) apply as in a
 // search; its words, limit and offset do not.
-type UpstreamSelect struct {
-	Query Query
+type Select struct {
+	Query core.Query
 	// NameExact keeps the stations whose name key (fold.Key) is the
 	// key of this name; CountryLabel those whose source country label
 	// has this format.FacetKey; URL those whose source url is exactly
@@ -54,7 +68,7 @@ type UpstreamSelect struct {
 	CheckOK, ExtendedInfo, Geo Tri
 	// Order is the order of the stations (OrderName: the record order);
 	// Reverse walks it backwards; Seed seeds OrderRandom.
-	Order   UpstreamOrder
+	Order   Order
 	Reverse bool
 	Seed    uint64
 	// DistanceFrom, when set, fills in every station's geo_distance:
@@ -66,23 +80,23 @@ type UpstreamSelect struct {
 // Position is a place on the sphere, in degrees.
 type Position struct{ Lat, Lon float64 }
 
-// UpstreamJSON appends the stored upstream object of station id to dst
+// JSON appends the stored upstream object of station id to dst
 // (the base URL left as format.BaseURLMark); ErrNotFound when absent.
-func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
+func JSON(ix *core.Index, id format.UUID, dst []byte) ([]byte, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return dst, ErrNoCompat
+		return dst, core.ErrNoCompat
 	}
 	err := ix.View(func(tx *bolt.Tx) error {
-		n, err := recordOf(tx.Bucket(format.BucketIDs), id)
+		n, err := core.RecordOf(tx.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
-		rr := UpstreamReader(tx)
+		rr := Reader(tx)
 		js, err := rr.Get(n)
 		if err != nil {
 			return fmt.Errorf("station %s: upstream object: %w", id, err)
 		}
-		if !UpstreamOf(js, id) {
+		if !ObjectOf(js, id) {
 			return fmt.Errorf("station %s: %w: ids bucket points at record %d, whose upstream object is of another station", id, format.ErrCorrupt, n)
 		}
 		dst = append(dst, js...)
@@ -93,35 +107,35 @@ func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
 
 // upstreamOf reports whether the stored object js is of station id: its
 // stationuuid follows the changeuuid, whose length is bounded.
-func UpstreamOf(js []byte, id format.UUID) bool {
+func ObjectOf(js []byte, id format.UUID) bool {
 	return bytes.Contains(js, []byte(`,"stationuuid":"`+id.String()+`",`))
 }
 
-func UpstreamReader(tx *bolt.Tx) RecordReader {
-	return RecordReader{Stations: tx.Bucket(format.BucketUpstreamJSON)}
+func Reader(tx *bolt.Tx) core.RecordReader {
+	return core.RecordReader{Stations: tx.Bucket(format.BucketUpstreamJSON)}
 }
 
-// UpstreamPage appends to dst the stored upstream objects of the
+// Page appends to dst the stored upstream objects of the
 // stations sel selects, from the offset-th in its order, at most limit
 // of them, separated by commas (the inside of a JSON array; the caller
 // splices its base URL in). It returns the extended dst and how many it
 // appended: fewer than limit means the selection ends there.
-func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte) ([]byte, int, error) {
-	set, err := ix.UpstreamStations(sel)
+func Page(ix *core.Index, sel Select, offset, limit int, dst []byte) ([]byte, int, error) {
+	set, err := Stations(ix, sel)
 	if err != nil {
 		return dst, 0, err
 	}
-	return ix.UpstreamPageOf(set, offset, limit, dst)
+	return PageOf(ix, set, offset, limit, dst)
 }
 
-// UpstreamSet is the stations an UpstreamSelect picks, in its order: a
+// Selection is the stations an Select picks, in its order: a
 // copy, valid as long as the Index, so that a long answer pages through
 // it without selecting again (a substring of names reads the candidates'
 // records). It is for one goroutine at a time.
-type UpstreamSet struct {
+type Selection struct {
 	members *roaring.Bitmap
 	reverse bool
-	order   UpstreamOrder
+	order   Order
 	seed    uint64
 	// list is the members in order (reverse applied), as far as pages
 	// asked for them, for an order other than name; complete once it
@@ -132,50 +146,50 @@ type UpstreamSet struct {
 	complete bool
 	walked   int
 	dense    []uint64
-	from     *Position // UpstreamSelect.DistanceFrom
+	from     *Position // Select.DistanceFrom
 }
 
 // Len is the number of stations in u.
-func (u *UpstreamSet) Len() int { return int(u.members.GetCardinality()) }
+func (u *Selection) Len() int { return int(u.members.GetCardinality()) }
 
-// UpstreamStations selects the stations of sel.
-func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
+// Stations selects the stations of sel.
+func Stations(ix *core.Index, sel Select) (*Selection, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, ErrNoCompat
+		return nil, core.ErrNoCompat
 	}
-	w := GetWorkspace()
+	w := core.GetWorkspace()
 	defer w.Release()
 	s := w.NewSearch(ix)
-	w.words = w.words[:0] // matched by the conditions, not by words
-	u := &UpstreamSet{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed, from: sel.DistanceFrom}
+	w.Words = w.Words[:0] // matched by the conditions, not by words
+	u := &Selection{reverse: sel.Reverse, order: sel.Order, seed: sel.Seed, from: sel.DistanceFrom}
 	err := ix.View(func(tx *bolt.Tx) error {
 		s.Tx = tx
-		m, err := s.upstreamMatches(sel)
+		m, err := matches(s, sel)
 		if err == nil {
-			u.members = m.bm.Clone() // m may be a view of the mapping or a pooled scratch
+			u.members = m.BM.Clone() // m may be a view of the mapping or a pooled scratch
 		}
 		return err
 	})
 	return u, err
 }
 
-// UpstreamPageOf is UpstreamPage of a selection made before.
-func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
+// PageOf is Page of a selection made before.
+func PageOf(ix *core.Index, u *Selection, offset, limit int, dst []byte) ([]byte, int, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return dst, 0, ErrNoCompat
+		return dst, 0, core.ErrNoCompat
 	}
 	if offset < 0 || limit < 1 {
-		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", ErrInvalidQuery, limit, offset)
+		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", core.ErrInvalidQuery, limit, offset)
 	}
 	n := 0
 	err := ix.View(func(tx *bolt.Tx) error {
-		c := ix.newObjectCopier(tx, u.from)
+		c := newObjectCopier(ix, tx, u.from)
 		if u.order == OrderName {
 			var err error
-			dst, n, err = c.copySet(Set{bm: u.members}, u.reverse, offset, limit, dst)
+			dst, n, err = c.copySet(core.Set{BM: u.members}, u.reverse, offset, limit, dst)
 			return err
 		}
-		if err := ix.upstreamOrdered(u, tx, min(offset, u.Len())+min(limit, u.Len())); err != nil {
+		if err := ordered(ix, u, tx, min(offset, u.Len())+min(limit, u.Len())); err != nil {
 			return err
 		}
 		var err error
@@ -188,8 +202,8 @@ func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) (
 // objectCopier appends stored upstream objects to an answer, with their
 // geo_distance from a position when there is one.
 type objectCopier struct {
-	objects RecordReader
-	records RecordReader // with from: the stations' positions
+	objects core.RecordReader
+	records core.RecordReader // with from: the stations' positions
 	from    *Position
 	rec     format.Record
 }
@@ -197,8 +211,8 @@ type objectCopier struct {
 // newObjectCopier reads through the index's block locators: the
 // stations of a page lie in as many blocks, each a descent of the
 // bucket's tree without them.
-func (ix *Index) newObjectCopier(tx *bolt.Tx, from *Position) *objectCopier {
-	return &objectCopier{objects: ix.located(tx, format.BucketUpstreamJSON), records: ix.located(tx, format.BucketStations), from: from}
+func newObjectCopier(ix *core.Index, tx *bolt.Tx, from *Position) *objectCopier {
+	return &objectCopier{objects: ix.Located(tx, format.BucketUpstreamJSON), records: ix.Located(tx, format.BucketStations), from: from}
 }
 
 // copyListed appends the objects of list from its offset-th, at most
@@ -253,9 +267,9 @@ func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, e
 	return append(dst, js[at+len(noDistance)-1:]...), nil
 }
 
-// upstreamMatches is the set of the stations sel selects.
-func (s *search) upstreamMatches(sel UpstreamSelect) (Set, error) {
-	m, err := s.matchSet(sel.Query, noDim)
+// matches is the set of the stations sel selects.
+func matches(s *core.Search, sel Select) (core.Set, error) {
+	m, err := s.MatchSet(sel.Query, core.NoDim)
 	if err != nil {
 		return m, err
 	}
@@ -272,34 +286,34 @@ func (s *search) upstreamMatches(sel UpstreamSelect) (Set, error) {
 		{format.BucketUpstreamURL, string(format.UpstreamURLKey(sel.URL)), present(sel.URL)},
 	}
 	for _, c := range conds {
-		if c.keep == Either || m.empty() {
+		if c.keep == Either || m.Empty() {
 			continue
 		}
-		if m, err = s.narrow(m, c.bucket, c.key, c.keep); err != nil {
+		if m, err = narrow(s, m, c.bucket, c.key, c.keep); err != nil {
 			return m, err
 		}
 	}
 	for _, g := range sel.Genres {
-		if m.empty() {
+		if m.Empty() {
 			break
 		}
-		if m, err = s.narrow(m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
+		if m, err = narrow(s, m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
 			return m, err
 		}
 	}
-	if m, err = s.narrowContains(m, &sel.Contains); err != nil {
+	if m, err = narrowContains(s, m, &sel.Contains); err != nil {
 		return m, err
 	}
-	if sel.URL != "" && !m.empty() {
-		return s.sameURL(m, sel.URL)
+	if sel.URL != "" && !m.Empty() {
+		return sameURL(s, m, sel.URL)
 	}
 	return m, nil
 }
 
-// UpstreamWorking is the number of stations that passed their last check.
-func (ix *Index) UpstreamWorking() (int, error) {
+// Working is the number of stations that passed their last check.
+func Working(ix *core.Index) (int, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return 0, ErrNoCompat
+		return 0, core.ErrNoCompat
 	}
 	n := 0
 	err := ix.View(func(tx *bolt.Tx) error {
@@ -321,35 +335,35 @@ func present(condition string) Tri {
 
 // narrow is m with the stations of the list under key kept (Yes) or
 // left out (No). A key that folds to nothing has no list: it keeps none.
-func (s *search) narrow(m Set, bucket []byte, key string, keep Tri) (Set, error) {
-	list := s.w.scratch()
+func narrow(s *core.Search, m core.Set, bucket []byte, key string, keep Tri) (core.Set, error) {
+	list := s.Work.Scratch()
 	if key != "" {
 		var err error
-		if list, err = s.get(bucket, s.keyOf(key)); err != nil {
+		if list, err = s.Get(bucket, s.KeyOf(key)); err != nil {
 			return m, err
 		}
 	}
 	if keep == Yes {
-		return s.w.And(m, list), nil
+		return s.Work.And(m, list), nil
 	}
 	out := m
-	if !m.owned {
-		out = s.w.scratch()
-		out.bm.Or(m.bm)
+	if !m.Owned {
+		out = s.Work.Scratch()
+		out.BM.Or(m.BM)
 	}
-	out.bm.AndNot(list.bm)
+	out.BM.AndNot(list.BM)
 	return out, nil
 }
 
 // sameURL keeps the stations of m whose url is exactly url: the digest
 // bucket found them, and digests may collide.
-func (s *search) sameURL(m Set, url string) (Set, error) {
-	out := s.w.scratch()
-	rr := UpstreamReader(s.Tx)
+func sameURL(s *core.Search, m core.Set, url string) (core.Set, error) {
+	out := s.Work.Scratch()
+	rr := Reader(s.Tx)
 	var obj struct {
 		URL string `json:"url"`
 	}
-	for it := m.bm.Iterator(); it.HasNext(); {
+	for it := m.BM.Iterator(); it.HasNext(); {
 		n := it.Next()
 		js, err := rr.Get(n)
 		if err != nil {
@@ -360,7 +374,7 @@ func (s *search) sameURL(m Set, url string) (Set, error) {
 			return out, fmt.Errorf("%w: upstream object %d: %v", format.ErrCorrupt, n, err)
 		}
 		if obj.URL == url {
-			out.bm.Add(n)
+			out.BM.Add(n)
 		}
 	}
 	return out, nil
@@ -368,7 +382,7 @@ func (s *search) sameURL(m Set, url string) (Set, error) {
 
 // copySet appends the objects of m from its offset-th member in record
 // order (or in reverse), at most limit of them.
-func (c *objectCopier) copySet(m Set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
+func (c *objectCopier) copySet(m core.Set, reverse bool, offset, limit int, dst []byte) ([]byte, int, error) {
 	total := m.Card()
 	if offset >= total {
 		return dst, 0, nil
@@ -386,18 +400,18 @@ func (c *objectCopier) copySet(m Set, reverse bool, offset, limit int, dst []byt
 // pageIterator iterates m from its offset-th member (offset < m.card()):
 // forward by advancing to the member Select names, backwards over a copy
 // of m without the members after it.
-func pageIterator(m Set, reverse bool, offset int) interface {
+func pageIterator(m core.Set, reverse bool, offset int) interface {
 	HasNext() bool
 	Next() uint32
 } {
 	if !reverse {
-		it := m.bm.Iterator()
-		first, _ := m.bm.Select(uint32(offset))
+		it := m.BM.Iterator()
+		first, _ := m.BM.Select(uint32(offset))
 		it.AdvanceIfNeeded(first)
 		return it
 	}
-	last, _ := m.bm.Select(uint32(m.Card() - 1 - offset))
-	head := m.bm.Clone()
+	last, _ := m.BM.Select(uint32(m.Card() - 1 - offset))
+	head := m.BM.Clone()
 	head.RemoveRange(uint64(last)+1, 1<<32)
 	return head.ReverseIterator()
 }

@@ -1,4 +1,4 @@
-package core
+package rbapi
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // Substring matching for the compatible API (upstream: LIKE '%text%'),
@@ -45,23 +46,23 @@ var containsFields = [...]containsField{
 }
 
 // narrowContains is m narrowed by every condition of c.
-func (s *search) narrowContains(m Set, c *Contains) (Set, error) {
+func narrowContains(s *core.Search, m core.Set, c *Contains) (core.Set, error) {
 	var err error
 	for _, f := range containsFields {
-		if t := f.text(c); t != "" && !m.empty() {
-			m, err = s.narrowKeysHolding(m, f.bucket, f.key(t))
+		if t := f.text(c); t != "" && !m.Empty() {
+			m, err = narrowKeysHolding(s, m, f.bucket, f.key(t))
 		}
 		if err != nil {
 			return m, err
 		}
 	}
 	for _, t := range c.Tags {
-		if m, err = s.narrowKeysHolding(m, format.BucketGenres, format.GenreKey(t)); err != nil || m.empty() {
+		if m, err = narrowKeysHolding(s, m, format.BucketGenres, format.GenreKey(t)); err != nil || m.Empty() {
 			return m, err
 		}
 	}
-	if c.Name != "" && !m.empty() {
-		return s.narrowName(m, fold.String(c.Name))
+	if c.Name != "" && !m.Empty() {
+		return narrowName(s, m, fold.String(c.Name))
 	}
 	return m, nil
 }
@@ -69,15 +70,15 @@ func (s *search) narrowContains(m Set, c *Contains) (Set, error) {
 // narrowKeysHolding keeps the stations of m filed under a key of bucket
 // that holds text. A text that keys to nothing ("-" as a tag) is held by
 // every key, as LIKE '%%' matches every value: it keeps m.
-func (s *search) narrowKeysHolding(m Set, bucket []byte, text string) (Set, error) {
+func narrowKeysHolding(s *core.Search, m core.Set, bucket []byte, text string) (core.Set, error) {
 	if text == "" {
 		return m, nil
 	}
-	v, err := s.ix.vocabulary(s.Tx, bucket)
+	v, err := vocabularyOf(s.Index, s.Tx, bucket)
 	if err != nil {
 		return m, err
 	}
-	return s.narrowUnion(m, v.listsHolding(s.w.rawLists[:0], text))
+	return narrowUnion(s, m, v.listsHolding(s.Work.RawLists[:0], text))
 }
 
 // vocabulary is a bucket's keys and their lists, and each key filed
@@ -93,9 +94,9 @@ type vocabulary struct {
 
 const vocabularyGram = 3
 
-// vocabulary reads bucket's in tx the first time.
-func (ix *Index) vocabulary(tx *bolt.Tx, bucket []byte) (*vocabulary, error) {
-	v, err := ix.Derived("query: vocabulary of "+string(bucket), func(ix *Index) (any, error) {
+// vocabularyOf reads bucket's in tx the first time.
+func vocabularyOf(ix *core.Index, tx *bolt.Tx, bucket []byte) (*vocabulary, error) {
+	v, err := ix.Derived("query: vocabulary of "+string(bucket), func(ix *core.Index) (any, error) {
 		v := &vocabulary{grams: map[string][]int32{}}
 		err := func() error {
 			b := tx.Bucket(bucket)
@@ -150,48 +151,48 @@ func (v *vocabulary) listsHolding(lists [][]byte, text string) [][]byte {
 }
 
 // narrowUnion is m within the union of the stored lists.
-func (s *search) narrowUnion(m Set, lists [][]byte) (Set, error) {
-	union, err := s.w.unionRaw(lists)
+func narrowUnion(s *core.Search, m core.Set, lists [][]byte) (core.Set, error) {
+	union, err := s.Work.UnionRaw(lists)
 	clear(lists)
-	s.w.rawLists = lists[:0]
+	s.Work.RawLists = lists[:0]
 	if err != nil {
 		return m, err
 	}
-	return s.w.And(m, union), nil
+	return s.Work.And(m, union), nil
 }
 
 // narrowName keeps the stations of m whose folded name holds text
 // (folded too; see format.AppendNameGrams): for a text of at most a
 // gram, the union of the grams starting with it; for a longer one, the
 // names with every gram of it, each then read to see that it holds it.
-func (s *search) narrowName(m Set, text string) (Set, error) {
+func narrowName(s *core.Search, m core.Set, text string) (core.Set, error) {
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:
 		return m, nil // held by every name, as LIKE '%%'
 	case n <= format.NameGramRunes:
-		return s.narrowUnion(m, s.gramsStarting(text))
+		return narrowUnion(s, m, gramsStarting(s, text))
 	}
 	for _, g := range format.AppendTextGrams(nil, text) {
-		list, err := s.get(format.BucketNameGrams, s.keyOf(g))
+		list, err := s.Get(format.BucketNameGrams, s.KeyOf(g))
 		if err != nil {
 			return m, err
 		}
-		if m = s.w.And(m, list); m.empty() {
+		if m = s.Work.And(m, list); m.Empty() {
 			return m, nil
 		}
 	}
-	return s.namesHolding(m, text)
+	return namesHolding(s, m, text)
 }
 
 // gramsStarting is the stored lists of the grams that start with text,
 // a range of keys.
-func (s *search) gramsStarting(text string) [][]byte {
-	lists := s.w.rawLists[:0]
-	b := s.bucket(format.BucketNameGrams)
-	if !b.ok {
+func gramsStarting(s *core.Search, text string) [][]byte {
+	lists := s.Work.RawLists[:0]
+	b := s.Bucket(format.BucketNameGrams)
+	if !b.OK {
 		return lists
 	}
-	for k, v := b.c.Seek([]byte(text)); k != nil && bytes.HasPrefix(k, []byte(text)); k, v = b.c.Next() {
+	for k, v := b.Cur.Seek([]byte(text)); k != nil && bytes.HasPrefix(k, []byte(text)); k, v = b.Cur.Next() {
 		lists = append(lists, v)
 	}
 	return lists
@@ -201,15 +202,15 @@ func (s *search) gramsStarting(text string) [][]byte {
 // (folded), from the names folded once per index (foldedNames): decoding
 // each candidate's record and folding its name was half of the node's
 // time on upstream-style traffic.
-func (s *search) namesHolding(m Set, text string) (Set, error) {
-	out := s.w.scratch()
-	folded, err := s.ix.foldedNames(s.Tx)
+func namesHolding(s *core.Search, m core.Set, text string) (core.Set, error) {
+	out := s.Work.Scratch()
+	folded, err := foldedNamesOf(s.Index, s.Tx)
 	if err != nil {
 		return out, err
 	}
-	found := s.w.groupIDs[:0]
-	defer func() { s.w.groupIDs = found[:0] }()
-	err = s.eachBatch(m.bm, func(batch []uint32) error {
+	found := s.Work.GroupIDs[:0]
+	defer func() { s.Work.GroupIDs = found[:0] }()
+	err = s.EachBatch(m.BM, func(batch []uint32) error {
 		found = found[:0]
 		for _, n := range batch {
 			name, err := folded.of(n)
@@ -220,7 +221,7 @@ func (s *search) namesHolding(m Set, text string) (Set, error) {
 				found = append(found, n)
 			}
 		}
-		out.bm.AddMany(found)
+		out.BM.AddMany(found)
 		return nil
 	})
 	return out, err
@@ -238,13 +239,13 @@ type foldedNames struct {
 	ends  []uint32 // ends[n] is where record n's name ends in names
 }
 
-// foldedNames reads them in tx the first time.
-func (ix *Index) foldedNames(tx *bolt.Tx) (*foldedNames, error) {
-	v, err := ix.Derived("query: folded names", func(ix *Index) (any, error) {
-		f := &foldedNames{ends: make([]uint32, 0, ix.meta.Stations)}
+// foldedNamesOf reads them in tx the first time.
+func foldedNamesOf(ix *core.Index, tx *bolt.Tx) (*foldedNames, error) {
+	v, err := ix.Derived("query: folded names", func(ix *core.Index) (any, error) {
+		f := &foldedNames{ends: make([]uint32, 0, ix.Meta().Stations)}
 		var names strings.Builder
-		rr := ix.located(tx, format.BucketStations)
-		for n := range uint32(ix.meta.Stations) {
+		rr := ix.Located(tx, format.BucketStations)
+		for n := range uint32(ix.Meta().Stations) {
 			v, err := rr.Get(n)
 			if err != nil {
 				return nil, err
@@ -273,4 +274,14 @@ func (f *foldedNames) of(n uint32) (string, error) {
 		start = f.ends[n-1]
 	}
 	return f.names[start:f.ends[n]], nil
+}
+
+// Warm reads, in the background, what the first substring match of a name
+// otherwise reads: every station's folded name (Index.Warm in package
+// query calls it).
+func Warm(ix *core.Index) error {
+	if !ix.Has(format.SectionRBAPI) {
+		return nil
+	}
+	return ix.View(func(tx *bolt.Tx) error { _, err := foldedNamesOf(ix, tx); return err })
 }

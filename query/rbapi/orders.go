@@ -1,4 +1,4 @@
-package core
+package rbapi
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // The orders of the compatible API (upstream's order parameter). Record
@@ -22,12 +23,12 @@ import (
 // index), at a cost that grows with the set, not with the index. random
 // is a shuffle of the set's members, seeded per request.
 
-// UpstreamOrder is an order of upstream's order parameter.
-type UpstreamOrder uint8
+// Order is an order of upstream's order parameter.
+type Order uint8
 
-// The orders, by upstream's names (UpstreamOrders).
+// The orders, by upstream's names (Orders).
 const (
-	OrderName UpstreamOrder = iota
+	OrderName Order = iota
 	OrderURL
 	OrderHomepage
 	OrderFavicon
@@ -45,12 +46,12 @@ const (
 	OrderClickTrend
 	OrderChangeTimestamp
 	OrderRandom
-	numUpstreamOrders
+	numOrders
 )
 
-// UpstreamOrders names the orders as upstream's order parameter does:
+// Orders names the orders as upstream's order parameter does:
 // name, the stored orders (format.UpstreamSorts) and random.
-var UpstreamOrders = func() (names [numUpstreamOrders]string) {
+var Orders = func() (names [numOrders]string) {
 	names[OrderName], names[OrderRandom] = "name", "random"
 	for s, sort := range format.UpstreamSorts {
 		names[s+1] = sort.Name
@@ -59,7 +60,7 @@ var UpstreamOrders = func() (names [numUpstreamOrders]string) {
 }()
 
 // stored is the number of o's permutation in format.UpstreamSorts.
-func (o UpstreamOrder) stored() int { return int(o) - 1 }
+func (o Order) stored() int { return int(o) - 1 }
 
 // sortOrWalk weighs the two ways for a set of k members, to the upto-th
 // in order, in an index of n stations: sorting costs about k (the
@@ -75,9 +76,9 @@ func sortsCheaper(k, upto, n int) bool {
 	return float64(k)*float64(k) < float64(upto)*float64(n)*sortOrWalk
 }
 
-// upstreamOrdered puts u.list in u's order, as far as its first upto members
+// ordered puts u.list in u's order, as far as its first upto members
 // (all of them for random and for a sorted set), reading within tx.
-func (ix *Index) upstreamOrdered(u *UpstreamSet, tx *bolt.Tx, upto int) error {
+func ordered(ix *core.Index, u *Selection, tx *bolt.Tx, upto int) error {
 	switch {
 	case u.order == OrderName || u.complete || len(u.list) >= upto:
 		return nil
@@ -87,14 +88,14 @@ func (ix *Index) upstreamOrdered(u *UpstreamSet, tx *bolt.Tx, upto int) error {
 		rng.Shuffle(len(u.list), func(i, j int) { u.list[i], u.list[j] = u.list[j], u.list[i] })
 		u.complete = true
 		return nil
-	case u.walked == 0 && sortsCheaper(u.Len(), upto, ix.meta.Stations):
-		ranks, err := ix.ranks(tx, u.order)
+	case u.walked == 0 && sortsCheaper(u.Len(), upto, ix.Meta().Stations):
+		ranks, err := ranks(ix, tx, u.order)
 		if err != nil {
 			return err
 		}
 		return u.sortMembers(ranks)
 	}
-	return u.walk(tx, ix.meta.Stations, upto)
+	return u.walk(tx, ix.Meta().Stations, upto)
 }
 
 // ranks is each record's place in order o's stored permutation, made
@@ -102,20 +103,20 @@ func (ix *Index) upstreamOrdered(u *UpstreamSet, tx *bolt.Tx, upto int) error {
 // a set's members are put in order by sorting their places, where
 // reading each one's stored object for its sort key took 400 ns a
 // member.
-func (ix *Index) ranks(tx *bolt.Tx, o UpstreamOrder) ([]uint32, error) {
-	v, err := ix.Derived("query: ranks in the order "+UpstreamOrders[o], func(ix *Index) (any, error) {
-		stations := ix.meta.Stations
+func ranks(ix *core.Index, tx *bolt.Tx, o Order) ([]uint32, error) {
+	v, err := ix.Derived("query: ranks in the order "+Orders[o], func(ix *core.Index) (any, error) {
+		stations := ix.Meta().Stations
 		ranks := make([]uint32, stations)
 		b := tx.Bucket(format.BucketUpstreamOrders)
 		for first := 0; first < stations; first += format.OrderChunkLen {
 			chunk := b.Get(format.UpstreamOrderKey(o.stored(), uint32(first/format.OrderChunkLen)))
 			if want := 4 * min(format.OrderChunkLen, stations-first); len(chunk) != want {
-				return nil, fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, UpstreamOrders[o], len(chunk), first, want)
+				return nil, fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, Orders[o], len(chunk), first, want)
 			}
 			for i := range len(chunk) / 4 {
 				n := binary.LittleEndian.Uint32(chunk[4*i:])
 				if int(n) >= stations {
-					return nil, fmt.Errorf("%w: order %s: record %d past the stations", format.ErrCorrupt, UpstreamOrders[o], n)
+					return nil, fmt.Errorf("%w: order %s: record %d past the stations", format.ErrCorrupt, Orders[o], n)
 				}
 				ranks[n] = uint32(first + i)
 			}
@@ -127,7 +128,7 @@ func (ix *Index) ranks(tx *bolt.Tx, o UpstreamOrder) ([]uint32, error) {
 }
 
 // sortMembers orders the members by their ranks in u's order.
-func (u *UpstreamSet) sortMembers(ranks []uint32) error {
+func (u *Selection) sortMembers(ranks []uint32) error {
 	keyed := make([]uint64, 0, u.Len())
 	for it := u.members.Iterator(); it.HasNext(); {
 		n := it.Next()
@@ -151,7 +152,7 @@ func (u *UpstreamSet) sortMembers(ranks []uint32) error {
 // walk appends to u.list the members found walking on in the stored
 // permutation (backwards when reversed) until it holds upto, or the
 // permutation ends.
-func (u *UpstreamSet) walk(tx *bolt.Tx, stations, upto int) error {
+func (u *Selection) walk(tx *bolt.Tx, stations, upto int) error {
 	b := tx.Bucket(format.BucketUpstreamOrders)
 	upto = min(upto, u.Len())
 	if u.dense == nil {
@@ -168,7 +169,7 @@ func (u *UpstreamSet) walk(tx *bolt.Tx, stations, upto int) error {
 		chunk := b.Get(format.UpstreamOrderKey(u.order.stored(), uint32(pos/format.OrderChunkLen)))
 		first := pos / format.OrderChunkLen * format.OrderChunkLen
 		if want := 4 * min(format.OrderChunkLen, stations-first); len(chunk) != want {
-			return fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, UpstreamOrders[u.order], len(chunk), first, want)
+			return fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, Orders[u.order], len(chunk), first, want)
 		}
 		for i := pos - first; i >= 0 && i < len(chunk)/4 && len(u.list) < upto; u.walked++ {
 			n := binary.LittleEndian.Uint32(chunk[4*i:])

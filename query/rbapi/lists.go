@@ -1,4 +1,4 @@
-package core
+package rbapi
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/iso"
+	"stationdex/query/core"
 )
 
 // The compatible API's lists (/json/countries, /json/tags, ...): every
@@ -17,29 +18,29 @@ import (
 // and the filters read; the server filters, orders and pages them, and
 // caches the answer.
 
-// UpstreamCount is one value of a list: its key in the dimension's
+// Count is one value of a list: its key in the dimension's
 // bucket, its label as a station spells it, and its stations.
-type UpstreamCount struct {
+type Count struct {
 	Key, Label string
 	Stations   int
 }
 
-// UpstreamCounts lists every value of d (country, language, genre,
+// Counts lists every value of d (country, language, genre,
 // location or codec) in key order, with only the stations that passed
 // their last check when checkOK. A value without such stations is left
 // out.
-func (ix *Index) UpstreamCounts(d Dim, checkOK bool) ([]UpstreamCount, error) {
+func Counts(ix *core.Index, d core.Dim, checkOK bool) ([]Count, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, ErrNoCompat
+		return nil, core.ErrNoCompat
 	}
-	if d >= NumDims || d == DimHTTPS {
-		return nil, fmt.Errorf("%w: no list of %s", ErrInvalidQuery, d.Name())
+	if d >= core.NumDims || d == core.DimHTTPS {
+		return nil, fmt.Errorf("%w: no list of %s", core.ErrInvalidQuery, d.Name())
 	}
-	bucket := dims[d].directory
+	bucket := core.Dims[d].Directory
 	if bucket == nil {
-		bucket = dims[d].buckets[0] // codecs: no directory
+		bucket = core.Dims[d].Buckets[0] // codecs: no directory
 	}
-	var out []UpstreamCount
+	var out []Count
 	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)
 		if err != nil {
@@ -54,8 +55,8 @@ func (ix *Index) UpstreamCounts(d Dim, checkOK bool) ([]UpstreamCount, error) {
 			if n == 0 {
 				return nil
 			}
-			label, err := upstreamLabel(tx, d, string(k), bm.Minimum())
-			out = append(out, UpstreamCount{Key: string(k), Label: label, Stations: n})
+			label, err := label(tx, d, string(k), bm.Minimum())
+			out = append(out, Count{Key: string(k), Label: label, Stations: n})
 			return err
 		})
 	})
@@ -84,45 +85,45 @@ func countIn(bm, ok *roaring.Bitmap) int {
 	return int(bm.AndCardinality(ok))
 }
 
-// upstreamLabel names key of d as the source spells it: a country by
+// label names key of d as the source spells it: a country by
 // the source's label of its first station ("The United States Of
 // America", the upstream list's name), a genre by its commonest
 // spelling, a language or location as its first station spells it, a
 // codec as it is.
-func upstreamLabel(tx *bolt.Tx, d Dim, key string, first uint32) (string, error) {
+func label(tx *bolt.Tx, d core.Dim, key string, first uint32) (string, error) {
 	switch {
-	case dims[d].labels != nil:
-		return storedLabel(tx, d, key), nil
-	case d != DimCountry && dims[d].spelled == nil:
+	case core.Dims[d].Labels != nil:
+		return core.StoredLabel(tx, d, key), nil
+	case d != core.DimCountry && core.Dims[d].Spelled == nil:
 		return key, nil
 	}
 	var r format.Record
-	if err := DecodeRecord(tx.Bucket(format.BucketStations), first, &r); err != nil {
+	if err := core.DecodeRecord(tx.Bucket(format.BucketStations), first, &r); err != nil {
 		return "", err
 	}
-	if d == DimCountry {
+	if d == core.DimCountry {
 		return cmp.Or(r.Country, iso.CountryName(key), key), nil
 	}
-	return spelling(d, &r, key), nil
+	return core.Spelling(d, &r, key), nil
 }
 
-// UpstreamState is one state (a location) of one country, as the
+// State is one state (a location) of one country, as the
 // upstream /json/states lists them.
-type UpstreamState struct {
+type State struct {
 	Name, Country string
 	Stations      int
 }
 
-// UpstreamStates lists every location with the source country label of
+// States lists every location with the source country label of
 // its stations, one entry per pair, in location key order, then by
 // country label; with checkOK only the stations that passed their last
 // check count. A location's stations are few, so they are read one by
 // one.
-func (ix *Index) UpstreamStates(checkOK bool) ([]UpstreamState, error) {
+func States(ix *core.Index, checkOK bool) ([]State, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, ErrNoCompat
+		return nil, core.ErrNoCompat
 	}
-	var out []UpstreamState
+	var out []State
 	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)
 		if err != nil {
@@ -148,11 +149,11 @@ func (ix *Index) UpstreamStates(checkOK bool) ([]UpstreamState, error) {
 
 // statesOf counts the stations of one location key by country label,
 // the location named as its first station of each country spells it.
-func statesOf(records *bolt.Bucket, bm *roaring.Bitmap, key string) ([]UpstreamState, error) {
-	var out []UpstreamState
+func statesOf(records *bolt.Bucket, bm *roaring.Bitmap, key string) ([]State, error) {
+	var out []State
 	var r format.Record
 	for it := bm.Iterator(); it.HasNext(); {
-		if err := DecodeRecord(records, it.Next(), &r); err != nil {
+		if err := core.DecodeRecord(records, it.Next(), &r); err != nil {
 			return nil, err
 		}
 		i := 0
@@ -160,14 +161,14 @@ func statesOf(records *bolt.Bucket, bm *roaring.Bitmap, key string) ([]UpstreamS
 			i++
 		}
 		if i == len(out) {
-			out = append(out, UpstreamState{Name: spelling(DimLocation, &r, key), Country: r.Country})
+			out = append(out, State{Name: core.Spelling(core.DimLocation, &r, key), Country: r.Country})
 		}
 		out[i].Stations++
 	}
 	return sortedStates(out), nil
 }
 
-func sortedStates(s []UpstreamState) []UpstreamState {
+func sortedStates(s []State) []State {
 	for i := 1; i < len(s); i++ { // few countries per location
 		for j := i; j > 0 && s[j].Country < s[j-1].Country; j-- {
 			s[j], s[j-1] = s[j-1], s[j]

@@ -3,6 +3,7 @@ package core_test
 import (
 	"stationdex/query/check"
 	"stationdex/query/core"
+	"stationdex/query/rbapi"
 )
 
 func init() {
@@ -16,4 +17,8 @@ func init() {
 		return out, err
 	}
 	core.CheckFacetMemo = check.FacetMemo
+	core.RBAPIPage = func(ix *core.Index, f core.Filters) error {
+		_, _, err := rbapi.Page(ix, rbapi.Select{Query: core.Query{Filter: f}}, 0, 20, nil)
+		return err
+	}
 }

@@ -1,4 +1,4 @@
-package core
+package rbapi
 
 import (
 	"cmp"
@@ -15,43 +15,13 @@ import (
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
+	"stationdex/query/core"
+	"stationdex/query/internal/testindex"
 )
 
-// upstreamInput is a hand-made snapshot for the compatible API's read
-// path: every field of the source's station object, hostile text (markup,
-// control characters, U+2028, a quote), a URL over the indexer's bound,
-// one broken station, one with extended info, two sharing a stream URL.
 func upstreamInput(t *testing.T) (text string, records []map[string]any) {
 	t.Helper()
-	for i, name := range []string{"Alpha <script>", "beta\t\"quoted\"\u2028", "Gamma", "Delta", "Épsilon"} {
-		url := fmt.Sprintf("http://stream.example/%d", i)
-		if i == 3 {
-			url = "http://stream.example/1" // shared with beta
-		}
-		r := map[string]any{
-			"changeuuid": fmt.Sprintf("10000000-0000-4000-8000-%012d", i), "stationuuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
-			"serveruuid": nil, "name": name, "url": url, "url_resolved": url + "?resolved",
-			"homepage": "https://home.example/" + strings.Repeat("x", 3000*(i%2)), "favicon": "https://home.example/i.png",
-			"tags": "rock,Pop & <b>", "country": "The Netherlands", "countrycode": "nl", "iso_3166_2": "NL-NH",
-			"state": " Noord ", "language": "dutch,english", "languagecodes": "nl,en", "votes": 10 * i,
-			"lastchangetime": "2025-02-01 00:00:00", "lastchangetime_iso8601": "2025-02-01T00:00:00Z", "codec": "MP3",
-			"bitrate": 128000, "hls": i % 2, "lastcheckok": 1 - i%2*(i/3), "lastchecktime": "2025-02-02 00:00:00",
-			"lastchecktime_iso8601": nil, "lastcheckoktime": "", "lastcheckoktime_iso8601": "2025-02-02T00:00:00Z",
-			"lastlocalchecktime": "2025-02-02 00:00:00", "lastlocalchecktime_iso8601": "2025-02-02T00:00:00Z",
-			"clicktimestamp": "", "clicktimestamp_iso8601": nil, "clickcount": 1000 - i, "clicktrend": -i, "ssl_error": 0,
-			"geo_lat": 52.5, "geo_long": 4.75, "geo_distance": nil, "has_extended_info": i == 2,
-		}
-		if i == 4 {
-			r["geo_long"] = nil
-		}
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text += string(b) + "\n"
-		records = append(records, r)
-	}
-	return text, records
+	return testindex.RBAPIInput(t)
 }
 
 // TestUpstreamJSONIsTheInputRecord: every field of the stored upstream
@@ -64,7 +34,7 @@ func TestUpstreamJSONIsTheInputRecord(t *testing.T) {
 	const base = "https://radio.example/dex"
 	for _, in := range records {
 		id, _ := format.ParseUUID(in["stationuuid"].(string))
-		stored, err := ix.UpstreamJSON(id, nil)
+		stored, err := JSON(ix, id, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,8 +49,8 @@ func TestUpstreamJSONIsTheInputRecord(t *testing.T) {
 		}
 		requireSameObject(t, id.String(), got, want)
 	}
-	if _, err := ix.UpstreamJSON(format.UUID{1}, nil); err != ErrNotFound {
-		t.Errorf("unknown id: %v, want ErrNotFound", err)
+	if _, err := JSON(ix, format.UUID{1}, nil); err != core.ErrNotFound {
+		t.Errorf("unknown id: %v, want core.ErrNotFound", err)
 	}
 }
 
@@ -108,7 +78,7 @@ func TestUpstreamJSONEscapes(t *testing.T) {
 	ix := openIndex(t, buildIndex(t, text))
 	for i, want := range []string{`"name":"Alpha \u003cscript\u003e"`, `"name":"beta\t\"quoted\"\u2028"`} {
 		id, _ := format.ParseUUID(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
-		stored, err := ix.UpstreamJSON(id, nil)
+		stored, err := JSON(ix, id, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,19 +96,19 @@ func TestUpstreamPage(t *testing.T) {
 	order := []int{0, 1, 3, 4, 2} // Alpha, beta, Delta, Épsilon, Gamma
 	cases := []struct {
 		name string
-		sel  UpstreamSelect
+		sel  Select
 		keep func(r map[string]any) bool
 	}{
-		{"all", UpstreamSelect{}, func(map[string]any) bool { return true }},
-		{"hidebroken", UpstreamSelect{CheckOK: Yes}, func(r map[string]any) bool { return r["lastcheckok"] == 1 }},
-		{"extended", UpstreamSelect{ExtendedInfo: Yes}, func(r map[string]any) bool { return r["has_extended_info"] == true }},
-		{"no geo", UpstreamSelect{Geo: No}, func(r map[string]any) bool { return r["geo_long"] == nil }},
-		{"url", UpstreamSelect{URL: "http://stream.example/1"}, func(r map[string]any) bool { return r["url"] == "http://stream.example/1" }},
-		{"url none", UpstreamSelect{URL: "http://stream.example/"}, func(map[string]any) bool { return false }},
-		{"name exact", UpstreamSelect{NameExact: "GAMMA"}, func(r map[string]any) bool { return r["name"] == "Gamma" }},
-		{"country label", UpstreamSelect{CountryLabel: "the netherlands"}, func(map[string]any) bool { return true }},
-		{"country label none", UpstreamSelect{CountryLabel: "Netherlands"}, func(map[string]any) bool { return false }},
-		{"country code", UpstreamSelect{Query: Query{Filter: Filters{DimCountry: {"NL"}}}, CheckOK: No},
+		{"all", Select{}, func(map[string]any) bool { return true }},
+		{"hidebroken", Select{CheckOK: Yes}, func(r map[string]any) bool { return r["lastcheckok"] == 1 }},
+		{"extended", Select{ExtendedInfo: Yes}, func(r map[string]any) bool { return r["has_extended_info"] == true }},
+		{"no geo", Select{Geo: No}, func(r map[string]any) bool { return r["geo_long"] == nil }},
+		{"url", Select{URL: "http://stream.example/1"}, func(r map[string]any) bool { return r["url"] == "http://stream.example/1" }},
+		{"url none", Select{URL: "http://stream.example/"}, func(map[string]any) bool { return false }},
+		{"name exact", Select{NameExact: "GAMMA"}, func(r map[string]any) bool { return r["name"] == "Gamma" }},
+		{"country label", Select{CountryLabel: "the netherlands"}, func(map[string]any) bool { return true }},
+		{"country label none", Select{CountryLabel: "Netherlands"}, func(map[string]any) bool { return false }},
+		{"country code", Select{Query: core.Query{Filter: core.Filters{core.DimCountry: {"NL"}}}, CheckOK: No},
 			func(r map[string]any) bool { return r["lastcheckok"] == 0 }},
 	}
 	for _, tc := range cases {
@@ -167,9 +137,9 @@ func TestUpstreamPage(t *testing.T) {
 	}
 }
 
-func upstreamIDs(t *testing.T, ix *Index, sel UpstreamSelect, offset, limit int) []string {
+func upstreamIDs(t *testing.T, ix *core.Index, sel Select, offset, limit int) []string {
 	t.Helper()
-	js, n, err := ix.UpstreamPage(sel, offset, limit, nil)
+	js, n, err := Page(ix, sel, offset, limit, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +150,7 @@ func upstreamIDs(t *testing.T, ix *Index, sel UpstreamSelect, offset, limit int)
 		t.Fatalf("%v in %s", err, js)
 	}
 	if n != len(objs) {
-		t.Fatalf("UpstreamPage says %d, gave %d", n, len(objs))
+		t.Fatalf("Page says %d, gave %d", n, len(objs))
 	}
 	ids := []string{}
 	for _, o := range objs {
@@ -199,26 +169,26 @@ func TestUpstreamCounts(t *testing.T) {
 		if checkOK {
 			want = 4
 		}
-		countries, err := ix.UpstreamCounts(DimCountry, checkOK)
+		countries, err := Counts(ix, core.DimCountry, checkOK)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(countries) != 1 || countries[0] != (UpstreamCount{Key: "NL", Label: "The Netherlands", Stations: want}) {
+		if len(countries) != 1 || countries[0] != (Count{Key: "NL", Label: "The Netherlands", Stations: want}) {
 			t.Errorf("countries (checkOK %v): %+v", checkOK, countries)
 		}
-		states, err := ix.UpstreamStates(checkOK)
+		states, err := States(ix, checkOK)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(states) != 1 || states[0] != (UpstreamState{Name: "Noord", Country: "The Netherlands", Stations: want}) {
+		if len(states) != 1 || states[0] != (State{Name: "Noord", Country: "The Netherlands", Stations: want}) {
 			t.Errorf("states (checkOK %v): %+v", checkOK, states)
 		}
 	}
-	working, err := ix.UpstreamWorking()
+	working, err := Working(ix)
 	if err != nil || working != 4 {
 		t.Errorf("working: %d, %v", working, err)
 	}
-	if _, err := ix.UpstreamCounts(DimHTTPS, false); err == nil {
+	if _, err := Counts(ix, core.DimHTTPS, false); err == nil {
 		t.Error("a list of https")
 	}
 }
@@ -269,14 +239,14 @@ func init() {
 
 // requireContains: each substring condition selects what the oracle
 // selects over recs, in the index's order.
-func requireContains(t *testing.T, ix *Index, recs []format.Record) {
+func requireContains(t *testing.T, ix *core.Index, recs []format.Record) {
 	byID := map[string]*format.Record{}
 	for i := range recs {
 		if byID[recs[i].ID.String()] == nil {
 			byID[recs[i].ID.String()] = &recs[i]
 		}
 	}
-	all := upstreamIDs(t, ix, UpstreamSelect{}, 0, 1<<30)
+	all := upstreamIDs(t, ix, Select{}, 0, 1<<30)
 	for _, tc := range containsCases {
 		var want []string
 		for _, id := range all {
@@ -284,7 +254,7 @@ func requireContains(t *testing.T, ix *Index, recs []format.Record) {
 				want = append(want, id)
 			}
 		}
-		got := upstreamIDs(t, ix, UpstreamSelect{Contains: tc.c}, 0, 1<<30)
+		got := upstreamIDs(t, ix, Select{Contains: tc.c}, 0, 1<<30)
 		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Errorf("%+v: %d stations, oracle %d", tc.c, len(got), len(want))
 		}
@@ -298,16 +268,16 @@ func TestUpstreamContains(t *testing.T) {
 }
 
 func TestUpstreamContainsRealData(t *testing.T) {
-	ix, _ := realIndex(t)
-	requireContains(t, ix, real.recs)
+	ix, recs := realIndex(t)
+	requireContains(t, ix, recs)
 }
 
 // requireOrders: every order but random lists the stations as an
 // oracle sorts their objects decoded by encoding/json (by the field, then
 // by name order), forwards and reversed, and random is a permutation of
 // them, another for another seed.
-func requireOrders(t *testing.T, ix *Index, orders []UpstreamOrder) {
-	js, _, err := ix.UpstreamPage(UpstreamSelect{}, 0, 1<<30, nil)
+func requireOrders(t *testing.T, ix *core.Index, orders []Order) {
+	js, _, err := Page(ix, Select{}, 0, 1<<30, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,16 +298,16 @@ func requireOrders(t *testing.T, ix *Index, orders []UpstreamOrder) {
 		for i, obj := range byField {
 			want[i] = obj["stationuuid"].(string)
 		}
-		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o}, 0, 1<<30); !slices.Equal(got, want) {
-			t.Errorf("order %s: %s", UpstreamOrders[o], firstMismatch(got, want))
+		if got := upstreamIDs(t, ix, Select{Order: o}, 0, 1<<30); !slices.Equal(got, want) {
+			t.Errorf("order %s: %s", Orders[o], firstMismatch(got, want))
 		}
 		slices.Reverse(want)
-		if got := upstreamIDs(t, ix, UpstreamSelect{Order: o, Reverse: true}, 3, 7); !slices.Equal(got, want[3:min(10, len(want))]) {
-			t.Errorf("order %s reversed, offset 3: %v", UpstreamOrders[o], got)
+		if got := upstreamIDs(t, ix, Select{Order: o, Reverse: true}, 3, 7); !slices.Equal(got, want[3:min(10, len(want))]) {
+			t.Errorf("order %s reversed, offset 3: %v", Orders[o], got)
 		}
 	}
-	a := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 1}, 0, 1<<30)
-	b := upstreamIDs(t, ix, UpstreamSelect{Order: OrderRandom, Seed: 2}, 0, 1<<30)
+	a := upstreamIDs(t, ix, Select{Order: OrderRandom, Seed: 1}, 0, 1<<30)
+	b := upstreamIDs(t, ix, Select{Order: OrderRandom, Seed: 2}, 0, 1<<30)
 	if slices.Equal(a, b) || len(a) != len(objs) || len(slices.Compact(slices.Sorted(slices.Values(a)))) != len(objs) {
 		t.Errorf("random: %d and %d stations, equal %v", len(a), len(b), slices.Equal(a, b))
 	}
@@ -354,7 +324,7 @@ func firstMismatch(got, want []string) string {
 
 func TestUpstreamOrders(t *testing.T) {
 	text, _ := upstreamInput(t)
-	var every []UpstreamOrder
+	var every []Order
 	for o := OrderURL; o < OrderRandom; o++ {
 		every = append(every, o)
 	}
@@ -364,7 +334,7 @@ func TestUpstreamOrders(t *testing.T) {
 func TestUpstreamOrdersRealData(t *testing.T) {
 	ix, _ := realIndex(t)
 	// a number, a text with escapes (favicon URLs), a time, a list
-	requireOrders(t, ix, []UpstreamOrder{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
+	requireOrders(t, ix, []Order{OrderVotes, OrderFavicon, OrderChangeTimestamp, OrderTags})
 }
 
 // BenchmarkUpstreamNameContains times name substrings of the compatible
@@ -374,14 +344,14 @@ func BenchmarkUpstreamNameContains(b *testing.B) {
 	ix, _ := realIndex(b)
 	for _, text := range []string{"fm", "radio", "jazz", "rock fm", "bayern"} {
 		b.Run(text, func(b *testing.B) {
-			sel := UpstreamSelect{Contains: Contains{Name: text}}
+			sel := Select{Contains: Contains{Name: text}}
 			var page []byte
 			for b.Loop() {
-				u, err := ix.UpstreamStations(sel)
+				u, err := Stations(ix, sel)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if page, _, err = ix.UpstreamPageOf(u, 0, 100, page[:0]); err != nil {
+				if page, _, err = PageOf(ix, u, 0, 100, page[:0]); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -394,11 +364,11 @@ func BenchmarkUpstreamNameContains(b *testing.B) {
 func TestFoldedNamesAreTheRecordsNames(t *testing.T) {
 	ix, _ := realIndex(t)
 	err := ix.View(func(tx *bolt.Tx) error {
-		f, err := ix.foldedNames(tx)
+		f, err := foldedNamesOf(ix, tx)
 		if err != nil {
 			return err
 		}
-		rr := NewRecordReader(tx)
+		rr := core.NewRecordReader(tx)
 		for n := range uint32(ix.Meta().Stations) {
 			v, err := rr.Get(n)
 			if err != nil {
