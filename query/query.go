@@ -2,13 +2,15 @@
 // Open, the Index's searches and reads, the directory and the Holder that
 // lets a new snapshot replace the one being served. The engine itself is in
 // the packages below it: query/core (the index and the search) and the
-// rooms that import it, query/check (the file's checks) and query/rbapi
-// (the Radio Browser API's side of the engine). This package wires them and
+// rooms that import it, query/spell (the dictionary and the "did you
+// mean" searches), query/check (the file's checks) and query/rbapi (the
+// Radio Browser API's side of the engine). This package wires them and
 // names what callers use.
 //
 // File map:
 //   - query.go: Index, Open, and the names callers use, forwarded to the
 //     engine's packages
+//   - search.go: Search and SearchJSON, the search with its suggestions
 //   - rbapi.go: the Radio Browser API's reads as methods of Index
 //   - holder.go: the Holder, which serves one index while a new one
 //     replaces it
@@ -21,6 +23,7 @@ import (
 	"stationdex/query/check"
 	"stationdex/query/core"
 	"stationdex/query/rbapi"
+	"stationdex/query/spell"
 )
 
 // Index is an open, read-only, memory-mapped index file (core.Index),
@@ -39,15 +42,16 @@ func Open(path string) (*Index, error) {
 }
 
 // Warm builds what an index otherwise builds on its first faceted,
-// misspelt, distinct or Radio Browser API search (core.Index.Warm and
-// rbapi.Warm, side by side).
+// misspelt, distinct or Radio Browser API search (core.Index.Warm, the
+// spelling dictionary and rbapi.Warm, side by side).
 func (ix *Index) Warm() error {
-	var rb error
+	var rb, words error
 	var wg sync.WaitGroup
+	wg.Go(func() { _, words = spell.Dictionary(ix.Index) })
 	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
 	err := ix.Index.Warm()
 	wg.Wait()
-	return errors.Join(err, rb)
+	return errors.Join(err, words, rb)
 }
 
 // Derived is the value build makes of the index for key, made on the
@@ -103,7 +107,7 @@ const (
 	MaxLimit          = core.MaxLimit
 	MaxVariants       = core.MaxVariants
 	MaxFilterRunes    = core.MaxFilterRunes
-	MaxSuggestions    = core.MaxSuggestions
+	MaxSuggestions    = spell.MaxSuggestions
 	DefaultFacetLimit = core.DefaultFacetLimit
 	MaxFacetLimit     = core.MaxFacetLimit
 )

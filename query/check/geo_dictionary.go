@@ -9,6 +9,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/query/core"
+	"stationdex/query/spell"
 )
 
 // checkGeo: every point decodes, names an existing record whose stored
@@ -84,7 +85,7 @@ func (c *checker) checkDictionary() (err error) {
 // suggestion's total read from it is the total the suggested search
 // shows.
 func (c *checker) checkReach() error {
-	d, err := c.ix.Dictionary()
+	d, err := spell.Dictionary(c.ix)
 	if err != nil {
 		return err
 	}

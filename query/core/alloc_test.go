@@ -12,7 +12,7 @@ import (
 // allocsPerSearch measures the allocations of one Search.
 func allocsPerSearch(t *testing.T, ix *Index, q Query) float64 {
 	t.Helper()
-	res, err := ix.Search(q)
+	res, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func allocsPerSearch(t *testing.T, ix *Index, q Query) float64 {
 		t.Fatalf("%s: page of %d, the comparison needs a full page", describe(q), len(res.Stations))
 	}
 	return testing.AllocsPerRun(50, func() {
-		if _, err := ix.Search(q); err != nil {
+		if _, err := search(ix, q); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -115,7 +115,7 @@ var allocCeilings = map[string]float64{
 
 func TestAllocsPerSearchClass(t *testing.T) {
 	requireAllocCeilings(t, allocCeilings, func(ix *Index, q Query) error {
-		_, err := ix.Search(q)
+		_, err := search(ix, q)
 		return err
 	})
 }
@@ -148,7 +148,7 @@ var allocCeilingsJSON = map[string]float64{
 func TestAllocsPerSearchJSONClass(t *testing.T) {
 	buf := make([]byte, 0, 64<<10)
 	requireAllocCeilings(t, allocCeilingsJSON, func(ix *Index, q Query) error {
-		_, b, err := ix.SearchJSON(q, buf[:0])
+		_, b, err := searchJSON(ix, q, buf[:0])
 		buf = b
 		return err
 	})

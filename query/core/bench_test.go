@@ -38,7 +38,7 @@ var benchQueries = []struct {
 // BenchmarkSearch measures one Search per operation on the real snapshot,
 // per query class.
 func BenchmarkSearch(b *testing.B) {
-	benchSearch(b, func(ix *Index, q Query) (Result, error) { return ix.Search(q) })
+	benchSearch(b, func(ix *Index, q Query) (Result, error) { return search(ix, q) })
 }
 
 // BenchmarkSearchJSON is BenchmarkSearch for SearchJSON, the JSON API's
@@ -47,7 +47,7 @@ func BenchmarkSearch(b *testing.B) {
 func BenchmarkSearchJSON(b *testing.B) {
 	buf := make([]byte, 0, 64<<10)
 	benchSearch(b, func(ix *Index, q Query) (Result, error) {
-		res, out, err := ix.SearchJSON(q, buf[:0])
+		res, out, err := searchJSON(ix, q, buf[:0])
 		buf = out
 		return res, err
 	})
@@ -92,7 +92,7 @@ func benchNamed(b *testing.B, ix *Index, cases []namedQuery) {
 			b.ReportAllocs()
 			cpu := processCPU()
 			for b.Loop() {
-				if _, err := ix.Search(c.q); err != nil {
+				if _, err := search(ix, c.q); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -225,7 +225,7 @@ func TestCheckFindsDamage(t *testing.T) {
 func TestStationJSONOnDamagedBlockFails(t *testing.T) {
 	for _, value := range []string{"", "short", "\x02\x00\x00\x00\x00\x00\x00\x00\xff\x00\x00\x00\x10\x00\x00\x00"} {
 		ix := openIndex(t, resealed(t, put("station_json", string(format.BlockKey(0)), value)))
-		if _, _, err := ix.SearchJSON(Query{Limit: 10}, nil); !errors.Is(err, format.ErrCorrupt) {
+		if _, _, err := searchJSON(ix, Query{Limit: 10}, nil); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: SearchJSON: err %v, want ErrCorrupt", value, err)
 		}
 		if _, err := ix.StationJSON(station{N: 1}.UUID(), nil); !errors.Is(err, format.ErrCorrupt) {
@@ -250,7 +250,7 @@ func TestStationJSONOnDamagedBlockFails(t *testing.T) {
 func TestSearchOnDamagedBitmapFails(t *testing.T) {
 	for _, value := range []string{"garbage!", "", "\x3b\x30\x00\x00\x01\x00\x00\x00\xff\xff"} {
 		ix := openIndex(t, resealed(t, put("genres", "pop", value)))
-		if _, err := ix.Search(Query{Filter: filters("", "", "pop"), Limit: 10}); !errors.Is(err, format.ErrCorrupt) {
+		if _, err := search(ix, Query{Filter: filters("", "", "pop"), Limit: 10}); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("value %q: err %v, want ErrCorrupt", value, err)
 		}
 	}

@@ -48,7 +48,7 @@ func BenchmarkDemoSearch(b *testing.B) {
 		b.Run(bq.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ix.Search(bq.q); err != nil {
+				if _, err := search(ix, bq.q); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -61,7 +61,7 @@ func BenchmarkDemoStation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := ix.Search(Query{Q: "jazz", Limit: 1})
+	res, err := search(ix, Query{Q: "jazz", Limit: 1})
 	if err != nil || len(res.Stations) != 1 {
 		b.Fatalf("no station to read: %v", err)
 	}

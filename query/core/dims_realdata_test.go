@@ -54,7 +54,7 @@ func TestNewFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	for _, q := range qs {
 		for _, k := range []int{3, 10} {
 			q.Facets, q.FacetLimit, q.Limit = all, k, 1
-			res, err := ix.Search(q)
+			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
@@ -73,7 +73,7 @@ func TestNewFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	if urls < 500 {
 		t.Errorf("only %d facet urls counted", urls)
 	}
-	if _, err := ix.Search(Query{Facets: DimsOf(DimHTTPS), FacetLimit: 3, Limit: 1}); err == nil {
+	if _, err := search(ix, Query{Facets: DimsOf(DimHTTPS), FacetLimit: 3, Limit: 1}); err == nil {
 		t.Error("an https facet was counted; it is a filter only")
 	}
 }
@@ -82,7 +82,7 @@ func TestNewFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 // labelled as a station spells the place, and that label selects it.
 func TestLocationLabelsAsStationsSpellThem(t *testing.T) {
 	ix, _ := realIndex(t)
-	res, err := ix.Search(Query{Facets: DimsOf(DimLocation, DimCodec), FacetLimit: 5, Limit: 1})
+	res, err := search(ix, Query{Facets: DimsOf(DimLocation, DimCodec), FacetLimit: 5, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 	}
 	for _, q := range []Query{{Q: name.Name}, {Q: "radio"}, {}, {Filter: filters("FR", "", "")}} {
 		q.Distinct, q.CountVariants, q.Limit = true, true, MaxLimit
-		res, err := ix.Search(q)
+		res, err := search(ix, q)
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)
 		}
@@ -93,7 +93,7 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 			}
 		}
 	}
-	res, err := ix.Search(Query{Q: name.Name, Distinct: true, CountVariants: true, Limit: MaxLimit})
+	res, err := search(ix, Query{Q: name.Name, Distinct: true, CountVariants: true, Limit: MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func distinctFacetsMatchOracle(t *testing.T, stride int) {
 		q := qs[i]
 		for _, k := range []int{3, 10} {
 			q.Facets, q.FacetLimit, q.Limit, q.Distinct = all, k, 1, true
-			res, err := ix.Search(q)
+			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}

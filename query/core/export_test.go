@@ -13,6 +13,12 @@ var (
 	RBAPIPage func(ix *Index, f Filters) error
 	// Check is check.Check, its report copied into CheckReport.
 	Check func(path string) (CheckReport, error)
+	// Suggest is spell.Suggest, the suggestions of the searches here.
+	Suggest Suggester
+	// MaxSuggestions and MaxEdits are spell's, the rules the suggestions
+	// are held to.
+	MaxSuggestions int
+	MaxEdits       func(word string) uint8
 	// CheckFacetMemo is check.FacetMemo.
 	CheckFacetMemo func(ix *Index) error
 )
@@ -32,4 +38,15 @@ type CheckReport struct {
 type BucketCount struct {
 	Name string
 	Keys int
+}
+
+// search is Search in package query: Run with spell's suggestions.
+func search(ix *Index, q Query) (Result, error) {
+	res, _, err := ix.Run(q, nil, Suggest)
+	return res, err
+}
+
+// searchJSON is SearchJSON in package query.
+func searchJSON(ix *Index, q Query, dst []byte) (Result, []byte, error) {
+	return ix.Run(q, &dst, Suggest)
 }

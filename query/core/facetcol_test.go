@@ -62,7 +62,7 @@ func TestFacetColumnDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := openIndex(t, path)
-			_, err = ix.Search(Query{Q: "station", Facets: threeFacets, Limit: 5})
+			_, err = search(ix, Query{Q: "station", Facets: threeFacets, Limit: 5})
 			if !errors.Is(err, format.ErrCorrupt) {
 				t.Fatalf("faceted search of a damaged facet: %v, want ErrCorrupt", err)
 			}

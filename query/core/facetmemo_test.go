@@ -39,7 +39,7 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			{7, DimsOf(DimCountry, DimLanguage)},
 		} {
 			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
-			res, err := ix.Search(q)
+			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
@@ -70,13 +70,13 @@ func TestFacetMemoListsAreCopies(t *testing.T) {
 	ix, _ := realIndex(t)
 	readMemo(t, ix)
 	q := Query{Q: "radio", Facets: DimsOf(DimCountry), FacetLimit: 3, Limit: 1}
-	first, err := ix.Search(q)
+	first, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := first.Facets[DimCountry][0]
 	first.Facets[DimCountry][0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
-	again, err := ix.Search(q)
+	again, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 	if n := len(o.search(q)); n != us || n < 256 {
 		t.Fatalf("q=am&country=US finds %d stations, country=US %d: the case this test needs is gone", n, us)
 	}
-	res, err := ix.Search(q)
+	res, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	for _, q := range queries {
 		for _, k := range []int{DefaultFacetLimit, 3, MaxFacetLimit} {
 			q.Facets, q.FacetLimit, q.Limit = all, k, 10
-			res, err := ix.Search(q)
+			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}

@@ -11,7 +11,7 @@ import (
 // one of dimension except; ok is false when no filter applies, so that
 // "no filter" is not a set of every station. It stops at the first empty
 // filter.
-func (s *Search) filters(q Query, except Dim) (f Set, ok bool, err error) {
+func (s *Search) Filtered(q Query, except Dim) (f Set, ok bool, err error) {
 	add := func(one Set) bool {
 		f = s.intersect(f, ok, one)
 		ok = true

@@ -2,12 +2,12 @@ package core
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"stationdex/internal/fold"
 	qoracle "stationdex/oracle"
+	"stationdex/query/internal/testindex"
 )
 
 // rangeFilters are the codec, bitrate and distance filters the real
@@ -78,7 +78,7 @@ func facetQueries() []Query {
 		{Filter: filters("", "", "pop")}, {Filter: filters("", "", "pop"), Q: "radio"}, {Filter: filters("FR", "fr", "news")},
 		{Filter: filters("", "", "", "AAC")}, {BitrateMin: 256}, {Near: &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 100}},
 		{Q: "a", Filter: filters("MX", "", "")}, {Q: "klassik", Filter: filters("", "de", "")}, {Filter: filters("GB", "", "80s")}}
-	for _, w := range sampledWords(real.recs, 20) {
+	for _, w := range testindex.SampledWords(real.recs, 20) {
 		qs = append(qs, Query{Q: w})
 	}
 	return qs
@@ -90,7 +90,7 @@ func TestFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	for _, q := range facetQueries() {
 		for _, k := range []int{10, 50} {
 			q.Facets, q.FacetLimit, q.Limit = threeFacets, k, 1
-			res, err := ix.Search(q)
+			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
@@ -144,7 +144,7 @@ func checkFacetURLs(t *testing.T, ix *Index, q Query, facet string, got []FacetC
 		link := q
 		link.Facets, link.Limit, link.Offset = 0, 1, 0
 		link.Filter[dimOfFacet(facet)] = []string{c.Value}
-		res, err := ix.Search(link)
+		res, err := search(ix, link)
 		if err != nil || res.Total != c.Count {
 			t.Errorf("%s: facet %s value %q counts %d, its search finds %d (%v)", describe(q), facet, c.Value, c.Count, res.Total, err)
 		}
@@ -152,50 +152,21 @@ func checkFacetURLs(t *testing.T, ix *Index, q Query, facet string, got []FacetC
 	return len(got)
 }
 
-// typos derives misspelt queries from real words: a letter dropped,
-// doubled, swapped with the next or replaced, and two-word queries with
-// one word misspelt.
-func typos(words []string) []string {
-	var out []string
-	for i, w := range words {
-		r := []rune(w)
-		if len(r) < 4 {
-			continue
-		}
-		p := 1 + i%(len(r)-2)
-		switch i % 4 {
-		case 0:
-			out = append(out, string(slices.Delete(slices.Clone(r), p, p+1)))
-		case 1:
-			out = append(out, string(slices.Insert(slices.Clone(r), p, r[p])))
-		case 2:
-			s := slices.Clone(r)
-			s[p], s[p+1] = s[p+1], s[p]
-			out = append(out, string(s))
-		default:
-			s := slices.Clone(r)
-			s[p] = 'q'
-			out = append(out, string(s)+" radio")
-		}
-	}
-	return append(out, "jazzz", "rdio", "clasical", "bbc rdio", "deutschlandfunc", "antene bayern", "zzzzzzzzq")
-}
-
 func TestSuggestionsOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
 	var words []string
-	for _, w := range sampledWords(real.recs, 80) {
+	for _, w := range testindex.SampledWords(real.recs, 80) {
 		if !strings.Contains(w, " ") {
 			words = append(words, w)
 		}
 	}
 	zero, suggested := 0, 0
-	for i, text := range typos(words) {
+	for i, text := range testindex.Typos(words) {
 		q := Query{Q: text, Limit: 10, Suggest: true}
 		if i%5 == 0 {
 			q.Filter[DimCountry] = []string{"US"}
 		}
-		res, err := ix.Search(q)
+		res, err := search(ix, q)
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)
 		}
@@ -248,7 +219,7 @@ func checkEdits(words, alt []string, edits int) error {
 	sum := 0
 	for i := range words {
 		d := qoracle.EditDistance(words[i], alt[i])
-		if d > int(maxEdits(words[i])) {
+		if d > int(MaxEdits(words[i])) {
 			return fmt.Errorf("%q is %d edits from %q", alt[i], d, words[i])
 		}
 		sum += d

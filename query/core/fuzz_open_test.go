@@ -82,7 +82,7 @@ func damage(sound, edits []byte, cut uint32) []byte {
 func useAll(t *testing.T, ix *Index) {
 	t.Helper()
 	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Filter: filters("de", "", ""), Limit: 5}, {Filter: filters("", "en", "pop"), Limit: 5}} {
-		res, err := ix.Search(q)
+		res, err := search(ix, q)
 		if err != nil {
 			t.Fatalf("Open passed, Search(%+v): %v", q, err)
 		}
@@ -94,7 +94,7 @@ func useAll(t *testing.T, ix *Index) {
 				t.Fatalf("Open passed, StationJSON(%s): %v", st.ID, err)
 			}
 		}
-		if _, _, err := ix.SearchJSON(q, nil); err != nil {
+		if _, _, err := searchJSON(ix, q, nil); err != nil {
 			t.Fatalf("Open passed, SearchJSON(%+v): %v", q, err)
 		}
 	}

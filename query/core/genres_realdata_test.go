@@ -29,7 +29,7 @@ func TestGenreSpellingsMatchOracleOnRealSnapshot(t *testing.T) {
 		for _, g := range row {
 			q := Query{Filter: filters("", "", g), Limit: MaxLimit}
 			walkPages(t, ix, o, q)
-			res, err := ix.Search(Query{Filter: filters("", "", g), Limit: MaxLimit})
+			res, err := search(ix, Query{Filter: filters("", "", g), Limit: MaxLimit})
 			if err != nil {
 				t.Fatal(err)
 			}

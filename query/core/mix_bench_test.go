@@ -64,7 +64,7 @@ func BenchmarkMixLatency(b *testing.B) {
 						q.Facets = threeFacets
 					}
 					start := time.Now()
-					if _, err := ix.Search(q); err != nil {
+					if _, err := search(ix, q); err != nil {
 						b.Fatal(err)
 					}
 					d := time.Since(start)

@@ -320,11 +320,11 @@ func answers(t *testing.T, path string) string {
 	defer ix.Close()
 	var out strings.Builder
 	for _, q := range []Query{{Limit: 50}, {Q: "radio", Limit: 5}, {Q: "j", Filter: filters("de", "", ""), Limit: 5}, {Filter: filters("", "en", "pop"), Limit: 5}} {
-		res, err := ix.Search(q)
+		res, err := search(ix, q)
 		res.Timing = Timing{}
 		doc, _ := json.Marshal(res) // values only: no pointers printed
 		fmt.Fprintf(&out, "%s %v\n", doc, err)
-		_, stored, err := ix.SearchJSON(q, nil)
+		_, stored, err := searchJSON(ix, q, nil)
 		fmt.Fprintf(&out, "%q %v\n", stored, err)
 	}
 	for _, facet := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation} {

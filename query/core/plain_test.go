@@ -59,7 +59,7 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 		faceted := q
 		faceted.Facets = DimsOf(DimCountry)
 		q.Limit, faceted.Limit = 20, 20
-		first, err := ix.Search(q)
+		first, err := search(ix, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,11 +68,11 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 		// over every key (names are in random word order)
 		for _, offset := range []int{0, 7, total / 3, total / 2, 2 * total / 3, total - 5, 65536, 131072} {
 			q.Offset, faceted.Offset = max(offset, 0), max(offset, 0)
-			plain, err := ix.Search(q)
+			plain, err := search(ix, q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := ix.Search(faceted)
+			ref, err := search(ix, faceted)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"stationdex/internal/fold"
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 // handPicked are query texts a person would try: whole words, accents and
@@ -29,43 +29,10 @@ var (
 	genreFilters = []string{"pop", "Jazz", "news", "rock", "classical", "80s", "méxico", "mexico", "talk", "no such genre"}
 )
 
-// sampledWords draws query words from the records themselves, every
-// stride-th record: a whole name word, a 1-3 rune prefix of it, a genre
-// word and a two-word name query.
-func sampledWords(recs []format.Record, samples int) []string {
-	var out []string
-	stride := max(1, len(recs)/samples)
-	for i := 0; i < len(recs); i += stride {
-		r := &recs[i]
-		toks := fold.Tokens(r.Name)
-		if len(toks) == 0 {
-			continue
-		}
-		out = append(out, toks[0], runePrefix(toks[len(toks)-1], 1+i%3))
-		if len(toks) > 1 {
-			out = append(out, toks[0]+" "+toks[1])
-		}
-		if len(r.Genres) > 0 {
-			out = append(out, r.Genres[0])
-		}
-	}
-	return out
-}
-
-func runePrefix(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
 // oracleQueries is the full query list: every text alone, every filter
 // alone and paired, and texts with filters.
 func oracleQueries(recs []format.Record) []Query {
-	texts := append(slices.Clone(handPicked), sampledWords(recs, 60)...)
+	texts := append(slices.Clone(handPicked), testindex.SampledWords(recs, 60)...)
 	var qs []Query
 	for _, t := range texts {
 		qs = append(qs, Query{Q: t})

@@ -48,14 +48,14 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 	ix, _ := realIndex(t)
 	q := Query{Q: "radio", Filter: filters("DE", "", ""), Limit: 20}
-	if _, err := ix.Search(q); err != nil {
+	if _, err := search(ix, q); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.SearchJSON(q, nil); err != nil {
+	if _, _, err := searchJSON(ix, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	q.Distinct = true
-	if _, err := ix.Search(q); err != nil {
+	if _, err := search(ix, q); err != nil {
 		t.Fatal(err)
 	}
 	if err := RBAPIPage(ix, filters("DE", "", "")); err != nil {

@@ -40,7 +40,7 @@ func TestReleaseLeavesNothingInTheMapping(t *testing.T) {
 			s := w.NewSearch(ix)
 			s.Tx = tx
 			var res Result
-			return s.run(q, ix.meta.Stations, &res, nil)
+			return s.run(q, ix.meta.Stations, &res, nil, Suggest)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)

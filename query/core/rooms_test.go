@@ -4,6 +4,7 @@ import (
 	"stationdex/query/check"
 	"stationdex/query/core"
 	"stationdex/query/rbapi"
+	"stationdex/query/spell"
 )
 
 func init() {
@@ -17,6 +18,8 @@ func init() {
 		return out, err
 	}
 	core.CheckFacetMemo = check.FacetMemo
+	core.Suggest = spell.Suggest
+	core.MaxSuggestions, core.MaxEdits = spell.MaxSuggestions, spell.MaxEdits
 	core.RBAPIPage = func(ix *core.Index, f core.Filters) error {
 		_, _, err := rbapi.Page(ix, rbapi.Select{Query: core.Query{Filter: f}}, 0, 20, nil)
 		return err

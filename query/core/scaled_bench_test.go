@@ -26,7 +26,7 @@ func BenchmarkScaled(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	if _, err := ix.Search(Query{Q: "jazz", Facets: all, Limit: 20}); err != nil {
+	if _, err := search(ix, Query{Q: "jazz", Facets: all, Limit: 20}); err != nil {
 		b.Fatal(err)
 	}
 	first := time.Since(start)

@@ -10,22 +10,22 @@ import (
 	"stationdex/internal/format"
 )
 
-// Search runs q: one read transaction, posting lists combined into at most
-// three tiers (see the package comment), and only the page's records
-// decoded.
-func (ix *Index) Search(q Query) (Result, error) {
-	res, _, err := ix.search(q, nil)
-	return res, err
-}
+// Suggester is the "did you mean" step of a search without result
+// (package spell's Suggest): Run calls it when the query asks for
+// suggestions (Query.Suggest), has words and matches nothing. nil suggests
+// nothing.
+type Suggester func(s *Search, q Query) ([]Suggestion, error)
 
-// search runs q, decoding the page's records, or with stored not nil
-// appending the page's stored JSON to *stored instead (SearchJSON).
-func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
+// Run runs q: one read transaction, posting lists combined into at most
+// three tiers (see the package comment), and only the page's records
+// decoded; or with stored not nil, the page's stored JSON appended to
+// *stored instead (SearchJSON in package query).
+func (ix *Index) Run(q Query, stored *[]byte, suggest Suggester) (Result, []byte, error) {
 	if err := checkQuery(q); err != nil {
 		return Result{}, nil, err
 	}
 	var res Result
-	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored) })
+	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored, suggest) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
@@ -35,7 +35,7 @@ func (ix *Index) search(q Query, stored *[]byte) (Result, []byte, error) {
 	return res, *stored, nil
 }
 
-func (s *Search) run(q Query, stations int, res *Result, stored *[]byte) error {
+func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest Suggester) error {
 	start := time.Now()
 	s.Work.Words = fold.AppendTokens(s.Work.Words[:0], q.Q)
 	plain := plainQuery(q, len(s.Work.Words))
@@ -69,7 +69,7 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte) error {
 		}
 		res.Total = s.total()
 	}
-	if err := s.facetsAndSuggestions(q, res, plain, m); err != nil {
+	if err := s.facetsAndSuggestions(q, res, plain, m, suggest); err != nil {
 		return err
 	}
 	if plain {
@@ -96,7 +96,7 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte) error {
 // rank fills w.tiers with the result tiers, best first, for q's words in
 // w.words (run tokenises them).
 func (s *Search) rank(q Query, stations int) error {
-	f, filtered, err := s.filters(q, NoDim)
+	f, filtered, err := s.Filtered(q, NoDim)
 	if err != nil || (filtered && f.Empty()) {
 		return err
 	}
@@ -284,7 +284,7 @@ func (s *Search) decodePage() ([]format.Record, error) {
 // suggestions when a query with words has no result. plain says which
 // path answered the search, and so where its match set is: m when not
 // plain.
-func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) error {
+func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, suggest Suggester) error {
 	if q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
@@ -295,8 +295,8 @@ func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set) e
 		}
 		res.Facets, res.MemoFacets = f, s.memoFacets
 	}
-	if q.Suggest && res.Total == 0 && len(s.Work.Words) > 0 {
-		sg, err := s.suggest(q)
+	if suggest != nil && q.Suggest && res.Total == 0 && len(s.Work.Words) > 0 {
+		sg, err := suggest(s, q)
 		if err != nil {
 			return err
 		}
@@ -321,7 +321,7 @@ func (s *Search) matches() Set {
 // out: the words' set kept by rankWords (or computed again) and the other
 // filters.
 func (s *Search) MatchSet(q Query, except Dim) (Set, error) {
-	f, filtered, err := s.filters(q, except)
+	f, filtered, err := s.Filtered(q, except)
 	if err != nil || filtered && f.Empty() {
 		return s.Work.Scratch(), err
 	}

@@ -90,7 +90,7 @@ func TestSearchTiers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.q.Limit = MaxLimit
-			res, err := ix.Search(tt.q)
+			res, err := search(ix, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestSearchTiers(t *testing.T) {
 func TestSearchWithoutWordsIsAlphabetical(t *testing.T) {
 	ix, _ := small(t)
 	for _, q := range []string{"", "!!!", " - "} {
-		res, err := ix.Search(Query{Q: q, Limit: MaxLimit})
+		res, err := search(ix, Query{Q: q, Limit: MaxLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestSearchPaging(t *testing.T) {
 	all := []string{"- Jazz", "Jazz", "jazz", "Jazz FM", "Radio Jazzy", "Smooth Radio"}
 	for limit := 1; limit <= 7; limit++ {
 		for offset := 0; offset <= 8; offset++ {
-			res, err := ix.Search(Query{Q: "jazz", Limit: limit, Offset: offset})
+			res, err := search(ix, Query{Q: "jazz", Limit: limit, Offset: offset})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestSearchSmallSetAgainstOracle(t *testing.T) {
 func TestSearchRejectsInvalidPaging(t *testing.T) {
 	ix, _ := small(t)
 	for _, q := range []Query{{Limit: 0}, {Limit: MaxLimit + 1}, {Limit: 10, Offset: -1}} {
-		if _, err := ix.Search(q); !errors.Is(err, ErrInvalidQuery) {
+		if _, err := search(ix, q); !errors.Is(err, ErrInvalidQuery) {
 			t.Errorf("%s: err %v, want ErrInvalidQuery", describe(q), err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestSearchRejectsInvalidPaging(t *testing.T) {
 
 func TestSearchDeepOffsetBeyondTotal(t *testing.T) {
 	ix, _ := small(t)
-	res, err := ix.Search(Query{Q: "jazz", Limit: 10, Offset: 1 << 30})
+	res, err := search(ix, Query{Q: "jazz", Limit: 10, Offset: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestStation(t *testing.T) {
 
 func TestResultsOutliveTheIndex(t *testing.T) {
 	ix := openIndex(t, buildIndex(t, ndjson(smallSet)))
-	res, err := ix.Search(Query{Q: "radio", Limit: MaxLimit})
+	res, err := search(ix, Query{Q: "radio", Limit: MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

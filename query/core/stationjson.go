@@ -16,15 +16,6 @@ import (
 // encoding them again per request. The caller splices its base URL in
 // (stationjson.Splice) while copying the bytes into its response.
 
-// SearchJSON is Search for the JSON API: instead of decoding the page's
-// records, it appends their stored JSON to dst, in rank order and
-// separated by commas (the inside of a JSON array), and returns the
-// result, whose Stations is nil, with the extended dst. The bytes are
-// copied out of the file: they stay valid after the call.
-func (ix *Index) SearchJSON(q Query, dst []byte) (Result, []byte, error) {
-	return ix.search(q, &dst)
-}
-
 // copyPageJSON appends the stored JSON of the collected records to dst.
 // Consecutive records share a block, so a page costs a lookup per block
 // and a copy per station.

@@ -111,11 +111,11 @@ func requireStoredJSONEveryStation(t *testing.T, ix *Index) int {
 // page had stations.
 func requireSearchJSON(t *testing.T, ix *Index, q Query) bool {
 	t.Helper()
-	res, err := ix.Search(q)
+	res, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jres, stored, err := ix.SearchJSON(q, nil)
+	jres, stored, err := searchJSON(ix, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

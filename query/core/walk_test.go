@@ -35,7 +35,7 @@ func walkPages(t testing.TB, ix *Index, o *oracle, q Query) int {
 
 func samePage(t testing.TB, ix *Index, q Query, want []format.UUID) bool {
 	t.Helper()
-	res, err := ix.Search(q)
+	res, err := search(ix, q)
 	if err != nil {
 		t.Errorf("%s: %v", describe(q), err)
 		return false

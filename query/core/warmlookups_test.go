@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 // TestKeyFilterNeverDeniesAKey: a filter has every key it was built from,
@@ -122,11 +123,11 @@ func keysPassFilter(t *testing.T, ix *Index, bucket []byte) {
 // each alone, with suggestions, and with a country.
 func filterQueries() []Query {
 	var texts []string
-	words := sampledWords(real.recs, 300)
+	words := testindex.SampledWords(real.recs, 300)
 	for _, w := range words {
 		texts = append(texts, w, prefixRunes(w, 1), prefixRunes(w, 3))
 	}
-	texts = append(texts, typos(words)...)
+	texts = append(texts, testindex.Typos(words)...)
 	for i := 0; i < len(real.recs); i += len(real.recs)/200 + 1 {
 		texts = append(texts, real.recs[i].Name)
 	}
@@ -158,8 +159,8 @@ func prefixRunes(w string, n int) string {
 // answer it differently.
 func same(t *testing.T, plain, filtered *Index, q Query) bool {
 	t.Helper()
-	want, wantJSON, errWant := plain.SearchJSON(q, nil)
-	got, gotJSON, errGot := filtered.SearchJSON(q, nil)
+	want, wantJSON, errWant := searchJSON(plain, q, nil)
+	got, gotJSON, errGot := searchJSON(filtered, q, nil)
 	if (errWant != nil) != (errGot != nil) {
 		t.Fatalf("%s: error %v without filters, %v with", describe(q), errWant, errGot)
 	}
@@ -263,7 +264,7 @@ func BenchmarkWarmLookups(b *testing.B) {
 		q := qs[(pair*batch+i%batch)%len(qs)]
 		start := time.Now()
 		var err error
-		if _, dst, err = ix.SearchJSON(q, dst[:0]); err != nil {
+		if _, dst, err = searchJSON(ix, q, dst[:0]); err != nil {
 			b.Fatal(err)
 		}
 		spent[side] += time.Since(start)

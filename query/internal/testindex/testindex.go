@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 
 	"stationdex/indexer"
 	"stationdex/indexer/realdata"
+	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	qoracle "stationdex/oracle"
 )
@@ -260,4 +262,66 @@ func Cleanup() {
 	if real.dir != "" {
 		os.RemoveAll(real.dir)
 	}
+}
+
+// SampledWords draws query words from the records themselves, every
+// stride-th record: a whole name word, a 1-3 rune prefix of it, a genre
+// word and a two-word name query.
+func SampledWords(recs []format.Record, samples int) []string {
+	var out []string
+	stride := max(1, len(recs)/samples)
+	for i := 0; i < len(recs); i += stride {
+		r := &recs[i]
+		toks := fold.Tokens(r.Name)
+		if len(toks) == 0 {
+			continue
+		}
+		out = append(out, toks[0], runePrefix(toks[len(toks)-1], 1+i%3))
+		if len(toks) > 1 {
+			out = append(out, toks[0]+" "+toks[1])
+		}
+		if len(r.Genres) > 0 {
+			out = append(out, r.Genres[0])
+		}
+	}
+	return out
+}
+
+func runePrefix(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// Typos derives misspelt queries from real words: a letter dropped,
+// doubled, swapped with the next or replaced, and two-word queries with
+// one word misspelt.
+func Typos(words []string) []string {
+	var out []string
+	for i, w := range words {
+		r := []rune(w)
+		if len(r) < 4 {
+			continue
+		}
+		p := 1 + i%(len(r)-2)
+		switch i % 4 {
+		case 0:
+			out = append(out, string(slices.Delete(slices.Clone(r), p, p+1)))
+		case 1:
+			out = append(out, string(slices.Insert(slices.Clone(r), p, r[p])))
+		case 2:
+			s := slices.Clone(r)
+			s[p], s[p+1] = s[p+1], s[p]
+			out = append(out, string(s))
+		default:
+			s := slices.Clone(r)
+			s[p] = 'q'
+			out = append(out, string(s)+" radio")
+		}
+	}
+	return append(out, "jazzz", "rdio", "clasical", "bbc rdio", "deutschlandfunc", "antene bayern", "zzzzzzzzq")
 }

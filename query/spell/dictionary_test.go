@@ -1,4 +1,4 @@
-package core
+package spell
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	qoracle "stationdex/oracle"
+	"stationdex/query/internal/testindex"
 )
 
 // The dictionary's close-word walk, which skips prefixes, against a brute
@@ -14,7 +15,7 @@ import (
 // same words, same edits, for ASCII and non-ASCII probes alike.
 func TestCloseWordsMatchBruteForceOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
-	dict, err := ix.Dictionary()
+	dict, err := Dictionary(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestCloseWordsMatchBruteForceOnRealSnapshot(t *testing.T) {
 	matched := 0
 	for _, p := range probes {
 		var want []closeWord
-		limit := int(maxEdits(p))
+		limit := int(MaxEdits(p))
 		for _, w := range words {
 			if w != p && abs(utf8.RuneCountInString(w)-utf8.RuneCountInString(p)) <= limit {
 				if e := qoracle.EditDistance(p, w); e <= limit {
@@ -66,7 +67,7 @@ func closeWordProbes(words []string) []string {
 			ascii = append(ascii, w)
 		}
 	}
-	return append(typos(append(ascii, other...)), "a", "zz", "radoi", "jazzz", "x")
+	return append(testindex.Typos(append(ascii, other...)), "a", "zz", "radoi", "jazzz", "x")
 }
 
 func TestCloseWordsRanking(t *testing.T) {

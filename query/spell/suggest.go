@@ -1,4 +1,4 @@
-package core
+package spell
 
 import (
 	"cmp"
@@ -7,16 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
-)
 
-// Suggestion is a "did you mean" search: the query with one or more words
-// replaced by close words of the index, and how many stations it finds
-// with the same filters.
-type Suggestion struct {
-	Q     string
-	Total int
-	Edits int
-}
+	"stationdex/query/core"
+)
 
 // Suggestion limits.
 const (
@@ -32,9 +25,9 @@ const (
 	suggestCombinations = 512
 )
 
-// maxEdits is the edit distance a word may be corrected by: 1 for words up
+// MaxEdits is the edit distance a word may be corrected by: 1 for words up
 // to four letters, 2 beyond (a transposition is one edit).
-func maxEdits(word string) uint8 {
+func MaxEdits(word string) uint8 {
 	if utf8.RuneCountInString(word) <= 4 {
 		return 1
 	}
@@ -57,12 +50,12 @@ type wordOption struct {
 // dictionary words; combinations are counted with the filters by
 // intersecting, depth first, so a prefix of positions that already
 // matches nothing is not extended.
-func (s *Search) suggest(q Query) ([]Suggestion, error) {
-	f, filtered, err := s.filters(q, NoDim)
+func Suggest(s *core.Search, q core.Query) ([]core.Suggestion, error) {
+	f, filtered, err := s.Filtered(q, core.NoDim)
 	if err != nil || filtered && f.Empty() {
 		return nil, err
 	}
-	options, err := s.wordOptions(s.Work.Words)
+	options, err := wordOptions(s, s.Work.Words)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +70,14 @@ func (s *Search) suggest(q Query) ([]Suggestion, error) {
 }
 
 // wordOptions lists, per query word, the words it may be replaced by.
-func (s *Search) wordOptions(words []string) ([][]wordOption, error) {
-	dict, err := s.Index.Dictionary()
+func wordOptions(s *core.Search, words []string) ([][]wordOption, error) {
+	dict, err := Dictionary(s.Index)
 	if err != nil {
 		return nil, err
 	}
 	options := make([][]wordOption, len(words))
 	for i, w := range words {
-		own, err := s.WordSet(AllSpace, w)
+		own, err := s.WordSet(core.AllSpace, w)
 		if err != nil {
 			return nil, err
 		}
@@ -110,12 +103,12 @@ type closeWord struct {
 
 // combiner walks the combinations of word options depth first.
 type combiner struct {
-	s       *Search
+	s       *core.Search
 	options [][]wordOption
 	filter  *roaring.Bitmap // nil: no filter
 	words   []string
 	seen    map[string]bool
-	found   []Suggestion
+	found   []core.Suggestion
 	tried   int
 	// want, when not -1, is the only number of edits counted
 	want int
@@ -126,7 +119,7 @@ type combiner struct {
 // the workspace's next scratch set.
 func (c *combiner) setOf(o *wordOption) *roaring.Bitmap {
 	if o.set == nil && c.err == nil {
-		set, err := c.s.WordSet(AllSpace, o.word)
+		set, err := c.s.WordSet(core.AllSpace, o.word)
 		if err != nil {
 			c.err = err
 			return nil
@@ -159,8 +152,8 @@ func (c *combiner) search() {
 }
 
 // best is the first MaxSuggestions found: fewest edits, most stations, q.
-func (c *combiner) best() []Suggestion {
-	slices.SortFunc(c.found, func(a, b Suggestion) int {
+func (c *combiner) best() []core.Suggestion {
+	slices.SortFunc(c.found, func(a, b core.Suggestion) int {
 		return cmp.Or(cmp.Compare(a.Edits, b.Edits), cmp.Compare(b.Total, a.Total), strings.Compare(a.Q, b.Q))
 	})
 	return c.found[:min(len(c.found), MaxSuggestions)]
@@ -248,5 +241,5 @@ func (c *combiner) add(total, edits int) {
 		return
 	}
 	c.seen[q] = true
-	c.found = append(c.found, Suggestion{Q: q, Total: total, Edits: edits})
+	c.found = append(c.found, core.Suggestion{Q: q, Total: total, Edits: edits})
 }

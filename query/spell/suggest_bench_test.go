@@ -1,4 +1,4 @@
-package core
+package spell
 
 import (
 	"slices"
@@ -9,26 +9,28 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/fold"
+	"stationdex/query/core"
+	"stationdex/query/internal/testindex"
 )
 
 // typoQueries are zero-result searches made from real name words by one
 // or two edits, a fifth with a country filter: what BenchmarkSuggest and
 // the close-word checks run on.
-func typoQueries(tb testing.TB, ix *Index, n int) []Query {
+func typoQueries(tb testing.TB, ix *core.Index, n int) []core.Query {
 	tb.Helper()
 	var words []string
-	for _, w := range sampledWords(real.recs, n) {
+	for _, w := range testindex.SampledWords(real.recs, n) {
 		if !strings.Contains(w, " ") {
 			words = append(words, w)
 		}
 	}
-	var qs []Query
-	for i, text := range typos(words) {
-		q := Query{Q: text, Limit: 10, Suggest: true}
+	var qs []core.Query
+	for i, text := range testindex.Typos(words) {
+		q := core.Query{Q: text, Limit: 10, Suggest: true}
 		if i%5 == 0 {
-			q.Filter[DimCountry] = []string{"US"}
+			q.Filter[core.DimCountry] = []string{"US"}
 		}
-		if res, err := ix.Search(Query{Q: q.Q, Filter: q.Filter, Limit: 1}); err == nil && res.Total == 0 {
+		if res, err := search(ix, core.Query{Q: q.Q, Filter: q.Filter, Limit: 1}); err == nil && res.Total == 0 {
 			qs = append(qs, q)
 		}
 	}
@@ -42,18 +44,21 @@ func BenchmarkSuggest(b *testing.B) {
 	if err := ix.Warm(); err != nil {
 		b.Fatal(err)
 	}
+	if _, err := Dictionary(ix); err != nil { // warmed beside core's (query.Index.Warm)
+		b.Fatal(err)
+	}
 	qs := typoQueries(b, ix, 400)
 	b.Run("search", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if _, err := ix.Search(qs[i%len(qs)]); err != nil {
+			if _, err := search(ix, qs[i%len(qs)]); err != nil {
 				b.Fatal(err)
 			}
 			i++
 		}
 	})
-	dict, err := ix.Dictionary()
+	dict, err := Dictionary(ix)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +75,7 @@ func BenchmarkSuggest(b *testing.B) {
 				delete(dict.recent.words, w)
 			}
 			dict.recent.mu.Unlock()
-			if _, err := ix.Search(q); err != nil {
+			if _, err := search(ix, q); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -104,7 +109,7 @@ func BenchmarkSuggest(b *testing.B) {
 // neighbourhood) in every script the snapshot has, and for edge cases.
 func TestCloseWordsByDeletesAsByWalk(t *testing.T) {
 	ix, _ := realIndex(t)
-	dict, err := ix.Dictionary()
+	dict, err := Dictionary(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,16 +157,16 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 	ix, _ := realIndex(t)
 	compared, cut := 0, 0
 	for _, q := range typoQueries(t, ix, 400) {
-		w := GetWorkspace()
+		w := core.GetWorkspace()
 		err := ix.View(func(tx *bolt.Tx) error {
 			s := w.NewSearch(ix)
 			s.Tx = tx
 			s.Work.Words = fold.AppendTokens(s.Work.Words[:0], q.Q)
-			f, filtered, err := s.filters(q, NoDim)
+			f, filtered, err := s.Filtered(q, core.NoDim)
 			if err != nil || filtered && f.Empty() {
 				return err
 			}
-			options, err := s.wordOptions(s.Work.Words)
+			options, err := wordOptions(s, s.Work.Words)
 			if err != nil || len(options) == 0 {
 				return err
 			}

@@ -1,4 +1,4 @@
-package core
+package spell
 
 import (
 	"hash/maphash"

@@ -1,4 +1,15 @@
-package core
+// Package spell corrects misspelt words: the index's dictionary of words
+// (format.BucketDictionary) with their reach, a delete index for the close
+// words of a word, and the "did you mean" searches of a search without
+// result (Suggest, which the search calls through core.Suggester). The
+// dictionary is loaded on first use and kept in the index's derived
+// values.
+//
+// File map:
+//   - dictionary.go: the dictionary, its trie and the close words of a word
+//   - deletes.go: the delete index and the bit-parallel edit distance
+//   - suggest.go: Suggest, the word options and their combinations
+package spell
 
 import (
 	"bytes"
@@ -15,6 +26,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // dictionary is the index's word list (the keys of the all_tokens FST the
@@ -82,25 +94,22 @@ type trieNode struct {
 	first, kids uint32
 }
 
-type lazyDictionary struct {
-	once sync.Once
-	dict *dictionary
-	err  error
-}
-
-// dictionary loads the word list on first use (Warm does it in the
-// background): on a loaded 2-core machine about 0.2 s for the real
-// snapshot's words, most of it the delete index.
-func (ix *Index) Dictionary() (*dictionary, error) {
-	ld := &ix.dict
-	ld.once.Do(func() {
-		ld.err = ix.View(func(tx *bolt.Tx) error {
+// Dictionary is the index's word list, loaded on first use and kept in the
+// index's derived values (Warm loads it in the background): on a loaded
+// 2-core machine about 0.2 s for the real snapshot's words, most of it the
+// delete index.
+func Dictionary(ix *core.Index) (*dictionary, error) {
+	v, err := ix.Derived("spell: dictionary", func(ix *core.Index) (any, error) {
+		var d *dictionary
+		err := ix.View(func(tx *bolt.Tx) error {
 			var err error
-			ld.dict, err = loadDictionary(tx.Bucket(format.BucketDictionary))
+			d, err = loadDictionary(tx.Bucket(format.BucketDictionary))
 			return err
 		})
+		return d, err
 	})
-	return ld.dict, ld.err
+	d, _ := v.(*dictionary)
+	return d, err
 }
 
 // loadDictionary copies the FST's keys out of the mapping. A damaged FST is
@@ -221,7 +230,7 @@ func (d *dictionary) Word(i int) string {
 	return d.text[sp[0]:sp[1]]
 }
 
-// closeWords is up to wordCandidates words within maxEdits(w) of w (optimal
+// closeWords is up to wordCandidates words within MaxEdits(w) of w (optimal
 // string alignment: a transposition of neighbours is one edit), other than
 // w itself: fewest edits, then most stations, then by word.
 func (d *dictionary) closeWords(w string) []closeWord {
@@ -273,7 +282,7 @@ func firstCloseWords(out []closeWord, n int) []closeWord {
 	return first // kept by the cache: not the whole candidate list
 }
 
-// within is every word within maxEdits(w) of w other than w, in word order.
+// within is every word within MaxEdits(w) of w other than w, in word order.
 func (d *dictionary) within(w string) []closeWord {
 	if utf8.RuneCountInString(w) > maxCorrectedRunes {
 		return nil
@@ -283,13 +292,13 @@ func (d *dictionary) within(w string) []closeWord {
 	return wk.out
 }
 
-// withinByDeletes is every word within maxEdits(w) of w other than w,
+// withinByDeletes is every word within MaxEdits(w) of w other than w,
 // found through the delete index (any order), for a w of at most
 // maxIndexedRunes-2 runes: a word within two edits of it is at most two
 // runes longer, so it is indexed.
 func (d *dictionary) withinByDeletes(w string) []closeWord {
 	target := []rune(w)
-	k := int(maxEdits(w))
+	k := int(MaxEdits(w))
 	var pat osaPattern // target has at most maxIndexedRunes-2 runes (findCloseWords)
 	pat.reset(target)
 	sc := d.lookupScratch()
@@ -408,7 +417,7 @@ type editTable struct {
 const maxCorrectedRunes = 64
 
 func newEditTable(w string) *editTable {
-	t := &editTable{target: []rune(w), max: maxEdits(w)}
+	t := &editTable{target: []rune(w), max: MaxEdits(w)}
 	t.width = len(t.target) + 1
 	for i := range t.width {
 		t.rows = append(t.rows, uint8(i))

@@ -1,0 +1,293 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"stationdex/internal/format"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Facet counts of a distinct search: a value counts the groups with an
+// entry in the search that has the value (see distinct.go).
+
+// countDistinct counts groups as countByPostings counts records, less
+// each value's duplicates. With few shared entries in m, the duplicates
+// of every value are counted at once (duplicateCounts); with many, only
+// those of the values that could enter the top k, one by one
+// (duplicatesByValue): counting all would sort millions of value-group
+// pairs at 5M stations.
+func (s *Search) countDistinct(col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
+	gi, err := s.groupIndex()
+	if err != nil {
+		return nil, err
+	}
+	shared := s.sharedOf(m, gi)
+	if shared.Card() > pairedMax {
+		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.bitmap()})
+	}
+	dups, done, err := s.valueDuplicates(col, shared, gi)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return s.countByPostings(col, m, top, k, dups)
+}
+
+// pairedMax is the most shared entries whose value-group pairs are
+// sorted at once (a variable for the tests of both ways).
+var pairedMax = 1 << 14
+
+// valueDuplicates is a value's duplicates in a search: its entries in the
+// search whose group has another, earlier, with the value.
+type valueDuplicates interface {
+	of(id uint32) (int, error)
+}
+
+// duplicatesByValue counts a value's duplicates when asked: the groups
+// of its shared entries, in the search's group set.
+type duplicatesByValue struct {
+	s      *Search
+	gi     *groupIndex
+	col    *facetColumn
+	shared *roaring.Bitmap
+	value  *roaring.Bitmap // the value's posting list, read in place
+}
+
+func (d *duplicatesByValue) of(id uint32) (int, error) {
+	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
+		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
+	}
+	seen := d.gi.newSeen(&d.s.Work.seen)
+	dups := 0
+	err := d.s.EachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+		for _, r := range batch {
+			if !d.gi.firstIn(seen, r) {
+				dups++
+			}
+		}
+		return nil
+	})
+	return dups, err
+}
+
+// duplicateCounts are, by value id ascending, the value's duplicates in
+// a search: its entries in the search whose group has another, earlier,
+// with the value.
+type duplicateCounts []valueCount
+
+type valueCount struct{ id, n uint32 }
+
+func (d duplicateCounts) of(id uint32) (int, error) {
+	i, ok := slices.BinarySearchFunc(d, id, func(c valueCount, id uint32) int { return cmp.Compare(c.id, id) })
+	if !ok {
+		return 0, nil
+	}
+	return int(d[i].n), nil
+}
+
+// valueDuplicates counts each value's duplicates among shared, the
+// entries of a search that share a group. With a facet column, the
+// entries are visited group by group (columnDuplicates); without, their
+// values, read from the posting lists, are paired with their groups, and
+// a pair met again is a duplicate.
+func (s *Search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
+	if col.hasColumn() {
+		return s.columnDuplicates(col, shared.BM, gi)
+	}
+	pairs, err := s.postingGroupPairs(s.Work.pairs[:0], col, shared.BM, gi)
+	s.Work.pairs = pairs[:0]
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(pairs)
+	dups := s.Work.dups[:0]
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i] != pairs[i-1] {
+			continue
+		}
+		id := uint32(pairs[i] >> 32)
+		if len(dups) == 0 || dups[len(dups)-1].id != id {
+			dups = append(dups, valueCount{id: id})
+		}
+		dups[len(dups)-1].n++
+	}
+	s.Work.dups = dups
+	return dups, func() {}, nil
+}
+
+// valueGroup is a value's last group met and its duplicates so far
+// (columnDuplicates): group 0 stands for none; compact group numbers
+// start at 1.
+type valueGroup struct{ group, dups uint32 }
+
+// lastGroups answers a value's duplicates from columnDuplicates' table,
+// by value id, while the table holds them.
+type lastGroups []valueGroup
+
+func (l lastGroups) of(id uint32) (int, error) {
+	if int(id) >= len(l) {
+		return 0, nil
+	}
+	return int(l[id].dups), nil
+}
+
+// columnDuplicates counts each value's duplicates among shared from the
+// facet column. The entries are sorted by group (once for all the facets
+// of a match set), so that a group's are side by side; a value met again
+// within one group is a duplicate. Pairing every value with its group
+// sorted a pair per value of an entry, for each facet: most of the cost
+// of a faceted distinct word search. The counts are read from the table
+// itself (lastGroups) until done clears the values met: sorting those
+// into a list was a fifth of the cost.
+func (s *Search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
+	byGroup, err := s.sharedByGroup(shared, gi)
+	if err != nil {
+		return nil, nil, err
+	}
+	last := s.Work.lastGroup
+	if len(last) < len(col.keys) {
+		last = make([]valueGroup, len(col.keys))
+		s.Work.lastGroup = last
+	}
+	met := s.Work.valueIDs[:0]
+	values := s.Work.GroupIDs[:0]
+	for _, e := range byGroup {
+		g, r := uint32(e>>32), uint32(e)
+		values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
+		for _, id := range values {
+			switch v := &last[id]; {
+			case v.group == g:
+				v.dups++
+			case v.group == 0:
+				met = append(met, id)
+				v.group = g
+			default:
+				v.group = g
+			}
+		}
+	}
+	s.Work.GroupIDs = values[:0]
+	done := func() {
+		for _, id := range met {
+			last[id] = valueGroup{}
+		}
+		s.Work.valueIDs = met[:0]
+	}
+	return lastGroups(last), done, nil
+}
+
+// appendValues appends the value ids of record r in the part.
+func (c *slotColumn) appendValues(ids []uint32, r uint32) []uint32 {
+	if c.width == 0 || r >= c.records() {
+		return ids
+	}
+	for _, slot := range c.slots[int(r)*c.width : int(r+1)*c.width] {
+		if slot >= spareSlots {
+			ids = append(ids, uint32(c.base+int(slot)-spareSlots))
+		}
+	}
+	for _, slot := range c.overflow(r) {
+		if slot >= spareSlots {
+			ids = append(ids, uint32(c.base+int(slot)-spareSlots))
+		}
+	}
+	return ids
+}
+
+// postingGroupPairs is valueGroupPairs for a facet without a column:
+// each value's posting list is intersected with shared.
+func (s *Search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+	if shared.IsEmpty() {
+		return pairs, nil
+	}
+	value := s.Work.bitmap()
+	for id, key := range col.keys {
+		if _, err := value.FromBuffer(col.postings[id]); err != nil {
+			return pairs, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, key, err)
+		}
+		if !value.Intersects(shared) {
+			continue
+		}
+		it := roaring.And(value, shared).Iterator()
+		for it.HasNext() {
+			g, err := gi.compactOf(it.Next())
+			if err != nil {
+				return pairs, err
+			}
+			pairs = append(pairs, uint64(id)<<32|uint64(g))
+		}
+	}
+	return pairs, nil
+}
+
+// sharedOf is the entries of m that share a group, kept for the next
+// facet of the same match set (those the search does not filter on).
+func (s *Search) sharedOf(m Set, gi *groupIndex) Set {
+	if s.shared.of != m.BM {
+		s.shared.of, s.shared.Set = m.BM, s.Work.And(Set{BM: gi.grouped}, m)
+		s.shared.sorted = false
+	}
+	return s.shared.Set
+}
+
+// sharedByGroup is the entries of shared (sharedOf's) as group<<32 |
+// record, sorted, so that a group's entries are side by side: sorted once
+// for every facet of the same match set.
+func (s *Search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+	if s.shared.sorted && s.shared.BM == shared {
+		return s.shared.byGroup, nil
+	}
+	byGroup := s.shared.byGroup[:0]
+	if byGroup == nil {
+		byGroup = s.Work.byGroup[:0]
+	}
+	err := s.EachBatch(shared, func(batch []uint32) error {
+		for _, r := range batch {
+			c, err := gi.compactOf(r)
+			if err != nil {
+				return err
+			}
+			byGroup = append(byGroup, uint64(c)<<32|uint64(r))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byGroup, s.Work.byGroupTmp = sortByGroup(byGroup, s.Work.byGroupTmp)
+	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.BM == shared
+	return byGroup, nil
+}
+
+// sortByGroup sorts entries (group<<32 | record, in ascending record
+// order) by group, keeping record order within a group, so that they end
+// as slices.Sort would leave them: a least-significant-digit radix sort of
+// the group numbers, 11 bits a pass, through tmp (returned for reuse).
+// Sorting the shared entries of a broad word search by comparison was a
+// quarter of its faceted distinct count.
+func sortByGroup(entries, tmp []uint64) (sorted, spare []uint64) {
+	const bits, buckets = 11, 1 << 11
+	var most uint64
+	for _, e := range entries {
+		most = max(most, e>>32)
+	}
+	tmp = slices.Grow(tmp[:0], len(entries))[:len(entries)]
+	for shift := 32; shift < 64 && most>>(shift-32) != 0; shift += bits {
+		var count [buckets + 1]int
+		for _, e := range entries {
+			count[(e>>shift)&(buckets-1)+1]++
+		}
+		for b := 1; b <= buckets; b++ {
+			count[b] += count[b-1]
+		}
+		for _, e := range entries {
+			d := (e >> shift) & (buckets - 1)
+			tmp[count[d]] = e
+			count[d]++
+		}
+		entries, tmp = tmp, entries
+	}
+	return entries, tmp
+}

@@ -1,0 +1,528 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/internal/format"
+	"stationdex/query/rawroaring"
+)
+
+// The visit counts in 16-bit counters, which a set of more than
+// columnFold records could overflow: such a set's counts are folded into
+// 32-bit ones every columnFold records (see countPart). A set that large
+// is visited only up to 1/foldedShare of the stations: its records' slots
+// come from memory, not the caches. At 5M stations sets of 130,000 to
+// 175,000 (3%) took 7 to 12 ms by posting lists and 1.3 to 5 by records,
+// while "radio" in English, 472,000 (9%), took 7.3 and 8.4.
+const (
+	columnMin   = 2048
+	columnShare = 8
+	columnFold  = 1<<16 - 1
+	foldedShare = 16
+)
+
+// facetTask is the count of one facet: its column, the match set it
+// counts and the top values found.
+type facetTask struct {
+	d      Dim
+	except Dim // the filter left out of m: d when q filters on it, else noDim
+	col    *facetColumn
+	m      Set
+	n      int
+	Top    []topCount
+	// byRecords: counted in the pass over m's records
+	byRecords bool
+}
+
+// facets counts the facets q asks for and names their values. matches
+// is the search's match set, or with plain unset and built when needed
+// (see facetTops).
+func (s *Search) facets(q Query, matches Set, plain bool) (Facets, error) {
+	tasks, err := s.FacetTops(q, matches, plain)
+	if err != nil {
+		return Facets{}, err
+	}
+	var out Facets
+	n := 0
+	for d := range tasks {
+		n += len(tasks[d].Top)
+	}
+	all := make([]FacetCount, n) // one allocation for every list
+	for d := range tasks {
+		t := &tasks[d]
+		if t.col == nil {
+			continue
+		}
+		list := all[:len(t.Top):len(t.Top)]
+		all = all[len(t.Top):]
+		for i, c := range t.Top {
+			list[i] = FacetCount{Value: t.col.keys[c.ID], Count: c.N}
+			if list[i].Label, err = s.facetLabel(t.d, t.col, c.ID); err != nil {
+				return Facets{}, err
+			}
+		}
+		out[d] = list
+		s.Work.tops[d] = t.Top[:0]
+	}
+	return out, nil
+}
+
+// facetTops finds the top values of each facet q asks for, in a task per
+// facet; a facet not asked for has no column. Facets whose match set is
+// the same and small are counted in one pass over its records.
+//
+// A set the memo knows by its stored lists (memoOf) is not built at all:
+// with plain, the search's match set is built (plainMatches) only for a
+// facet the memo does not answer.
+func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
+	var tasks [NumDims]facetTask
+	ops, err := s.memoOperands(q)
+	if err != nil {
+		return tasks, err
+	}
+	filtered := q.Filter.filtered()
+	for d := range NumDims {
+		if !q.Facets.Has(d) {
+			continue
+		}
+		t := &tasks[d]
+		t.d, t.except = d, NoDim
+		if filtered.Has(d) {
+			t.except = d
+		}
+		if t.col, err = s.Index.column(d); err != nil {
+			return tasks, err
+		}
+		if !q.Distinct && s.fromMemo(t, ops, -1, q.FacetLimit) {
+			continue
+		}
+		if filtered.Has(d) && s.everyStationWithout(q, d) {
+			t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			continue
+		}
+		switch {
+		case filtered.Has(d):
+			t.m, err = s.MatchSet(q, d)
+		case plain:
+			matches, plain = s.plainMatches(), false
+			t.m = matches
+		default:
+			t.m = matches
+		}
+		if err == nil && t.m.BM != nil && !t.m.Empty() {
+			t.n = t.m.Card()
+			switch {
+			case s.isEveryStation(t): // no memo entry holds every station
+				t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			case q.Distinct:
+				t.Top, err = s.countDistinct(t.col, t.m, s.Work.tops[t.d][:0], q.FacetLimit)
+			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
+				err = s.countTask(t, q.FacetLimit)
+			}
+		}
+		if err != nil {
+			return tasks, err
+		}
+	}
+	s.countGroups(&tasks, q.FacetLimit)
+	return tasks, nil
+}
+
+// fromMemo takes t's top k values from the memo when it knows t's set by
+// its operands (see memoOf; n: the set's size once built, else -1).
+func (s *Search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
+	memo := s.Index.memoOf(ops, t.except, n)
+	if memo == nil {
+		return false
+	}
+	var ok bool
+	if t.Top, ok = memo.tops(t.d, k, s.Work.tops[t.d][:0]); ok {
+		s.memoFacets++
+	}
+	return ok
+}
+
+// countTask counts t's top k values, or marks it to be counted record by
+// record with the facets of the same set (countGroups).
+func (s *Search) countTask(t *facetTask, k int) (err error) {
+	switch {
+	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.stations) &&
+		(t.n <= columnFold || t.n*foldedShare <= s.stations):
+		t.byRecords = true
+	default:
+		t.Top, err = s.countByPostings(t.col, t.m, s.Work.tops[t.d][:0], k, nil)
+	}
+	return err
+}
+
+// everyStationWithout reports whether q matches every station once its
+// filter of dimension d is left out: no words, no other filter. The facet
+// of d is then the snapshot's own counts (topOfEveryStation), with no set
+// of every station to build (a filter alone, paged deep: country=GB&offset=3100
+// took four times its plain search to build and count that set).
+func (s *Search) everyStationWithout(q Query, d Dim) bool {
+	return len(s.Work.Words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
+		q.Filter.filtered() == DimsOf(d)
+}
+
+// isEveryStation reports whether t counts the facet of every station.
+func (s *Search) isEveryStation(t *facetTask) bool {
+	return t.n == s.stations && int(t.m.BM.Maximum()) == t.n-1
+}
+
+// countGroups counts the tasks marked byRecords, those of one set in one
+// pass over its records.
+func (s *Search) countGroups(tasks *[NumDims]facetTask, k int) {
+	for d := range tasks {
+		if !tasks[d].byRecords {
+			continue
+		}
+		var groupOf [NumDims]*facetTask
+		group := groupOf[:0]
+		for e := d; e < len(tasks); e++ {
+			if tasks[e].byRecords && tasks[e].m.BM == tasks[d].m.BM {
+				group = append(group, &tasks[e])
+				tasks[e].byRecords = false
+			}
+		}
+		s.countByRecords(tasks[d].m, group, k, columnFold)
+	}
+}
+
+// topCount is a value id and its count in a search.
+type topCount struct {
+	ID uint32
+	N  int
+}
+
+// insertCount puts c into top (most first, ties by value) and keeps k.
+func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCount {
+	less := func(a, b topCount) int {
+		if a.N != b.N {
+			return cmp.Compare(b.N, a.N)
+		}
+		return cmp.Compare(col.byKey[a.ID], col.byKey[b.ID])
+	}
+	if len(top) == k && less(c, top[k-1]) >= 0 {
+		return top
+	}
+	i, _ := slices.BinarySearchFunc(top, c, less)
+	if len(top) == k {
+		top = top[:k-1]
+	}
+	return slices.Insert(top, i, c)
+}
+
+// readGroups reads the values' group counts from listed_groups, which
+// has one for every key of a facet's bucket.
+func (col *facetColumn) readGroups(l *ListedGroups, bucket []byte) error {
+	col.groups = make([]uint32, len(col.keys))
+	col.byGroups = make([]uint32, len(col.keys))
+	for id, key := range col.keys {
+		n, err := l.Of(bucket, []byte(key))
+		if err != nil {
+			return err
+		}
+		col.groups[id], col.byGroups[id] = uint32(n), uint32(id)
+	}
+	slices.SortFunc(col.byGroups, func(a, b uint32) int {
+		if c := cmp.Compare(col.groups[b], col.groups[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(col.byKey[a], col.byKey[b])
+	})
+	return nil
+}
+
+// topOfAllGroups is the distinct top k when the search matches every
+// station: the groups the indexer counted.
+func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
+	for _, id := range col.byGroups {
+		if len(top) == k || col.groups[id] == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{id, int(col.groups[id])})
+		}
+	}
+	return top
+}
+
+// topOfEveryStation is the top k of a set of every station: the
+// snapshot's own counts, of stations or, for a distinct search, of groups.
+func (col *facetColumn) topOfEveryStation(top []topCount, k int, distinct bool) []topCount {
+	if distinct {
+		return col.topOfAllGroups(top, k)
+	}
+	return col.topOfAll(top, k)
+}
+
+// topOfAll is the top k when the search matches every station: the
+// snapshot's own counts.
+func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
+	for id, n := range col.count {
+		if len(top) == k || n == 0 {
+			break
+		}
+		if !col.skip[id] {
+			top = append(top, topCount{uint32(id), int(n)})
+		}
+	}
+	return top
+}
+
+// countByRecords counts the values of m's records in the columns of the
+// group's facets, in pooled 16-bit counters (folded into 32-bit ones
+// every fold records, at most columnFold), then ranks the values met: the
+// head part of each column in one pass over the records, then, in a
+// second pass, the tails that could still matter.
+//
+// The pass is the cost of a faceted search over a mid-size set (a word and
+// a country: a few thousand records, several genres each), so its inner
+// loops only increment (see slotColumn), and no list of touched values is
+// kept unless the set is small beside the number of values (see
+// sparseFor). It returns how many tails it left uncounted.
+func (s *Search) countByRecords(m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+	for _, t := range group {
+		t.Top = s.Work.tops[t.d][:0]
+	}
+	n := m.Card()
+	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
+	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn {
+		switch {
+		case t.col.tail.values == 0:
+			return nil
+		case !t.col.mayEnter(t.Top, t.col.tail.base, k):
+			tailsSkipped++
+			return nil
+		}
+		return &t.col.tail
+	})
+	return tailsSkipped
+}
+
+// partCount is one part's counters during a countPart: 16-bit ones that
+// the records are counted into, and, for a set of more than the fold,
+// 32-bit ones they are added to every fold records.
+type partCount struct {
+	p      *slotColumn
+	narrow []uint16
+	wide   []uint32 // nil: the set is counted in narrow alone
+	sparse bool
+}
+
+// countPart counts part(t) of each task's column (none where it is nil)
+// over m's n records in one pass, and ranks it into t.top.
+func (s *Search) countPart(m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+	var pcs [NumDims]partCount
+	if !s.partCounters(pcs[:len(group)], n, fold, group, part) {
+		return
+	}
+	w := s.Work
+	it := &w.many
+	buf := s.recordBuffer()
+	it.Initialize(m.BM)
+	since := 0 // records counted since the last fold
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		if since+got > fold {
+			foldCounts(pcs[:len(group)])
+			since = 0
+		}
+		since += got
+		recs := buf[:got]
+		for j := range group {
+			switch pc := &pcs[j]; {
+			case pc.p == nil:
+			case pc.sparse:
+				d := group[j].d
+				w.touched[d] = pc.p.countSparse(recs, pc.narrow, w.touched[d])
+			default:
+				pc.p.countRecords(recs, pc.narrow)
+			}
+		}
+	}
+	*it = roaring.ManyIntIterator{}
+	foldCounts(pcs[:len(group)])
+	for j, t := range group {
+		switch pc := &pcs[j]; {
+		case pc.p == nil:
+		case pc.sparse:
+			t.Top = t.col.rankTouched(pc.p, pc.narrow, w.touched[t.d], t.Top, k)
+		case pc.wide != nil:
+			t.Top = rankDense(t.col, pc.p, pc.wide, t.Top, k)
+		default:
+			t.Top = rankDense(t.col, pc.p, pc.narrow, t.Top, k)
+		}
+	}
+}
+
+// partCounters sets up the counters of each task's part, from the
+// workspace's pools, and reports whether any part is to be counted. A
+// set of more than fold records is counted densely, and gets 32-bit
+// counters too: fold is far above the sets sparseFor takes.
+func (s *Search) partCounters(pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
+	w := s.Work
+	counting := false
+	for j, t := range group {
+		p := part(t)
+		if p == nil {
+			continue
+		}
+		size := p.counters()
+		pcs[j] = partCount{p: p, narrow: pooledCounters(&w.counts[t.d], size), sparse: p.sparseFor(n) && n <= fold}
+		switch {
+		case pcs[j].sparse:
+			w.touched[t.d] = w.touched[t.d][:0]
+		case n > fold:
+			pcs[j].wide = pooledCounters(&w.wide[t.d], size)
+		}
+		counting = true
+	}
+	return counting
+}
+
+// pooledCounters is the first size counters of a workspace pool, which
+// holds zeros between uses; it grows the pool when it is shorter.
+func pooledCounters[C uint16 | uint32](pool *[]C, size int) []C {
+	if len(*pool) < size {
+		*pool = make([]C, size)
+	}
+	return (*pool)[:size]
+}
+
+// foldCounts adds the 16-bit counters of each part that has 32-bit ones
+// to them, and clears them.
+func foldCounts(pcs []partCount) {
+	for i := range pcs {
+		pc := &pcs[i]
+		if pc.wide == nil {
+			continue
+		}
+		for c, v := range pc.narrow {
+			pc.wide[c] += uint32(v)
+		}
+		clear(pc.narrow)
+	}
+}
+
+// denseOf writes m out as a bitset of the index's stations, in a pooled
+// buffer. Records past the stations (only a damaged index has them) are
+// left out, so that the buffer's size is bounded by the index's own count.
+func (s *Search) denseOf(m Set) []uint64 {
+	words := (s.stations + 63) / 64
+	dense := s.Work.denseBuffer(words)
+	if !m.Empty() && int(m.BM.Maximum()) >= s.stations {
+		in := s.Work.Scratch()
+		in.BM.AddRange(0, uint64(s.stations))
+		m = s.Work.And(in, m)
+	}
+	m.BM.WriteDenseTo(dense)
+	return dense
+}
+
+// offer is insertCount behind the common rejection: most values met count
+// fewer than the k-th so far.
+func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
+	if len(top) == k && c.N < top[k-1].N {
+		return top
+	}
+	return col.insertCount(top, c, k)
+}
+
+// countByPostings counts the values by intersecting m, written out as a
+// dense bitset, with each value's posting list read in place, most
+// stations first: once a value has fewer stations in the whole snapshot
+// than the k-th best count so far, no later one can enter. Each value's
+// duplicates in dups (none when nil) are taken off its count: a distinct
+// search counts groups, never more than records, so the bound holds.
+func (s *Search) countByPostings(col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+	dense := s.denseOf(m)
+	cs := s.Work.raw2[:0]
+	defer func() { s.Work.raw2 = cs[:0] }()
+	for id, key := range col.keys {
+		if !col.mayEnter(top, id, k) {
+			break
+		}
+		if col.skip[id] {
+			continue
+		}
+		var err error
+		if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
+			return nil, fmt.Errorf("facet %q: %w", key, err)
+		}
+		var blocks []rawroaring.DenseBlock
+		if id < len(col.dense) {
+			blocks = col.dense[id]
+		}
+		need := 0
+		if len(top) == k {
+			need = top[k-1].N
+		}
+		// AndCount is exact from need up, and duplicates only lower it
+		n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id]))
+		if n == 0 || n < need {
+			continue
+		}
+		if dups != nil {
+			d, err := dups.of(uint32(id))
+			if err != nil {
+				return nil, err
+			}
+			n -= d
+		}
+		if n > 0 && n >= need {
+			top = col.insertCount(top, topCount{uint32(id), n}, k)
+		}
+	}
+	return top, nil
+}
+
+// facetLabel names a value: by the row's name for it (countries and
+// languages by their English names, codecs as they are), by its stored
+// label (genres: the commonest spelling), or by the spelling of the first
+// station filed under it (locations); read once, then cached.
+func (s *Search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
+	if l := col.labels[id].Load(); l != nil {
+		return *l, nil
+	}
+	key := col.keys[id]
+	label, ok := facetName(d, key)
+	if Dims[d].Labels != nil {
+		label, ok = cmp.Or(string(s.lookup(Dims[d].Labels, []byte(key))), key), true
+	}
+	if !ok {
+		var err error
+		if label, err = s.spelledLabel(d, Dims[d].Buckets[0], key); err != nil {
+			return "", err
+		}
+	}
+	col.labels[id].Store(&label)
+	return label, nil
+}
+
+// spelledLabel is key of bucket as the first station filed under it
+// spells it, or key itself.
+func (s *Search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
+	one, err := s.Get(bucket, s.KeyOf(key))
+	if err != nil || one.Empty() {
+		return key, err
+	}
+	var r format.Record
+	if err := DecodeRecord(s.Bucket(format.BucketStations), one.BM.Minimum(), &r); err != nil {
+		return "", err
+	}
+	return Spelling(d, &r, key), nil
+}
+
+// Warm builds now what the index otherwise builds on first use: the facet
+// columns, the typo dictionary and the group index of distinct searches,
+// and reads the facet memo, each on a goroutine of its own, so that on
+// two cores all is ready within a second of start-up at 5M stations (the
+// genre column is the longest part). Then it builds the key filters and
+// the token tables (keyFilters, tokenTables), which only Warm builds.
+// Holder calls it in the background for every index it is given, so that
+// no search pays for it.
