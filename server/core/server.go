@@ -73,10 +73,11 @@ type Route struct {
 	Handle  httprouter.Handle
 }
 
-var getHead = []string{http.MethodGet, http.MethodHead}
+// GetHead are the methods of a resource that is only read.
+var GetHead = []string{http.MethodGet, http.MethodHead}
 
 // Get is a route answering GET and HEAD.
-func Get(pattern string, h httprouter.Handle) Route { return Route{pattern, getHead, h} }
+func Get(pattern string, h httprouter.Handle) Route { return Route{pattern, GetHead, h} }
 
 // Routes registers every row of a route table on r.
 func (s *Server) Routes(r *httprouter.Router, table []Route) {
@@ -159,7 +160,7 @@ func (s *Server) Route(r *httprouter.Router, route string, h httprouter.Handle, 
 // with CORS headers and JSON errors. Its preflight is PreflightRoute.
 func (s *Server) APIRoute(pattern string, h resolver) Route {
 	answer := s.apiResource(h, s.WriteError)
-	return Route{pattern, getHead, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	return Route{pattern, GetHead, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		SetCORS(w.Header(), req)
 		answer(w, req, ps)
 	}}

@@ -67,7 +67,7 @@ func (s *Server) Routes() []core.Route {
 func (s *Server) Shapes() []core.Shape {
 	var rows []core.Shape
 	for _, f := range PlaylistFormats {
-		rows = append(rows, core.Shape{Pattern: "/stations/:id/" + f.Name, Kind: core.ShapeFile, Methods: getHead, Handle: s.playlist(f)})
+		rows = append(rows, core.Shape{Pattern: "/stations/:id/" + f.Name, Kind: core.ShapeFile, Methods: core.GetHead, Handle: s.playlist(f)})
 	}
 	rows = append(rows, s.pageShapes("/stations/:id/", s.StationPage)...)
 	rows = append(rows, s.pageShapes("/stations/:id/listen/", s.ListenPage)...)
@@ -78,13 +78,11 @@ func (s *Server) Shapes() []core.Shape {
 	return rows
 }
 
-var getHead = []string{http.MethodGet, http.MethodHead}
-
 // pageShapes are the rows of the page at pattern and its Markdown twin.
 func (s *Server) pageShapes(pattern string, build PageFunc) []core.Shape {
 	return []core.Shape{
-		{Pattern: pattern, Kind: core.ShapePage, Methods: getHead, Handle: s.page(build, false)},
-		{Pattern: pattern + core.MarkdownIndex, Kind: core.ShapeTwin, Methods: getHead, Handle: s.page(build, true)},
+		{Pattern: pattern, Kind: core.ShapePage, Methods: core.GetHead, Handle: s.page(build, false)},
+		{Pattern: pattern + core.MarkdownIndex, Kind: core.ShapeTwin, Methods: core.GetHead, Handle: s.page(build, true)},
 	}
 }
 

@@ -1,13 +1,13 @@
-package server
+package pages
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	gmtext "github.com/yuin/goldmark/text"
-
-	"stationdex/server/pages"
 )
 
 // FuzzMarkdownText: whatever a station is called, mdText makes it literal
@@ -27,12 +27,12 @@ func FuzzMarkdownText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		want := strings.Join(strings.Fields(pages.CleanText(s)), " ")
-		if got, full := pages.MdText(s), mdTextByRule(s); got != full {
+		want := strings.Join(strings.Fields(CleanText(s)), " ")
+		if got, full := MdText(s), mdTextByRule(s); got != full {
 			t.Errorf("%q: mdText %q, by the rule on every byte %q", s, got, full)
 		}
 		for _, prefix := range []string{"", "# ", "- ", "## x "} {
-			src := []byte(prefix + pages.MdText(s) + "\n")
+			src := []byte(prefix + MdText(s) + "\n")
 			root := markdownParser.Parser().Parse(gmtext.NewReader(src))
 			var got strings.Builder
 			blocks := 0
@@ -73,10 +73,10 @@ func FuzzMarkdownText(f *testing.F) {
 // mdTextByRule is mdText without its shortcuts: every byte through
 // mdEscapes, spaces always collapsed.
 func mdTextByRule(s string) string {
-	s = strings.Join(strings.Fields(pages.CleanText(s)), " ")
+	s = strings.Join(strings.Fields(CleanText(s)), " ")
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if pages.MdEscapes(s, i) {
+		if MdEscapes(s, i) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(s[i])
@@ -103,8 +103,26 @@ func TestMarkdownTextReadable(t *testing.T) {
 		"<b>":                               "\\<b>",
 		"Hits #":                            "Hits \\#",
 	} {
-		if got := pages.MdText(in); got != want {
+		if got := MdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// markdownParser reads Markdown as CommonMark with GitHub's extensions.
+var markdownParser = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// asciiPunct is what CommonMark lets a backslash escape.
+const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+// mdUnescape undoes mdText's backslash escapes, to compare text.
+func mdUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(asciiPunct, s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

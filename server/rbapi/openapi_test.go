@@ -1,4 +1,4 @@
-package server
+package rbapi
 
 import (
 	"cmp"
@@ -10,17 +10,16 @@ import (
 	"testing"
 
 	"stationdex/server/core"
-	"stationdex/server/rbapi"
 )
 
 // TestOpenAPIRBAPIPaths holds the /json/ paths of openapi.json to the
-// Radio Browser API's table (rbapi.Endpoints) and the parameter rows:
+// Radio Browser API's table (Endpoints) and the parameter rows:
 // every documented path is tagged radio-browser-compatible and is a row
 // taking exactly the parameters documented, in row order, each spelt as
 // its row; a documented 403 is the read-only refusal; and every path the
 // table serves (each list and exact by-column path) is documented.
 func TestOpenAPIRBAPIPaths(t *testing.T) {
-	raw, err := os.ReadFile("files/openapi.json")
+	raw, err := os.ReadFile("../files/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func TestOpenAPIRBAPIPaths(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	endpoints := rbapi.Endpoints()
+	endpoints := Endpoints()
 	documented := 0
 	for path, item := range doc.Paths {
 		if !strings.HasPrefix(path, core.PathRBAPI) {
@@ -55,12 +54,12 @@ func TestOpenAPIRBAPIPaths(t *testing.T) {
 					names = append(names, name)
 				}
 			}
-			i := slices.IndexFunc(endpoints, func(e rbapi.Endpoint) bool { return sameShape(path, e.Pattern) })
+			i := slices.IndexFunc(endpoints, func(e Endpoint) bool { return sameShape(path, e.Pattern) })
 			_, refused := op.Responses["403"]
 			switch {
 			case i < 0:
 				t.Errorf("%s: documented, and no row of the table", path)
-			case refused && !errors.Is(endpoints[i].Refusal, rbapi.ErrReadOnly):
+			case refused && !errors.Is(endpoints[i].Refusal, ErrReadOnly):
 				t.Errorf("%s: documented 403, the row %s refuses with %v", path, endpoints[i].Pattern, endpoints[i].Refusal)
 			case !refused && endpoints[i].Refusal != nil:
 				t.Errorf("%s: documented, the row %s refuses with %v", path, endpoints[i].Pattern, endpoints[i].Refusal)
