@@ -105,7 +105,7 @@ lint-go:
 ## once each, so that they cannot rot
 test-unit:
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x ./query/ ./server/ ./indexer/
+	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x ./query/... ./server/... ./indexer/...
 
 ## test-race: the packages with shared state under the race detector
 test-race:
