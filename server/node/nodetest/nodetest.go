@@ -18,7 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"stationdex/indexer/demo"
+	"stationdex/indexer"
 	"stationdex/metrics"
 	"stationdex/query"
 	"stationdex/server"
@@ -61,7 +61,7 @@ func Start(t testing.TB, o Options) *Node {
 	t.Helper()
 	n := &Node{Registry: prometheus.NewRegistry(), Path: o.Path, done: make(chan error, 1)}
 	if n.Path == "" {
-		path, err := demo.Build(context.Background(), t.TempDir())
+		path, err := indexer.BuildDemo(context.Background(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
