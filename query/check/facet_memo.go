@@ -15,7 +15,7 @@ import (
 // (the indexer counts by a sweep over records, the engine by its columns
 // and posting lists: two ways to one answer).
 func (c *checker) checkFacetMemo() error {
-	if _, err := c.ix.FacetMemo(); err != nil {
+	if _, err := core.FacetMemo(c.ix); err != nil {
 		return err
 	}
 	values := make([]int, len(format.FacetMemoFacets))
@@ -62,7 +62,7 @@ func countMemoEntry(ix *core.Index, tx *bolt.Tx, k []byte, limit int) (format.Me
 		}
 	}
 	// no words and no filters: facetTops finds no memo operands
-	tasks, err := s.FacetTops(core.Query{Facets: core.MemoFacetSet, FacetLimit: limit}, m, false)
+	tasks, err := core.FacetTops(s, core.Query{Facets: core.MemoFacetSet, FacetLimit: limit}, m, false)
 	if err != nil {
 		return format.MemoCounts{}, err
 	}

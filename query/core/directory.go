@@ -41,7 +41,7 @@ type Listing struct {
 // Listings returns the number of values of d and the values at
 // [offset, offset+limit) in order o, each with its label and count.
 func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []Listing, err error) {
-	entries, err := ix.ordered(d, o)
+	entries, err := ordered(ix, d, o)
 	if err != nil {
 		return 0, nil, err
 	}

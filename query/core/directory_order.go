@@ -42,19 +42,19 @@ type directoryOrders struct {
 }
 
 // ordered returns the values of d in order o.
-func (ix *Index) ordered(d Dim, o Order) ([]directoryEntry, error) {
+func ordered(ix *Index, d Dim, o Order) ([]directoryEntry, error) {
 	if _, err := directoryBucket(d); err != nil {
 		return nil, err
 	}
 	fo := &ix.orders[d]
-	fo.once.Do(func() { fo.byName, fo.byStations, fo.err = ix.directoryOrder(d) })
+	fo.once.Do(func() { fo.byName, fo.byStations, fo.err = directoryOrder(ix, d) })
 	if o == ByName {
 		return fo.byName, fo.err
 	}
 	return fo.byStations, fo.err
 }
 
-func (ix *Index) directoryOrder(d Dim) (byName, byStations []directoryEntry, err error) {
+func directoryOrder(ix *Index, d Dim) (byName, byStations []directoryEntry, err error) {
 	bucket := Dims[d].Directory
 	err = ix.View(func(tx *bolt.Tx) error {
 		w := GetWorkspace()

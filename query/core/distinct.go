@@ -32,8 +32,8 @@ import (
 // distinctTiers replaces each tier by its entries that are not
 // duplicates (see the comment at the top): the sizes then count groups,
 // and locate pages through them as through any tiers.
-func (s *Search) distinctTiers(q Query) error {
-	gi, err := s.groupIndex()
+func distinctTiers(s *Search, q Query) error {
+	gi, err := groupIndexOf(s)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (s *Search) distinctTiers(q Query) error {
 		return nil
 	}
 	if len(tiers) == 1 && tiers[0].n > 0 {
-		if n, ok, err := s.storedGroups(q); err != nil || ok {
+		if n, ok, err := storedGroups(s, q); err != nil || ok {
 			tiers[0] = tier{of: tiers[0].of, n: n, walk: true}
 			return err
 		}
@@ -55,7 +55,7 @@ func (s *Search) distinctTiers(q Query) error {
 			continue
 		}
 		m := s.members(t)
-		dups, n, err := s.duplicates(m, gi, seen, q.Offset+q.Limit-before)
+		dups, n, err := duplicates(s, m, gi, seen, q.Offset+q.Limit-before)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (s *Search) distinctTiers(q Query) error {
 // search is a directory page, or a link from one: its total is then read,
 // and only the page's part of the list is walked (walkDistinct), where
 // finding every duplicate looked up each grouped entry of the list.
-func (s *Search) storedGroups(q Query) (n int, ok bool, err error) {
+func storedGroups(s *Search, q Query) (n int, ok bool, err error) {
 	if len(s.Work.Words) > 0 || q.Near != nil || q.BitrateMin > 0 || q.BitrateMax > 0 {
 		return 0, false, nil
 	}
@@ -107,13 +107,13 @@ func (s *Search) storedGroups(q Query) (n int, ok bool, err error) {
 // entries in order from the first, each group's first only, skipping skip
 // of them. The groups met are kept in w.seen, so this is for a search of
 // one tier.
-func (s *Search) walkDistinct(t tier, skip, limit int) error {
-	gi, err := s.groupIndex()
+func walkDistinct(s *Search, t tier, skip, limit int) error {
+	gi, err := groupIndexOf(s)
 	if err != nil {
 		return err
 	}
 	seen := gi.newSeen(&s.Work.seen)
-	return s.EachBatch(t.of.BM, func(batch []uint32) error {
+	return EachBatch(s, t.of.BM, func(batch []uint32) error {
 		for _, r := range batch {
 			if !gi.firstIn(seen, r) {
 				continue
@@ -133,8 +133,8 @@ func (s *Search) walkDistinct(t tier, skip, limit int) error {
 // eachBatch calls fn with the records of bm in ascending order, many at
 // a time (the workspace's iterator and buffer), until fn returns an
 // error; errEnough ends the walk without one.
-func (s *Search) EachBatch(bm *roaring.Bitmap, fn func(batch []uint32) error) error {
-	buf := s.recordBuffer()
+func EachBatch(s *Search, bm *roaring.Bitmap, fn func(batch []uint32) error) error {
+	buf := recordBuffer(s)
 	it := &s.Work.many
 	it.Initialize(bm)
 	defer func() { *it = roaring.ManyIntIterator{} }()
@@ -160,15 +160,15 @@ var errEnough = errors.New("enough records")
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
 // build a set of thousands of duplicates for a page of twenty.
-func (s *Search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
+func duplicates(s *Search, m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
 	found := s.Work.GroupIDs[:0]
 	defer func() { s.Work.GroupIDs = found[:0] }()
-	end, err := s.pageEnd(m, upto)
+	end, err := findPageEnd(s, m, upto)
 	if err != nil {
 		return Set{}, 0, err
 	}
 	n := 0
-	err = s.eachShared(m, gi, func(batch []uint32) error {
+	err = eachShared(s, m, gi, func(batch []uint32) error {
 		for _, r := range batch {
 			if gi.firstIn(seen, r) {
 				continue
@@ -193,14 +193,14 @@ func (s *Search) duplicates(m Set, gi *groupIndex, seen *groupSet, upto int) (Se
 // against isGrouped, which costs a word per 64 stations however many of
 // m's entries are grouped: the one-letter searches of the real snapshot
 // spent a third of their time building the intersection and iterating it.
-func (s *Search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error) error {
+func eachShared(s *Search, m Set, gi *groupIndex, fn func(batch []uint32) error) error {
 	if m.Card()*denseShare < s.stations || m.Empty() || int(m.BM.Maximum()) >= s.stations {
 		shared := s.Work.And(Set{BM: gi.grouped}, m)
-		return s.EachBatch(shared.BM, fn)
+		return EachBatch(s, shared.BM, fn)
 	}
-	words := s.denseWords()
+	words := denseWords(s)
 	m.BM.WriteDenseTo(words)
-	buf, n := s.recordBuffer(), 0
+	buf, n := recordBuffer(s), 0
 	for i, w := range words {
 		w &= gi.isGrouped[i]
 		for ; w != 0; w &= w - 1 {
@@ -224,7 +224,7 @@ func (s *Search) eachShared(m Set, gi *groupIndex, fn func(batch []uint32) error
 const denseShare = 16
 
 // denseWords is the workspace's bit-per-record buffer, cleared.
-func (s *Search) denseWords() []uint64 {
+func denseWords(s *Search) []uint64 {
 	n := (s.stations + 63) / 64
 	if cap(s.Work.tierBits) < n {
 		s.Work.tierBits = make([]uint64, n)
@@ -246,7 +246,7 @@ type pageEnd struct {
 	none  bool // the page ends before the tier
 }
 
-func (s *Search) pageEnd(m Set, upto int) (pageEnd, error) {
+func findPageEnd(s *Search, m Set, upto int) (pageEnd, error) {
 	switch {
 	case upto <= 0:
 		return pageEnd{none: true}, nil
@@ -280,7 +280,7 @@ func (e *pageEnd) passDuplicate() {
 }
 
 // recordBuffer is the workspace's buffer for records read many at a time.
-func (s *Search) recordBuffer() []uint32 {
+func recordBuffer(s *Search) []uint32 {
 	if len(s.Work.recBuf) == 0 {
 		s.Work.recBuf = make([]uint32, 256)
 	}
@@ -289,12 +289,12 @@ func (s *Search) recordBuffer() []uint32 {
 
 // variantCounts is, for each record of the page, the number of other
 // entries in its group.
-func (s *Search) variantCounts() ([]int, error) {
+func variantCounts(s *Search) ([]int, error) {
 	if len(s.Work.recs) == 0 {
 		return nil, nil
 	}
 	out := make([]int, len(s.Work.recs))
-	gr := s.groupReader()
+	gr := newGroupReader(s)
 	groups := s.Bucket(format.BucketGroups)
 	for i, r := range s.Work.recs {
 		g, err := gr.of(r)

@@ -18,21 +18,21 @@ import (
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
 // pairs at 5M stations.
-func (s *Search) countDistinct(col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
-	gi, err := s.groupIndex()
+func countDistinct(s *Search, col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
+	gi, err := groupIndexOf(s)
 	if err != nil {
 		return nil, err
 	}
-	shared := s.sharedOf(m, gi)
+	shared := sharedOf(s, m, gi)
 	if shared.Card() > pairedMax {
-		return s.countByPostings(col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.bitmap()})
+		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.bitmap()})
 	}
-	dups, done, err := s.valueDuplicates(col, shared, gi)
+	dups, done, err := countValueDuplicates(s, col, shared, gi)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return s.countByPostings(col, m, top, k, dups)
+	return countByPostings(s, col, m, top, k, dups)
 }
 
 // pairedMax is the most shared entries whose value-group pairs are
@@ -61,7 +61,7 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	}
 	seen := d.gi.newSeen(&d.s.Work.seen)
 	dups := 0
-	err := d.s.EachBatch(roaring.And(d.shared, d.value), func(batch []uint32) error {
+	err := EachBatch(d.s, roaring.And(d.shared, d.value), func(batch []uint32) error {
 		for _, r := range batch {
 			if !d.gi.firstIn(seen, r) {
 				dups++
@@ -87,16 +87,16 @@ func (d duplicateCounts) of(id uint32) (int, error) {
 	return int(d[i].n), nil
 }
 
-// valueDuplicates counts each value's duplicates among shared, the
+// countValueDuplicates counts each value's duplicates among shared, the
 // entries of a search that share a group. With a facet column, the
 // entries are visited group by group (columnDuplicates); without, their
 // values, read from the posting lists, are paired with their groups, and
 // a pair met again is a duplicate.
-func (s *Search) valueDuplicates(col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
+func countValueDuplicates(s *Search, col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
 	if col.hasColumn() {
-		return s.columnDuplicates(col, shared.BM, gi)
+		return columnDuplicates(s, col, shared.BM, gi)
 	}
-	pairs, err := s.postingGroupPairs(s.Work.pairs[:0], col, shared.BM, gi)
+	pairs, err := postingGroupPairs(s, s.Work.pairs[:0], col, shared.BM, gi)
 	s.Work.pairs = pairs[:0]
 	if err != nil {
 		return nil, nil, err
@@ -141,8 +141,8 @@ func (l lastGroups) of(id uint32) (int, error) {
 // of a faceted distinct word search. The counts are read from the table
 // itself (lastGroups) until done clears the values met: sorting those
 // into a list was a fifth of the cost.
-func (s *Search) columnDuplicates(col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
-	byGroup, err := s.sharedByGroup(shared, gi)
+func columnDuplicates(s *Search, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
+	byGroup, err := sharedByGroup(s, shared, gi)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,7 +198,7 @@ func (c *slotColumn) appendValues(ids []uint32, r uint32) []uint32 {
 
 // postingGroupPairs is valueGroupPairs for a facet without a column:
 // each value's posting list is intersected with shared.
-func (s *Search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+func postingGroupPairs(s *Search, pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
 	if shared.IsEmpty() {
 		return pairs, nil
 	}
@@ -224,7 +224,7 @@ func (s *Search) postingGroupPairs(pairs []uint64, col *facetColumn, shared *roa
 
 // sharedOf is the entries of m that share a group, kept for the next
 // facet of the same match set (those the search does not filter on).
-func (s *Search) sharedOf(m Set, gi *groupIndex) Set {
+func sharedOf(s *Search, m Set, gi *groupIndex) Set {
 	if s.shared.of != m.BM {
 		s.shared.of, s.shared.Set = m.BM, s.Work.And(Set{BM: gi.grouped}, m)
 		s.shared.sorted = false
@@ -235,7 +235,7 @@ func (s *Search) sharedOf(m Set, gi *groupIndex) Set {
 // sharedByGroup is the entries of shared (sharedOf's) as group<<32 |
 // record, sorted, so that a group's entries are side by side: sorted once
 // for every facet of the same match set.
-func (s *Search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+func sharedByGroup(s *Search, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
 	if s.shared.sorted && s.shared.BM == shared {
 		return s.shared.byGroup, nil
 	}
@@ -243,7 +243,7 @@ func (s *Search) sharedByGroup(shared *roaring.Bitmap, gi *groupIndex) ([]uint64
 	if byGroup == nil {
 		byGroup = s.Work.byGroup[:0]
 	}
-	err := s.EachBatch(shared, func(batch []uint32) error {
+	err := EachBatch(s, shared, func(batch []uint32) error {
 		for _, r := range batch {
 			c, err := gi.compactOf(r)
 			if err != nil {

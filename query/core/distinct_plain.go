@@ -22,7 +22,7 @@ import (
 // nil): read from the index where the indexer counted them (every
 // station; one filter value; one word), else left to countAll, which
 // counts them under each key as planPlain counts the match set.
-func (s *Search) planGroups(q Query, gi *groupIndex) error {
+func planGroups(s *Search, q Query, gi *groupIndex) error {
 	if gi == nil {
 		return nil
 	}
@@ -32,9 +32,9 @@ func (s *Search) planGroups(q Query, gi *groupIndex) error {
 		p.groups = gi.everyStation(s.stations)
 		return nil
 	}
-	n, ok, err := s.storedGroups(q)
+	n, ok, err := storedGroups(s, q)
 	if err == nil && !ok {
-		n, ok, err = s.wordGroups(q)
+		n, ok, err = wordGroups(s, q)
 	}
 	if err != nil || ok {
 		p.groups = n
@@ -50,10 +50,10 @@ func (s *Search) planGroups(q Query, gi *groupIndex) error {
 // counted with them; evaluated is then false, as the members were not
 // narrowed to the name matches (countWords leaves those to be counted
 // where a page needs them).
-func (s *Search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, evaluated bool) {
+func countAll(s *Search, cj *conjunction, key uint16, sc *keyScratch) (n int, evaluated bool) {
 	p := &s.Work.plain
 	if p.groupsOf == nil {
-		return s.countKey(cj, key, sc)
+		return countKey(s, cj, key, sc)
 	}
 	if n = cj.eval(s.Work.lists, key, sc); n > 0 {
 		p.groups += p.groupsOf.keyGroups(&s.Work.seen, &sc.out, uint32(key)<<16)
@@ -65,7 +65,7 @@ func (s *Search) countAll(cj *conjunction, key uint16, sc *keyScratch) (n int, e
 // else matches when the indexer counted them (see format's word groups):
 // ok is false for a word that finds too few stations to have been
 // counted, which are then counted here.
-func (s *Search) wordGroups(q Query) (n int, ok bool, err error) {
+func wordGroups(s *Search, q Query) (n int, ok bool, err error) {
 	if len(s.Work.Words) != 1 || filterCount(q) > 0 || q.Near != nil {
 		return 0, false, nil
 	}

@@ -19,7 +19,7 @@ func TestKeyGroupsCountsAsLookups(t *testing.T) {
 	defer w.Release()
 	s := w.NewSearch(ix)
 	var gi *groupIndex
-	err := ix.read(func() (err error) { gi, err = s.groupIndex(); return err })
+	err := ix.read(func() (err error) { gi, err = groupIndexOf(s); return err })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ type lazyColumn struct {
 	err  error
 }
 
-func (ix *Index) column(d Dim) (*facetColumn, error) {
+func column(ix *Index, d Dim) (*facetColumn, error) {
 	lc := &ix.facetCols[d]
 	lc.once.Do(func() {
 		lc.err = ix.View(func(tx *bolt.Tx) error {

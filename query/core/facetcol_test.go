@@ -96,7 +96,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 				folded++
 			}
 			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec} {
-				col, err := ix.column(d)
+				col, err := column(ix, d)
 				if err != nil {
 					return err
 				}
@@ -133,13 +133,13 @@ func TestFacetCountPathsAgree(t *testing.T) {
 func countBothWays(t *testing.T, s *Search, what string, d Dim, col *facetColumn, m Set, folds []int) (skipped int, err error) {
 	t.Helper()
 	for _, k := range []int{1, 10, 50} {
-		byPostings, err := s.countByPostings(col, m, nil, k, nil)
+		byPostings, err := countByPostings(s, col, m, nil, k, nil)
 		if err != nil {
 			return skipped, err
 		}
 		for _, fold := range folds {
 			task := &facetTask{d: d, col: col, m: m}
-			skipped += s.countByRecords(m, []*facetTask{task}, k, fold)
+			skipped += countByRecords(s, m, []*facetTask{task}, k, fold)
 			if fmt.Sprint(task.Top) != fmt.Sprint(byPostings) {
 				t.Errorf("%s facet %d k=%d fold %d: by records %v, by postings %v", what, d, k, fold, task.Top, byPostings)
 			}
@@ -156,7 +156,7 @@ func countBothWays(t *testing.T, s *Search, what string, d Dim, col *facetColumn
 func TestSlotColumnHoldsEveryValue(t *testing.T) {
 	ix, _ := realIndex(t)
 	for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
-		col, err := ix.column(d)
+		col, err := column(ix, d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,8 +41,8 @@ type facetTask struct {
 // facets counts the facets q asks for and names their values. matches
 // is the search's match set, or with plain unset and built when needed
 // (see facetTops).
-func (s *Search) facets(q Query, matches Set, plain bool) (Facets, error) {
-	tasks, err := s.FacetTops(q, matches, plain)
+func facets(s *Search, q Query, matches Set, plain bool) (Facets, error) {
+	tasks, err := FacetTops(s, q, matches, plain)
 	if err != nil {
 		return Facets{}, err
 	}
@@ -61,7 +61,7 @@ func (s *Search) facets(q Query, matches Set, plain bool) (Facets, error) {
 		all = all[len(t.Top):]
 		for i, c := range t.Top {
 			list[i] = FacetCount{Value: t.col.keys[c.ID], Count: c.N}
-			if list[i].Label, err = s.facetLabel(t.d, t.col, c.ID); err != nil {
+			if list[i].Label, err = facetLabel(s, t.d, t.col, c.ID); err != nil {
 				return Facets{}, err
 			}
 		}
@@ -78,9 +78,9 @@ func (s *Search) facets(q Query, matches Set, plain bool) (Facets, error) {
 // A set the memo knows by its stored lists (memoOf) is not built at all:
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
-func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
+func FacetTops(s *Search, q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
 	var tasks [NumDims]facetTask
-	ops, err := s.memoOperands(q)
+	ops, err := memoOperands(s, q)
 	if err != nil {
 		return tasks, err
 	}
@@ -94,13 +94,13 @@ func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask
 		if filtered.Has(d) {
 			t.except = d
 		}
-		if t.col, err = s.Index.column(d); err != nil {
+		if t.col, err = column(s.Index, d); err != nil {
 			return tasks, err
 		}
-		if !q.Distinct && s.fromMemo(t, ops, -1, q.FacetLimit) {
+		if !q.Distinct && fromMemo(s, t, ops, -1, q.FacetLimit) {
 			continue
 		}
-		if filtered.Has(d) && s.everyStationWithout(q, d) {
+		if filtered.Has(d) && everyStationWithout(s, q, d) {
 			t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			continue
 		}
@@ -108,7 +108,7 @@ func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask
 		case filtered.Has(d):
 			t.m, err = s.MatchSet(q, d)
 		case plain:
-			matches, plain = s.plainMatches(), false
+			matches, plain = plainMatches(s), false
 			t.m = matches
 		default:
 			t.m = matches
@@ -116,26 +116,26 @@ func (s *Search) FacetTops(q Query, matches Set, plain bool) ([NumDims]facetTask
 		if err == nil && t.m.BM != nil && !t.m.Empty() {
 			t.n = t.m.Card()
 			switch {
-			case s.isEveryStation(t): // no memo entry holds every station
+			case isEveryStation(s, t): // no memo entry holds every station
 				t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				t.Top, err = s.countDistinct(t.col, t.m, s.Work.tops[t.d][:0], q.FacetLimit)
-			case !s.fromMemo(t, ops, t.n, q.FacetLimit):
-				err = s.countTask(t, q.FacetLimit)
+				t.Top, err = countDistinct(s, t.col, t.m, s.Work.tops[t.d][:0], q.FacetLimit)
+			case !fromMemo(s, t, ops, t.n, q.FacetLimit):
+				err = countTask(s, t, q.FacetLimit)
 			}
 		}
 		if err != nil {
 			return tasks, err
 		}
 	}
-	s.countGroups(&tasks, q.FacetLimit)
+	countGroups(s, &tasks, q.FacetLimit)
 	return tasks, nil
 }
 
 // fromMemo takes t's top k values from the memo when it knows t's set by
 // its operands (see memoOf; n: the set's size once built, else -1).
-func (s *Search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
-	memo := s.Index.memoOf(ops, t.except, n)
+func fromMemo(s *Search, t *facetTask, ops []memoOperand, n, k int) bool {
+	memo := memoOf(s.Index, ops, t.except, n)
 	if memo == nil {
 		return false
 	}
@@ -148,13 +148,13 @@ func (s *Search) fromMemo(t *facetTask, ops []memoOperand, n, k int) bool {
 
 // countTask counts t's top k values, or marks it to be counted record by
 // record with the facets of the same set (countGroups).
-func (s *Search) countTask(t *facetTask, k int) (err error) {
+func countTask(s *Search, t *facetTask, k int) (err error) {
 	switch {
 	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.stations) &&
 		(t.n <= columnFold || t.n*foldedShare <= s.stations):
 		t.byRecords = true
 	default:
-		t.Top, err = s.countByPostings(t.col, t.m, s.Work.tops[t.d][:0], k, nil)
+		t.Top, err = countByPostings(s, t.col, t.m, s.Work.tops[t.d][:0], k, nil)
 	}
 	return err
 }
@@ -164,19 +164,19 @@ func (s *Search) countTask(t *facetTask, k int) (err error) {
 // of d is then the snapshot's own counts (topOfEveryStation), with no set
 // of every station to build (a filter alone, paged deep: country=GB&offset=3100
 // took four times its plain search to build and count that set).
-func (s *Search) everyStationWithout(q Query, d Dim) bool {
+func everyStationWithout(s *Search, q Query, d Dim) bool {
 	return len(s.Work.Words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
 		q.Filter.filtered() == DimsOf(d)
 }
 
 // isEveryStation reports whether t counts the facet of every station.
-func (s *Search) isEveryStation(t *facetTask) bool {
+func isEveryStation(s *Search, t *facetTask) bool {
 	return t.n == s.stations && int(t.m.BM.Maximum()) == t.n-1
 }
 
 // countGroups counts the tasks marked byRecords, those of one set in one
 // pass over its records.
-func (s *Search) countGroups(tasks *[NumDims]facetTask, k int) {
+func countGroups(s *Search, tasks *[NumDims]facetTask, k int) {
 	for d := range tasks {
 		if !tasks[d].byRecords {
 			continue
@@ -189,7 +189,7 @@ func (s *Search) countGroups(tasks *[NumDims]facetTask, k int) {
 				tasks[e].byRecords = false
 			}
 		}
-		s.countByRecords(tasks[d].m, group, k, columnFold)
+		countByRecords(s, tasks[d].m, group, k, columnFold)
 	}
 }
 
@@ -286,13 +286,13 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
 // sparseFor). It returns how many tails it left uncounted.
-func (s *Search) countByRecords(m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+func countByRecords(s *Search, m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
 	for _, t := range group {
 		t.Top = s.Work.tops[t.d][:0]
 	}
 	n := m.Card()
-	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
-	s.countPart(m, n, fold, group, k, func(t *facetTask) *slotColumn {
+	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
+	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
 		switch {
 		case t.col.tail.values == 0:
 			return nil
@@ -317,14 +317,14 @@ type partCount struct {
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.
-func (s *Search) countPart(m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+func countPart(s *Search, m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	var pcs [NumDims]partCount
-	if !s.partCounters(pcs[:len(group)], n, fold, group, part) {
+	if !partCounters(s, pcs[:len(group)], n, fold, group, part) {
 		return
 	}
 	w := s.Work
 	it := &w.many
-	buf := s.recordBuffer()
+	buf := recordBuffer(s)
 	it.Initialize(m.BM)
 	since := 0 // records counted since the last fold
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
@@ -364,7 +364,7 @@ func (s *Search) countPart(m Set, n, fold int, group []*facetTask, k int, part f
 // workspace's pools, and reports whether any part is to be counted. A
 // set of more than fold records is counted densely, and gets 32-bit
 // counters too: fold is far above the sets sparseFor takes.
-func (s *Search) partCounters(pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
+func partCounters(s *Search, pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
 	w := s.Work
 	counting := false
 	for j, t := range group {
@@ -412,7 +412,7 @@ func foldCounts(pcs []partCount) {
 // denseOf writes m out as a bitset of the index's stations, in a pooled
 // buffer. Records past the stations (only a damaged index has them) are
 // left out, so that the buffer's size is bounded by the index's own count.
-func (s *Search) denseOf(m Set) []uint64 {
+func denseOf(s *Search, m Set) []uint64 {
 	words := (s.stations + 63) / 64
 	dense := s.Work.denseBuffer(words)
 	if !m.Empty() && int(m.BM.Maximum()) >= s.stations {
@@ -439,8 +439,8 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // than the k-th best count so far, no later one can enter. Each value's
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
-func (s *Search) countByPostings(col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
-	dense := s.denseOf(m)
+func countByPostings(s *Search, col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+	dense := denseOf(s, m)
 	cs := s.Work.raw2[:0]
 	defer func() { s.Work.raw2 = cs[:0] }()
 	for id, key := range col.keys {
@@ -485,7 +485,7 @@ func (s *Search) countByPostings(col *facetColumn, m Set, top []topCount, k int,
 // languages by their English names, codecs as they are), by its stored
 // label (genres: the commonest spelling), or by the spelling of the first
 // station filed under it (locations); read once, then cached.
-func (s *Search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) {
+func facetLabel(s *Search, d Dim, col *facetColumn, id uint32) (string, error) {
 	if l := col.labels[id].Load(); l != nil {
 		return *l, nil
 	}
@@ -496,7 +496,7 @@ func (s *Search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) 
 	}
 	if !ok {
 		var err error
-		if label, err = s.spelledLabel(d, Dims[d].Buckets[0], key); err != nil {
+		if label, err = spelledLabel(s, d, Dims[d].Buckets[0], key); err != nil {
 			return "", err
 		}
 	}
@@ -506,7 +506,7 @@ func (s *Search) facetLabel(d Dim, col *facetColumn, id uint32) (string, error) 
 
 // spelledLabel is key of bucket as the first station filed under it
 // spells it, or key itself.
-func (s *Search) spelledLabel(d Dim, bucket []byte, key string) (string, error) {
+func spelledLabel(s *Search, d Dim, bucket []byte, key string) (string, error) {
 	one, err := s.Get(bucket, s.KeyOf(key))
 	if err != nil || one.Empty() {
 		return key, err

@@ -77,7 +77,7 @@ func pairOf(a, b listID) listPair {
 type listID uint64
 
 // idOf is the listID of a list read through the index's page tree.
-func (ix *Index) idOf(v []byte) listID {
+func idOf(ix *Index, v []byte) listID {
 	off, _ := ix.tree.Offset(v)
 	return listID(off)
 }
@@ -119,18 +119,18 @@ type lazyMemo struct {
 
 // facetMemo reads the stored memo once, through the page tree: the
 // caller holds the mapping (a search, or Warm through Index.read).
-func (ix *Index) FacetMemo() (*facetMemo, error) {
+func FacetMemo(ix *Index) (*facetMemo, error) {
 	lm := &ix.memo
-	lm.once.Do(func() { lm.memo, lm.err = ix.readFacetMemo() })
+	lm.once.Do(func() { lm.memo, lm.err = readFacetMemo(ix) })
 	return lm.memo, lm.err
 }
 
 // readFacetMemo decodes the memo bucket through the page tree, as
 // searches read (they know lists by the places they read them at).
-func (ix *Index) readFacetMemo() (*facetMemo, error) {
+func readFacetMemo(ix *Index) (*facetMemo, error) {
 	values := make([]int, len(format.FacetMemoFacets))
 	for f, facet := range format.FacetMemoFacets {
-		c, err := ix.treeCursor(facet.Bucket)
+		c, err := treeCursor(ix, facet.Bucket)
 		if err != nil {
 			return nil, err
 		}
@@ -138,13 +138,13 @@ func (ix *Index) readFacetMemo() (*facetMemo, error) {
 			values[f]++
 		}
 	}
-	c, err := ix.treeCursor(format.BucketFacetMemo)
+	c, err := treeCursor(ix, format.BucketFacetMemo)
 	if err != nil {
 		return nil, err
 	}
 	memo := &facetMemo{lists: map[listID]*memoFacets{}, pairs: map[listPair]*memoFacets{}}
 	for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
-		ids, err := ix.memoLists(k)
+		ids, err := memoLists(ix, k)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func (ix *Index) readFacetMemo() (*facetMemo, error) {
 }
 
 // treeCursor is a page-tree cursor over bucket name.
-func (ix *Index) treeCursor(name []byte) (pagetree.Cursor, error) {
+func treeCursor(ix *Index, name []byte) (pagetree.Cursor, error) {
 	root, ok := ix.tree.Root(string(name))
 	if !ok {
 		return pagetree.Cursor{}, fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
@@ -175,14 +175,14 @@ func (ix *Index) treeCursor(name []byte) (pagetree.Cursor, error) {
 }
 
 // memoLists finds the lists memo key k names.
-func (ix *Index) memoLists(k []byte) ([]listID, error) {
+func memoLists(ix *Index, k []byte) ([]listID, error) {
 	lists, err := format.ParseMemoKey(k)
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]listID, len(lists))
 	for i, l := range lists {
-		c, err := ix.treeCursor(format.FacetMemoSources[l.Source].Bucket)
+		c, err := treeCursor(ix, format.FacetMemoSources[l.Source].Bucket)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (ix *Index) memoLists(k []byte) ([]listID, error) {
 		if key == nil || !bytes.Equal(key, l.Key) {
 			return nil, fmt.Errorf("%w: facet memo of %q, which has no list", format.ErrCorrupt, l.Key)
 		}
-		ids[i] = ix.idOf(v)
+		ids[i] = idOf(ix, v)
 	}
 	return ids, nil
 }
@@ -206,20 +206,20 @@ type memoOperand struct {
 // memoOperands looks up once the lists of q's words and filters, for
 // memoOf; none when the memo is not built or cannot know q's sets (a
 // distance filter, more than two words).
-func (s *Search) memoOperands(q Query) ([]memoOperand, error) {
+func memoOperands(s *Search, q Query) ([]memoOperand, error) {
 	ops := s.Work.memoOps[:0]
 	defer func() { s.Work.memoOps = ops[:0] }()
 	if q.Near != nil || len(s.Work.Words) > 2 {
 		return nil, nil
 	}
-	if _, err := s.Index.FacetMemo(); err != nil {
+	if _, err := FacetMemo(s.Index); err != nil {
 		return nil, err
 	}
 	one := func(lists [][]byte) listID {
 		if len(lists) != 1 {
 			return 0
 		}
-		return s.Index.idOf(lists[0])
+		return idOf(s.Index, lists[0])
 	}
 	for _, word := range s.Work.Words {
 		lists, err := s.wordLists(AllSpace, word)
@@ -244,7 +244,7 @@ func (s *Search) memoOperands(q Query) ([]memoOperand, error) {
 // large as one of them is that list (every US station matches the prefix
 // "am"), whose facets the list memo holds. nil when the memo does not
 // know the set.
-func (ix *Index) memoOf(ops []memoOperand, except Dim, n int) *memoFacets {
+func memoOf(ix *Index, ops []memoOperand, except Dim, n int) *memoFacets {
 	var lists [2]listID
 	k := 0
 	for _, op := range ops {

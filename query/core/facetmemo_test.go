@@ -166,7 +166,7 @@ func BenchmarkFacetMemo(b *testing.B) {
 	var memo *facetMemo
 	for b.Loop() {
 		var err error
-		if memo, err = ix.readFacetMemo(); err != nil {
+		if memo, err = readFacetMemo(ix); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,7 +190,7 @@ func BenchmarkFacetMemo(b *testing.B) {
 func readMemo(t testing.TB, ix *Index) *facetMemo {
 	t.Helper()
 	var memo *facetMemo
-	err := ix.read(func() (err error) { memo, err = ix.FacetMemo(); return err })
+	err := ix.read(func() (err error) { memo, err = FacetMemo(ix); return err })
 	if err != nil {
 		t.Fatal(err)
 	}

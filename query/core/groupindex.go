@@ -48,23 +48,23 @@ type lazyGroupIndex struct {
 	err  error
 }
 
-// groupIndex builds the group index on first use, from s's reader.
-func (s *Search) groupIndex() (*groupIndex, error) {
+// groupIndexOf builds the group index on first use, from s's reader.
+func groupIndexOf(s *Search) (*groupIndex, error) {
 	l := &s.Index.groups
-	l.once.Do(func() { l.gi, l.err = s.buildGroupIndex() })
+	l.once.Do(func() { l.gi, l.err = buildGroupIndex(s) })
 	return l.gi, l.err
 }
 
 // warmGroups builds the group index now (see Warm).
-func (ix *Index) warmGroups() error {
-	return ix.withSearch(func(s *Search) error { _, err := s.groupIndex(); return err })
+func warmGroups(ix *Index) error {
+	return ix.withSearch(func(s *Search) error { _, err := groupIndexOf(s); return err })
 }
 
 // buildGroupIndex reads every record's group in record order.
-func (s *Search) buildGroupIndex() (*groupIndex, error) {
+func buildGroupIndex(s *Search) (*groupIndex, error) {
 	gi := &groupIndex{grouped: roaring.New(), later: roaring.New(), compact: make([]uint32, s.stations)}
 	numbered := make([]uint32, s.stations) // group_of's id → its compact number
-	gr := s.groupReader()
+	gr := newGroupReader(s)
 	var grouped, later []uint32
 	for r := range uint32(s.stations) {
 		g, err := gr.of(r)
@@ -160,7 +160,7 @@ type groupReader struct {
 	key    []byte
 }
 
-func (s *Search) groupReader() groupReader {
+func newGroupReader(s *Search) groupReader {
 	return groupReader{bucket: s.Bucket(format.BucketGroupOf), blocks: s.blocksOf(format.BucketGroupOf)}
 }
 

@@ -67,20 +67,20 @@ type plain struct {
 // planPlain reads the operands of q and counts its sets. It returns the
 // total number of matches. With gi, the search is distinct, and its
 // groups are in w.plain.groups (see planGroups).
-func (s *Search) planPlain(q Query, gi *groupIndex) (int, error) {
+func planPlain(s *Search, q Query, gi *groupIndex) (int, error) {
 	w := s.Work
 	p := &w.plain
 	*p = plain{counts: p.counts, keys: (s.stations + 1<<16 - 1) >> 16}
 	w.nlists = 0
 	w.parts = w.parts[:0]
 	p.words = len(s.Work.Words) > 0
-	filters, err := s.plainFilters(q)
+	filters, err := plainFilters(s, q)
 	if err != nil || p.empty {
 		return 0, err
 	}
 	// after the filters: a stored count is looked up for a value that
 	// exists
-	if err := s.planGroups(q, gi); err != nil {
+	if err := planGroups(s, q, gi); err != nil {
 		return 0, err
 	}
 	p.filtered = len(filters) > 0
@@ -89,22 +89,22 @@ func (s *Search) planPlain(q Query, gi *groupIndex) (int, error) {
 			return s.stations, nil
 		}
 		p.sets[setAll] = conjunction{parts: filters}
-		return s.countSet(setAll), nil
+		return countSet(s, setAll), nil
 	}
-	if err := s.plainWords(filters); err != nil || p.empty {
+	if err := plainWords(s, filters); err != nil || p.empty {
 		p.groups = 0
 		return 0, err
 	}
-	return s.countWords(), nil
+	return countWords(s), nil
 }
 
 // countSet evaluates a set under every key, keeping the counts.
-func (s *Search) countSet(which plainSets) int {
+func countSet(s *Search, which plainSets) int {
 	p := &s.Work.plain
 	c := p.counts[which][:0]
 	total := 0
 	for k := range p.keys {
-		n, _ := s.countAll(&p.sets[which], uint16(k), s.Work.scratchA())
+		n, _ := countAll(s, &p.sets[which], uint16(k), s.Work.scratchA())
 		c = append(c, int32(n))
 		total += n
 	}
@@ -116,7 +116,7 @@ func (s *Search) countSet(which plainSets) int {
 // container headers when cj is one list, counted by pairCount when it is
 // a pair of containers, else evaluated into sc. It reports whether sc
 // holds the members (only when evaluated).
-func (s *Search) countKey(cj *conjunction, key uint16, sc *keyScratch) (int, bool) {
+func countKey(s *Search, cj *conjunction, key uint16, sc *keyScratch) (int, bool) {
 	switch {
 	case len(cj.parts) == 0:
 		return 0, false
@@ -142,7 +142,7 @@ func oneList(cj *conjunction) bool { return len(cj.parts) == 1 && cj.parts[0].n 
 // (all counted from headers or as a pair) byName and exact are left
 // unknown until a page needs them (known): a page filled from the
 // first keys of byName never counts it under the others.
-func (s *Search) countWords() int {
+func countWords(s *Search) int {
 	p := &s.Work.plain
 	for i := range p.counts {
 		p.counts[i] = p.counts[i][:0]
@@ -152,7 +152,7 @@ func (s *Search) countWords() int {
 	total := 0
 	for k := range p.keys {
 		key := uint16(k)
-		nAll, evaluated := s.countAll(&p.sets[setAll], key, a)
+		nAll, evaluated := countAll(s, &p.sets[setAll], key, a)
 		nName, nExact := 0, 0
 		if nAll > 0 {
 			switch {
@@ -163,7 +163,7 @@ func (s *Search) countWords() int {
 				nName = b.narrowFrom(&a.out, s.Work.lists, p.nameParts, key)
 			}
 			if nName > 0 {
-				nExact, _ = s.countKey(&p.sets[setExact], key, b)
+				nExact, _ = countKey(s, &p.sets[setExact], key, b)
 			}
 		}
 		p.counts[setAll] = append(p.counts[setAll], int32(nAll))
@@ -175,11 +175,11 @@ func (s *Search) countWords() int {
 }
 
 // plainFilters adds one conjunct per filter of q, returning them.
-func (s *Search) plainFilters(q Query) ([]conjunct, error) {
+func plainFilters(s *Search, q Query) ([]conjunct, error) {
 	w := s.Work
 	start := len(w.parts)
 	err := s.eachFilter(q, NoDim, func(_ Dim, lists [][]byte) (bool, error) {
-		err := s.addConjunct(lists)
+		err := addConjunct(s, lists)
 		return err == nil && !w.plain.empty, err
 	})
 	return w.parts[start:len(w.parts):len(w.parts)], err
@@ -187,12 +187,12 @@ func (s *Search) plainFilters(q Query) ([]conjunct, error) {
 
 // plainWords adds the word conjuncts of the all and byName sets, and the
 // exact name's, and sets up the three conjunctions.
-func (s *Search) plainWords(filters []conjunct) error {
+func plainWords(s *Search, filters []conjunct) error {
 	w := s.Work
 	p := &w.plain
 	all := len(w.parts)
 	for _, word := range w.Words {
-		if err := s.addWord(AllSpace, word); err != nil || p.empty {
+		if err := addWord(s, AllSpace, word); err != nil || p.empty {
 			return err
 		}
 	}
@@ -201,7 +201,7 @@ func (s *Search) plainWords(filters []conjunct) error {
 	byName := len(w.parts)
 	p.nameParts = nil
 	for _, word := range w.Words {
-		if err := s.addWord(NameSpace, word); err != nil {
+		if err := addWord(s, NameSpace, word); err != nil {
 			return err
 		}
 		if p.empty {
@@ -220,7 +220,7 @@ func (s *Search) plainWords(filters []conjunct) error {
 	if v := s.lookup(format.BucketNames, w.key); v != nil {
 		lists = append(lists, v)
 	}
-	if err := s.addConjunct(lists); err != nil {
+	if err := addConjunct(s, lists); err != nil {
 		return err
 	}
 	if p.empty {
@@ -235,12 +235,12 @@ func (s *Search) plainWords(filters []conjunct) error {
 
 // addWord adds the conjunct of one word in ns: the stored union of its
 // prefix, or the few tokens starting with it (see wordLists).
-func (s *Search) addWord(ns Namespace, word string) error {
+func addWord(s *Search, ns Namespace, word string) error {
 	lists, err := s.wordLists(ns, word)
 	if err != nil {
 		return err
 	}
-	if err := s.addConjunct(lists); err != nil {
+	if err := addConjunct(s, lists); err != nil {
 		return fmt.Errorf("word %q: %w", word, err)
 	}
 	return nil
@@ -248,7 +248,7 @@ func (s *Search) addWord(ns Namespace, word string) error {
 
 // addConjunct parses lists into one conjunct. No list (or only empty ones)
 // means no station matches: plain.empty.
-func (s *Search) addConjunct(lists [][]byte) error {
+func addConjunct(s *Search, lists [][]byte) error {
 	w := s.Work
 	first := w.nlists
 	for _, v := range lists {
@@ -297,13 +297,13 @@ var (
 // counts (gi.firstIn, over w.seen, which must be empty), and as a key's
 // count of them is unknown every key with members is walked up to the
 // page's end.
-func (s *Search) collectPlain(offset, limit int, gi *groupIndex) {
+func collectPlain(s *Search, offset, limit int, gi *groupIndex) {
 	p := &s.Work.plain
 	if p.empty {
 		return
 	}
 	if !p.words && !p.filtered {
-		s.collectEvery(offset, limit, gi)
+		collectEvery(s, offset, limit, gi)
 		return
 	}
 	tiers := filterTiers
@@ -313,19 +313,19 @@ func (s *Search) collectPlain(offset, limit int, gi *groupIndex) {
 	skip := offset
 	for _, t := range tiers {
 		for k := 0; k < p.keys && len(s.Work.recs) < limit; k++ {
-			n := s.tierCount(t, k)
+			n := tierCount(s, t, k)
 			if n == 0 || gi == nil && skip >= n {
 				skip -= min(skip, n)
 				continue
 			}
-			skip = s.collectKey(t, uint16(k), skip, limit, gi)
+			skip = collectKey(s, t, uint16(k), skip, limit, gi)
 		}
 	}
 }
 
 // collectEvery collects a page of every station, in record order; with
 // gi, of each group's first entry.
-func (s *Search) collectEvery(offset, limit int, gi *groupIndex) {
+func collectEvery(s *Search, offset, limit int, gi *groupIndex) {
 	if gi == nil {
 		for r := offset; r < s.stations && len(s.Work.recs) < limit; r++ {
 			s.Work.recs = append(s.Work.recs, uint32(r))
@@ -356,7 +356,7 @@ const unknownCount = -1
 // the keys where the exact name has no station, so a page filled early in
 // the byName tier never counts byName under the later keys. Exact counts
 // only where byName is not empty, as countWords has it.
-func (s *Search) known(set plainSets, k int) int {
+func known(s *Search, set plainSets, k int) int {
 	p := &s.Work.plain
 	c := p.counts[set]
 	if k >= len(c) {
@@ -365,8 +365,8 @@ func (s *Search) known(set plainSets, k int) int {
 	if c[k] != unknownCount {
 		return int(c[k])
 	}
-	n, _ := s.countKey(&p.sets[set], uint16(k), s.Work.scratchB())
-	if set == setExact && n > 0 && s.known(setByName, k) == 0 {
+	n, _ := countKey(s, &p.sets[set], uint16(k), s.Work.scratchB())
+	if set == setExact && n > 0 && known(s, setByName, k) == 0 {
 		n = 0
 	}
 	c[k] = int32(n)
@@ -374,10 +374,10 @@ func (s *Search) known(set plainSets, k int) int {
 }
 
 // tierCount is the number of members of the tier under key k.
-func (s *Search) tierCount(t plainTier, k int) int {
-	n := s.known(t.of, k)
+func tierCount(s *Search, t plainTier, k int) int {
+	n := known(s, t.of, k)
 	if t.minus != setCount {
-		n -= s.known(t.minus, k)
+		n -= known(s, t.minus, k)
 	}
 	return max(n, 0)
 }
@@ -385,14 +385,14 @@ func (s *Search) tierCount(t plainTier, k int) int {
 // collectKey appends the tier's members under key, after skipping skip
 // of them, until the page is full; it returns what is left to skip. With
 // gi, only each group's first entry met counts (collectFirsts).
-func (s *Search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
-	members, minus := s.tierUnder(t, key)
+func collectKey(s *Search, t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
+	members, minus := tierUnder(s, t, key)
 	if members == nil {
 		return skip
 	}
 	base := uint32(key) << 16
 	if gi != nil {
-		return s.collectFirsts(members, minus, base, skip, limit, gi)
+		return collectFirsts(s, members, minus, base, skip, limit, gi)
 	}
 	// A closure called directly is inlined: a skip of thousands stays a
 	// few instructions a record.
@@ -428,7 +428,7 @@ func (s *Search) collectKey(t plainTier, key uint16, skip, limit int, gi *groupI
 // tierUnder evaluates the tier's sets under key: its base set's members
 // (nil when none) and the members of the set it leaves out (nil when
 // none).
-func (s *Search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
+func tierUnder(s *Search, t plainTier, key uint16) (members, minus *keySet) {
 	p := &s.Work.plain
 	a := s.Work.scratchA()
 	if p.sets[t.of].eval(s.Work.lists, key, a) == 0 {
@@ -445,7 +445,7 @@ func (s *Search) tierUnder(t plainTier, key uint16) (members, minus *keySet) {
 
 // collectFirsts is collectKey for a distinct search: the members not in
 // minus that are the first of their group met (gi.firstIn over w.seen).
-func (s *Search) collectFirsts(members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
+func collectFirsts(s *Search, members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
 	for it := members.iterate(); ; {
 		v, ok := it.next()
 		if !ok {
@@ -465,7 +465,7 @@ func (s *Search) collectFirsts(members, minus *keySet, base uint32, skip, limit 
 
 // plainMatches is all as a bitmap, for the facets the memo does not
 // answer, evaluated under the keys where it has members.
-func (s *Search) plainMatches() Set {
+func plainMatches(s *Search) Set {
 	p := &s.Work.plain
 	switch {
 	case p.empty:
@@ -475,7 +475,7 @@ func (s *Search) plainMatches() Set {
 		all.BM.AddRange(0, uint64(s.stations))
 		return all
 	}
-	return s.materialize(&p.sets[setAll], p.counts[setAll])
+	return materialize(s, &p.sets[setAll], p.counts[setAll])
 }
 
 // sparseShare: a set of at most stations/sparseShare records is
@@ -485,7 +485,7 @@ const sparseShare = 512
 
 // materialize evaluates cj into a bitmap under the keys where counts (its
 // count per key) says it has members.
-func (s *Search) materialize(cj *conjunction, counts []int32) Set {
+func materialize(s *Search, cj *conjunction, counts []int32) Set {
 	w := s.Work
 	total := 0
 	for _, n := range counts {

@@ -256,13 +256,13 @@ func (ix *Index) Warm() error {
 	errs := make([]error, NumDims+5)
 	for d := range NumDims {
 		if d.Facetable() {
-			wg.Go(func() { _, errs[d] = ix.column(d) })
+			wg.Go(func() { _, errs[d] = column(ix, d) })
 		}
 	}
 	wg.Go(func() { // read like a search: Close waits for it
-		errs[NumDims+1] = ix.read(func() error { _, err := ix.FacetMemo(); return err })
+		errs[NumDims+1] = ix.read(func() error { _, err := FacetMemo(ix); return err })
 	})
-	wg.Go(func() { errs[NumDims+2] = ix.warmGroups() })
+	wg.Go(func() { errs[NumDims+2] = warmGroups(ix) })
 	wg.Wait()
 	// Last: searches do without these until they are built, and at 5M
 	// stations the facets come first on two cores.
@@ -280,7 +280,7 @@ func (ix *Index) WarmFacets() error {
 		if !d.Facetable() {
 			continue
 		}
-		if _, err := ix.column(d); err != nil {
+		if _, err := column(ix, d); err != nil {
 			return err
 		}
 	}

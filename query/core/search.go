@@ -42,12 +42,12 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest
 	var err error
 	var gi *groupIndex // a distinct plain search's
 	if plain && q.Distinct {
-		if gi, err = s.groupIndex(); err != nil {
+		if gi, err = groupIndexOf(s); err != nil {
 			return err
 		}
 	}
 	if plain {
-		res.Total, err = s.planPlain(q, gi)
+		res.Total, err = planPlain(s, q, gi)
 	} else if err = s.rank(q, stations); err == nil {
 		res.Total = s.total()
 	}
@@ -64,7 +64,7 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest
 		res.Total = s.Work.plain.groups
 		gi.newSeen(&s.Work.seen) // the page's walk meets the groups again
 	case q.Distinct:
-		if err := s.distinctTiers(q); err != nil {
+		if err := distinctTiers(s, q); err != nil {
 			return err
 		}
 		res.Total = s.total()
@@ -73,12 +73,12 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest
 		return err
 	}
 	if plain {
-		s.collectPlain(q.Offset, q.Limit, gi)
+		collectPlain(s, q.Offset, q.Limit, gi)
 	} else if err := s.locate(q.Offset, q.Limit); err != nil {
 		return err
 	}
 	if q.CountVariants {
-		if res.Variants, err = s.variantCounts(); err != nil {
+		if res.Variants, err = variantCounts(s); err != nil {
 			return err
 		}
 	}
@@ -211,7 +211,7 @@ func (s *Search) locate(offset, limit int) error {
 			continue
 		}
 		if t.walk {
-			if err := s.walkDistinct(t, skip, limit); err != nil {
+			if err := walkDistinct(s, t, skip, limit); err != nil {
 				return err
 			}
 		} else {
@@ -289,7 +289,7 @@ func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, s
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
 		}
-		f, err := s.facets(q, m, plain)
+		f, err := facets(s, q, m, plain)
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func (ix *Index) buildTokenTables() error {
 
 // readTokenTable reads bucket's keys and where their values are.
 func (ix *Index) readTokenTable(bucket []byte) (*tokenTable, error) {
-	c, err := ix.treeCursor(bucket)
+	c, err := treeCursor(ix, bucket)
 	if err != nil {
 		return nil, err
 	}

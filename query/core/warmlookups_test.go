@@ -101,7 +101,7 @@ func keysPassFilter(t *testing.T, ix *Index, bucket []byte) {
 	t.Helper()
 	n := 0
 	err := ix.read(func() error {
-		c, err := ix.treeCursor(bucket)
+		c, err := treeCursor(ix, bucket)
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 	t.Helper()
 	table := ix.tokenTable(ns)
 	err := ix.read(func() error {
-		c, err := ix.treeCursor(ns.Tokens)
+		c, err := treeCursor(ix, ns.Tokens)
 		if err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 // cursorLists is what a cursor finds under the prefix w, up to one past
 // the fan-out.
 func cursorLists(ix *Index, ns Namespace, w []byte) [][]byte {
-	c, _ := ix.treeCursor(ns.Tokens)
+	c, _ := treeCursor(ix, ns.Tokens)
 	var lists [][]byte
 	for k, v := c.Seek(w); k != nil && bytes.HasPrefix(k, w) && len(lists) <= format.PrefixFanout; k, v = c.Next() {
 		lists = append(lists, v)

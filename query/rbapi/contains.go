@@ -210,7 +210,7 @@ func namesHolding(s *core.Search, m core.Set, text string) (core.Set, error) {
 	}
 	found := s.Work.GroupIDs[:0]
 	defer func() { s.Work.GroupIDs = found[:0] }()
-	err = s.EachBatch(m.BM, func(batch []uint32) error {
+	err = core.EachBatch(s, m.BM, func(batch []uint32) error {
 		found = found[:0]
 		for _, n := range batch {
 			name, err := folded.of(n)
