@@ -1,4 +1,9 @@
-// Package query answers searches and reads from a stationdex index file.
+// Package core is the engine below package query's facade: the index file
+// opened and checked, its records, posting lists and dimensions, and the
+// search itself (ranking, filters, the plain and distinct runs, facet
+// counts). The rooms above it (query/spell, query/check, query/rbapi)
+// import it; it imports none of them: a search reaches the suggestions
+// through the Suggester it is given (Index.Run).
 //
 // An Index is the file opened read-only and memory-mapped (see package
 // format for the layout), after a check of every page and checksum
@@ -31,6 +36,33 @@
 // whole order is total and pages never overlap or skip. A query without
 // words (empty, or only punctuation) has one tier: every station passing
 // the filters, alphabetically.
+//
+// File map:
+//   - core.go: Index, Query, Result, the page rules, Station, Warm
+//   - open.go: Open, the checks of the file and its optional sections,
+//     reads inside and outside a bbolt transaction
+//   - records.go, stationjson.go: record blocks located by number, the
+//     records and the stored JSON of a station
+//   - files.go: the stored files (OpenAPI, dumps...) and their manifest
+//   - derived.go: what callers derive from an index once (Derived)
+//   - dims.go: the dimensions, their buckets, keys and labels
+//   - directory.go, directory_order.go: the directory's lists of values
+//     and their orders
+//   - search.go: Run, ranking into tiers, locating and decoding the page
+//   - workspace.go: the pooled scratch of a search (sets, buffers)
+//   - postings.go: the search's posting lists: words, prefixes, names
+//   - lookup.go: the search's open buckets and tree cursors
+//   - keyfilter.go, tokentable.go: the look-ups spared and the token
+//     buckets in memory (built by Warm)
+//   - filters.go, near.go: the filters, and the distance filter and
+//     nearby stations
+//   - plain.go, conjunction.go, conjunction_kernels.go: the plain run,
+//     lists intersected in place a container key at a time
+//   - distinct.go, distinct_plain.go, groupindex.go, groups.go: distinct
+//     searches, the group index and the variants of a station
+//   - facets.go, facetcol.go, facetslots.go, facetcount.go, facetmemo.go,
+//     distinct_counts.go: facet counts: the columns, their counters, the
+//     stored memo, and counts of groups
 package core
 
 import (
