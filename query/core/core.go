@@ -38,20 +38,20 @@
 // the filters, alphabetically.
 //
 // File map:
-//   - core.go: Index, Query, Result, the page rules, Station, Warm
+//   - core.go: Index, Query, Result and its facets, the page rules,
+//     Station, Warm, what callers derive from an index once (Derived)
 //   - open.go: Open, the checks of the file and its optional sections,
 //     reads inside and outside a bbolt transaction
-//   - records.go, stationjson.go: record blocks located by number, the
-//     records and the stored JSON of a station
+//   - records.go: record blocks located by number, the records and the
+//     stored JSON of a station and of a page
 //   - files.go: the stored files (OpenAPI, dumps...) and their manifest
-//   - derived.go: what callers derive from an index once (Derived)
 //   - dims.go: the dimensions, their buckets, keys and labels
 //   - directory.go, directory_order.go: the directory's lists of values
 //     and their orders
 //   - search.go: Run, ranking into tiers, locating and decoding the page
 //   - workspace.go: the pooled scratch of a search (sets, buffers)
-//   - postings.go: the search's posting lists: words, prefixes, names
-//   - lookup.go: the search's open buckets and tree cursors
+//   - postings.go: the search's posting lists (words, prefixes, names)
+//     and its open buckets
 //   - keyfilter.go, tokentable.go: the look-ups spared and the token
 //     buckets in memory (built by Warm)
 //   - filters.go, near.go: the filters, and the distance filter and
@@ -60,7 +60,7 @@
 //     lists intersected in place a container key at a time
 //   - distinct.go, distinct_plain.go, groupindex.go, groups.go: distinct
 //     searches, the group index and the variants of a station
-//   - facets.go, facetcol.go, facetslots.go, facetcount.go, facetmemo.go,
+//   - facetcol.go, facetslots.go, facetcount.go, facetmemo.go,
 //     distinct_counts.go: facet counts: the columns, their counters, the
 //     stored memo, and counts of groups
 package core
@@ -326,4 +326,57 @@ type Suggestion struct {
 	Q     string
 	Total int
 	Edits int
+}
+
+// Facet limits: the values of each facet a search returns.
+const (
+	DefaultFacetLimit = 10
+	MaxFacetLimit     = 50
+)
+
+// Facets are the value counts of one search, by dimension, for the
+// facets asked for (nil lists for the others).
+type Facets [NumDims][]FacetCount
+
+// FacetCount is one value of a facet: the value its filter takes (an
+// alpha-2 code, an ISO 639 code, a folded genre tag or location, a codec),
+// a label for people, and the number of matching stations that have it.
+//
+// A facet counts the stations matching the whole search. For a dimension
+// the search itself filters on, that filter is left out of the count: the
+// value counts as if it replaced the search's own value, which is what a
+// link setting that filter returns. So the filtered value is still listed
+// (with the search's total) and so are its alternatives.
+type FacetCount struct {
+	Value, Label string
+	Count        int
+}
+
+// derivedValues holds what callers derive from a snapshot once (see
+// Derived), by key: a sync.Map, as the keys are written once and read on
+// every request that needs them.
+type derivedValues struct {
+	values sync.Map // string -> *derivedValue
+}
+
+type derivedValue struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// Derived is the value build makes of the index for key, made on the
+// first call and kept as long as the index: a snapshot never changes, so
+// what is computed from it alone (the compatible API's lists, folded and
+// sorted) is computed once, and goes when a reload replaces the index.
+// Concurrent first calls for one key wait for one build; an error is kept
+// like a value (an index's errors are damage, which stays).
+func (ix *Index) Derived(key string, build func(ix *Index) (any, error)) (any, error) {
+	e, ok := ix.derived.values.Load(key)
+	if !ok {
+		e, _ = ix.derived.values.LoadOrStore(key, &derivedValue{})
+	}
+	d := e.(*derivedValue)
+	d.once.Do(func() { d.v, d.err = build(ix) })
+	return d.v, d.err
 }

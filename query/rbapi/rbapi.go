@@ -141,7 +141,7 @@ type Selection struct {
 	// asked for them, for an order other than name; complete once it
 	// holds them all. walked counts the stations of the stored
 	// permutation looked at so far, and dense the members, a bit per
-	// station, once a walk needs them (upstream_orders.go).
+	// station, once a walk needs them (orders.go).
 	list     []uint32
 	complete bool
 	walked   int
