@@ -2,15 +2,16 @@
 // Open, the Index's searches and reads, the directory and the Holder that
 // lets a new snapshot replace the one being served. The engine itself is in
 // the packages below it: query/core (the index and the search) and the
-// rooms that import it, query/spell (the dictionary and the "did you
-// mean" searches), query/check (the file's checks) and query/rbapi (the
+// rooms that import it, query/facets (the facet counts), query/spell (the
+// dictionary and the "did you mean" searches), query/check (the file's checks) and query/rbapi (the
 // Radio Browser API's side of the engine). This package wires them and
 // names what callers use.
 //
 // File map:
 //   - query.go: Index, Open, and the names callers use, forwarded to the
 //     engine's packages
-//   - search.go: Search and SearchJSON, the search with its suggestions
+//   - search.go: Search and SearchJSON, the search with its facets and
+//     suggestions
 //   - rbapi.go: the Radio Browser API's reads as methods of Index
 //   - holder.go: the Holder, which serves one index while a new one
 //     replaces it
@@ -22,6 +23,7 @@ import (
 
 	"stationdex/query/check"
 	"stationdex/query/core"
+	"stationdex/query/facets"
 	"stationdex/query/rbapi"
 	"stationdex/query/spell"
 )
@@ -41,17 +43,21 @@ func Open(path string) (*Index, error) {
 	return &Index{Index: c}, nil
 }
 
-// Warm builds what an index otherwise builds on its first faceted,
-// misspelt, distinct or Radio Browser API search (core.Index.Warm, the
-// spelling dictionary and rbapi.Warm, side by side).
+// Warm builds, side by side, what an index otherwise builds on its first
+// faceted, misspelt, distinct or Radio Browser API search: the facet
+// columns and memo (facets.Warm), the dictionary, the group index and the
+// Radio Browser API's folded names; then the key filters and token tables
+// (core.Index.WarmLookups), last, as searches do without them until they
+// are built and at 5M stations the facets come first on two cores.
 func (ix *Index) Warm() error {
-	var rb, words error
+	var fc, words, groups, rb error
 	var wg sync.WaitGroup
+	wg.Go(func() { fc = facets.Warm(ix.Index) })
 	wg.Go(func() { _, words = spell.Dictionary(ix.Index) })
+	wg.Go(func() { groups = ix.WarmGroups() })
 	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
-	err := ix.Index.Warm()
 	wg.Wait()
-	return errors.Join(err, words, rb)
+	return errors.Join(fc, words, groups, rb, ix.WarmLookups())
 }
 
 // Derived is the value build makes of the index for key, made on the

@@ -1,11 +1,14 @@
 package query
 
-import "stationdex/query/spell"
+import (
+	"stationdex/query/facets"
+	"stationdex/query/spell"
+)
 
-// Search runs q (core.Index.Run), with the "did you mean" searches of
-// package spell when q asks for them.
+// Search runs q (core.Index.Run), with the facet counts of package facets
+// and the "did you mean" searches of package spell when q asks for them.
 func (ix *Index) Search(q Query) (Result, error) {
-	res, _, err := ix.Run(q, nil, spell.Suggest)
+	res, _, err := ix.Run(q, nil, facets.Count, spell.Suggest)
 	return res, err
 }
 
@@ -22,5 +25,5 @@ func (ix *Index) Search(q Query) (Result, error) {
 // splices its base URL in (stationjson.Splice) while copying the bytes
 // into its response.
 func (ix *Index) SearchJSON(q Query, dst []byte) (Result, []byte, error) {
-	return ix.Run(q, &dst, spell.Suggest)
+	return ix.Run(q, &dst, facets.Count, spell.Suggest)
 }

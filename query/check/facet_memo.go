@@ -8,6 +8,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/query/core"
+	"stationdex/query/facets"
 )
 
 // checkFacetMemo: every entry of the stored facet memo names lists that
@@ -15,7 +16,7 @@ import (
 // (the indexer counts by a sweep over records, the engine by its columns
 // and posting lists: two ways to one answer).
 func (c *checker) checkFacetMemo() error {
-	if _, err := core.FacetMemo(c.ix); err != nil {
+	if _, err := facets.FacetMemo(c.ix); err != nil {
 		return err
 	}
 	values := make([]int, len(format.FacetMemoFacets))
@@ -62,12 +63,12 @@ func countMemoEntry(ix *core.Index, tx *bolt.Tx, k []byte, limit int) (format.Me
 		}
 	}
 	// no words and no filters: facetTops finds no memo operands
-	tasks, err := core.FacetTops(s, core.Query{Facets: core.MemoFacetSet, FacetLimit: limit}, m, false)
+	tasks, err := facets.FacetTops(s, core.Query{Facets: facets.MemoFacetSet, FacetLimit: limit}, m, false)
 	if err != nil {
 		return format.MemoCounts{}, err
 	}
 	out := format.MemoCounts{Stations: m.Card(), Limit: limit}
-	for _, d := range core.MemoDims {
+	for _, d := range facets.MemoDims {
 		l := make([]format.MemoCount, len(tasks[d].Top))
 		for i, c := range tasks[d].Top {
 			l[i] = format.MemoCount{ID: c.ID, N: uint32(c.N)}

@@ -1,9 +1,11 @@
 // Package core is the engine below package query's facade: the index file
 // opened and checked, its records, posting lists and dimensions, and the
-// search itself (ranking, filters, the plain and distinct runs, facet
-// counts). The rooms above it (query/spell, query/check, query/rbapi)
-// import it; it imports none of them: a search reaches the suggestions
-// through the Suggester it is given (Index.Run).
+// search itself (ranking, filters, the plain and distinct runs). The rooms
+// above it (query/facets, query/spell, query/check, query/rbapi) import
+// it; it imports none of them: a search reaches the facet counts and the
+// suggestions through the FacetCounter and the Suggester it is given
+// (Index.Run), and a room keeps its lazy state in a slot of the index
+// (Index.Slot) or its derived values (Index.Derived).
 //
 // An Index is the file opened read-only and memory-mapped (see package
 // format for the layout), after a check of every page and checksum
@@ -39,17 +41,18 @@
 //
 // File map:
 //   - core.go: Index, Query, Result and its facets, the page rules,
-//     Station, Warm, what callers derive from an index once (Derived)
+//     Station, the warm-ups, what callers derive from an index once
+//     (Derived) and the rooms' slots (Slot)
 //   - open.go: Open, the checks of the file and its optional sections,
 //     reads inside and outside a bbolt transaction
 //   - records.go: record blocks located by number, the records and the
 //     stored JSON of a station and of a page
 //   - files.go: the stored files (OpenAPI, dumps...) and their manifest
 //   - dims.go: the dimensions, their buckets, keys and labels
-//   - directory.go, directory_order.go: the directory's lists of values
-//     and their orders
+//   - directory.go: the directory's lists of values and their orders
 //   - search.go: Run, ranking into tiers, locating and decoding the page
-//   - workspace.go: the pooled scratch of a search (sets, buffers)
+//   - workspace.go: the pooled scratch of a search (sets, buffers, and
+//     the facet counts' buffers)
 //   - postings.go: the search's posting lists (words, prefixes, names)
 //     and its open buckets
 //   - keyfilter.go, tokentable.go: the look-ups spared and the token
@@ -60,15 +63,13 @@
 //     lists intersected in place a container key at a time
 //   - distinct.go, distinct_plain.go, groupindex.go, groups.go: distinct
 //     searches, the group index and the variants of a station
-//   - facetcol.go, facetslots.go, facetcount.go, facetmemo.go,
-//     distinct_counts.go: facet counts: the columns, their counters, the
-//     stored memo, and counts of groups
 package core
 
 import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -119,17 +120,14 @@ func checkQuery(q Query) error {
 // Index is an open, read-only, memory-mapped index file. Safe for concurrent use.
 type Index struct {
 	db   *bolt.DB
-	tree *pagetree.Tree // the same file, read in place by searches
+	Tree *pagetree.Tree // the same file, read in place by searches
 	// readers is held (read) by searches reading the tree without a bbolt
 	// transaction, so that Close does not unmap under them.
 	readers sync.RWMutex
 	path    string
 	meta    format.Meta
 	orders  [NumDims]directoryOrders // the directory's orders, built on first use
-	// facetCols are the search facets: values by station count and per-record value ids, built on
-	// first use.
-	facetCols [NumDims]lazyColumn
-	memo      lazyMemo // facets of the large stored posting lists, built by Warm
+	slots   [maxSlots]slot           // the rooms' lazy state (Slot)
 	// blocks locate the record blocks of the stations, station_json,
 	// group_of and upstream_json buckets by number, built on first use
 	// (see blockLocator).
@@ -150,7 +148,7 @@ func (ix *Index) Close() error {
 	}
 	ix.readers.Lock()
 	defer ix.readers.Unlock()
-	if err := ix.tree.Unmap(); err != nil {
+	if err := ix.Tree.Unmap(); err != nil {
 		return fmt.Errorf("close index %s: %w", ix.path, err)
 	}
 	return nil
@@ -261,7 +259,7 @@ func (ix *Index) withSearch(fn func(s *Search) error) error {
 	w := GetWorkspace()
 	defer w.Release()
 	s := w.NewSearch(ix)
-	return ix.read(func() error { return fn(s) })
+	return ix.Read(func() error { return fn(s) })
 }
 
 // recordOf is the record number of station id in the ids bucket;
@@ -278,45 +276,15 @@ func RecordOf(ids valueGetter, id format.UUID) (uint32, error) {
 	return n, nil
 }
 
-// A facet counts a match set by visiting its records when the set has
-// at most columnMin records or at most 1/columnShare of the stations;
-// a larger one by intersecting posting lists most stations first, which
-// stops after a few values when the counts are large but reads every
-// value's list whole.
-func (ix *Index) Warm() error {
-	var wg sync.WaitGroup
-	errs := make([]error, NumDims+5)
-	for d := range NumDims {
-		if d.Facetable() {
-			wg.Go(func() { _, errs[d] = column(ix, d) })
-		}
-	}
-	wg.Go(func() { // read like a search: Close waits for it
-		errs[NumDims+1] = ix.read(func() error { _, err := FacetMemo(ix); return err })
-	})
-	wg.Go(func() { errs[NumDims+2] = warmGroups(ix) })
-	wg.Wait()
-	// Last: searches do without these until they are built, and at 5M
-	// stations the facets come first on two cores.
-	errs[NumDims+3] = ix.read(ix.buildKeyFilters)
-	errs[NumDims+4] = ix.read(ix.buildTokenTables)
-	return errors.Join(errs...)
-}
+// WarmGroups builds the group index now, which the first distinct search
+// would otherwise do (query.Index.Warm runs it beside the rooms' warm-ups).
+func (ix *Index) WarmGroups() error { return warmGroups(ix) }
 
-// WarmFacets builds the facet columns now, which the first faceted search
-// would otherwise do (BenchmarkFacetColumns times it and counts its heap
-// on the real snapshot). A server can call it in the background after
-// Open.
-func (ix *Index) WarmFacets() error {
-	for d := range NumDims {
-		if !d.Facetable() {
-			continue
-		}
-		if _, err := column(ix, d); err != nil {
-			return err
-		}
-	}
-	return nil
+// WarmLookups builds the key filters and the token tables, which searches
+// do without until they are built: query.Index.Warm runs it last, as at 5M
+// stations the facets come first on two cores.
+func (ix *Index) WarmLookups() error {
+	return errors.Join(ix.Read(ix.buildKeyFilters), ix.Read(ix.buildTokenTables))
 }
 
 // Suggestion is a "did you mean" search: the query with one or more words
@@ -379,4 +347,40 @@ func (ix *Index) Derived(key string, build func(ix *Index) (any, error)) (any, e
 	d := e.(*derivedValue)
 	d.once.Do(func() { d.v, d.err = build(ix) })
 	return d.v, d.err
+}
+
+// A SlotID names one room's lazy state in every index (Index.Slot): a
+// room asks for one once, at its package's initialisation (NewSlot).
+type SlotID int
+
+// maxSlots bounds the rooms that keep state in an index.
+const maxSlots = 4
+
+// slotCount is the number of slots handed out.
+var slotCount atomic.Int32
+
+// NewSlot hands out a slot; call it from a package-level var, so that
+// every slot is given before any index opens.
+func NewSlot() SlotID {
+	n := slotCount.Add(1) - 1
+	if n >= maxSlots {
+		panic("query/core: more than maxSlots rooms keep state in an index")
+	}
+	return SlotID(n)
+}
+
+// slot is one room's state in one index.
+type slot struct {
+	once sync.Once
+	v    any
+}
+
+// Slot is the state of the room that owns id in this index, made by make
+// on first use and kept as long as the index: the facet columns and the
+// facet memo live there, owned by package facets, not in Index. Unlike
+// Derived it takes no lock and no key, for a search's path.
+func (ix *Index) Slot(id SlotID, make func() any) any {
+	s := &ix.slots[id]
+	s.once.Do(func() { s.v = make() })
+	return s.v
 }

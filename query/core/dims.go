@@ -43,12 +43,12 @@ type dimRow struct {
 	Directory []byte
 	// facet: searches may count the dimension (format.FacetMemoFacets
 	// says which of them the facet memo holds).
-	facet bool
+	Facet bool
 	// folded is the function a folded row keys its labels by
 	// (format.FacetKey, for genres format.GenreKey; nil: keys are not
 	// folded labels): a key it does not give back unchanged (Filterable)
 	// cannot be given back as a filter value.
-	folded func(label string) string
+	Folded func(label string) string
 	// labels is the bucket holding a label for each key (nil: a key is
 	// named or spelled as below).
 	Labels []byte
@@ -63,27 +63,27 @@ type dimRow struct {
 var Dims = [NumDims]dimRow{
 	DimCountry: {
 		name: "country", key: countryKey, Buckets: [][]byte{format.BucketCountries},
-		Directory: format.BucketCountries, facet: true, named: iso.CountryName,
+		Directory: format.BucketCountries, Facet: true, named: iso.CountryName,
 	},
 	DimLanguage: {
 		name: "language", key: languageKey, Buckets: [][]byte{format.BucketLangCodes, format.BucketLangLabels},
-		Directory: format.BucketLangLabels, facet: true, named: iso.LanguageName, folded: format.FacetKey,
+		Directory: format.BucketLangLabels, Facet: true, named: iso.LanguageName, Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return r.Languages },
 	},
 	DimGenre: {
 		name: "genre", key: foldedKey(format.BucketGenres, format.GenreKey), Buckets: [][]byte{format.BucketGenres},
-		Directory: format.BucketGenres, facet: true, folded: format.GenreKey,
+		Directory: format.BucketGenres, Facet: true, Folded: format.GenreKey,
 		Labels:  format.BucketGenreLabels,
 		Spelled: func(r *format.Record) []string { return r.Genres },
 	},
 	DimLocation: {
 		name: "location", key: foldedKey(format.BucketLocations, format.FacetKey), Buckets: [][]byte{format.BucketLocations},
-		Directory: format.BucketLocations, facet: true, folded: format.FacetKey,
+		Directory: format.BucketLocations, Facet: true, Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return []string{r.Location} },
 	},
 	DimCodec: {
 		name: "codec", key: codecKey, Buckets: [][]byte{format.BucketCodecs},
-		facet: true, named: func(key string) string { return key },
+		Facet: true, named: func(key string) string { return key },
 	},
 	DimHTTPS: {
 		name: "https", key: schemeKey, Buckets: [][]byte{format.BucketSchemes},
@@ -99,7 +99,7 @@ func (d Dim) Name() string {
 }
 
 // Facetable reports whether searches can count d.
-func (d Dim) Facetable() bool { return d < NumDims && Dims[d].facet }
+func (d Dim) Facetable() bool { return d < NumDims && Dims[d].Facet }
 
 // HasDirectory reports whether the directory lists d's values.
 func (d Dim) HasDirectory() bool { return d < NumDims && Dims[d].Directory != nil }
@@ -129,7 +129,7 @@ func (ds DimSet) Len() int { return bits.OnesCount16(uint16(ds)) }
 type Filters [NumDims][]string
 
 // filtered is the set of dimensions f filters on.
-func (f *Filters) filtered() DimSet {
+func (f *Filters) Filtered() DimSet {
 	var ds DimSet
 	for d := range NumDims {
 		if len(f[d]) > 0 {
@@ -192,7 +192,7 @@ func schemeKey(dst []byte, v string) (bucket, key []byte) {
 // facetName names key of d's facet bucket for people when the row can
 // without reading a station; ok is false when the key must be spelled as
 // a station spells it (spelling).
-func facetName(d Dim, key string) (label string, ok bool) {
+func FacetName(d Dim, key string) (label string, ok bool) {
 	if Dims[d].named == nil {
 		return "", false
 	}
@@ -202,7 +202,7 @@ func facetName(d Dim, key string) (label string, ok bool) {
 // spelling is the label of r that folds to key, or key itself.
 func Spelling(d Dim, r *format.Record, key string) string {
 	for _, label := range Dims[d].Spelled(r) {
-		if Dims[d].folded(label) == key {
+		if Dims[d].Folded(label) == key {
 			return label
 		}
 	}
@@ -215,15 +215,15 @@ const MaxFilterRunes = format.MaxFilterRunes
 
 // Filterable reports whether a key of d's folded bucket can be given back
 // as a filter value that selects exactly its stations.
-func Filterable(d Dim, key string) bool { return format.Filterable(key, Dims[d].folded) }
+func Filterable(d Dim, key string) bool { return format.Filterable(key, Dims[d].Folded) }
 
 // ListingKey is the key of d's directory bucket that a label of d is filed
 // under: the folded label for a folded row, else the value as it is.
 func ListingKey(d Dim, label string) string {
-	if d >= NumDims || Dims[d].folded == nil {
+	if d >= NumDims || Dims[d].Folded == nil {
 		return label
 	}
-	return Dims[d].folded(label)
+	return Dims[d].Folded(label)
 }
 
 // DimsOf is the set of ds.

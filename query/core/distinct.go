@@ -33,13 +33,13 @@ import (
 // duplicates (see the comment at the top): the sizes then count groups,
 // and locate pages through them as through any tiers.
 func distinctTiers(s *Search, q Query) error {
-	gi, err := groupIndexOf(s)
+	gi, err := GroupIndexOf(s)
 	if err != nil {
 		return err
 	}
 	tiers := s.Work.tiers
-	if len(tiers) == 1 && tiers[0].n == s.stations {
-		tiers[0] = tier{of: tiers[0].of, minus: Set{BM: gi.later}, n: gi.everyStation(s.stations)}
+	if len(tiers) == 1 && tiers[0].n == s.Stations {
+		tiers[0] = tier{of: tiers[0].of, minus: Set{BM: gi.later}, n: gi.everyStation(s.Stations)}
 		return nil
 	}
 	if len(tiers) == 1 && tiers[0].n > 0 {
@@ -48,7 +48,7 @@ func distinctTiers(s *Search, q Query) error {
 			return err
 		}
 	}
-	seen := gi.newSeen(&s.Work.seen) // the groups met so far
+	seen := gi.NewSeen(&s.Work.Seen) // the groups met so far
 	before := 0                      // groups in the tiers before
 	for i, t := range tiers {
 		if t.n == 0 {
@@ -108,14 +108,14 @@ func storedGroups(s *Search, q Query) (n int, ok bool, err error) {
 // of them. The groups met are kept in w.seen, so this is for a search of
 // one tier.
 func walkDistinct(s *Search, t tier, skip, limit int) error {
-	gi, err := groupIndexOf(s)
+	gi, err := GroupIndexOf(s)
 	if err != nil {
 		return err
 	}
-	seen := gi.newSeen(&s.Work.seen)
+	seen := gi.NewSeen(&s.Work.Seen)
 	return EachBatch(s, t.of.BM, func(batch []uint32) error {
 		for _, r := range batch {
-			if !gi.firstIn(seen, r) {
+			if !gi.FirstIn(seen, r) {
 				continue
 			}
 			if skip > 0 {
@@ -134,8 +134,8 @@ func walkDistinct(s *Search, t tier, skip, limit int) error {
 // a time (the workspace's iterator and buffer), until fn returns an
 // error; errEnough ends the walk without one.
 func EachBatch(s *Search, bm *roaring.Bitmap, fn func(batch []uint32) error) error {
-	buf := recordBuffer(s)
-	it := &s.Work.many
+	buf := RecordBuffer(s)
+	it := &s.Work.Many
 	it.Initialize(bm)
 	defer func() { *it = roaring.ManyIntIterator{} }()
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
@@ -160,7 +160,7 @@ var errEnough = errors.New("enough records")
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
 // build a set of thousands of duplicates for a page of twenty.
-func duplicates(s *Search, m Set, gi *groupIndex, seen *groupSet, upto int) (Set, int, error) {
+func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int) (Set, int, error) {
 	found := s.Work.GroupIDs[:0]
 	defer func() { s.Work.GroupIDs = found[:0] }()
 	end, err := findPageEnd(s, m, upto)
@@ -170,7 +170,7 @@ func duplicates(s *Search, m Set, gi *groupIndex, seen *groupSet, upto int) (Set
 	n := 0
 	err = eachShared(s, m, gi, func(batch []uint32) error {
 		for _, r := range batch {
-			if gi.firstIn(seen, r) {
+			if gi.FirstIn(seen, r) {
 				continue
 			}
 			n++
@@ -193,14 +193,14 @@ func duplicates(s *Search, m Set, gi *groupIndex, seen *groupSet, upto int) (Set
 // against isGrouped, which costs a word per 64 stations however many of
 // m's entries are grouped: the one-letter searches of the real snapshot
 // spent a third of their time building the intersection and iterating it.
-func eachShared(s *Search, m Set, gi *groupIndex, fn func(batch []uint32) error) error {
-	if m.Card()*denseShare < s.stations || m.Empty() || int(m.BM.Maximum()) >= s.stations {
-		shared := s.Work.And(Set{BM: gi.grouped}, m)
+func eachShared(s *Search, m Set, gi *GroupIndex, fn func(batch []uint32) error) error {
+	if m.Card()*denseShare < s.Stations || m.Empty() || int(m.BM.Maximum()) >= s.Stations {
+		shared := s.Work.And(Set{BM: gi.Grouped}, m)
 		return EachBatch(s, shared.BM, fn)
 	}
 	words := denseWords(s)
 	m.BM.WriteDenseTo(words)
-	buf, n := recordBuffer(s), 0
+	buf, n := RecordBuffer(s), 0
 	for i, w := range words {
 		w &= gi.isGrouped[i]
 		for ; w != 0; w &= w - 1 {
@@ -225,7 +225,7 @@ const denseShare = 16
 
 // denseWords is the workspace's bit-per-record buffer, cleared.
 func denseWords(s *Search) []uint64 {
-	n := (s.stations + 63) / 64
+	n := (s.Stations + 63) / 64
 	if cap(s.Work.tierBits) < n {
 		s.Work.tierBits = make([]uint64, n)
 	}
@@ -280,7 +280,7 @@ func (e *pageEnd) passDuplicate() {
 }
 
 // recordBuffer is the workspace's buffer for records read many at a time.
-func recordBuffer(s *Search) []uint32 {
+func RecordBuffer(s *Search) []uint32 {
 	if len(s.Work.recBuf) == 0 {
 		s.Work.recBuf = make([]uint32, 256)
 	}

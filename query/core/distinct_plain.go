@@ -12,7 +12,7 @@ import (
 // read where the indexer counted them, else counted key by key as the
 // set is counted (countAll), runs of a group a word at a time and other
 // grouped entries looked up (keyGroups). Its page is the tiers walked in
-// rank order from their first key, passing over each entry whose group
+// Rank order from their first key, passing over each entry whose group
 // was met before (collectPlain with a group index). The tiers' sizes in
 // groups are never needed: a page is found by walking to it, which costs
 // what the offset costs, where the bitmap path of distinctTiers
@@ -22,14 +22,14 @@ import (
 // nil): read from the index where the indexer counted them (every
 // station; one filter value; one word), else left to countAll, which
 // counts them under each key as planPlain counts the match set.
-func planGroups(s *Search, q Query, gi *groupIndex) error {
+func planGroups(s *Search, q Query, gi *GroupIndex) error {
 	if gi == nil {
 		return nil
 	}
 	p := &s.Work.plain
-	gi.newSeen(&s.Work.seen)
+	gi.NewSeen(&s.Work.Seen)
 	if !p.words && filterCount(q) == 0 {
-		p.groups = gi.everyStation(s.stations)
+		p.groups = gi.everyStation(s.Stations)
 		return nil
 	}
 	n, ok, err := storedGroups(s, q)
@@ -56,7 +56,7 @@ func countAll(s *Search, cj *conjunction, key uint16, sc *keyScratch) (n int, ev
 		return countKey(s, cj, key, sc)
 	}
 	if n = cj.eval(s.Work.lists, key, sc); n > 0 {
-		p.groups += p.groupsOf.keyGroups(&s.Work.seen, &sc.out, uint32(key)<<16)
+		p.groups += p.groupsOf.keyGroups(&s.Work.Seen, &sc.out, uint32(key)<<16)
 	}
 	return n, false
 }
@@ -69,7 +69,7 @@ func wordGroups(s *Search, q Query) (n int, ok bool, err error) {
 	if len(s.Work.Words) != 1 || filterCount(q) > 0 || q.Near != nil {
 		return 0, false, nil
 	}
-	v := s.lookup(format.BucketWordGroups, s.KeyOf(s.Work.Words[0]))
+	v := s.Lookup(format.BucketWordGroups, s.KeyOf(s.Work.Words[0]))
 	if v == nil {
 		return 0, false, nil
 	}
@@ -83,7 +83,7 @@ func wordGroups(s *Search, q Query) (n int, ok bool, err error) {
 // looked up entry by entry. A block of bits is counted a word at a time
 // but for the grouped entries outside runs (see byWord): a run lies under
 // one key, so no run is counted both ways.
-func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
+func (gi *GroupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 	if !out.inBlk {
 		return gi.valueGroups(seen, out.vals, base)
 	}
@@ -98,7 +98,7 @@ func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 	n, loose := countRuns(blk, gi.byWord[from:to], gi.runNext[from:to], n, buf[:0])
 	for _, i := range loose {
 		for x := blk[i] &^ gi.byWord[from+int(i)]; x != 0; x &= x - 1 {
-			if gi.firstIn(seen, base+uint32(int(i)<<6+bits.TrailingZeros64(x))) {
+			if gi.FirstIn(seen, base+uint32(int(i)<<6+bits.TrailingZeros64(x))) {
 				n++
 			}
 		}
@@ -110,7 +110,7 @@ func (gi *groupIndex) keyGroups(seen *groupSet, out *keySet, base uint32) int {
 // a run is a duplicate when the last run entry of the list met lies in
 // its run, at or after the run's first entry; other grouped entries are
 // looked up.
-func (gi *groupIndex) valueGroups(seen *groupSet, vals []uint16, base uint32) int {
+func (gi *GroupIndex) valueGroups(seen *groupSet, vals []uint16, base uint32) int {
 	n := 0
 	lastRun := int64(-1) // the last run entry met
 	for _, v := range vals {
@@ -123,7 +123,7 @@ func (gi *groupIndex) valueGroups(seen *groupSet, vals []uint16, base uint32) in
 				n++
 			}
 			lastRun = int64(r)
-		case gi.firstIn(seen, r):
+		case gi.FirstIn(seen, r):
 			n++
 		}
 	}
@@ -136,7 +136,7 @@ func recordIn(words []uint64, r uint32) bool { return words[r>>6]>>(r&63)&1 != 0
 
 // runStart is the first entry of the run of entry r: the last record at
 // or before r that does not continue a run.
-func (gi *groupIndex) runStart(r uint32) uint32 {
+func (gi *GroupIndex) runStart(r uint32) uint32 {
 	w := int(r >> 6)
 	z := ^gi.runNext[w] & (2<<(r&63) - 1)
 	for z == 0 { // a run over a whole word: rare

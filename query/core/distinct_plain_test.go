@@ -18,8 +18,8 @@ func TestKeyGroupsCountsAsLookups(t *testing.T) {
 	w := GetWorkspace()
 	defer w.Release()
 	s := w.NewSearch(ix)
-	var gi *groupIndex
-	err := ix.read(func() (err error) { gi, err = groupIndexOf(s); return err })
+	var gi *GroupIndex
+	err := ix.Read(func() (err error) { gi, err = GroupIndexOf(s); return err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +47,12 @@ func TestKeyGroupsCountsAsLookups(t *testing.T) {
 			}
 		}
 		out := keySet{blk: &blk, inBlk: true, n: -1}
-		got := gi.keyGroups(gi.newSeen(&seen), &out, 0)
+		got := gi.keyGroups(gi.NewSeen(&seen), &out, 0)
 		want := 0
-		gi.newSeen(&ref)
+		gi.NewSeen(&ref)
 		for i, x := range blk {
 			for ; x != 0; x &= x - 1 {
-				if gi.firstIn(&ref, uint32(i<<6+bits.TrailingZeros64(x))) {
+				if gi.FirstIn(&ref, uint32(i<<6+bits.TrailingZeros64(x))) {
 					want++
 				}
 			}
@@ -65,7 +65,7 @@ func TestKeyGroupsCountsAsLookups(t *testing.T) {
 		for i, r := range vals {
 			list.vals[i] = uint16(r)
 		}
-		if got := gi.keyGroups(gi.newSeen(&seen), &list, 0); got != want {
+		if got := gi.keyGroups(gi.NewSeen(&seen), &list, 0); got != want {
 			t.Fatalf("trial %d (density %.2f): %d groups counted in a list of values, %d by lookups", trial, density, got, want)
 		}
 	}

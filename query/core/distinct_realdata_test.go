@@ -111,10 +111,10 @@ func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	for _, way := range []struct {
 		name           string
 		paired, stride int
-	}{{"value-group pairs", pairedMax, 1}, {"value by value", 0, 2}} {
+	}{{"value-group pairs", *PairedMax, 1}, {"value by value", 0, 2}} {
 		t.Run(way.name, func(t *testing.T) {
-			defer func(was int) { pairedMax = was }(pairedMax)
-			pairedMax = way.paired
+			defer func(was int) { *PairedMax = was }(*PairedMax)
+			*PairedMax = way.paired
 			distinctFacetsMatchOracle(t, way.stride)
 		})
 	}

@@ -13,6 +13,13 @@ var (
 	RBAPIPage func(ix *Index, f Filters) error
 	// Check is check.Check, its report copied into CheckReport.
 	Check func(path string) (CheckReport, error)
+	// Count is facets.Count, the facet counts of the searches here.
+	Count FacetCounter
+	// Warm is query.Index.Warm: core's warm-ups and the rooms'.
+	Warm func(ix *Index) error
+	// PairedMax is &facets.PairedMax, which a test lowers to take the
+	// other way of counting the facets of distinct searches.
+	PairedMax *int
 	// Suggest is spell.Suggest, the suggestions of the searches here.
 	Suggest Suggester
 	// MaxSuggestions and MaxEdits are spell's, the rules the suggestions
@@ -40,13 +47,14 @@ type BucketCount struct {
 	Keys int
 }
 
-// search is Search in package query: Run with spell's suggestions.
+// search is Search in package query: Run with the facet counts and the
+// suggestions.
 func search(ix *Index, q Query) (Result, error) {
-	res, _, err := ix.Run(q, nil, Suggest)
+	res, _, err := ix.Run(q, nil, Count, Suggest)
 	return res, err
 }
 
 // searchJSON is SearchJSON in package query.
 func searchJSON(ix *Index, q Query, dst []byte) (Result, []byte, error) {
-	return ix.Run(q, &dst, Suggest)
+	return ix.Run(q, &dst, Count, Suggest)
 }

@@ -7,7 +7,7 @@ import "testing"
 // them, and the suggestions of a zero-result query.
 func BenchmarkFacetsReal(b *testing.B) {
 	ix, _ := realIndex(b)
-	if err := ix.Warm(); err != nil { // as query.Holder does for the server
+	if err := Warm(ix); err != nil { // as query.Holder does for the server
 		b.Fatal(err)
 	}
 	all := threeFacets

@@ -17,7 +17,7 @@ func (s *Search) Filtered(q Query, except Dim) (f Set, ok bool, err error) {
 		ok = true
 		return !f.Empty()
 	}
-	err = s.eachFilter(q, except, func(_ Dim, lists [][]byte) (bool, error) {
+	err = s.EachFilter(q, except, func(_ Dim, lists [][]byte) (bool, error) {
 		one, err := s.Work.UnionRaw(lists)
 		if err != nil {
 			return false, err
@@ -42,7 +42,7 @@ func (s *Search) Filtered(q Query, except Dim) (f Set, ok bool, err error) {
 // out). Both search paths build on it (filters; plainFilters), and the
 // facet memo's operands. The distance filter has no stored list (see
 // near). lists is scratch, valid during the call.
-func (s *Search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) (more bool, err error)) error {
+func (s *Search) EachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) (more bool, err error)) error {
 	lists := s.Work.RawLists[:0]
 	defer func() { clear(lists[:cap(lists)]); s.Work.RawLists = lists[:0] }()
 	for d := range NumDims {
@@ -53,7 +53,7 @@ func (s *Search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) 
 		for _, value := range q.Filter[d] {
 			bucket, key := Dims[d].key(s.Work.key[:0], value)
 			s.Work.key = key
-			if v := s.lookup(bucket, key); v != nil {
+			if v := s.Lookup(bucket, key); v != nil {
 				lists = append(lists, v)
 			}
 		}
@@ -77,7 +77,7 @@ func (s *Search) eachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) 
 
 // filterCount is the number of filters of q that eachFilter visits.
 func filterCount(q Query) int {
-	n := q.Filter.filtered().Len()
+	n := q.Filter.Filtered().Len()
 	if q.BitrateMin > 0 || q.BitrateMax > 0 {
 		n++
 	}

@@ -14,8 +14,8 @@ import (
 
 // groupIndex is what distinct searches read beyond group_of, made once
 // per Index from its group_of blocks.
-type groupIndex struct {
-	grouped *roaring.Bitmap // the entries of groups of two or more
+type GroupIndex struct {
+	Grouped *roaring.Bitmap // the entries of groups of two or more
 	// later: the grouped entries after their group's first (smallest
 	// record number): the duplicates of a search that matches every
 	// station in one tier
@@ -44,12 +44,12 @@ type groupIndex struct {
 
 type lazyGroupIndex struct {
 	once sync.Once
-	gi   *groupIndex
+	gi   *GroupIndex
 	err  error
 }
 
 // groupIndexOf builds the group index on first use, from s's reader.
-func groupIndexOf(s *Search) (*groupIndex, error) {
+func GroupIndexOf(s *Search) (*GroupIndex, error) {
 	l := &s.Index.groups
 	l.once.Do(func() { l.gi, l.err = buildGroupIndex(s) })
 	return l.gi, l.err
@@ -57,16 +57,16 @@ func groupIndexOf(s *Search) (*groupIndex, error) {
 
 // warmGroups builds the group index now (see Warm).
 func warmGroups(ix *Index) error {
-	return ix.withSearch(func(s *Search) error { _, err := groupIndexOf(s); return err })
+	return ix.withSearch(func(s *Search) error { _, err := GroupIndexOf(s); return err })
 }
 
 // buildGroupIndex reads every record's group in record order.
-func buildGroupIndex(s *Search) (*groupIndex, error) {
-	gi := &groupIndex{grouped: roaring.New(), later: roaring.New(), compact: make([]uint32, s.stations)}
-	numbered := make([]uint32, s.stations) // group_of's id → its compact number
+func buildGroupIndex(s *Search) (*GroupIndex, error) {
+	gi := &GroupIndex{Grouped: roaring.New(), later: roaring.New(), compact: make([]uint32, s.Stations)}
+	numbered := make([]uint32, s.Stations) // group_of's id → its compact number
 	gr := newGroupReader(s)
 	var grouped, later []uint32
-	for r := range uint32(s.stations) {
+	for r := range uint32(s.Stations) {
 		g, err := gr.of(r)
 		if err != nil {
 			return nil, err
@@ -88,19 +88,19 @@ func buildGroupIndex(s *Search) (*groupIndex, error) {
 		}
 		gi.compact[r] = c
 	}
-	gi.grouped.AddMany(grouped)
-	gi.isGrouped = make([]uint64, (s.stations+63)/64)
-	gi.grouped.WriteDenseTo(gi.isGrouped)
+	gi.Grouped.AddMany(grouped)
+	gi.isGrouped = make([]uint64, (s.Stations+63)/64)
+	gi.Grouped.WriteDenseTo(gi.isGrouped)
 	gi.markRuns(grouped)
 	gi.later.AddMany(later)
-	gi.grouped.RunOptimize()
+	gi.Grouped.RunOptimize()
 	gi.later.RunOptimize()
 	return gi, nil
 }
 
 // markRuns sets byWord and runNext from the grouped entries, ascending,
 // and numbers the groups again, those outside runs first (see compact).
-func (gi *groupIndex) markRuns(grouped []uint32) {
+func (gi *GroupIndex) markRuns(grouped []uint32) {
 	first := make([]uint32, gi.groups+1)
 	last := make([]uint32, gi.groups+1)
 	size := make([]uint32, gi.groups+1)
@@ -147,7 +147,7 @@ func (gi *groupIndex) markRuns(grouped []uint32) {
 
 // everyStation is the number of groups among all of the index's
 // stations: each entry but the later ones of its group.
-func (gi *groupIndex) everyStation(stations int) int {
+func (gi *GroupIndex) everyStation(stations int) int {
 	return stations - int(gi.later.GetCardinality())
 }
 
@@ -190,7 +190,7 @@ func (gr *groupReader) of(r uint32) (uint32, error) {
 
 // compactOf is record r's compact group number (see compact); a record
 // past the records is a damaged posting list.
-func (gi *groupIndex) compactOf(r uint32) (uint32, error) {
+func (gi *GroupIndex) CompactOf(r uint32) (uint32, error) {
 	if int(r) >= len(gi.compact) {
 		return 0, fmt.Errorf("%w: record %d past the records in a posting list", format.ErrCorrupt, r)
 	}
@@ -199,7 +199,7 @@ func (gi *groupIndex) compactOf(r uint32) (uint32, error) {
 
 // newSeen empties seen, the groups met by a search, for this index's
 // groups.
-func (gi *groupIndex) newSeen(seen *groupSet) *groupSet {
+func (gi *GroupIndex) NewSeen(seen *groupSet) *groupSet {
 	seen.reset(gi.groups + 1)
 	return seen
 }
@@ -209,7 +209,7 @@ func (gi *groupIndex) newSeen(seen *groupSet) *groupSet {
 // newSeen's, so every compact number has its bit. A record past the
 // records (a damaged posting list) counts as alone: reading its record
 // reports the damage.
-func (gi *groupIndex) firstIn(seen *groupSet, r uint32) bool {
+func (gi *GroupIndex) FirstIn(seen *groupSet, r uint32) bool {
 	if int(r) >= len(gi.compact) || gi.compact[r] == 0 {
 		return true
 	}

@@ -92,7 +92,7 @@ func (ix *Index) buildKeyFilters() error {
 	seed := maphash.MakeSeed()
 	var fs [len(filteredBucketNames)]*keyFilter
 	for i, name := range filteredBucketNames {
-		c, err := treeCursor(ix, name)
+		c, err := TreeCursor(ix, name)
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func open(path string) (*Index, error) {
 		_ = db.Close() // the mapping error is the one worth reporting
 		return nil, err
 	}
-	ix := &Index{db: db, path: path, tree: tree}
+	ix := &Index{db: db, path: path, Tree: tree}
 	if err := ix.View(func(tx *bolt.Tx) error { return ix.verify(tx, size) }); err != nil {
 		_ = db.Close() // the verification error is the one worth reporting
 		_ = tree.Unmap()
@@ -210,7 +210,7 @@ func verifyRecordRange(tx *bolt.Tx, stations int) error {
 // read runs fn, which reads the file through the page tree only, with
 // the same protection as view and without a bbolt transaction: Close
 // waits for it through ix.readers instead.
-func (ix *Index) read(fn func() error) error {
+func (ix *Index) Read(fn func() error) error {
 	ix.readers.RLock()
 	defer ix.readers.RUnlock()
 	return ix.guard(fn)

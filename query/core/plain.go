@@ -60,17 +60,17 @@ type plain struct {
 	// groupsOf, for a distinct search whose total is not stored, has the
 	// groups of all counted into groups as all is counted (see
 	// distinct_plain.go)
-	groupsOf *groupIndex
+	groupsOf *GroupIndex
 	groups   int
 }
 
 // planPlain reads the operands of q and counts its sets. It returns the
 // total number of matches. With gi, the search is distinct, and its
 // groups are in w.plain.groups (see planGroups).
-func planPlain(s *Search, q Query, gi *groupIndex) (int, error) {
+func planPlain(s *Search, q Query, gi *GroupIndex) (int, error) {
 	w := s.Work
 	p := &w.plain
-	*p = plain{counts: p.counts, keys: (s.stations + 1<<16 - 1) >> 16}
+	*p = plain{counts: p.counts, keys: (s.Stations + 1<<16 - 1) >> 16}
 	w.nlists = 0
 	w.parts = w.parts[:0]
 	p.words = len(s.Work.Words) > 0
@@ -86,7 +86,7 @@ func planPlain(s *Search, q Query, gi *groupIndex) (int, error) {
 	p.filtered = len(filters) > 0
 	if !p.words {
 		if !p.filtered {
-			return s.stations, nil
+			return s.Stations, nil
 		}
 		p.sets[setAll] = conjunction{parts: filters}
 		return countSet(s, setAll), nil
@@ -178,7 +178,7 @@ func countWords(s *Search) int {
 func plainFilters(s *Search, q Query) ([]conjunct, error) {
 	w := s.Work
 	start := len(w.parts)
-	err := s.eachFilter(q, NoDim, func(_ Dim, lists [][]byte) (bool, error) {
+	err := s.EachFilter(q, NoDim, func(_ Dim, lists [][]byte) (bool, error) {
 		err := addConjunct(s, lists)
 		return err == nil && !w.plain.empty, err
 	})
@@ -217,7 +217,7 @@ func plainWords(s *Search, filters []conjunct) error {
 	w.key = exactKey(w.key[:0], w.Words)
 	var exactList [1][]byte
 	lists := exactList[:0]
-	if v := s.lookup(format.BucketNames, w.key); v != nil {
+	if v := s.Lookup(format.BucketNames, w.key); v != nil {
 		lists = append(lists, v)
 	}
 	if err := addConjunct(s, lists); err != nil {
@@ -236,7 +236,7 @@ func plainWords(s *Search, filters []conjunct) error {
 // addWord adds the conjunct of one word in ns: the stored union of its
 // prefix, or the few tokens starting with it (see wordLists).
 func addWord(s *Search, ns Namespace, word string) error {
-	lists, err := s.wordLists(ns, word)
+	lists, err := s.WordLists(ns, word)
 	if err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ var (
 // counts (gi.firstIn, over w.seen, which must be empty), and as a key's
 // count of them is unknown every key with members is walked up to the
 // page's end.
-func collectPlain(s *Search, offset, limit int, gi *groupIndex) {
+func collectPlain(s *Search, offset, limit int, gi *GroupIndex) {
 	p := &s.Work.plain
 	if p.empty {
 		return
@@ -325,17 +325,17 @@ func collectPlain(s *Search, offset, limit int, gi *groupIndex) {
 
 // collectEvery collects a page of every station, in record order; with
 // gi, of each group's first entry.
-func collectEvery(s *Search, offset, limit int, gi *groupIndex) {
+func collectEvery(s *Search, offset, limit int, gi *GroupIndex) {
 	if gi == nil {
-		for r := offset; r < s.stations && len(s.Work.recs) < limit; r++ {
+		for r := offset; r < s.Stations && len(s.Work.recs) < limit; r++ {
 			s.Work.recs = append(s.Work.recs, uint32(r))
 		}
 		return
 	}
 	skip := offset
-	for r := range uint32(s.stations) {
+	for r := range uint32(s.Stations) {
 		switch {
-		case !gi.firstIn(&s.Work.seen, r):
+		case !gi.FirstIn(&s.Work.Seen, r):
 		case skip > 0:
 			skip--
 		default:
@@ -385,7 +385,7 @@ func tierCount(s *Search, t plainTier, k int) int {
 // collectKey appends the tier's members under key, after skipping skip
 // of them, until the page is full; it returns what is left to skip. With
 // gi, only each group's first entry met counts (collectFirsts).
-func collectKey(s *Search, t plainTier, key uint16, skip, limit int, gi *groupIndex) int {
+func collectKey(s *Search, t plainTier, key uint16, skip, limit int, gi *GroupIndex) int {
 	members, minus := tierUnder(s, t, key)
 	if members == nil {
 		return skip
@@ -445,14 +445,14 @@ func tierUnder(s *Search, t plainTier, key uint16) (members, minus *keySet) {
 
 // collectFirsts is collectKey for a distinct search: the members not in
 // minus that are the first of their group met (gi.firstIn over w.seen).
-func collectFirsts(s *Search, members, minus *keySet, base uint32, skip, limit int, gi *groupIndex) int {
+func collectFirsts(s *Search, members, minus *keySet, base uint32, skip, limit int, gi *GroupIndex) int {
 	for it := members.iterate(); ; {
 		v, ok := it.next()
 		if !ok {
 			return skip
 		}
 		switch {
-		case minus != nil && minus.has(v), !gi.firstIn(&s.Work.seen, base|uint32(v)):
+		case minus != nil && minus.has(v), !gi.FirstIn(&s.Work.Seen, base|uint32(v)):
 		case skip > 0:
 			skip--
 		default:
@@ -465,14 +465,14 @@ func collectFirsts(s *Search, members, minus *keySet, base uint32, skip, limit i
 
 // plainMatches is all as a bitmap, for the facets the memo does not
 // answer, evaluated under the keys where it has members.
-func plainMatches(s *Search) Set {
+func PlainMatches(s *Search) Set {
 	p := &s.Work.plain
 	switch {
 	case p.empty:
 		return s.Work.Scratch()
 	case !p.words && !p.filtered:
 		all := s.Work.Scratch()
-		all.BM.AddRange(0, uint64(s.stations))
+		all.BM.AddRange(0, uint64(s.Stations))
 		return all
 	}
 	return materialize(s, &p.sets[setAll], p.counts[setAll])
@@ -496,7 +496,7 @@ func materialize(s *Search, cj *conjunction, counts []int32) Set {
 		return out
 	}
 	sc := w.scratchA()
-	if total*sparseShare <= s.stations {
+	if total*sparseShare <= s.Stations {
 		vals := w.vals[:0]
 		for k, n := range counts {
 			if n <= 0 || cj.eval(w.lists, uint16(k), sc) == 0 {
@@ -508,7 +508,7 @@ func materialize(s *Search, cj *conjunction, counts []int32) Set {
 		w.vals = vals[:0]
 		return out
 	}
-	dense := w.denseBuffer(containerWords * len(counts))
+	dense := w.DenseBuffer(containerWords * len(counts))
 	for k, n := range counts {
 		if n <= 0 || cj.eval(w.lists, uint16(k), sc) == 0 {
 			continue

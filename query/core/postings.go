@@ -19,7 +19,7 @@ type Search struct {
 	Index    *Index
 	Tx       *bolt.Tx
 	Work     *workspace
-	stations int
+	Stations int
 	// words is the words' match set before the filters, kept (read-only)
 	// for the facets, which combine it with other filters; nil bm when
 	// not kept.
@@ -28,15 +28,15 @@ type Search struct {
 	open  [maxOpenBuckets]openBucket
 	nopen int
 	// memoFacets counts the facets answered from the memo (Result)
-	memoFacets int
+	MemoFacets int
 	// shared is the entries sharing a group of a distinct search's match
 	// set of (see sharedOf), and byGroup the same entries as group<<32 |
 	// record, sorted (see sharedByGroup), once a facet has needed them
-	shared struct {
-		of *roaring.Bitmap
+	Shared struct {
+		Of *roaring.Bitmap
 		Set
-		byGroup []uint64
-		sorted  bool
+		ByGroup []uint64
+		Sorted  bool
 	}
 }
 
@@ -54,7 +54,7 @@ var (
 // get maps the bitmap stored under key in bucket, or an empty set when the
 // key is absent.
 func (s *Search) Get(bucket []byte, key []byte) (Set, error) {
-	v := s.lookup(bucket, key)
+	v := s.Lookup(bucket, key)
 	if v == nil {
 		return s.Work.Scratch(), nil
 	}
@@ -70,7 +70,7 @@ func (s *Search) KeyOf(str string) []byte {
 // ready union in the prefix bucket when the writer stored one, else the
 // union of the few tokens a cursor finds (see format: PrefixFanout).
 func (s *Search) WordSet(ns Namespace, word string) (Set, error) {
-	lists, err := s.wordLists(ns, word)
+	lists, err := s.WordLists(ns, word)
 	if err != nil {
 		return Set{}, err
 	}
@@ -83,16 +83,16 @@ func (s *Search) WordSet(ns Namespace, word string) (Set, error) {
 // PrefixFanout; from the namespace's tokenTable once Warm built it). Both
 // search paths build on it (wordSet; addWord). The slice is the
 // workspace's scratch, valid until the next call.
-func (s *Search) wordLists(ns Namespace, word string) ([][]byte, error) {
+func (s *Search) WordLists(ns Namespace, word string) ([][]byte, error) {
 	lists := s.Work.RawLists[:0]
 	defer func() { s.Work.RawLists = lists[:0] }()
 	key := s.KeyOf(word)
-	if v := s.lookup(ns.Prefix, key); v != nil {
+	if v := s.Lookup(ns.Prefix, key); v != nil {
 		return append(lists, v), nil
 	}
 	var ok bool
 	if t := s.Index.tokenTable(ns); t != nil {
-		lists, ok = t.appendTokens(lists, s.Index.tree, key)
+		lists, ok = t.appendTokens(lists, s.Index.Tree, key)
 	} else {
 		lists, ok = s.appendTokens(lists, ns, key)
 	}
@@ -134,7 +134,7 @@ func (s *Search) allWords(ns Namespace, words []string) (Set, error) {
 		s.Work.wordRefs, s.Work.wordEnds = refs[:0], ends[:0]
 	}()
 	for _, word := range words {
-		lists, err := s.wordLists(ns, word)
+		lists, err := s.WordLists(ns, word)
 		if err != nil || len(lists) == 0 {
 			return s.Work.Scratch(), err
 		}
@@ -205,8 +205,8 @@ func (s *Search) Bucket(name []byte) *openBucket {
 	} else {
 		s.nopen++
 	}
-	root, ok := s.Index.tree.Root(string(name))
-	s.open[i] = openBucket{name: p, OK: ok, Cur: s.Index.tree.Cursor(root), filter: s.Index.filterOf(name)}
+	root, ok := s.Index.Tree.Root(string(name))
+	s.open[i] = openBucket{name: p, OK: ok, Cur: s.Index.Tree.Cursor(root), filter: s.Index.filterOf(name)}
 	return &s.open[i]
 }
 
@@ -236,6 +236,15 @@ func (ob *openBucket) Seek(key []byte) (k, v []byte) {
 }
 
 // lookup is the value stored under key in the bucket name, or nil.
-func (s *Search) lookup(name, key []byte) []byte {
+func (s *Search) Lookup(name, key []byte) []byte {
 	return s.Bucket(name).Get(key)
+}
+
+// treeCursor is a page-tree cursor over bucket name.
+func TreeCursor(ix *Index, name []byte) (pagetree.Cursor, error) {
+	root, ok := ix.Tree.Root(string(name))
+	if !ok {
+		return pagetree.Cursor{}, fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
+	}
+	return ix.Tree.Cursor(root), nil
 }

@@ -18,7 +18,7 @@ import (
 // added without a reset fails here.
 func TestReleaseLeavesNothingInTheMapping(t *testing.T) {
 	ix, _ := realIndex(t)
-	if err := ix.Warm(); err != nil {
+	if err := Warm(ix); err != nil {
 		t.Fatal(err)
 	}
 	queries := []Query{
@@ -40,7 +40,7 @@ func TestReleaseLeavesNothingInTheMapping(t *testing.T) {
 			s := w.NewSearch(ix)
 			s.Tx = tx
 			var res Result
-			return s.run(q, ix.meta.Stations, &res, nil, Suggest)
+			return s.run(q, ix.meta.Stations, &res, nil, Count, Suggest)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", describe(q), err)
@@ -65,7 +65,7 @@ func inMappings(t *testing.T, ix *Index) func(unsafe.Pointer) bool {
 		if p == nil {
 			return false
 		}
-		_, inTree := ix.tree.Offset(unsafe.Slice((*byte)(p), 1))
+		_, inTree := ix.Tree.Offset(unsafe.Slice((*byte)(p), 1))
 		return inTree || uintptr(p) >= boltAt && uintptr(p) < boltAt+uintptr(st.Size())
 	}
 }

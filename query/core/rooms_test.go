@@ -1,8 +1,10 @@
 package core_test
 
 import (
+	"stationdex/query"
 	"stationdex/query/check"
 	"stationdex/query/core"
+	"stationdex/query/facets"
 	"stationdex/query/rbapi"
 	"stationdex/query/spell"
 )
@@ -19,6 +21,9 @@ func init() {
 	}
 	core.CheckFacetMemo = check.FacetMemo
 	core.Suggest = spell.Suggest
+	core.Count = facets.Count
+	core.PairedMax = &facets.PairedMax
+	core.Warm = func(ix *core.Index) error { return (&query.Index{Index: ix}).Warm() }
 	core.MaxSuggestions, core.MaxEdits = spell.MaxSuggestions, spell.MaxEdits
 	core.RBAPIPage = func(ix *core.Index, f core.Filters) error {
 		_, _, err := rbapi.Page(ix, rbapi.Select{Query: core.Query{Filter: f}}, 0, 20, nil)

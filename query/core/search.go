@@ -16,16 +16,22 @@ import (
 // nothing.
 type Suggester func(s *Search, q Query) ([]Suggestion, error)
 
+// FacetCounter counts the facets of a search (package facets' Count): Run
+// calls it when the query asks for facets, with the whole match set m
+// when the search was not plain (plain says which path answered). nil
+// counts none.
+type FacetCounter func(s *Search, q Query, m Set, plain bool) (Facets, error)
+
 // Run runs q: one read transaction, posting lists combined into at most
 // three tiers (see the package comment), and only the page's records
 // decoded; or with stored not nil, the page's stored JSON appended to
 // *stored instead (SearchJSON in package query).
-func (ix *Index) Run(q Query, stored *[]byte, suggest Suggester) (Result, []byte, error) {
+func (ix *Index) Run(q Query, stored *[]byte, count FacetCounter, suggest Suggester) (Result, []byte, error) {
 	if err := checkQuery(q); err != nil {
 		return Result{}, nil, err
 	}
 	var res Result
-	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored, suggest) })
+	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored, count, suggest) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
@@ -35,20 +41,20 @@ func (ix *Index) Run(q Query, stored *[]byte, suggest Suggester) (Result, []byte
 	return res, *stored, nil
 }
 
-func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest Suggester) error {
+func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, count FacetCounter, suggest Suggester) error {
 	start := time.Now()
 	s.Work.Words = fold.AppendTokens(s.Work.Words[:0], q.Q)
 	plain := plainQuery(q, len(s.Work.Words))
 	var err error
-	var gi *groupIndex // a distinct plain search's
+	var gi *GroupIndex // a distinct plain search's
 	if plain && q.Distinct {
-		if gi, err = groupIndexOf(s); err != nil {
+		if gi, err = GroupIndexOf(s); err != nil {
 			return err
 		}
 	}
 	if plain {
 		res.Total, err = planPlain(s, q, gi)
-	} else if err = s.rank(q, stations); err == nil {
+	} else if err = s.Rank(q, stations); err == nil {
 		res.Total = s.total()
 	}
 	if err != nil {
@@ -57,19 +63,19 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest
 	res.Entries = res.Total
 	var m Set
 	if !plain {
-		m = s.matches() // before distinctTiers narrows the tiers
+		m = s.Matches() // before distinctTiers narrows the tiers
 	}
 	switch {
 	case gi != nil:
 		res.Total = s.Work.plain.groups
-		gi.newSeen(&s.Work.seen) // the page's walk meets the groups again
+		gi.NewSeen(&s.Work.Seen) // the page's walk meets the groups again
 	case q.Distinct:
 		if err := distinctTiers(s, q); err != nil {
 			return err
 		}
 		res.Total = s.total()
 	}
-	if err := s.facetsAndSuggestions(q, res, plain, m, suggest); err != nil {
+	if err := s.facetsAndSuggestions(q, res, plain, m, count, suggest); err != nil {
 		return err
 	}
 	if plain {
@@ -93,9 +99,9 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, suggest
 	return err
 }
 
-// rank fills w.tiers with the result tiers, best first, for q's words in
+// Rank fills w.tiers with the result tiers, best first, for q's words in
 // w.words (run tokenises them).
-func (s *Search) rank(q Query, stations int) error {
+func (s *Search) Rank(q Query, stations int) error {
 	f, filtered, err := s.Filtered(q, NoDim)
 	if err != nil || (filtered && f.Empty()) {
 		return err
@@ -284,16 +290,16 @@ func (s *Search) decodePage() ([]format.Record, error) {
 // suggestions when a query with words has no result. plain says which
 // path answered the search, and so where its match set is: m when not
 // plain.
-func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, suggest Suggester) error {
-	if q.Facets.Any() {
+func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, count FacetCounter, suggest Suggester) error {
+	if count != nil && q.Facets.Any() {
 		if q.FacetLimit == 0 {
 			q.FacetLimit = DefaultFacetLimit
 		}
-		f, err := facets(s, q, m, plain)
+		f, err := count(s, q, m, plain)
 		if err != nil {
 			return err
 		}
-		res.Facets, res.MemoFacets = f, s.memoFacets
+		res.Facets, res.MemoFacets = f, s.MemoFacets
 	}
 	if suggest != nil && q.Suggest && res.Total == 0 && len(s.Work.Words) > 0 {
 		sg, err := suggest(s, q)
@@ -305,9 +311,9 @@ func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, s
 	return nil
 }
 
-// matches is the whole match set of the ranked search: the widest tier's
+// Matches is the whole match set of the ranked search: the widest tier's
 // base set (see rankWords and rankWithoutWords), or empty.
-func (s *Search) matches() Set {
+func (s *Search) Matches() Set {
 	switch len(s.Work.tiers) {
 	case 0:
 		return s.Work.Scratch()
@@ -330,7 +336,7 @@ func (s *Search) MatchSet(q Query, except Dim) (Set, error) {
 			return f, nil
 		}
 		all := s.Work.Scratch()
-		all.BM.AddRange(0, uint64(s.stations))
+		all.BM.AddRange(0, uint64(s.Stations))
 		return all, nil
 	}
 	m := s.words

@@ -66,13 +66,13 @@ func (ix *Index) buildTokenTables() error {
 
 // readTokenTable reads bucket's keys and where their values are.
 func (ix *Index) readTokenTable(bucket []byte) (*tokenTable, error) {
-	c, err := treeCursor(ix, bucket)
+	c, err := TreeCursor(ix, bucket)
 	if err != nil {
 		return nil, err
 	}
 	t := &tokenTable{}
 	for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
-		off, ok := ix.tree.Offset(v)
+		off, ok := ix.Tree.Offset(v)
 		if !ok && len(v) > 0 {
 			return nil, fmt.Errorf("%w: %s key %q: value outside the file", format.ErrCorrupt, bucket, k)
 		}

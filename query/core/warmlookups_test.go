@@ -57,7 +57,7 @@ func TestKeyFilterNeverDeniesAKey(t *testing.T) {
 func TestWarmLookupsChangeNoAnswer(t *testing.T) {
 	shared, _ := realIndex(t)
 	plain, filtered := openAgain(t, shared), openAgain(t, shared)
-	if err := filtered.Warm(); err != nil {
+	if err := Warm(filtered); err != nil {
 		t.Fatal(err)
 	}
 	if filtered.filters.ready.Load() == nil || plain.filters.ready.Load() != nil ||
@@ -100,8 +100,8 @@ func openAgain(t testing.TB, ix *Index) *Index {
 func keysPassFilter(t *testing.T, ix *Index, bucket []byte) {
 	t.Helper()
 	n := 0
-	err := ix.read(func() error {
-		c, err := treeCursor(ix, bucket)
+	err := ix.Read(func() error {
+		c, err := TreeCursor(ix, bucket)
 		if err != nil {
 			return err
 		}
@@ -181,8 +181,8 @@ func same(t *testing.T, plain, filtered *Index, q Query) bool {
 func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 	t.Helper()
 	table := ix.tokenTable(ns)
-	err := ix.read(func() error {
-		c, err := treeCursor(ix, ns.Tokens)
+	err := ix.Read(func() error {
+		c, err := TreeCursor(ix, ns.Tokens)
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 		for _, k := range keys {
 			for _, w := range [][]byte{k, []byte(prefixRunes(string(k), 1)), []byte(prefixRunes(string(k), 2)), append(bytes.Clone(k), 0)} {
 				want := cursorLists(ix, ns, w)
-				got, ok := table.appendTokens(nil, ix.tree, w)
+				got, ok := table.appendTokens(nil, ix.Tree, w)
 				if ok != (len(want) <= format.PrefixFanout) || len(got) > len(want) || !sameLists(got, want[:len(got)]) {
 					return fmt.Errorf("%s %q: the table finds %d lists (%v), a cursor %d", ns.Tokens, w, len(got), ok, len(want))
 				}
@@ -212,7 +212,7 @@ func tableFindsAsCursor(t *testing.T, ix *Index, ns Namespace) {
 // cursorLists is what a cursor finds under the prefix w, up to one past
 // the fan-out.
 func cursorLists(ix *Index, ns Namespace, w []byte) [][]byte {
-	c, _ := treeCursor(ix, ns.Tokens)
+	c, _ := TreeCursor(ix, ns.Tokens)
 	var lists [][]byte
 	for k, v := c.Seek(w); k != nil && bytes.HasPrefix(k, w) && len(lists) <= format.PrefixFanout; k, v = c.Next() {
 		lists = append(lists, v)
@@ -244,7 +244,7 @@ func BenchmarkWarmLookups(b *testing.B) {
 	shared, _ := realIndex(b)
 	warmed, tree := openAgain(b, shared), openAgain(b, shared)
 	for _, ix := range []*Index{warmed, tree} {
-		if err := ix.Warm(); err != nil {
+		if err := Warm(ix); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -50,30 +52,30 @@ type workspace struct {
 	tiers     []tier
 	it        roaring.IntIterator
 	// facet counting (see facetcol.go)
-	tops   [NumDims][]topCount
-	counts [NumDims][]uint16 // by value id, zero between uses
+	Tops   [NumDims][]TopCount
+	Counts [NumDims][]uint16 // by value id, zero between uses
 	// wide: the counts of a set too large for 16 bits (countPart)
-	wide [NumDims][]uint32
+	Wide [NumDims][]uint32
 	// touched: the counters a sparse count raised from zero (countSparse)
-	touched [NumDims][]uint16
+	Touched [NumDims][]uint16
 	recBuf  []uint32
 	// distinct searches: group ids or records found, value-group pairs
 	// or entries by group, each value's last group and duplicates, and
 	// the values met (distinct.go)
 	GroupIDs  []uint32
-	seen      groupSet
+	Seen      groupSet
 	tierBits  []uint64 // a broad tier as a bit per record (eachShared)
-	pairs     []uint64
-	dups      duplicateCounts
-	lastGroup []valueGroup
-	byGroup   []uint64
+	Pairs     []uint64
+	Dups      duplicateCounts
+	LastGroup []ValueGroup
+	ByGroup   []uint64
 	// byGroupTmp: sortByGroup's other buffer
-	byGroupTmp []uint64
-	valueIDs   []uint32
+	ByGroupTmp []uint64
+	ValueIDs   []uint32
 	// memoOps: a faceted search's operands (memoOperands)
-	memoOps []memoOperand
-	many    roaring.ManyIntIterator
-	raw2    []rawroaring.Container
+	MemoOps []MemoOperand
+	Many    roaring.ManyIntIterator
+	Raw2    []rawroaring.Container
 	// plain searches (see plain.go): the lists read, the conjuncts over
 	// them, and two evaluation scratches (a tier and what it excludes)
 	plain      plain
@@ -89,9 +91,9 @@ type workspace struct {
 // the pooled workspace so that a search allocates no state of its own.
 func (w *workspace) NewSearch(ix *Index) *Search {
 	s := &w.search
-	s.Index, s.Tx, s.Work, s.stations = ix, nil, w, ix.meta.Stations
+	s.Index, s.Tx, s.Work, s.Stations = ix, nil, w, ix.meta.Stations
 	s.words = Set{}
-	s.nopen, s.memoFacets = 0, 0
+	s.nopen, s.MemoFacets = 0, 0
 	return s
 }
 
@@ -130,7 +132,7 @@ func (w *workspace) Release() {
 	clear(w.tiers)
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
-	clear(w.raw2[:cap(w.raw2)])
+	clear(w.Raw2[:cap(w.Raw2)])
 	clear(w.RawLists[:cap(w.RawLists)])
 	for i := range w.lists[:w.nlists] {
 		clear(w.lists[i])
@@ -142,12 +144,12 @@ func (w *workspace) Release() {
 		w.search.open[i] = openBucket{} // pages of the mapping, which may be unmapped
 	}
 	w.search.Index, w.search.Tx, w.search.words = nil, nil, Set{}
-	w.byGroup = w.search.shared.byGroup[:0]
-	w.search.shared.of, w.search.shared.Set, w.search.shared.byGroup, w.search.shared.sorted = nil, Set{}, nil, false
+	w.ByGroup = w.search.Shared.ByGroup[:0]
+	w.search.Shared.Of, w.search.Shared.Set, w.search.Shared.ByGroup, w.search.Shared.Sorted = nil, Set{}, nil, false
 	workspaces.Put(w)
 }
 
-func (w *workspace) bitmap() *roaring.Bitmap {
+func (w *workspace) Bitmap() *roaring.Bitmap {
 	if w.used == len(w.bitmaps) {
 		w.bitmaps = append(w.bitmaps, roaring.New())
 	}
@@ -157,11 +159,11 @@ func (w *workspace) bitmap() *roaring.Bitmap {
 }
 
 // scratch is an empty bitmap the search owns.
-func (w *workspace) Scratch() Set { return Set{BM: w.bitmap(), Owned: true} }
+func (w *workspace) Scratch() Set { return Set{BM: w.Bitmap(), Owned: true} }
 
 // view maps a bbolt value as a bitmap without copying it.
 func (w *workspace) View(v []byte) (Set, error) {
-	b := w.bitmap()
+	b := w.Bitmap()
 	n, err := b.FromBuffer(v)
 	if err == nil && n != int64(len(v)) {
 		err = fmt.Errorf("%d trailing bytes", int64(len(v))-n)
@@ -189,9 +191,9 @@ func (w *workspace) Settle(s Set) Set {
 // quadratic in the number of runs; flattening is linear and its result
 // combines fast.
 func (w *workspace) flatten(b *roaring.Bitmap) Set {
-	buf := w.denseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
+	buf := w.DenseBuffer(containerWords * (int(b.Maximum()>>16) + 1))
 	b.WriteDenseTo(buf)
-	flat := w.bitmap()
+	flat := w.Bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
 	return Set{BM: flat, Owned: true}
 }
@@ -200,7 +202,7 @@ func (w *workspace) flatten(b *roaring.Bitmap) Set {
 // dense buffer of whole containers lets FromDense share it without copying.
 const containerWords = 1 << 16 / 64
 
-func (w *workspace) denseBuffer(words int) []uint64 {
+func (w *workspace) DenseBuffer(words int) []uint64 {
 	if w.usedDense == len(w.dense) {
 		w.dense = append(w.dense, nil)
 	}
@@ -272,14 +274,53 @@ func (w *workspace) UnionRaw(lists [][]byte) (Set, error) {
 		}
 		return Set{BM: roaring.FastOr(bms...), Owned: true}, nil
 	}
-	buf := w.denseBuffer(containerWords * keys)
+	buf := w.DenseBuffer(containerWords * keys)
 	for _, v := range lists {
 		cs, _ = rawroaring.Parse(v, cs) // parsed above without error
 		for i := range cs {
 			rawroaring.OrInto((*[rawroaring.BlockWords]uint64)(buf[int(cs[i].Key)*containerWords:]), &cs[i])
 		}
 	}
-	flat := w.bitmap()
+	flat := w.Bitmap()
 	flat.FromDense(buf, false) // bitmap containers share buf copy-on-write
 	return Set{BM: flat, Owned: true}, nil
+}
+
+// topCount is a value id and its count in a search.
+type TopCount struct {
+	ID uint32
+	N  int
+}
+
+// duplicateCounts are, by value id ascending, the value's duplicates in
+// a search: its entries in the search whose group has another, earlier,
+// with the value.
+type duplicateCounts []ValueCount
+
+type ValueCount struct{ ID, N uint32 }
+
+// valueGroup is a value's last group met and its duplicates so far
+// (columnDuplicates): group 0 stands for none; compact group numbers
+// start at 1.
+type ValueGroup struct{ Group, Dups uint32 }
+
+// memoOperand is a word or filter of a search as the memo may know it:
+// its stored list when it is one (0 otherwise), and the dimension a facet
+// may leave out (noDim for words and bitrates).
+type MemoOperand struct {
+	Dim  Dim
+	List ListID
+}
+
+// listID names a stored posting list: the offset of its bytes in the
+// file (pagetree.Tree.Offset), which no other list shares. 0 is none: the
+// file starts with bbolt's meta pages.
+type ListID uint64
+
+func (d duplicateCounts) Of(id uint32) (int, error) {
+	i, ok := slices.BinarySearchFunc(d, id, func(c ValueCount, id uint32) int { return cmp.Compare(c.ID, id) })
+	if !ok {
+		return 0, nil
+	}
+	return int(d[i].N), nil
 }

@@ -10,6 +10,7 @@ import (
 	"stationdex/internal/format"
 	qoracle "stationdex/oracle"
 	"stationdex/query/core"
+	"stationdex/query/facets"
 	"stationdex/query/internal/testindex"
 )
 
@@ -49,7 +50,7 @@ func realIndex(tb testing.TB) (*core.Index, *qoracle.Oracle) {
 
 // search is Search in package query: Run with the suggestions.
 func search(ix *core.Index, q core.Query) (core.Result, error) {
-	res, _, err := ix.Run(q, nil, Suggest)
+	res, _, err := ix.Run(q, nil, facets.Count, Suggest)
 	return res, err
 }
 

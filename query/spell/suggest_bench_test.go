@@ -1,6 +1,7 @@
 package spell
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"stationdex/internal/fold"
 	"stationdex/query/core"
+	"stationdex/query/facets"
 	"stationdex/query/internal/testindex"
 )
 
@@ -41,10 +43,12 @@ func typoQueries(tb testing.TB, ix *core.Index, n int) []core.Query {
 // real snapshot, and the same searches' close-word lookups alone.
 func BenchmarkSuggest(b *testing.B) {
 	ix, _ := realIndex(b)
-	if err := ix.Warm(); err != nil {
+	// What query.Index.Warm builds for a search (this package cannot
+	// import query, which imports it).
+	if err := errors.Join(facets.Warm(ix), ix.WarmGroups(), ix.WarmLookups()); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Dictionary(ix); err != nil { // warmed beside core's (query.Index.Warm)
+	if _, err := Dictionary(ix); err != nil {
 		b.Fatal(err)
 	}
 	qs := typoQueries(b, ix, 400)

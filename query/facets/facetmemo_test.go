@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"maps"
@@ -10,6 +10,7 @@ import (
 
 	"stationdex/internal/format"
 	qoracle "stationdex/oracle"
+	"stationdex/query/core"
 )
 
 // The memoised facets of the broad one-key searches against the oracle,
@@ -18,12 +19,12 @@ import (
 func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	ix, o := realIndex(t)
 	memo := readMemo(t, ix)
-	least := format.FacetMemoMin(ix.meta.Stations)
+	least := format.FacetMemoMin(ix.Meta().Stations)
 	t.Logf("facet memo: %d posting lists of at least %d stations", len(memo.lists), least)
 	if len(memo.lists) < 20 {
 		t.Fatalf("memo of %d lists (smallest %d stations): the broad searches are not in it", len(memo.lists), least)
 	}
-	queries := []Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
+	queries := []core.Query{{Q: "radio"}, {Q: "jazz"}, {Q: "fm"}, {Q: "u"}, {Q: "r"}, {Q: "ra"}, {Q: "la"}, {Q: "s"},
 		{Filter: filters("US", "", "")}, {Filter: filters("de", "", "")}, {Filter: filters("FR", "", "")}, {Filter: filters("CN", "", ""), Offset: 3250},
 		{Filter: filters("", "english", "")}, {Filter: filters("", "en", "")}, {Filter: filters("", "German", "")}, {Filter: filters("", "spanish", "")},
 		{Filter: filters("", "", "pop")}, {Filter: filters("", "", "news")}, {Filter: filters("", "", "music")}}
@@ -31,12 +32,12 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	for _, q := range queries {
 		for _, shape := range []struct {
 			k   int
-			set DimSet
+			set core.DimSet
 		}{
 			{10, threeFacets},
-			{1, DimsOf(DimGenre)},
+			{1, core.DimsOf(core.DimGenre)},
 			{50, threeFacets},
-			{7, DimsOf(DimCountry, DimLanguage)},
+			{7, core.DimsOf(core.DimCountry, core.DimLanguage)},
 		} {
 			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
 			res, err := search(ix, q)
@@ -44,8 +45,8 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
 			hits += res.MemoFacets
-			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
-			asked := [...]bool{shape.set.Has(DimCountry), shape.set.Has(DimLanguage), shape.set.Has(DimGenre)}
+			got := [...][]core.FacetCount{res.Facets[core.DimCountry], res.Facets[core.DimLanguage], res.Facets[core.DimGenre]}
+			asked := [...]bool{shape.set.Has(core.DimCountry), shape.set.Has(core.DimLanguage), shape.set.Has(core.DimGenre)}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if !asked[d] {
 					if got[d] != nil {
@@ -69,19 +70,19 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 func TestFacetMemoListsAreCopies(t *testing.T) {
 	ix, _ := realIndex(t)
 	readMemo(t, ix)
-	q := Query{Q: "radio", Facets: DimsOf(DimCountry), FacetLimit: 3, Limit: 1}
+	q := core.Query{Q: "radio", Facets: core.DimsOf(core.DimCountry), FacetLimit: 3, Limit: 1}
 	first, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := first.Facets[DimCountry][0]
-	first.Facets[DimCountry][0] = FacetCount{Value: "XX", Label: "changed", Count: -1}
+	want := first.Facets[core.DimCountry][0]
+	first.Facets[core.DimCountry][0] = core.FacetCount{Value: "XX", Label: "changed", Count: -1}
 	again, err := search(ix, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Facets[DimCountry][0] != want {
-		t.Fatalf("second search's first country %v, want %v", again.Facets[DimCountry][0], want)
+	if again.Facets[core.DimCountry][0] != want {
+		t.Fatalf("second search's first country %v, want %v", again.Facets[core.DimCountry][0], want)
 	}
 }
 
@@ -91,8 +92,8 @@ func TestFacetMemoListsAreCopies(t *testing.T) {
 func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 	ix, o := realIndex(t)
 	readMemo(t, ix)
-	q := Query{Q: "am", Filter: filters("US", "", ""), Facets: DimsOf(DimLanguage, DimGenre), FacetLimit: 10, Limit: 10}
-	us := len(o.search(Query{Filter: filters("US", "", "")}))
+	q := core.Query{Q: "am", Filter: filters("US", "", ""), Facets: core.DimsOf(core.DimLanguage, core.DimGenre), FacetLimit: 10, Limit: 10}
+	us := len(o.search(core.Query{Filter: filters("US", "", "")}))
 	if n := len(o.search(q)); n != us || n < 256 {
 		t.Fatalf("q=am&country=US finds %d stations, country=US %d: the case this test needs is gone", n, us)
 	}
@@ -104,7 +105,7 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 		t.Errorf("%d of 2 facets answered from the memo", hits)
 	}
 	for d, name := range []string{qoracle.FacetLanguage, qoracle.FacetGenre} {
-		got := [...][]FacetCount{res.Facets[DimLanguage], res.Facets[DimGenre]}[d]
+		got := [...][]core.FacetCount{res.Facets[core.DimLanguage], res.Facets[core.DimGenre]}[d]
 		if want := oracleTop(o.Facets(request(q), name), name, 10); !sameCounts(got, want) {
 			t.Errorf("facet %s\n got %v\nwant %v", name, got, want)
 		}
@@ -113,7 +114,7 @@ func TestFacetMemoForIntersectionEqualToAList(t *testing.T) {
 
 // Facets whose sets are two stored lists (a word and a filter, two
 // filters, two words: the search's own set, or the set without one of its
-// filters) come from the pair memo, which holds DefaultFacetLimit values;
+// filters) come from the pair memo, which holds core.DefaultFacetLimit values;
 // a larger facet limit is counted. Searches of several words, whose
 // facets count the set the conjunctions evaluate (plainMatches), are
 // among them. Every facet agrees with the oracle.
@@ -124,7 +125,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	if len(memo.pairs) < 1000 {
 		t.Fatalf("pair memo of %d pairs: the common pairs are not in it", len(memo.pairs))
 	}
-	queries := []Query{
+	queries := []core.Query{
 		{Q: "radio", Filter: filters("DE", "", "")}, {Q: "fm", Filter: filters("", "english", "")}, {Q: "la", Filter: filters("", "spanish", "")},
 		{Filter: filters("US", "english", "")}, {Filter: filters("US", "", "rock")}, {Filter: filters("", "english", "pop")},
 		{Q: "music radio"}, {Q: "radio fm"}, {Q: "rock fm", Filter: filters("US", "", "")},
@@ -134,16 +135,16 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 	all := threeFacets
 	hits := 0
 	for _, q := range queries {
-		for _, k := range []int{DefaultFacetLimit, 3, MaxFacetLimit} {
+		for _, k := range []int{core.DefaultFacetLimit, 3, core.MaxFacetLimit} {
 			q.Facets, q.FacetLimit, q.Limit = all, k, 10
 			res, err := search(ix, q)
 			if err != nil {
 				t.Fatalf("%s: %v", describe(q), err)
 			}
-			if k <= DefaultFacetLimit {
+			if k <= core.DefaultFacetLimit {
 				hits += res.MemoFacets
 			}
-			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
+			got := [...][]core.FacetCount{res.Facets[core.DimCountry], res.Facets[core.DimLanguage], res.Facets[core.DimGenre]}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got[d], want) {
 					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)
@@ -159,7 +160,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 }
 
 // BenchmarkFacetMemo reads the stored facet memo of the real snapshot,
-// as Index.Warm does after start-up, and reports its lists and pairs and
+// as core.Index.Warm does after start-up, and reports its lists and pairs and
 // the memory they hold (the lists' values and their headers).
 func BenchmarkFacetMemo(b *testing.B) {
 	ix, _ := realIndex(b)
@@ -187,10 +188,10 @@ func BenchmarkFacetMemo(b *testing.B) {
 }
 
 // readMemo reads ix's stored facet memo, failing t if it cannot.
-func readMemo(t testing.TB, ix *Index) *facetMemo {
+func readMemo(t testing.TB, ix *core.Index) *facetMemo {
 	t.Helper()
 	var memo *facetMemo
-	err := ix.read(func() (err error) { memo, err = FacetMemo(ix); return err })
+	err := ix.Read(func() (err error) { memo, err = FacetMemo(ix); return err })
 	if err != nil {
 		t.Fatal(err)
 	}

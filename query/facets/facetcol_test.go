@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
+	"stationdex/query/core"
 	"stationdex/query/rawroaring"
 )
 
@@ -62,7 +63,7 @@ func TestFacetColumnDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := openIndex(t, path)
-			_, err = search(ix, Query{Q: "station", Facets: threeFacets, Limit: 5})
+			_, err = search(ix, core.Query{Q: "station", Facets: threeFacets, Limit: 5})
 			if !errors.Is(err, format.ErrCorrupt) {
 				t.Fatalf("faceted search of a damaged facet: %v, want ErrCorrupt", err)
 			}
@@ -81,21 +82,21 @@ func TestFacetCountPathsAgree(t *testing.T) {
 	skipped, sparse, folded := 0, 0, 0
 	// The last three are small sets (a few hundred stations or fewer), which
 	// the columns count sparsely (countSparse).
-	for _, q := range []Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")},
+	for _, q := range []core.Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")},
 		{Filter: filters("", "", "pop")}, {Q: "media"}, {Q: "jazz", Filter: filters("FI", "", "")}, {Q: "excl"}} {
 		q.Limit = 1
-		w := GetWorkspace()
+		w := core.GetWorkspace()
 		err := ix.View(func(tx *bolt.Tx) error {
-			s := &Search{Index: ix, Tx: tx, Work: w, stations: ix.meta.Stations}
+			s := &core.Search{Index: ix, Tx: tx, Work: w, Stations: ix.Meta().Stations}
 			w.Words = fold.AppendTokens(w.Words[:0], q.Q)
-			if err := s.rank(q, s.stations); err != nil {
+			if err := s.Rank(q, s.Stations); err != nil {
 				return err
 			}
-			m := s.matches()
+			m := s.Matches()
 			if m.Card() > smallFold {
 				folded++
 			}
-			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre, DimLocation, DimCodec} {
+			for _, d := range []core.Dim{core.DimCountry, core.DimLanguage, core.DimGenre, core.DimLocation, core.DimCodec} {
 				col, err := column(ix, d)
 				if err != nil {
 					return err
@@ -130,7 +131,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 // countBothWays counts m in d's col by posting lists and by records, with
 // each fold, for a few k, and says where they differ; it returns how
 // many genre tails the counts by records left out.
-func countBothWays(t *testing.T, s *Search, what string, d Dim, col *facetColumn, m Set, folds []int) (skipped int, err error) {
+func countBothWays(t *testing.T, s *core.Search, what string, d core.Dim, col *facetColumn, m core.Set, folds []int) (skipped int, err error) {
 	t.Helper()
 	for _, k := range []int{1, 10, 50} {
 		byPostings, err := countByPostings(s, col, m, nil, k, nil)
@@ -155,7 +156,7 @@ func countBothWays(t *testing.T, s *Search, what string, d Dim, col *facetColumn
 // to 64), each in the part its rank puts it in.
 func TestSlotColumnHoldsEveryValue(t *testing.T) {
 	ix, _ := realIndex(t)
-	for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
+	for _, d := range []core.Dim{core.DimCountry, core.DimLanguage, core.DimGenre} {
 		col, err := column(ix, d)
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +164,7 @@ func TestSlotColumnHoldsEveryValue(t *testing.T) {
 		if !col.hasColumn() {
 			t.Fatalf("facet %s has no per-record column", d.Name())
 		}
-		if d == DimGenre && (col.head.values != headValues || col.tail.values != len(col.keys)-headValues) {
+		if d == core.DimGenre && (col.head.values != headValues || col.tail.values != len(col.keys)-headValues) {
 			t.Fatalf("genre parts hold %d and %d of %d values", col.head.values, col.tail.values, len(col.keys))
 		}
 		want := make([][]int, col.stations)
@@ -205,7 +206,7 @@ func TestSlotColumnHoldsEveryValue(t *testing.T) {
 				t.Fatalf("facet %s record %d: column holds %v, posting lists say %v", d.Name(), r, got, want[r])
 			}
 		}
-		if d != DimCountry && overflowing == 0 {
+		if d != core.DimCountry && overflowing == 0 {
 			t.Errorf("facet %s: no record overflows its slots; the test covers less than it should", d.Name())
 		}
 	}
@@ -236,14 +237,14 @@ func TestSlotWidth(t *testing.T) {
 }
 
 // BenchmarkFacetColumns builds the three facet columns of the real
-// snapshot, as Index.Warm does once per index: its time and heap.
+// snapshot, as core.Index.Warm does once per index: its time and heap.
 func BenchmarkFacetColumns(b *testing.B) {
 	ix, _ := realIndex(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		err := ix.View(func(tx *bolt.Tx) error {
-			for _, d := range []Dim{DimCountry, DimLanguage, DimGenre} {
-				if _, err := buildColumn(tx.Bucket(Dims[d].Buckets[0]), ix.meta.Stations, d); err != nil {
+			for _, d := range []core.Dim{core.DimCountry, core.DimLanguage, core.DimGenre} {
+				if _, err := buildColumn(tx.Bucket(core.Dims[d].Buckets[0]), ix.Meta().Stations, d); err != nil {
 					return err
 				}
 			}

@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 	"stationdex/query/rawroaring"
 )
 
@@ -322,12 +323,12 @@ func touch(cnt []uint16, v uint16, touched []uint16) []uint16 {
 // rankTouched ranks the counters of part p that countSparse raised, in the
 // order it met them (insertCount orders ties by key whatever the order),
 // and clears them.
-func (col *facetColumn) rankTouched(p *slotColumn, cnt, touched []uint16, top []topCount, k int) []topCount {
+func (col *facetColumn) rankTouched(p *slotColumn, cnt, touched []uint16, top []core.TopCount, k int) []core.TopCount {
 	for _, v := range touched {
 		n := int(cnt[v])
 		cnt[v] = 0
 		if id := p.base + int(v) - spareSlots; !col.skip[id] {
-			top = col.offer(top, topCount{uint32(id), n}, k)
+			top = col.offer(top, core.TopCount{ID: uint32(id), N: n}, k)
 		}
 	}
 	return top
@@ -336,13 +337,13 @@ func (col *facetColumn) rankTouched(p *slotColumn, cnt, touched []uint16, top []
 // rankDense ranks the counters of part p in value order, which is most
 // stations in the snapshot first: once a value's snapshot count is below
 // the k-th count found, no later value can enter. It clears the counters.
-func rankDense[C uint16 | uint32](col *facetColumn, p *slotColumn, cnt []C, top []topCount, k int) []topCount {
+func rankDense[C uint16 | uint32](col *facetColumn, p *slotColumn, cnt []C, top []core.TopCount, k int) []core.TopCount {
 	for id := p.base; id < p.base+p.values; id++ {
 		if !col.mayEnter(top, id, k) {
 			break
 		}
 		if n := take(p, cnt, id); n > 0 && !col.skip[id] {
-			top = col.offer(top, topCount{uint32(id), n}, k)
+			top = col.offer(top, core.TopCount{ID: uint32(id), N: n}, k)
 		}
 	}
 	clear(cnt)

@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 	"stationdex/query/rawroaring"
 )
 
@@ -28,30 +29,30 @@ const (
 // facetTask is the count of one facet: its column, the match set it
 // counts and the top values found.
 type facetTask struct {
-	d      Dim
-	except Dim // the filter left out of m: d when q filters on it, else noDim
+	d      core.Dim
+	except core.Dim // the filter left out of m: d when q filters on it, else noDim
 	col    *facetColumn
-	m      Set
+	m      core.Set
 	n      int
-	Top    []topCount
+	Top    []core.TopCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
 }
 
-// facets counts the facets q asks for and names their values. matches
+// Count counts the facets q asks for and names their values. matches
 // is the search's match set, or with plain unset and built when needed
 // (see facetTops).
-func facets(s *Search, q Query, matches Set, plain bool) (Facets, error) {
+func Count(s *core.Search, q core.Query, matches core.Set, plain bool) (core.Facets, error) {
 	tasks, err := FacetTops(s, q, matches, plain)
 	if err != nil {
-		return Facets{}, err
+		return core.Facets{}, err
 	}
-	var out Facets
+	var out core.Facets
 	n := 0
 	for d := range tasks {
 		n += len(tasks[d].Top)
 	}
-	all := make([]FacetCount, n) // one allocation for every list
+	all := make([]core.FacetCount, n) // one allocation for every list
 	for d := range tasks {
 		t := &tasks[d]
 		if t.col == nil {
@@ -60,13 +61,13 @@ func facets(s *Search, q Query, matches Set, plain bool) (Facets, error) {
 		list := all[:len(t.Top):len(t.Top)]
 		all = all[len(t.Top):]
 		for i, c := range t.Top {
-			list[i] = FacetCount{Value: t.col.keys[c.ID], Count: c.N}
+			list[i] = core.FacetCount{Value: t.col.keys[c.ID], Count: c.N}
 			if list[i].Label, err = facetLabel(s, t.d, t.col, c.ID); err != nil {
-				return Facets{}, err
+				return core.Facets{}, err
 			}
 		}
 		out[d] = list
-		s.Work.tops[d] = t.Top[:0]
+		s.Work.Tops[d] = t.Top[:0]
 	}
 	return out, nil
 }
@@ -78,19 +79,19 @@ func facets(s *Search, q Query, matches Set, plain bool) (Facets, error) {
 // A set the memo knows by its stored lists (memoOf) is not built at all:
 // with plain, the search's match set is built (plainMatches) only for a
 // facet the memo does not answer.
-func FacetTops(s *Search, q Query, matches Set, plain bool) ([NumDims]facetTask, error) {
-	var tasks [NumDims]facetTask
+func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([core.NumDims]facetTask, error) {
+	var tasks [core.NumDims]facetTask
 	ops, err := memoOperands(s, q)
 	if err != nil {
 		return tasks, err
 	}
-	filtered := q.Filter.filtered()
-	for d := range NumDims {
+	filtered := q.Filter.Filtered()
+	for d := range core.NumDims {
 		if !q.Facets.Has(d) {
 			continue
 		}
 		t := &tasks[d]
-		t.d, t.except = d, NoDim
+		t.d, t.except = d, core.NoDim
 		if filtered.Has(d) {
 			t.except = d
 		}
@@ -101,14 +102,14 @@ func FacetTops(s *Search, q Query, matches Set, plain bool) ([NumDims]facetTask,
 			continue
 		}
 		if filtered.Has(d) && everyStationWithout(s, q, d) {
-			t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
+			t.Top = t.col.topOfEveryStation(s.Work.Tops[t.d][:0], q.FacetLimit, q.Distinct)
 			continue
 		}
 		switch {
 		case filtered.Has(d):
 			t.m, err = s.MatchSet(q, d)
 		case plain:
-			matches, plain = plainMatches(s), false
+			matches, plain = core.PlainMatches(s), false
 			t.m = matches
 		default:
 			t.m = matches
@@ -117,9 +118,9 @@ func FacetTops(s *Search, q Query, matches Set, plain bool) ([NumDims]facetTask,
 			t.n = t.m.Card()
 			switch {
 			case isEveryStation(s, t): // no memo entry holds every station
-				t.Top = t.col.topOfEveryStation(s.Work.tops[t.d][:0], q.FacetLimit, q.Distinct)
+				t.Top = t.col.topOfEveryStation(s.Work.Tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				t.Top, err = countDistinct(s, t.col, t.m, s.Work.tops[t.d][:0], q.FacetLimit)
+				t.Top, err = countDistinct(s, t.col, t.m, s.Work.Tops[t.d][:0], q.FacetLimit)
 			case !fromMemo(s, t, ops, t.n, q.FacetLimit):
 				err = countTask(s, t, q.FacetLimit)
 			}
@@ -134,27 +135,27 @@ func FacetTops(s *Search, q Query, matches Set, plain bool) ([NumDims]facetTask,
 
 // fromMemo takes t's top k values from the memo when it knows t's set by
 // its operands (see memoOf; n: the set's size once built, else -1).
-func fromMemo(s *Search, t *facetTask, ops []memoOperand, n, k int) bool {
+func fromMemo(s *core.Search, t *facetTask, ops []core.MemoOperand, n, k int) bool {
 	memo := memoOf(s.Index, ops, t.except, n)
 	if memo == nil {
 		return false
 	}
 	var ok bool
-	if t.Top, ok = memo.tops(t.d, k, s.Work.tops[t.d][:0]); ok {
-		s.memoFacets++
+	if t.Top, ok = memo.tops(t.d, k, s.Work.Tops[t.d][:0]); ok {
+		s.MemoFacets++
 	}
 	return ok
 }
 
 // countTask counts t's top k values, or marks it to be counted record by
 // record with the facets of the same set (countGroups).
-func countTask(s *Search, t *facetTask, k int) (err error) {
+func countTask(s *core.Search, t *facetTask, k int) (err error) {
 	switch {
-	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.stations) &&
-		(t.n <= columnFold || t.n*foldedShare <= s.stations):
+	case t.col.hasColumn() && (t.n <= columnMin || t.n*columnShare <= s.Stations) &&
+		(t.n <= columnFold || t.n*foldedShare <= s.Stations):
 		t.byRecords = true
 	default:
-		t.Top, err = countByPostings(s, t.col, t.m, s.Work.tops[t.d][:0], k, nil)
+		t.Top, err = countByPostings(s, t.col, t.m, s.Work.Tops[t.d][:0], k, nil)
 	}
 	return err
 }
@@ -164,24 +165,24 @@ func countTask(s *Search, t *facetTask, k int) (err error) {
 // of d is then the snapshot's own counts (topOfEveryStation), with no set
 // of every station to build (a filter alone, paged deep: country=GB&offset=3100
 // took four times its plain search to build and count that set).
-func everyStationWithout(s *Search, q Query, d Dim) bool {
+func everyStationWithout(s *core.Search, q core.Query, d core.Dim) bool {
 	return len(s.Work.Words) == 0 && q.Near == nil && q.BitrateMin == 0 && q.BitrateMax == 0 &&
-		q.Filter.filtered() == DimsOf(d)
+		q.Filter.Filtered() == core.DimsOf(d)
 }
 
 // isEveryStation reports whether t counts the facet of every station.
-func isEveryStation(s *Search, t *facetTask) bool {
-	return t.n == s.stations && int(t.m.BM.Maximum()) == t.n-1
+func isEveryStation(s *core.Search, t *facetTask) bool {
+	return t.n == s.Stations && int(t.m.BM.Maximum()) == t.n-1
 }
 
 // countGroups counts the tasks marked byRecords, those of one set in one
 // pass over its records.
-func countGroups(s *Search, tasks *[NumDims]facetTask, k int) {
+func countGroups(s *core.Search, tasks *[core.NumDims]facetTask, k int) {
 	for d := range tasks {
 		if !tasks[d].byRecords {
 			continue
 		}
-		var groupOf [NumDims]*facetTask
+		var groupOf [core.NumDims]*facetTask
 		group := groupOf[:0]
 		for e := d; e < len(tasks); e++ {
 			if tasks[e].byRecords && tasks[e].m.BM == tasks[d].m.BM {
@@ -193,15 +194,9 @@ func countGroups(s *Search, tasks *[NumDims]facetTask, k int) {
 	}
 }
 
-// topCount is a value id and its count in a search.
-type topCount struct {
-	ID uint32
-	N  int
-}
-
 // insertCount puts c into top (most first, ties by value) and keeps k.
-func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCount {
-	less := func(a, b topCount) int {
+func (col *facetColumn) insertCount(top []core.TopCount, c core.TopCount, k int) []core.TopCount {
+	less := func(a, b core.TopCount) int {
 		if a.N != b.N {
 			return cmp.Compare(b.N, a.N)
 		}
@@ -219,7 +214,7 @@ func (col *facetColumn) insertCount(top []topCount, c topCount, k int) []topCoun
 
 // readGroups reads the values' group counts from listed_groups, which
 // has one for every key of a facet's bucket.
-func (col *facetColumn) readGroups(l *ListedGroups, bucket []byte) error {
+func (col *facetColumn) readGroups(l *core.ListedGroups, bucket []byte) error {
 	col.groups = make([]uint32, len(col.keys))
 	col.byGroups = make([]uint32, len(col.keys))
 	for id, key := range col.keys {
@@ -240,13 +235,13 @@ func (col *facetColumn) readGroups(l *ListedGroups, bucket []byte) error {
 
 // topOfAllGroups is the distinct top k when the search matches every
 // station: the groups the indexer counted.
-func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
+func (col *facetColumn) topOfAllGroups(top []core.TopCount, k int) []core.TopCount {
 	for _, id := range col.byGroups {
 		if len(top) == k || col.groups[id] == 0 {
 			break
 		}
 		if !col.skip[id] {
-			top = append(top, topCount{id, int(col.groups[id])})
+			top = append(top, core.TopCount{ID: id, N: int(col.groups[id])})
 		}
 	}
 	return top
@@ -254,7 +249,7 @@ func (col *facetColumn) topOfAllGroups(top []topCount, k int) []topCount {
 
 // topOfEveryStation is the top k of a set of every station: the
 // snapshot's own counts, of stations or, for a distinct search, of groups.
-func (col *facetColumn) topOfEveryStation(top []topCount, k int, distinct bool) []topCount {
+func (col *facetColumn) topOfEveryStation(top []core.TopCount, k int, distinct bool) []core.TopCount {
 	if distinct {
 		return col.topOfAllGroups(top, k)
 	}
@@ -263,13 +258,13 @@ func (col *facetColumn) topOfEveryStation(top []topCount, k int, distinct bool) 
 
 // topOfAll is the top k when the search matches every station: the
 // snapshot's own counts.
-func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
+func (col *facetColumn) topOfAll(top []core.TopCount, k int) []core.TopCount {
 	for id, n := range col.count {
 		if len(top) == k || n == 0 {
 			break
 		}
 		if !col.skip[id] {
-			top = append(top, topCount{uint32(id), int(n)})
+			top = append(top, core.TopCount{ID: uint32(id), N: int(n)})
 		}
 	}
 	return top
@@ -286,9 +281,9 @@ func (col *facetColumn) topOfAll(top []topCount, k int) []topCount {
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
 // sparseFor). It returns how many tails it left uncounted.
-func countByRecords(s *Search, m Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+func countByRecords(s *core.Search, m core.Set, group []*facetTask, k, fold int) (tailsSkipped int) {
 	for _, t := range group {
-		t.Top = s.Work.tops[t.d][:0]
+		t.Top = s.Work.Tops[t.d][:0]
 	}
 	n := m.Card()
 	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
@@ -317,14 +312,14 @@ type partCount struct {
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.
-func countPart(s *Search, m Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
-	var pcs [NumDims]partCount
+func countPart(s *core.Search, m core.Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+	var pcs [core.NumDims]partCount
 	if !partCounters(s, pcs[:len(group)], n, fold, group, part) {
 		return
 	}
 	w := s.Work
-	it := &w.many
-	buf := recordBuffer(s)
+	it := &w.Many
+	buf := core.RecordBuffer(s)
 	it.Initialize(m.BM)
 	since := 0 // records counted since the last fold
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
@@ -339,7 +334,7 @@ func countPart(s *Search, m Set, n, fold int, group []*facetTask, k int, part fu
 			case pc.p == nil:
 			case pc.sparse:
 				d := group[j].d
-				w.touched[d] = pc.p.countSparse(recs, pc.narrow, w.touched[d])
+				w.Touched[d] = pc.p.countSparse(recs, pc.narrow, w.Touched[d])
 			default:
 				pc.p.countRecords(recs, pc.narrow)
 			}
@@ -351,7 +346,7 @@ func countPart(s *Search, m Set, n, fold int, group []*facetTask, k int, part fu
 		switch pc := &pcs[j]; {
 		case pc.p == nil:
 		case pc.sparse:
-			t.Top = t.col.rankTouched(pc.p, pc.narrow, w.touched[t.d], t.Top, k)
+			t.Top = t.col.rankTouched(pc.p, pc.narrow, w.Touched[t.d], t.Top, k)
 		case pc.wide != nil:
 			t.Top = rankDense(t.col, pc.p, pc.wide, t.Top, k)
 		default:
@@ -364,7 +359,7 @@ func countPart(s *Search, m Set, n, fold int, group []*facetTask, k int, part fu
 // workspace's pools, and reports whether any part is to be counted. A
 // set of more than fold records is counted densely, and gets 32-bit
 // counters too: fold is far above the sets sparseFor takes.
-func partCounters(s *Search, pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
+func partCounters(s *core.Search, pcs []partCount, n, fold int, group []*facetTask, part func(*facetTask) *slotColumn) bool {
 	w := s.Work
 	counting := false
 	for j, t := range group {
@@ -373,12 +368,12 @@ func partCounters(s *Search, pcs []partCount, n, fold int, group []*facetTask, p
 			continue
 		}
 		size := p.counters()
-		pcs[j] = partCount{p: p, narrow: pooledCounters(&w.counts[t.d], size), sparse: p.sparseFor(n) && n <= fold}
+		pcs[j] = partCount{p: p, narrow: pooledCounters(&w.Counts[t.d], size), sparse: p.sparseFor(n) && n <= fold}
 		switch {
 		case pcs[j].sparse:
-			w.touched[t.d] = w.touched[t.d][:0]
+			w.Touched[t.d] = w.Touched[t.d][:0]
 		case n > fold:
-			pcs[j].wide = pooledCounters(&w.wide[t.d], size)
+			pcs[j].wide = pooledCounters(&w.Wide[t.d], size)
 		}
 		counting = true
 	}
@@ -412,12 +407,12 @@ func foldCounts(pcs []partCount) {
 // denseOf writes m out as a bitset of the index's stations, in a pooled
 // buffer. Records past the stations (only a damaged index has them) are
 // left out, so that the buffer's size is bounded by the index's own count.
-func denseOf(s *Search, m Set) []uint64 {
-	words := (s.stations + 63) / 64
-	dense := s.Work.denseBuffer(words)
-	if !m.Empty() && int(m.BM.Maximum()) >= s.stations {
+func denseOf(s *core.Search, m core.Set) []uint64 {
+	words := (s.Stations + 63) / 64
+	dense := s.Work.DenseBuffer(words)
+	if !m.Empty() && int(m.BM.Maximum()) >= s.Stations {
 		in := s.Work.Scratch()
-		in.BM.AddRange(0, uint64(s.stations))
+		in.BM.AddRange(0, uint64(s.Stations))
 		m = s.Work.And(in, m)
 	}
 	m.BM.WriteDenseTo(dense)
@@ -426,7 +421,7 @@ func denseOf(s *Search, m Set) []uint64 {
 
 // offer is insertCount behind the common rejection: most values met count
 // fewer than the k-th so far.
-func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
+func (col *facetColumn) offer(top []core.TopCount, c core.TopCount, k int) []core.TopCount {
 	if len(top) == k && c.N < top[k-1].N {
 		return top
 	}
@@ -439,10 +434,10 @@ func (col *facetColumn) offer(top []topCount, c topCount, k int) []topCount {
 // than the k-th best count so far, no later one can enter. Each value's
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
-func countByPostings(s *Search, col *facetColumn, m Set, top []topCount, k int, dups valueDuplicates) ([]topCount, error) {
+func countByPostings(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int, dups valueDuplicates) ([]core.TopCount, error) {
 	dense := denseOf(s, m)
-	cs := s.Work.raw2[:0]
-	defer func() { s.Work.raw2 = cs[:0] }()
+	cs := s.Work.Raw2[:0]
+	defer func() { s.Work.Raw2 = cs[:0] }()
 	for id, key := range col.keys {
 		if !col.mayEnter(top, id, k) {
 			break
@@ -468,14 +463,14 @@ func countByPostings(s *Search, col *facetColumn, m Set, top []topCount, k int, 
 			continue
 		}
 		if dups != nil {
-			d, err := dups.of(uint32(id))
+			d, err := dups.Of(uint32(id))
 			if err != nil {
 				return nil, err
 			}
 			n -= d
 		}
 		if n > 0 && n >= need {
-			top = col.insertCount(top, topCount{uint32(id), n}, k)
+			top = col.insertCount(top, core.TopCount{ID: uint32(id), N: n}, k)
 		}
 	}
 	return top, nil
@@ -485,18 +480,18 @@ func countByPostings(s *Search, col *facetColumn, m Set, top []topCount, k int, 
 // languages by their English names, codecs as they are), by its stored
 // label (genres: the commonest spelling), or by the spelling of the first
 // station filed under it (locations); read once, then cached.
-func facetLabel(s *Search, d Dim, col *facetColumn, id uint32) (string, error) {
+func facetLabel(s *core.Search, d core.Dim, col *facetColumn, id uint32) (string, error) {
 	if l := col.labels[id].Load(); l != nil {
 		return *l, nil
 	}
 	key := col.keys[id]
-	label, ok := facetName(d, key)
-	if Dims[d].Labels != nil {
-		label, ok = cmp.Or(string(s.lookup(Dims[d].Labels, []byte(key))), key), true
+	label, ok := core.FacetName(d, key)
+	if core.Dims[d].Labels != nil {
+		label, ok = cmp.Or(string(s.Lookup(core.Dims[d].Labels, []byte(key))), key), true
 	}
 	if !ok {
 		var err error
-		if label, err = spelledLabel(s, d, Dims[d].Buckets[0], key); err != nil {
+		if label, err = spelledLabel(s, d, core.Dims[d].Buckets[0], key); err != nil {
 			return "", err
 		}
 	}
@@ -506,16 +501,16 @@ func facetLabel(s *Search, d Dim, col *facetColumn, id uint32) (string, error) {
 
 // spelledLabel is key of bucket as the first station filed under it
 // spells it, or key itself.
-func spelledLabel(s *Search, d Dim, bucket []byte, key string) (string, error) {
+func spelledLabel(s *core.Search, d core.Dim, bucket []byte, key string) (string, error) {
 	one, err := s.Get(bucket, s.KeyOf(key))
 	if err != nil || one.Empty() {
 		return key, err
 	}
 	var r format.Record
-	if err := DecodeRecord(s.Bucket(format.BucketStations), one.BM.Minimum(), &r); err != nil {
+	if err := core.DecodeRecord(s.Bucket(format.BucketStations), one.BM.Minimum(), &r); err != nil {
 		return "", err
 	}
-	return Spelling(d, &r, key), nil
+	return core.Spelling(d, &r, key), nil
 }
 
 // Warm builds now what the index otherwise builds on first use: the facet

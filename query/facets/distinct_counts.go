@@ -1,12 +1,13 @@
-package core
+package facets
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"stationdex/internal/format"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // Facet counts of a distinct search: a value counts the groups with an
@@ -18,14 +19,14 @@ import (
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
 // pairs at 5M stations.
-func countDistinct(s *Search, col *facetColumn, m Set, top []topCount, k int) ([]topCount, error) {
-	gi, err := groupIndexOf(s)
+func countDistinct(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int) ([]core.TopCount, error) {
+	gi, err := core.GroupIndexOf(s)
 	if err != nil {
 		return nil, err
 	}
 	shared := sharedOf(s, m, gi)
-	if shared.Card() > pairedMax {
-		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.bitmap()})
+	if shared.Card() > PairedMax {
+		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.Bitmap()})
 	}
 	dups, done, err := countValueDuplicates(s, col, shared, gi)
 	if err != nil {
@@ -35,35 +36,35 @@ func countDistinct(s *Search, col *facetColumn, m Set, top []topCount, k int) ([
 	return countByPostings(s, col, m, top, k, dups)
 }
 
-// pairedMax is the most shared entries whose value-group pairs are
+// PairedMax is the most shared entries whose value-group pairs are
 // sorted at once (a variable for the tests of both ways).
-var pairedMax = 1 << 14
+var PairedMax = 1 << 14
 
 // valueDuplicates is a value's duplicates in a search: its entries in the
 // search whose group has another, earlier, with the value.
 type valueDuplicates interface {
-	of(id uint32) (int, error)
+	Of(id uint32) (int, error)
 }
 
 // duplicatesByValue counts a value's duplicates when asked: the groups
 // of its shared entries, in the search's group set.
 type duplicatesByValue struct {
-	s      *Search
-	gi     *groupIndex
+	s      *core.Search
+	gi     *core.GroupIndex
 	col    *facetColumn
 	shared *roaring.Bitmap
 	value  *roaring.Bitmap // the value's posting list, read in place
 }
 
-func (d *duplicatesByValue) of(id uint32) (int, error) {
+func (d *duplicatesByValue) Of(id uint32) (int, error) {
 	if _, err := d.value.FromBuffer(d.col.postings[id]); err != nil {
 		return 0, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, d.col.keys[id], err)
 	}
-	seen := d.gi.newSeen(&d.s.Work.seen)
+	seen := d.gi.NewSeen(&d.s.Work.Seen)
 	dups := 0
-	err := EachBatch(d.s, roaring.And(d.shared, d.value), func(batch []uint32) error {
+	err := core.EachBatch(d.s, roaring.And(d.shared, d.value), func(batch []uint32) error {
 		for _, r := range batch {
-			if !d.gi.firstIn(seen, r) {
+			if !d.gi.FirstIn(seen, r) {
 				dups++
 			}
 		}
@@ -72,65 +73,45 @@ func (d *duplicatesByValue) of(id uint32) (int, error) {
 	return dups, err
 }
 
-// duplicateCounts are, by value id ascending, the value's duplicates in
-// a search: its entries in the search whose group has another, earlier,
-// with the value.
-type duplicateCounts []valueCount
-
-type valueCount struct{ id, n uint32 }
-
-func (d duplicateCounts) of(id uint32) (int, error) {
-	i, ok := slices.BinarySearchFunc(d, id, func(c valueCount, id uint32) int { return cmp.Compare(c.id, id) })
-	if !ok {
-		return 0, nil
-	}
-	return int(d[i].n), nil
-}
-
 // countValueDuplicates counts each value's duplicates among shared, the
 // entries of a search that share a group. With a facet column, the
 // entries are visited group by group (columnDuplicates); without, their
 // values, read from the posting lists, are paired with their groups, and
 // a pair met again is a duplicate.
-func countValueDuplicates(s *Search, col *facetColumn, shared Set, gi *groupIndex) (valueDuplicates, func(), error) {
+func countValueDuplicates(s *core.Search, col *facetColumn, shared core.Set, gi *core.GroupIndex) (valueDuplicates, func(), error) {
 	if col.hasColumn() {
 		return columnDuplicates(s, col, shared.BM, gi)
 	}
-	pairs, err := postingGroupPairs(s, s.Work.pairs[:0], col, shared.BM, gi)
-	s.Work.pairs = pairs[:0]
+	pairs, err := postingGroupPairs(s, s.Work.Pairs[:0], col, shared.BM, gi)
+	s.Work.Pairs = pairs[:0]
 	if err != nil {
 		return nil, nil, err
 	}
 	slices.Sort(pairs)
-	dups := s.Work.dups[:0]
+	dups := s.Work.Dups[:0]
 	for i := 1; i < len(pairs); i++ {
 		if pairs[i] != pairs[i-1] {
 			continue
 		}
 		id := uint32(pairs[i] >> 32)
-		if len(dups) == 0 || dups[len(dups)-1].id != id {
-			dups = append(dups, valueCount{id: id})
+		if len(dups) == 0 || dups[len(dups)-1].ID != id {
+			dups = append(dups, core.ValueCount{ID: id})
 		}
-		dups[len(dups)-1].n++
+		dups[len(dups)-1].N++
 	}
-	s.Work.dups = dups
+	s.Work.Dups = dups
 	return dups, func() {}, nil
 }
 
-// valueGroup is a value's last group met and its duplicates so far
-// (columnDuplicates): group 0 stands for none; compact group numbers
-// start at 1.
-type valueGroup struct{ group, dups uint32 }
-
 // lastGroups answers a value's duplicates from columnDuplicates' table,
 // by value id, while the table holds them.
-type lastGroups []valueGroup
+type lastGroups []core.ValueGroup
 
-func (l lastGroups) of(id uint32) (int, error) {
+func (l lastGroups) Of(id uint32) (int, error) {
 	if int(id) >= len(l) {
 		return 0, nil
 	}
-	return int(l[id].dups), nil
+	return int(l[id].Dups), nil
 }
 
 // columnDuplicates counts each value's duplicates among shared from the
@@ -141,39 +122,39 @@ func (l lastGroups) of(id uint32) (int, error) {
 // of a faceted distinct word search. The counts are read from the table
 // itself (lastGroups) until done clears the values met: sorting those
 // into a list was a fifth of the cost.
-func columnDuplicates(s *Search, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) (valueDuplicates, func(), error) {
+func columnDuplicates(s *core.Search, col *facetColumn, shared *roaring.Bitmap, gi *core.GroupIndex) (valueDuplicates, func(), error) {
 	byGroup, err := sharedByGroup(s, shared, gi)
 	if err != nil {
 		return nil, nil, err
 	}
-	last := s.Work.lastGroup
+	last := s.Work.LastGroup
 	if len(last) < len(col.keys) {
-		last = make([]valueGroup, len(col.keys))
-		s.Work.lastGroup = last
+		last = make([]core.ValueGroup, len(col.keys))
+		s.Work.LastGroup = last
 	}
-	met := s.Work.valueIDs[:0]
+	met := s.Work.ValueIDs[:0]
 	values := s.Work.GroupIDs[:0]
 	for _, e := range byGroup {
 		g, r := uint32(e>>32), uint32(e)
 		values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
 		for _, id := range values {
 			switch v := &last[id]; {
-			case v.group == g:
-				v.dups++
-			case v.group == 0:
+			case v.Group == g:
+				v.Dups++
+			case v.Group == 0:
 				met = append(met, id)
-				v.group = g
+				v.Group = g
 			default:
-				v.group = g
+				v.Group = g
 			}
 		}
 	}
 	s.Work.GroupIDs = values[:0]
 	done := func() {
 		for _, id := range met {
-			last[id] = valueGroup{}
+			last[id] = core.ValueGroup{}
 		}
-		s.Work.valueIDs = met[:0]
+		s.Work.ValueIDs = met[:0]
 	}
 	return lastGroups(last), done, nil
 }
@@ -198,11 +179,11 @@ func (c *slotColumn) appendValues(ids []uint32, r uint32) []uint32 {
 
 // postingGroupPairs is valueGroupPairs for a facet without a column:
 // each value's posting list is intersected with shared.
-func postingGroupPairs(s *Search, pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
+func postingGroupPairs(s *core.Search, pairs []uint64, col *facetColumn, shared *roaring.Bitmap, gi *core.GroupIndex) ([]uint64, error) {
 	if shared.IsEmpty() {
 		return pairs, nil
 	}
-	value := s.Work.bitmap()
+	value := s.Work.Bitmap()
 	for id, key := range col.keys {
 		if _, err := value.FromBuffer(col.postings[id]); err != nil {
 			return pairs, fmt.Errorf("%w: facet %q: %v", format.ErrCorrupt, key, err)
@@ -212,7 +193,7 @@ func postingGroupPairs(s *Search, pairs []uint64, col *facetColumn, shared *roar
 		}
 		it := roaring.And(value, shared).Iterator()
 		for it.HasNext() {
-			g, err := gi.compactOf(it.Next())
+			g, err := gi.CompactOf(it.Next())
 			if err != nil {
 				return pairs, err
 			}
@@ -224,28 +205,28 @@ func postingGroupPairs(s *Search, pairs []uint64, col *facetColumn, shared *roar
 
 // sharedOf is the entries of m that share a group, kept for the next
 // facet of the same match set (those the search does not filter on).
-func sharedOf(s *Search, m Set, gi *groupIndex) Set {
-	if s.shared.of != m.BM {
-		s.shared.of, s.shared.Set = m.BM, s.Work.And(Set{BM: gi.grouped}, m)
-		s.shared.sorted = false
+func sharedOf(s *core.Search, m core.Set, gi *core.GroupIndex) core.Set {
+	if s.Shared.Of != m.BM {
+		s.Shared.Of, s.Shared.Set = m.BM, s.Work.And(core.Set{BM: gi.Grouped}, m)
+		s.Shared.Sorted = false
 	}
-	return s.shared.Set
+	return s.Shared.Set
 }
 
 // sharedByGroup is the entries of shared (sharedOf's) as group<<32 |
 // record, sorted, so that a group's entries are side by side: sorted once
 // for every facet of the same match set.
-func sharedByGroup(s *Search, shared *roaring.Bitmap, gi *groupIndex) ([]uint64, error) {
-	if s.shared.sorted && s.shared.BM == shared {
-		return s.shared.byGroup, nil
+func sharedByGroup(s *core.Search, shared *roaring.Bitmap, gi *core.GroupIndex) ([]uint64, error) {
+	if s.Shared.Sorted && s.Shared.BM == shared {
+		return s.Shared.ByGroup, nil
 	}
-	byGroup := s.shared.byGroup[:0]
+	byGroup := s.Shared.ByGroup[:0]
 	if byGroup == nil {
-		byGroup = s.Work.byGroup[:0]
+		byGroup = s.Work.ByGroup[:0]
 	}
-	err := EachBatch(s, shared, func(batch []uint32) error {
+	err := core.EachBatch(s, shared, func(batch []uint32) error {
 		for _, r := range batch {
-			c, err := gi.compactOf(r)
+			c, err := gi.CompactOf(r)
 			if err != nil {
 				return err
 			}
@@ -256,8 +237,8 @@ func sharedByGroup(s *Search, shared *roaring.Bitmap, gi *groupIndex) ([]uint64,
 	if err != nil {
 		return nil, err
 	}
-	byGroup, s.Work.byGroupTmp = sortByGroup(byGroup, s.Work.byGroupTmp)
-	s.shared.byGroup, s.shared.sorted = byGroup, s.shared.BM == shared
+	byGroup, s.Work.ByGroupTmp = sortByGroup(byGroup, s.Work.ByGroupTmp)
+	s.Shared.ByGroup, s.Shared.Sorted = byGroup, s.Shared.BM == shared
 	return byGroup, nil
 }
 

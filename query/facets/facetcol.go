@@ -1,7 +1,8 @@
-package core
+package facets
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 	"stationdex/query/rawroaring"
 )
 
@@ -79,7 +81,7 @@ func (col *facetColumn) fillParts(cs *[]rawroaring.Container) error {
 
 // mayEnter reports whether value id, or any with fewer stations in the
 // snapshot, could still enter top (k values, most first).
-func (col *facetColumn) mayEnter(top []topCount, id, k int) bool {
+func (col *facetColumn) mayEnter(top []core.TopCount, id, k int) bool {
 	return len(top) < k || int(col.count[id]) >= top[k-1].N
 }
 
@@ -89,15 +91,15 @@ type lazyColumn struct {
 	err  error
 }
 
-func column(ix *Index, d Dim) (*facetColumn, error) {
-	lc := &ix.facetCols[d]
+func column(ix *core.Index, d core.Dim) (*facetColumn, error) {
+	lc := &facetsOf(ix).cols[d]
 	lc.once.Do(func() {
 		lc.err = ix.View(func(tx *bolt.Tx) error {
 			var err error
-			if lc.col, err = buildColumn(tx.Bucket(Dims[d].Buckets[0]), ix.meta.Stations, d); err != nil {
+			if lc.col, err = buildColumn(tx.Bucket(core.Dims[d].Buckets[0]), ix.Meta().Stations, d); err != nil {
 				return err
 			}
-			return lc.col.readGroups(NewListedGroups(tx), Dims[d].Buckets[0])
+			return lc.col.readGroups(core.NewListedGroups(tx), core.Dims[d].Buckets[0])
 		})
 	})
 	return lc.col, lc.err
@@ -107,7 +109,7 @@ func column(ix *Index, d Dim) (*facetColumn, error) {
 // when they fit, every record's value ids, in two passes over the posting
 // lists (count per record, then fill). Posting lists are read in place, so
 // the build allocates only the column.
-func buildColumn(b *bolt.Bucket, stations int, d Dim) (*facetColumn, error) {
+func buildColumn(b *bolt.Bucket, stations int, d core.Dim) (*facetColumn, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: facet bucket missing", format.ErrCorrupt)
 	}
@@ -137,7 +139,7 @@ func buildColumn(b *bolt.Bucket, stations int, d Dim) (*facetColumn, error) {
 	col.postings = make([][]byte, len(entries))
 	for i, e := range entries {
 		col.keys[i], col.count[i], col.postings[i] = e.key, e.n, e.posting
-		col.skip[i] = Dims[d].folded != nil && !Filterable(d, e.key)
+		col.skip[i] = core.Dims[d].Folded != nil && !core.Filterable(d, e.key)
 	}
 	col.labels = make([]atomic.Pointer[string], len(entries))
 	col.byKey = make([]uint32, len(entries))
@@ -186,4 +188,38 @@ func (col *facetColumn) buildDense(cs []rawroaring.Container) {
 		}
 		col.dense[id] = blocks
 	}
+}
+
+// facetState is what the facet counts keep of an index: its columns,
+// built on first use, and the stored memo, read on first use (or by Warm).
+type facetState struct {
+	cols [core.NumDims]lazyColumn
+	memo lazyMemo
+}
+
+// facetSlot is the facet counts' slot in every index.
+var facetSlot = core.NewSlot()
+
+// facetsOf is the facet counts' state of ix.
+func facetsOf(ix *core.Index) *facetState {
+	return ix.Slot(facetSlot, newFacetState).(*facetState)
+}
+
+func newFacetState() any { return new(facetState) }
+
+// Warm builds the facet columns and reads the facet memo now, which the
+// first faceted search would otherwise do (query.Index.Warm runs it).
+func Warm(ix *core.Index) error {
+	var wg sync.WaitGroup
+	errs := make([]error, core.NumDims+1)
+	for d := range core.NumDims {
+		if d.Facetable() {
+			wg.Go(func() { _, errs[d] = column(ix, d) })
+		}
+	}
+	wg.Go(func() { // read like a search: Close waits for it
+		errs[core.NumDims] = ix.Read(func() error { _, err := FacetMemo(ix); return err })
+	})
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"stationdex/internal/format"
-	"stationdex/query/pagetree"
+	"stationdex/query/core"
 )
 
 // The facet memo: the top values of the counted facets (country,
@@ -30,12 +30,12 @@ import (
 // memoDims is the dimension of each of format.FacetMemoFacets, and
 // memoFacetSet those dimensions: the facets a stored memo entry lists, in
 // that order.
-var MemoDims, MemoFacetSet = func() ([]Dim, DimSet) {
-	var ds []Dim
-	var set DimSet
+var MemoDims, MemoFacetSet = func() ([]core.Dim, core.DimSet) {
+	var ds []core.Dim
+	var set core.DimSet
 	for _, f := range format.FacetMemoFacets {
 		d := dimOfFacetBucket(f.Bucket)
-		if !sameFold(Dims[d].folded, f.Fold) {
+		if !sameFold(core.Dims[d].Folded, f.Fold) {
 			panic(fmt.Sprintf("facet memo: %s folded unlike its row", f.Bucket))
 		}
 		ds, set = append(ds, d), set.With(d)
@@ -51,9 +51,9 @@ func sameFold(a, b func(string) string) bool {
 
 // dimOfFacetBucket is the dimension whose facet counts bucket b; it
 // panics when no row counts it (the format and the table disagree).
-func dimOfFacetBucket(b []byte) Dim {
-	for d := range NumDims {
-		if Dims[d].facet && bytes.Equal(Dims[d].Buckets[0], b) {
+func dimOfFacetBucket(b []byte) core.Dim {
+	for d := range core.NumDims {
+		if core.Dims[d].Facet && bytes.Equal(core.Dims[d].Buckets[0], b) {
 			return d
 		}
 	}
@@ -62,24 +62,19 @@ func dimOfFacetBucket(b []byte) Dim {
 
 // A pair is known by both lists, lower first, and memoOf finds it from a
 // search's lists before intersecting them.
-type listPair struct{ a, b listID }
+type listPair struct{ a, b core.ListID }
 
-func pairOf(a, b listID) listPair {
+func pairOf(a, b core.ListID) listPair {
 	if a > b {
 		a, b = b, a
 	}
 	return listPair{a, b}
 }
 
-// listID names a stored posting list: the offset of its bytes in the
-// file (pagetree.Tree.Offset), which no other list shares. 0 is none: the
-// file starts with bbolt's meta pages.
-type listID uint64
-
 // idOf is the listID of a list read through the index's page tree.
-func idOf(ix *Index, v []byte) listID {
-	off, _ := ix.tree.Offset(v)
-	return listID(off)
+func idOf(ix *core.Index, v []byte) core.ListID {
+	off, _ := ix.Tree.Offset(v)
+	return core.ListID(off)
 }
 
 // memoFacets is the top limit values of each facet of one set, most
@@ -87,7 +82,7 @@ func idOf(ix *Index, v []byte) listID {
 type memoFacets struct {
 	limit int
 	n     int // stations in the set
-	lists [NumDims][]memoCount
+	lists [core.NumDims][]memoCount
 }
 
 type memoCount = format.MemoCount
@@ -95,19 +90,19 @@ type memoCount = format.MemoCount
 // tops appends the first k values of facet d to top, or reports that the
 // memo has fewer than k of them when the facet has more, or does not
 // count d.
-func (f *memoFacets) tops(d Dim, k int, top []topCount) ([]topCount, bool) {
+func (f *memoFacets) tops(d core.Dim, k int, top []core.TopCount) ([]core.TopCount, bool) {
 	l := f.lists[d]
 	if !MemoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
 		return top, false
 	}
 	for _, c := range l[:min(k, len(l))] {
-		top = append(top, topCount{c.ID, int(c.N)})
+		top = append(top, core.TopCount{ID: c.ID, N: int(c.N)})
 	}
 	return top, true
 }
 
 type facetMemo struct {
-	lists map[listID]*memoFacets
+	lists map[core.ListID]*memoFacets
 	pairs map[listPair]*memoFacets
 }
 
@@ -119,18 +114,18 @@ type lazyMemo struct {
 
 // facetMemo reads the stored memo once, through the page tree: the
 // caller holds the mapping (a search, or Warm through Index.read).
-func FacetMemo(ix *Index) (*facetMemo, error) {
-	lm := &ix.memo
+func FacetMemo(ix *core.Index) (*facetMemo, error) {
+	lm := &facetsOf(ix).memo
 	lm.once.Do(func() { lm.memo, lm.err = readFacetMemo(ix) })
 	return lm.memo, lm.err
 }
 
 // readFacetMemo decodes the memo bucket through the page tree, as
 // searches read (they know lists by the places they read them at).
-func readFacetMemo(ix *Index) (*facetMemo, error) {
+func readFacetMemo(ix *core.Index) (*facetMemo, error) {
 	values := make([]int, len(format.FacetMemoFacets))
 	for f, facet := range format.FacetMemoFacets {
-		c, err := treeCursor(ix, facet.Bucket)
+		c, err := core.TreeCursor(ix, facet.Bucket)
 		if err != nil {
 			return nil, err
 		}
@@ -138,11 +133,11 @@ func readFacetMemo(ix *Index) (*facetMemo, error) {
 			values[f]++
 		}
 	}
-	c, err := treeCursor(ix, format.BucketFacetMemo)
+	c, err := core.TreeCursor(ix, format.BucketFacetMemo)
 	if err != nil {
 		return nil, err
 	}
-	memo := &facetMemo{lists: map[listID]*memoFacets{}, pairs: map[listPair]*memoFacets{}}
+	memo := &facetMemo{lists: map[core.ListID]*memoFacets{}, pairs: map[listPair]*memoFacets{}}
 	for k, v := c.Seek(nil); k != nil; k, v = c.Next() {
 		ids, err := memoLists(ix, k)
 		if err != nil {
@@ -165,24 +160,15 @@ func readFacetMemo(ix *Index) (*facetMemo, error) {
 	return memo, nil
 }
 
-// treeCursor is a page-tree cursor over bucket name.
-func treeCursor(ix *Index, name []byte) (pagetree.Cursor, error) {
-	root, ok := ix.tree.Root(string(name))
-	if !ok {
-		return pagetree.Cursor{}, fmt.Errorf("%w: bucket %s missing", format.ErrCorrupt, name)
-	}
-	return ix.tree.Cursor(root), nil
-}
-
 // memoLists finds the lists memo key k names.
-func memoLists(ix *Index, k []byte) ([]listID, error) {
+func memoLists(ix *core.Index, k []byte) ([]core.ListID, error) {
 	lists, err := format.ParseMemoKey(k)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]listID, len(lists))
+	ids := make([]core.ListID, len(lists))
 	for i, l := range lists {
-		c, err := treeCursor(ix, format.FacetMemoSources[l.Source].Bucket)
+		c, err := core.TreeCursor(ix, format.FacetMemoSources[l.Source].Bucket)
 		if err != nil {
 			return nil, err
 		}
@@ -195,41 +181,33 @@ func memoLists(ix *Index, k []byte) ([]listID, error) {
 	return ids, nil
 }
 
-// memoOperand is a word or filter of a search as the memo may know it:
-// its stored list when it is one (0 otherwise), and the dimension a facet
-// may leave out (noDim for words and bitrates).
-type memoOperand struct {
-	dim  Dim
-	list listID
-}
-
 // memoOperands looks up once the lists of q's words and filters, for
 // memoOf; none when the memo is not built or cannot know q's sets (a
 // distance filter, more than two words).
-func memoOperands(s *Search, q Query) ([]memoOperand, error) {
-	ops := s.Work.memoOps[:0]
-	defer func() { s.Work.memoOps = ops[:0] }()
+func memoOperands(s *core.Search, q core.Query) ([]core.MemoOperand, error) {
+	ops := s.Work.MemoOps[:0]
+	defer func() { s.Work.MemoOps = ops[:0] }()
 	if q.Near != nil || len(s.Work.Words) > 2 {
 		return nil, nil
 	}
 	if _, err := FacetMemo(s.Index); err != nil {
 		return nil, err
 	}
-	one := func(lists [][]byte) listID {
+	one := func(lists [][]byte) core.ListID {
 		if len(lists) != 1 {
 			return 0
 		}
 		return idOf(s.Index, lists[0])
 	}
 	for _, word := range s.Work.Words {
-		lists, err := s.wordLists(AllSpace, word)
+		lists, err := s.WordLists(core.AllSpace, word)
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, memoOperand{NoDim, one(lists)})
+		ops = append(ops, core.MemoOperand{Dim: core.NoDim, List: one(lists)})
 	}
-	err := s.eachFilter(q, NoDim, func(dim Dim, lists [][]byte) (bool, error) {
-		ops = append(ops, memoOperand{dim, one(lists)})
+	err := s.EachFilter(q, core.NoDim, func(dim core.Dim, lists [][]byte) (bool, error) {
+		ops = append(ops, core.MemoOperand{Dim: dim, List: one(lists)})
 		return true, nil
 	})
 	return ops, err
@@ -244,23 +222,23 @@ func memoOperands(s *Search, q Query) ([]memoOperand, error) {
 // large as one of them is that list (every US station matches the prefix
 // "am"), whose facets the list memo holds. nil when the memo does not
 // know the set.
-func memoOf(ix *Index, ops []memoOperand, except Dim, n int) *memoFacets {
-	var lists [2]listID
+func memoOf(ix *core.Index, ops []core.MemoOperand, except core.Dim, n int) *memoFacets {
+	var lists [2]core.ListID
 	k := 0
 	for _, op := range ops {
 		switch {
-		case op.dim == except && except != NoDim:
-		case op.list == 0 || k == len(lists):
+		case op.Dim == except && except != core.NoDim:
+		case op.List == 0 || k == len(lists):
 			return nil
 		default:
-			lists[k] = op.list
+			lists[k] = op.List
 			k++
 		}
 	}
 	if k == 0 {
 		return nil // also: the memo may not be read yet (memoOperands)
 	}
-	memo := ix.memo.memo
+	memo := facetsOf(ix).memo.memo
 	switch {
 	case memo == nil:
 		return nil

@@ -1,4 +1,4 @@
-package core
+package facets
 
 import (
 	"math/rand/v2"

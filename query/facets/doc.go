@@ -1,0 +1,20 @@
+// Package facets counts the values of a search's facets: for each
+// dimension asked for, the values with the most matching stations (or
+// groups, for a distinct search), without a bitmap per value where it
+// can. A column per facet ranks its values by station count and gives
+// each record its value ids (counted by visiting the records of a small
+// match set); a large set is counted by intersecting posting lists, most
+// stations first; the facet memo the indexer stores answers the large
+// stored lists at once. The search calls Count through core.FacetCounter;
+// the columns and the memo are the facets' state in each index (a slot of
+// core.Index), built on first use or by Warm.
+//
+// File map:
+//   - facetcol.go: the columns, built once per index, and Warm
+//   - facetslots.go: the per-record counters of a column (slots)
+//   - facetcount.go: Count: the tasks, and counting by records or by
+//     posting lists, the labels
+//   - facetmemo.go: the stored facet memo and its look-up
+//   - distinct_counts.go: the counts of groups of a distinct search
+//   - doc.go: this comment
+package facets
