@@ -2,8 +2,9 @@
 // Open, the Index's searches and reads, the directory and the Holder that
 // lets a new snapshot replace the one being served. The engine itself is in
 // the packages below it: query/core (the index and the search) and the
-// rooms that import it, query/facets (the facet counts), query/spell (the
-// dictionary and the "did you mean" searches), query/check (the file's checks) and query/rbapi (the
+// rooms that import it, query/facets (the facet counts), query/groups (a
+// station's variants), query/spell (the dictionary and the "did you mean"
+// searches), query/check (the file's checks) and query/rbapi (the
 // Radio Browser API's side of the engine). This package wires them and
 // names what callers use.
 //
@@ -21,9 +22,11 @@ import (
 	"errors"
 	"sync"
 
+	"stationdex/internal/format"
 	"stationdex/query/check"
 	"stationdex/query/core"
 	"stationdex/query/facets"
+	"stationdex/query/groups"
 	"stationdex/query/rbapi"
 	"stationdex/query/spell"
 )
@@ -58,6 +61,12 @@ func (ix *Index) Warm() error {
 	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
 	wg.Wait()
 	return errors.Join(fc, words, groups, rb, ix.WarmLookups())
+}
+
+// Variants returns the other entries of the group of station id
+// (groups.Variants).
+func (ix *Index) Variants(id format.UUID) (vs []format.Record, total int, err error) {
+	return groups.Variants(ix.Index, id)
 }
 
 // Derived is the value build makes of the index for key, made on the
@@ -111,7 +120,7 @@ const (
 // Limits.
 const (
 	MaxLimit          = core.MaxLimit
-	MaxVariants       = core.MaxVariants
+	MaxVariants       = groups.MaxVariants
 	MaxFilterRunes    = core.MaxFilterRunes
 	MaxSuggestions    = spell.MaxSuggestions
 	DefaultFacetLimit = core.DefaultFacetLimit

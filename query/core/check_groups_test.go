@@ -142,7 +142,7 @@ func TestCheckAcceptsGroups(t *testing.T) {
 	if err != nil || de.Stations != 3 || de.Groups != 1 {
 		t.Errorf("DE lists %d entries of %d groups (%v), want 3 of 1", de.Stations, de.Groups, err)
 	}
-	vs, total, err := openIndex(t, path).Variants(station{N: 12}.UUID())
+	vs, total, err := Variants(openIndex(t, path), station{N: 12}.UUID())
 	if err != nil || total != 2 || len(vs) != 2 || vs[0].ID != (station{N: 5}.UUID()) {
 		t.Errorf("variants of station 12: %v, %d, %v; want stations 5 and 11", names(vs), total, err)
 	}

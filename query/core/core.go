@@ -1,7 +1,8 @@
 // Package core is the engine below package query's facade: the index file
 // opened and checked, its records, posting lists and dimensions, and the
 // search itself (ranking, filters, the plain and distinct runs). The rooms
-// above it (query/facets, query/spell, query/check, query/rbapi) import
+// above it (query/facets, query/groups, query/spell, query/check,
+// query/rbapi) import
 // it; it imports none of them: a search reaches the facet counts and the
 // suggestions through the FacetCounter and the Suggester it is given
 // (Index.Run), and a room keeps its lazy state in a slot of the index
@@ -61,8 +62,8 @@
 //     nearby stations
 //   - plain.go, conjunction.go, conjunction_kernels.go: the plain run,
 //     lists intersected in place a container key at a time
-//   - distinct.go, distinct_plain.go, groupindex.go, groups.go: distinct
-//     searches, the group index and the variants of a station
+//   - distinct.go, distinct_plain.go, groupindex.go: distinct searches,
+//     the group index, the listed groups and group_of
 package core
 
 import (
@@ -230,12 +231,12 @@ type Timing struct {
 // Station reads one station by id; ErrNotFound when absent.
 func (ix *Index) Station(id format.UUID) (format.Record, error) {
 	var r format.Record
-	err := ix.withSearch(func(s *Search) error {
+	err := ix.WithSearch(func(s *Search) error {
 		n, err := RecordOf(s.Bucket(format.BucketIDs), id)
 		if err != nil {
 			return err
 		}
-		rr := s.records(format.BucketStations)
+		rr := s.Records(format.BucketStations)
 		if err := rr.decode(n, &r); err != nil {
 			return fmt.Errorf("station %s: %w", id, err)
 		}
@@ -255,7 +256,7 @@ func (ix *Index) Station(id format.UUID) (format.Record, error) {
 // nearby stations, its group), take no bbolt transaction, whose Begin
 // checks the meta page's FNV sum every time (a facet column's one-off
 // build opens its own).
-func (ix *Index) withSearch(fn func(s *Search) error) error {
+func (ix *Index) WithSearch(fn func(s *Search) error) error {
 	w := GetWorkspace()
 	defer w.Release()
 	s := w.NewSearch(ix)
@@ -264,7 +265,7 @@ func (ix *Index) withSearch(fn func(s *Search) error) error {
 
 // recordOf is the record number of station id in the ids bucket;
 // ErrNotFound when absent.
-func RecordOf(ids valueGetter, id format.UUID) (uint32, error) {
+func RecordOf(ids ValueGetter, id format.UUID) (uint32, error) {
 	rec := ids.Get(id[:])
 	if rec == nil {
 		return 0, ErrNotFound

@@ -51,7 +51,7 @@ func (ix *Index) Listings(d Dim, o Order, offset, limit int) (total int, vals []
 	}
 	page := entries[min(max(offset, 0), len(entries)):min(max(offset, 0)+max(limit, 0), len(entries))]
 	bucket := Dims[d].Directory // ordered checked d
-	err = ix.withSearch(func(s *Search) error {
+	err = ix.WithSearch(func(s *Search) error {
 		lr, values := s.listingReader(d), s.Bucket(bucket)
 		for _, e := range page {
 			key := s.KeyOf(e.key)
@@ -72,7 +72,7 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 	if err != nil {
 		return l, false, err
 	}
-	err = ix.withSearch(func(s *Search) error {
+	err = ix.WithSearch(func(s *Search) error {
 		k := s.KeyOf(key)
 		v := s.Lookup(bucket, k)
 		if v == nil {
@@ -89,7 +89,7 @@ func (ix *Index) Listing(d Dim, key string) (l Listing, ok bool, err error) {
 // dimension, through the page tree, each bucket opened once.
 type listingReader struct {
 	groups           ListedGroups
-	stations, labels valueGetter // labels nil for a row without them
+	stations, labels ValueGetter // labels nil for a row without them
 }
 
 func (s *Search) listingReader(d Dim) *listingReader {
@@ -135,7 +135,7 @@ func StoredLabel(tx *bolt.Tx, d Dim, key string) string {
 }
 
 // labelIn is the label labels holds for key, or key itself.
-func labelIn(labels valueGetter, key string) string {
+func labelIn(labels ValueGetter, key string) string {
 	if v := labels.Get([]byte(key)); len(v) > 0 {
 		return string(v)
 	}
@@ -155,7 +155,7 @@ func (ix *Index) ListedStations(d Dim, key string, offset, limit int) (Result, e
 		return Result{}, err
 	}
 	var res Result
-	err = ix.withSearch(func(s *Search) error {
+	err = ix.WithSearch(func(s *Search) error {
 		one, err := s.Get(bucket, s.KeyOf(key))
 		if err != nil {
 			return err

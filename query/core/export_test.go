@@ -13,6 +13,8 @@ var (
 	RBAPIPage func(ix *Index, f Filters) error
 	// Check is check.Check, its report copied into CheckReport.
 	Check func(path string) (CheckReport, error)
+	// Variants is groups.Variants.
+	Variants func(ix *Index, id format.UUID) ([]format.Record, int, error)
 	// Count is facets.Count, the facet counts of the searches here.
 	Count FacetCounter
 	// Warm is query.Index.Warm: core's warm-ups and the rooms'.

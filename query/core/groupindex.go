@@ -1,12 +1,14 @@
 package core
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"stationdex/internal/format"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The group index: what distinct searches read beyond group_of (see
@@ -57,7 +59,7 @@ func GroupIndexOf(s *Search) (*GroupIndex, error) {
 
 // warmGroups builds the group index now (see Warm).
 func warmGroups(ix *Index) error {
-	return ix.withSearch(func(s *Search) error { _, err := GroupIndexOf(s); return err })
+	return ix.WithSearch(func(s *Search) error { _, err := GroupIndexOf(s); return err })
 }
 
 // buildGroupIndex reads every record's group in record order.
@@ -153,7 +155,7 @@ func (gi *GroupIndex) everyStation(stations int) int {
 
 // groupReader reads records' groups from group_of, one block at a time.
 type groupReader struct {
-	bucket valueGetter
+	bucket ValueGetter
 	blocks [][]byte // located blocks, or nil: look each up by key
 	block  uint32
 	data   []byte
@@ -244,4 +246,71 @@ func (g *groupSet) reset(n int) {
 	if words := (n + 63) / 64; len(g.words) < words {
 		g.words = make([]uint64, words)
 	}
+}
+
+// listedGroups reads listed_groups: the number of groups among the
+// stations of each key of a directory bucket, as the indexer counted
+// them. One cursor serves every look-up, so that an index page's hundred
+// cost no allocation each: a read transaction opens a bucket anew at
+// every tx.Bucket, and a Get makes a cursor anew.
+type ListedGroups struct {
+	c   seeker
+	key []byte
+}
+
+// seeker finds the first pair at or after a key: a bbolt cursor, or a
+// search's openBucket.
+type seeker interface {
+	Seek(key []byte) (k, v []byte)
+}
+
+func NewListedGroups(tx *bolt.Tx) *ListedGroups {
+	return &ListedGroups{c: tx.Bucket(format.BucketListedGroups).Cursor()}
+}
+
+// of is the number of groups of key in directory bucket bucket.
+func (l *ListedGroups) Of(bucket, key []byte) (int, error) {
+	l.key = format.AppendListedGroupsKey(l.key[:0], bucket, key)
+	k, v := l.c.Seek(l.key)
+	if !bytes.Equal(k, l.key) {
+		return 0, fmt.Errorf("%w: no listed_groups entry for %s %q", format.ErrCorrupt, bucket, key)
+	}
+	return format.ParseListedGroups(v)
+}
+
+// countGroups counts the groups of the records in bm, reading each
+// group_of block once: what the indexer stored in listed_groups, counted
+// again from group_of (check).
+func CountGroups(tx *bolt.Tx, bm *roaring.Bitmap) (int, error) {
+	var groups format.GroupCounter
+	var block []byte
+	current := ^uint32(0)
+	it := bm.Iterator()
+	for it.HasNext() {
+		n := it.Next()
+		b, slot := format.BlockOf(n)
+		if b != current {
+			if block = tx.Bucket(format.BucketGroupOf).Get(format.BlockKey(b)); block == nil {
+				return 0, fmt.Errorf("%w: no group_of block %d", format.ErrCorrupt, b)
+			}
+			current = b
+		}
+		g, err := format.GroupOf(block, slot)
+		if err != nil {
+			return 0, err
+		}
+		groups.Add(g)
+	}
+	return groups.Count(), nil
+}
+
+// groupOf is the group of record n in the group_of bucket,
+// format.NoGroup when it stands alone.
+func GroupOf(groupOfBucket ValueGetter, n uint32) (uint32, error) {
+	block, slot := format.BlockOf(n)
+	v := groupOfBucket.Get(format.BlockKey(block))
+	if v == nil {
+		return 0, fmt.Errorf("%w: no group_of block %d", format.ErrCorrupt, block)
+	}
+	return format.GroupOf(v, slot)
 }

@@ -74,7 +74,7 @@ func indexGroups(t *testing.T, ix *Index) [][]format.UUID {
 
 func checkGroupOf(tx *bolt.Tx, stations int, inGroup map[uint32]uint32) error {
 	for n := range uint32(stations) {
-		g, err := groupOf(tx.Bucket(format.BucketGroupOf), n)
+		g, err := GroupOf(tx.Bucket(format.BucketGroupOf), n)
 		if err != nil {
 			return err
 		}

@@ -166,7 +166,7 @@ func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 	if !self.Geo.Known || k <= 0 {
 		return nil, nil
 	}
-	err := ix.withSearch(func(s *Search) error {
+	err := ix.WithSearch(func(s *Search) error {
 		var near nearest
 		geo := s.Bucket(format.BucketGeo).cursor()
 		for _, r := range nearRadii {
@@ -184,7 +184,7 @@ func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
 		for i, h := range near.hits {
 			recs[i], kms[i] = h.rec, h.km
 		}
-		stations, _, err := decodeRecords(s.records(format.BucketStations), recs, nil)
+		stations, _, err := DecodeRecords(s.Records(format.BucketStations), recs, nil)
 		if err != nil {
 			return err
 		}

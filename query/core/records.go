@@ -16,7 +16,7 @@ import (
 // one bbolt lookup. What it returns points into the memory map and is valid
 // only inside the read transaction.
 type RecordReader struct {
-	Stations valueGetter
+	Stations ValueGetter
 	Blocks   [][]byte // the bucket's blocks by number, when located (see blockLocator)
 	block    uint32
 	data     []byte // value of block; nil before the first lookup
@@ -25,7 +25,7 @@ type RecordReader struct {
 
 // valueGetter is a bucket read by key: a bbolt Bucket, or a search's
 // openBucket.
-type valueGetter interface {
+type ValueGetter interface {
 	Get(key []byte) []byte
 }
 
@@ -148,7 +148,7 @@ func (rr *RecordReader) Get(n uint32) ([]byte, error) {
 }
 
 // decodeRecord decodes record n into r, which owns its memory afterwards.
-func DecodeRecord(stations valueGetter, n uint32, r *format.Record) error {
+func DecodeRecord(stations ValueGetter, n uint32, r *format.Record) error {
 	rr := RecordReader{Stations: stations}
 	return rr.decode(n, r)
 }
@@ -168,7 +168,7 @@ func (rr *RecordReader) decode(n uint32, r *format.Record) error {
 // decodeRecords decodes the records numbered in recs. All their bytes are
 // copied into one buffer and their lists share one backing, so a page
 // costs a handful of allocations whatever its stations hold.
-func decodeRecords(rr RecordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
+func DecodeRecords(rr RecordReader, recs []uint32, scratch [][]byte) ([]format.Record, [][]byte, error) {
 	raw := scratch[:0]
 	size := 0
 	for _, n := range recs {
@@ -206,7 +206,7 @@ func decodeRecords(rr RecordReader, recs []uint32, scratch [][]byte) ([]format.R
 // Consecutive records share a block, so a page costs a lookup per block
 // and a copy per station.
 func (s *Search) copyPageJSON(dst []byte) ([]byte, error) {
-	rr := s.records(format.BucketStationJSON)
+	rr := s.Records(format.BucketStationJSON)
 	for i, n := range s.Work.recs {
 		js, err := rr.Get(n)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"stationdex/query/check"
 	"stationdex/query/core"
 	"stationdex/query/facets"
+	"stationdex/query/groups"
 	"stationdex/query/rbapi"
 	"stationdex/query/spell"
 )
@@ -22,6 +23,7 @@ func init() {
 	core.CheckFacetMemo = check.FacetMemo
 	core.Suggest = spell.Suggest
 	core.Count = facets.Count
+	core.Variants = groups.Variants
 	core.PairedMax = &facets.PairedMax
 	core.Warm = func(ix *core.Index) error { return (&query.Index{Index: ix}).Warm() }
 	core.MaxSuggestions, core.MaxEdits = spell.MaxSuggestions, spell.MaxEdits

@@ -31,7 +31,7 @@ func (ix *Index) Run(q Query, stored *[]byte, count FacetCounter, suggest Sugges
 		return Result{}, nil, err
 	}
 	var res Result
-	err := ix.withSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored, count, suggest) })
+	err := ix.WithSearch(func(s *Search) error { return s.run(q, ix.meta.Stations, &res, stored, count, suggest) })
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("search %q: %w", q.Q, err)
 	}
@@ -275,13 +275,13 @@ func (s *Search) collect(t Set, skip, limit int) {
 
 // records reads the blocks of bucket (stations or their JSON) through the
 // search's open bucket, with its key buffer.
-func (s *Search) records(bucket []byte) RecordReader {
+func (s *Search) Records(bucket []byte) RecordReader {
 	return RecordReader{Stations: s.Bucket(bucket), Blocks: s.blocksOf(bucket), key: s.Work.key[:0]}
 }
 
 // decodePage decodes the collected records; they own their memory.
 func (s *Search) decodePage() ([]format.Record, error) {
-	out, raw, err := decodeRecords(s.records(format.BucketStations), s.Work.recs, s.Work.raw)
+	out, raw, err := DecodeRecords(s.Records(format.BucketStations), s.Work.recs, s.Work.raw)
 	s.Work.raw = raw
 	return out, err
 }

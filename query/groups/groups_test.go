@@ -1,4 +1,4 @@
-package core
+package groups
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"stationdex/internal/format"
+	"stationdex/query/core"
 )
 
 // entry is one record of a grouping test: a UUID ending in n, and the
@@ -34,9 +35,9 @@ func entriesNDJSON(es []entry) string {
 }
 
 // variantIDs is the ids of station n's variants and their total.
-func variantIDs(t *testing.T, ix *Index, n int) (string, int) {
+func variantIDs(t *testing.T, ix *core.Index, n int) (string, int) {
 	t.Helper()
-	vs, total, err := ix.Variants(station{N: n}.UUID())
+	vs, total, err := Variants(ix, station{N: n}.UUID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestGroupLargerThanVariants(t *testing.T) {
 	if got != strings.Join(want, " ") || total != MaxVariants+4 {
 		t.Errorf("variants %q of %d, want %q of %d", got, total, strings.Join(want, " "), MaxVariants+4)
 	}
-	us, _, err := ix.Listing(DimCountry, "US")
+	us, _, err := ix.Listing(core.DimCountry, "US")
 	if err != nil || us.Groups != 1 || us.Stations != MaxVariants+5 {
 		t.Errorf("US lists %d entries of %d groups (%v), want %d of 1", us.Stations, us.Groups, err, MaxVariants+5)
 	}
