@@ -53,14 +53,14 @@ func Open(path string) (*Index, error) {
 // (core.Index.WarmLookups), last, as searches do without them until they
 // are built and at 5M stations the facets come first on two cores.
 func (ix *Index) Warm() error {
-	var fc, words, groups, rb error
+	var fc, words, grouped, rb error
 	var wg sync.WaitGroup
 	wg.Go(func() { fc = facets.Warm(ix.Index) })
 	wg.Go(func() { _, words = spell.Dictionary(ix.Index) })
-	wg.Go(func() { groups = ix.WarmGroups() })
+	wg.Go(func() { grouped = ix.WarmGroups() })
 	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
 	wg.Wait()
-	return errors.Join(fc, words, groups, rb, ix.WarmLookups())
+	return errors.Join(fc, words, grouped, rb, ix.WarmLookups())
 }
 
 // Variants returns the other entries of the group of station id
@@ -161,7 +161,7 @@ const (
 // Sentinel errors.
 var (
 	ErrNotFound     = core.ErrNotFound
-	ErrNoCompat     = core.ErrNoCompat
+	ErrNoCompat     = rbapi.ErrNoSection
 	ErrInvalidQuery = core.ErrInvalidQuery
 	ErrNoDirectory  = core.ErrNoDirectory
 	ErrNoFile       = core.ErrNoFile

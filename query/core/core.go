@@ -84,9 +84,6 @@ import (
 var (
 	// ErrNotFound: no station with that id in this snapshot.
 	ErrNotFound = errors.New("station not found")
-	// ErrNoCompat: the index was built without the compatible API's data
-	// (stationdex index -compat); see Index.HasCompat.
-	ErrNoCompat = errors.New("index built without the compatible API's data (stationdex index -compat)")
 	// ErrInvalidQuery: Limit or Offset outside the range Search accepts.
 	// The server validates requests first, so this means a caller bug.
 	ErrInvalidQuery = errors.New("invalid query")
@@ -160,7 +157,7 @@ func (ix *Index) Meta() format.Meta { return ix.meta }
 
 // HasCompat reports whether the index has the compatible API's data
 // (format.Meta.Compat: built with stationdex index -compat). Without it
-// every Upstream* method fails with ErrNoCompat.
+// every read of package rbapi fails with rbapi.ErrNoSection.
 func (ix *Index) HasCompat() bool { return ix.Has(format.SectionRBAPI) }
 
 // Has reports whether the file has the optional sections s (Open checked

@@ -31,7 +31,7 @@ type Count struct {
 // out.
 func Counts(ix *core.Index, d core.Dim, checkOK bool) ([]Count, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, core.ErrNoCompat
+		return nil, ErrNoSection
 	}
 	if d >= core.NumDims || d == core.DimHTTPS {
 		return nil, fmt.Errorf("%w: no list of %s", core.ErrInvalidQuery, d.Name())
@@ -121,7 +121,7 @@ type State struct {
 // one.
 func States(ix *core.Index, checkOK bool) ([]State, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, core.ErrNoCompat
+		return nil, ErrNoSection
 	}
 	var out []State
 	err := ix.View(func(tx *bolt.Tx) error {

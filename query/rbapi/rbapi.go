@@ -2,7 +2,7 @@
 // compatible API under /json/): it reads the file's optional section for
 // that API (format.SectionRBAPI) and answers with the engine's own query
 // types (core.Query, core.Search), as an adapter over the engine. Every
-// read fails with core.ErrNoCompat on a file without the section.
+// read fails with ErrNoSection on a file without the section.
 //
 // The read path: the upstream directory's station objects
 // (format.BucketUpstreamJSON), selected with the engine's filters and the
@@ -23,6 +23,7 @@ package rbapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -35,6 +36,10 @@ import (
 	"stationdex/internal/stationjson"
 	"stationdex/query/core"
 )
+
+// ErrNoSection: the index was built without the Radio Browser API's
+// section (stationdex index -compat); see core.Index.HasCompat.
+var ErrNoSection = errors.New("index built without the compatible API's data (stationdex index -compat)")
 
 // Tri is a condition a station may be asked to meet, not to meet, or
 // neither.
@@ -84,7 +89,7 @@ type Position struct{ Lat, Lon float64 }
 // (the base URL left as format.BaseURLMark); ErrNotFound when absent.
 func JSON(ix *core.Index, id format.UUID, dst []byte) ([]byte, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return dst, core.ErrNoCompat
+		return dst, ErrNoSection
 	}
 	err := ix.View(func(tx *bolt.Tx) error {
 		n, err := core.RecordOf(tx.Bucket(format.BucketIDs), id)
@@ -155,7 +160,7 @@ func (u *Selection) Len() int { return int(u.members.GetCardinality()) }
 // Stations selects the stations of sel.
 func Stations(ix *core.Index, sel Select) (*Selection, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return nil, core.ErrNoCompat
+		return nil, ErrNoSection
 	}
 	w := core.GetWorkspace()
 	defer w.Release()
@@ -176,7 +181,7 @@ func Stations(ix *core.Index, sel Select) (*Selection, error) {
 // PageOf is Page of a selection made before.
 func PageOf(ix *core.Index, u *Selection, offset, limit int, dst []byte) ([]byte, int, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return dst, 0, core.ErrNoCompat
+		return dst, 0, ErrNoSection
 	}
 	if offset < 0 || limit < 1 {
 		return dst, 0, fmt.Errorf("%w: limit %d, offset %d", core.ErrInvalidQuery, limit, offset)
@@ -313,7 +318,7 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 // Working is the number of stations that passed their last check.
 func Working(ix *core.Index) (int, error) {
 	if !ix.Has(format.SectionRBAPI) {
-		return 0, core.ErrNoCompat
+		return 0, ErrNoSection
 	}
 	n := 0
 	err := ix.View(func(tx *bolt.Tx) error {
