@@ -19,6 +19,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/iso"
+	"stationdex/internal/stationjson"
 )
 
 // Dim is a dimension: an index into Rows.
@@ -147,19 +148,21 @@ var Rows = [Count]Row{
 		Name:    "country",
 		Filings: []Filing{{format.BucketCountries, func(r *format.Record, dst []string) []string { return append(dst, r.CountryCode) }, AsIs}},
 		Key:     countryKey, Named: iso.CountryName,
-		Facet: true, Directory: format.BucketCountries, Dir: Directory{"countries", "Countries", "country"},
+		Facet: true, Directory: format.BucketCountries, Dir: Directory{stationjson.KindCountries, "Countries", "country"},
 		Param: Param{Value: Code, Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case", EchoAlways: true,
 			Form: Form{Label: "Country code", Type: "text", Placeholder: "de", Size: 3}},
 	},
 	Language: {
 		Name: "language",
+		// A facet counts codes; a label no code resolves is found
+		// under its folded label.
 		Filings: []Filing{
-			{format.BucketLangLabels, func(r *format.Record, dst []string) []string { return append(dst, r.Languages...) }, FacetFold},
 			{format.BucketLangCodes, func(r *format.Record, dst []string) []string { return append(dst, r.LanguageCodes...) }, AsIs},
+			{format.BucketLangLabels, func(r *format.Record, dst []string) []string { return append(dst, r.Languages...) }, FacetFold},
 		},
 		Key: languageKey, Named: iso.LanguageName, Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return r.Languages },
-		Facet:   true, Directory: format.BucketLangLabels, Dir: Directory{"languages", "Languages", "language"},
+		Facet:   true, Directory: format.BucketLangLabels, Dir: Directory{stationjson.KindLanguages, "Languages", "language"},
 		Param: Param{Value: Text, Accepts: "source label, ISO 639-1/639-2/639-3 code or English name, any case", EchoAlways: true,
 			Form: Form{Label: "Language", Type: "text", Placeholder: "German or de"}},
 	},
@@ -169,7 +172,7 @@ var Rows = [Count]Row{
 		Key:     foldedKey(format.BucketGenres, format.GenreKey), Folded: format.GenreKey,
 		Labels:  format.BucketGenreLabels,
 		Spelled: func(r *format.Record) []string { return r.Genres },
-		Facet:   true, Directory: format.BucketGenres, Dir: Directory{"genres", "Genres", "genre"},
+		Facet:   true, Directory: format.BucketGenres, Dir: Directory{stationjson.KindGenres, "Genres", "genre"},
 		Param: Param{Value: Text, EchoAlways: true,
 			Accepts: "a source tag in any of its spellings: case, accents, spaces, hyphens, apostrophes and a leading # do not count (hip hop, Hip-Hop and hiphop are one genre)",
 			Form:    Form{Label: "Genre", Type: "text", Placeholder: "jazz"}},
@@ -179,7 +182,7 @@ var Rows = [Count]Row{
 		Filings: []Filing{{format.BucketLocations, func(r *format.Record, dst []string) []string { return append(dst, r.Location) }, FacetFold}},
 		Key:     foldedKey(format.BucketLocations, format.FacetKey), Folded: format.FacetKey,
 		Spelled: func(r *format.Record) []string { return []string{r.Location} },
-		Facet:   true, Directory: format.BucketLocations, Dir: Directory{"locations", "Locations", "location"},
+		Facet:   true, Directory: format.BucketLocations, Dir: Directory{stationjson.KindLocations, "Locations", "location"},
 		Param: Param{Value: Text, Accepts: "the station's place as the directory lists it (see /locations/), any case and accents",
 			Form: Form{Label: "Location", Type: "text", Placeholder: "Berlin"}},
 	},

@@ -96,10 +96,10 @@ func column(ix *core.Index, d core.Dim) (*facetColumn, error) {
 	lc.once.Do(func() {
 		lc.err = ix.View(func(tx *bolt.Tx) error {
 			var err error
-			if lc.col, err = buildColumn(tx.Bucket(core.Dims[d].Buckets[0]), ix.Meta().Stations, d); err != nil {
+			if lc.col, err = buildColumn(tx.Bucket(d.FacetBucket()), ix.Meta().Stations, d); err != nil {
 				return err
 			}
-			return lc.col.readGroups(core.NewListedGroups(tx), core.Dims[d].Buckets[0])
+			return lc.col.readGroups(core.NewListedGroups(tx), d.FacetBucket())
 		})
 	})
 	return lc.col, lc.err

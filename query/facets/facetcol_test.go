@@ -244,7 +244,7 @@ func BenchmarkFacetColumns(b *testing.B) {
 	for b.Loop() {
 		err := ix.View(func(tx *bolt.Tx) error {
 			for _, d := range []core.Dim{core.DimCountry, core.DimLanguage, core.DimGenre} {
-				if _, err := buildColumn(tx.Bucket(core.Dims[d].Buckets[0]), ix.Meta().Stations, d); err != nil {
+				if _, err := buildColumn(tx.Bucket(d.FacetBucket()), ix.Meta().Stations, d); err != nil {
 					return err
 				}
 			}

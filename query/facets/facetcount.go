@@ -491,7 +491,7 @@ func facetLabel(s *core.Search, d core.Dim, col *facetColumn, id uint32) (string
 	}
 	if !ok {
 		var err error
-		if label, err = spelledLabel(s, d, core.Dims[d].Buckets[0], key); err != nil {
+		if label, err = spelledLabel(s, d, d.FacetBucket(), key); err != nil {
 			return "", err
 		}
 	}

@@ -53,7 +53,7 @@ func sameFold(a, b func(string) string) bool {
 // panics when no row counts it (the format and the table disagree).
 func dimOfFacetBucket(b []byte) core.Dim {
 	for d := range core.NumDims {
-		if core.Dims[d].Facet && bytes.Equal(core.Dims[d].Buckets[0], b) {
+		if core.Dims[d].Facet && bytes.Equal(d.FacetBucket(), b) {
 			return d
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"stationdex/query/core"
 )
 
-// The compatible API's lists (/json/countries, /json/tags, ...): every
+// The Radio Browser API's lists (/json/countries, /json/tags, ...): every
 // value of a dimension with its stations, or only those that passed their
 // last check (hidebroken). They are read from the buckets the directory
 // and the filters read; the server filters, orders and pages them, and
@@ -38,7 +38,7 @@ func Counts(ix *core.Index, d core.Dim, checkOK bool) ([]Count, error) {
 	}
 	bucket := core.Dims[d].Directory
 	if bucket == nil {
-		bucket = core.Dims[d].Buckets[0] // codecs: no directory
+		bucket = d.FacetBucket() // codecs: no directory
 	}
 	var out []Count
 	err := ix.View(func(tx *bolt.Tx) error {
@@ -69,9 +69,9 @@ func checkedOK(tx *bolt.Tx, wanted bool) (*roaring.Bitmap, error) {
 		return nil, nil
 	}
 	ok := roaring.New()
-	if v := tx.Bucket(format.BucketUpstreamFlag).Get([]byte(format.UpstreamFlagCheckOK)); v != nil {
+	if v := tx.Bucket(format.BucketRBAPIFlags).Get([]byte(format.RBAPIFlagCheckOK)); v != nil {
 		if _, err := ok.FromBuffer(v); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", format.ErrCorrupt, format.UpstreamFlagCheckOK, err)
+			return nil, fmt.Errorf("%w: %s: %v", format.ErrCorrupt, format.RBAPIFlagCheckOK, err)
 		}
 	}
 	return ok, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
@@ -28,12 +29,17 @@ type Directory struct {
 	one   string // "genre"
 }
 
-var Directories = []Directory{
-	{stationjson.KindCountries, query.DimCountry, "Countries", "country"},
-	{stationjson.KindLanguages, query.DimLanguage, "Languages", "language"},
-	{stationjson.KindGenres, query.DimGenre, "Genres", "genre"},
-	{stationjson.KindLocations, query.DimLocation, "Locations", "location"},
-}
+// Directories are the dimensions with a directory, as their rows of the
+// dimension table say, in the table's order.
+var Directories = func() []Directory {
+	var ds []Directory
+	for d := range query.NumDims {
+		if row := &dim.Rows[d]; row.Directory != nil {
+			ds = append(ds, Directory{Kind: row.Dir.Kind, Facet: d, title: row.Dir.Title, one: row.Dir.One})
+		}
+	}
+	return ds
+}()
 
 // Page sizes of the directory lists.
 const (

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stationdex/internal/format"
+	"stationdex/internal/dim"
 	"stationdex/query"
 	"stationdex/server/core"
 )
@@ -84,32 +84,53 @@ type FormField struct {
 
 // SearchParamTable is every search parameter, in canonical order: the
 // order of next, facet and suggestion links and of ETags. A row's index
-// is its bit in a paramSet.
-var SearchParamTable = [...]param{
+// is its bit in a paramSet. After q come the dimensions' parameters, one
+// for each row of the dimension table (dimParam), then the rest.
+var SearchParamTable = searchParamTable()
+
+// numSearchParams is the number of search parameters.
+const numSearchParams = len(leadingParams) + int(query.NumDims) + len(trailingParams)
+
+func searchParamTable() (t [numSearchParams]param) {
+	n := copy(t[:], leadingParams[:])
+	for d := range query.NumDims {
+		t[n] = dimParam(d)
+		n++
+	}
+	copy(t[n:], trailingParams[:])
+	return t
+}
+
+// dimParam is the parameter of dimension d, read from its row: the kind
+// and check of its value, and its words and form field as the row says.
+func dimParam(d query.Dim) param {
+	row := &dim.Rows[d].Param
+	p := param{Name: d.Name(), dim: d, Kind: KindFilter, Spec: CapLimit{Accepts: row.Accepts}, Form: FormField{
+		Label: row.Form.Label, Type: row.Form.Type, Placeholder: row.Form.Placeholder, Size: row.Form.Size,
+		Options: row.Form.Options, OptionText: row.Form.OptionText,
+	}}
+	switch row.Value {
+	case dim.Code:
+		p.Check, p.Spec.Type, p.Spec.Pattern = countryCode, "string", row.Pattern
+	case dim.Text:
+		p.Check, p.Spec.Type, p.Spec.MaxLength = folded(p.Name), "string", core.MaxFacetRunes
+	case dim.List: // the one list, of codecs (codecList)
+		p.Kind, p.Spec.Type, p.Spec.Items = kindCodec, "array", row.Items
+	case dim.Boolean:
+		p.Check, p.Spec.Type = boolean(p.Name), "boolean"
+	}
+	return p
+}
+
+// leadingParams come before the dimensions' parameters, trailingParams
+// after them.
+var leadingParams = [...]param{
 	{Name: "q", Kind: kindQ, Spec: CapLimit{Type: "string", MaxLength: core.MaxQRunes,
 		Accepts: "words; each must match a token of name, country, location, language or genre, whole or as a prefix"},
 		Form: FormField{Label: "Words", Type: "search"}},
-	{Name: "country", Kind: KindFilter, dim: query.DimCountry, Check: countryCode,
-		Spec: CapLimit{Type: "string", Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case"},
-		Form: FormField{Label: "Country code", Type: "text", Placeholder: "de", Size: 3}},
-	{Name: "language", Kind: KindFilter, dim: query.DimLanguage, Check: folded("language"),
-		Spec: CapLimit{Type: "string", MaxLength: core.MaxFacetRunes, Accepts: "source label, ISO 639-1/639-2/639-3 code or English name, any case"},
-		Form: FormField{Label: "Language", Type: "text", Placeholder: "German or de"}},
-	{Name: "genre", Kind: KindFilter, dim: query.DimGenre, Check: folded("genre"),
-		Spec: CapLimit{Type: "string", MaxLength: core.MaxFacetRunes,
-			Accepts: "a source tag in any of its spellings: case, accents, spaces, hyphens, apostrophes and a leading # do not count (hip hop, Hip-Hop and hiphop are one genre)"},
-		Form: FormField{Label: "Genre", Type: "text", Placeholder: "jazz"}},
-	{Name: "location", Kind: KindFilter, dim: query.DimLocation, Check: folded("location"),
-		Spec: CapLimit{Type: "string", MaxLength: core.MaxFacetRunes,
-			Accepts: "the station's place as the directory lists it (see /locations/), any case and accents"},
-		Form: FormField{Label: "Location", Type: "text", Placeholder: "Berlin"}},
-	{Name: "codec", Kind: kindCodec, dim: query.DimCodec, Spec: CapLimit{Type: "array", Items: format.Codecs,
-		Accepts: "comma-separated codecs (or codec repeated), any case; a station with any of them matches; write AAC+ as AAC%2B"},
-		Form: FormField{Label: "Codec", Type: "select", Options: format.Codecs}},
-	{Name: "https", Kind: KindFilter, dim: query.DimHTTPS, Check: boolean("https"), Spec: CapLimit{Type: "boolean",
-		Accepts: "true: stations whose stream address is HTTPS; false: plain HTTP (stations without a stream match neither)"},
-		Form: FormField{Label: "Stream address", Type: "select", Options: []string{"true", "false"},
-			OptionText: []string{"HTTPS only", "plain HTTP only"}}},
+}
+
+var trailingParams = [...]param{
 	{Name: "bitrate_min", Kind: kindInt, field: fieldBitrateMin, note: "kbps", Spec: CapLimit{Type: "integer", Minimum: nump(1),
 		Maximum: MaxBitrate, Accepts: "kbps; stations of unknown bitrate never match; at most bitrate_max"},
 		Form: FormField{Label: "Bitrate from (kbps)", Type: "number", Placeholder: "128"}},
