@@ -126,7 +126,7 @@ func TestMakeIndexIsAFileTarget(t *testing.T) {
 }
 
 // TestMakeIndexCompat: index-real builds with -compat, so that serve-real
-// answers the compatible API under /json/; INDEX_FLAGS= builds the
+// answers the Radio Browser API under /json/; INDEX_FLAGS= builds the
 // default index, and other flags rebuild an index built with others.
 func TestMakeIndexCompat(t *testing.T) {
 	m := newMakeCopy(t)

@@ -321,7 +321,7 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 	if err != nil {
 		return fmt.Errorf("upstream objects: %w", err)
 	}
-	if err := f.putSortedAhead(ctx, format.BucketUpstreamJSON, upstreamJSON); err != nil {
+	if err := f.putSortedAhead(ctx, format.BucketRBAPIJSON, upstreamJSON); err != nil {
 		return err
 	}
 	it, err := sorter.Iter()
@@ -330,7 +330,7 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 	}
 	defer it.Close()
 	orders := &ordersSource{it: it, records: b.kept}
-	return f.putSortedAhead(ctx, format.BucketUpstreamOrders, orders.next)
+	return f.putSortedAhead(ctx, format.BucketRBAPIOrders, orders.next)
 }
 
 // writeDerived writes the buckets made from the ones written before:

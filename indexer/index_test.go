@@ -362,7 +362,7 @@ func recordAt(tx *bolt.Tx, n uint32) ([]byte, error) {
 	return format.BlockRecord(block, slot)
 }
 
-// TestBuildCompatOptIn: the compatible API's buckets are written only
+// TestBuildCompatOptIn: the Radio Browser API's buckets are written only
 // with format.SectionRBAPI, and flagged in the meta document; the other
 // buckets are the same either way, so a default build is what it was
 // before the compatible data existed.
@@ -406,7 +406,7 @@ func TestBuildCompatOptIn(t *testing.T) {
 	if want := sorted(format.AllBuckets); !slices.Equal(pn, want) {
 		t.Errorf("default build: buckets %q, want %q", pn, want)
 	}
-	if want := sorted(format.AllBuckets, format.CompatBuckets); !slices.Equal(cn, want) {
+	if want := sorted(format.AllBuckets, format.RBAPIBuckets); !slices.Equal(cn, want) {
 		t.Errorf("compat build: buckets %q, want %q", cn, want)
 	}
 	if _, ok := pm["compat"]; ok {

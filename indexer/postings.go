@@ -54,8 +54,8 @@ func postingBuckets() (names [][]byte, filings [dim.Count][]uint8) {
 	names = [][]byte{
 		bNames: format.BucketNames, bNameTokens: format.BucketNameTokens, bAllTokens: format.BucketAllTokens,
 		bGenreSpellings: format.BucketGenreLabels, bBitrates: format.BucketBitrates,
-		bUpstreamFlags: format.BucketUpstreamFlag, bUpstreamURLs: format.BucketUpstreamURL,
-		bUpstreamCountries: format.BucketUpstreamCountry, bNameGrams: format.BucketNameGrams,
+		bUpstreamFlags: format.BucketRBAPIFlags, bUpstreamURLs: format.BucketRBAPIURLs,
+		bUpstreamCountries: format.BucketRBAPICountries, bNameGrams: format.BucketNameGrams,
 	}
 	for d := range dim.Count {
 		for _, f := range dim.Rows[d].Filings {

@@ -14,7 +14,7 @@ import (
 	"stationdex/internal/stationjson"
 )
 
-// The upstream station objects (format.BucketUpstreamJSON): the source
+// The upstream station objects (format.BucketRBAPIJSON): the source
 // record as the upstream directory's API sends it, for the compatible
 // layer under /json/. Its values are the source's, not the cleaned
 // record's (clients of that API expect "tags" as the comma list it was),
@@ -78,16 +78,16 @@ func (c coordinate) degrees() *float64 {
 // url digest, country label) up is filed under.
 func upstreamKeys(dst []postingKey, up *stationjson.Upstream) []postingKey {
 	if up.LastCheckOK == 1 {
-		dst = append(dst, postingKey{bUpstreamFlags, format.UpstreamFlagCheckOK})
+		dst = append(dst, postingKey{bUpstreamFlags, format.RBAPIFlagCheckOK})
 	}
 	if up.HasExtendedInfo {
-		dst = append(dst, postingKey{bUpstreamFlags, format.UpstreamFlagExtendedInfo})
+		dst = append(dst, postingKey{bUpstreamFlags, format.RBAPIFlagExtendedInfo})
 	}
 	if up.GeoLat != nil && up.GeoLong != nil {
-		dst = append(dst, postingKey{bUpstreamFlags, format.UpstreamFlagGeo})
+		dst = append(dst, postingKey{bUpstreamFlags, format.RBAPIFlagGeo})
 	}
 	if up.URL != "" {
-		dst = append(dst, postingKey{bUpstreamURLs, string(format.UpstreamURLKey(up.URL))})
+		dst = append(dst, postingKey{bUpstreamURLs, string(format.RBAPIURLKey(up.URL))})
 	}
 	return append(dst, postingKey{bUpstreamCountries, format.FacetKey(up.Country)})
 }

@@ -11,10 +11,10 @@ import (
 	"stationdex/internal/format"
 )
 
-// The compatible API's orders (format.BucketUpstreamOrders): once the
+// The Radio Browser API's orders (format.BucketRBAPIOrders): once the
 // stations bucket is written, the upstream objects are read back from
 // their spill, in record order, and every object's sort key of every
-// stored order (format.AppendUpstreamSortKey) goes into one external
+// stored order (format.AppendRBAPISortKey) goes into one external
 // sorter, keyed by the order's number and the sort key, valued by the
 // record number. The sorter is stable and the objects come in record
 // order, so equal values come out by record number: the merged sorter
@@ -55,8 +55,8 @@ func fileOrders(sorter *extsort.Sorter, r io.Reader, records int) error {
 			return err
 		}
 		binary.LittleEndian.PutUint32(rec[:], uint32(n))
-		for o := range format.UpstreamSorts {
-			if key, err = format.AppendUpstreamSortKey(append(key[:0], byte(o)), js, o); err != nil {
+		for o := range format.RBAPISorts {
+			if key, err = format.AppendRBAPISortKey(append(key[:0], byte(o)), js, o); err != nil {
 				return fmt.Errorf("record %d: %w", n, err)
 			}
 			if err := sorter.Add(key, rec[:]); err != nil {
@@ -98,12 +98,12 @@ func (s *ordersSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		return nil, nil, err
 	}
 	if len(buf) == 0 {
-		if s.order != len(format.UpstreamSorts)-1 && s.records > 0 {
+		if s.order != len(format.RBAPISorts)-1 && s.records > 0 {
 			return nil, nil, fmt.Errorf("internal error: upstream orders end at order %d", s.order)
 		}
 		return nil, nil, s.complete()
 	}
-	k := format.UpstreamOrderKey(s.order, s.chunk)
+	k := format.RBAPIOrderKey(s.order, s.chunk)
 	s.chunk++
 	s.held += len(buf) / 4
 	return k, buf, nil
@@ -112,7 +112,7 @@ func (s *ordersSource) next(*bolt.Tx) ([]byte, []byte, error) {
 // complete checks that the current order held every record.
 func (s *ordersSource) complete() error {
 	if s.held != s.records {
-		return fmt.Errorf("internal error: order %s of %d records, not %d", format.UpstreamSorts[s.order].Name, s.held, s.records)
+		return fmt.Errorf("internal error: order %s of %d records, not %d", format.RBAPISorts[s.order].Name, s.held, s.records)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"stationdex/internal/format"
 )
 
-// The compatible API's search (/json/stations/search), answered by a
+// The Radio Browser API's search (/json/stations/search), answered by a
 // linear scan from upstream's documentation (its SQL: one condition per
 // parameter, ORDER BY one column) and the deliberate differences
 // server/API.md lists: text matches fold case and accents; a substring of

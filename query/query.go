@@ -99,11 +99,11 @@ type (
 	Tri            = rbapi.Tri
 	Contains       = rbapi.Contains
 	Position       = rbapi.Position
-	UpstreamSelect = rbapi.Select
-	UpstreamSet    = rbapi.Selection
-	UpstreamCount  = rbapi.Count
-	UpstreamState  = rbapi.State
-	UpstreamOrder  = rbapi.Order
+	RBAPISelect    = rbapi.Select
+	RBAPISelection = rbapi.Selection
+	RBAPICount     = rbapi.Count
+	RBAPIState     = rbapi.State
+	RBAPIOrder     = rbapi.Order
 )
 
 // Dimensions.
@@ -161,14 +161,14 @@ const (
 // Sentinel errors.
 var (
 	ErrNotFound     = core.ErrNotFound
-	ErrNoCompat     = rbapi.ErrNoSection
+	ErrNoRBAPI      = rbapi.ErrNoSection
 	ErrInvalidQuery = core.ErrInvalidQuery
 	ErrNoDirectory  = core.ErrNoDirectory
 	ErrNoFile       = core.ErrNoFile
 )
 
-// UpstreamOrders names the Radio Browser API's orders.
-var UpstreamOrders = rbapi.Orders
+// RBAPIOrders names the Radio Browser API's orders.
+var RBAPIOrders = rbapi.Orders
 
 // Check reads every bucket, record and posting list of the file at path.
 func Check(path string) (CheckReport, error) { return check.Check(path) }

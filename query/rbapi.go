@@ -6,35 +6,35 @@ import (
 	"stationdex/query/rbapi"
 )
 
-// UpstreamJSON is rbapi.JSON.
-func (ix *Index) UpstreamJSON(id format.UUID, dst []byte) ([]byte, error) {
+// RBAPIJSON is rbapi.JSON.
+func (ix *Index) RBAPIJSON(id format.UUID, dst []byte) ([]byte, error) {
 	return rbapi.JSON(ix.Index, id, dst)
 }
 
-// UpstreamPage is rbapi.Page.
-func (ix *Index) UpstreamPage(sel UpstreamSelect, offset, limit int, dst []byte) ([]byte, int, error) {
+// RBAPIPage is rbapi.Page.
+func (ix *Index) RBAPIPage(sel RBAPISelect, offset, limit int, dst []byte) ([]byte, int, error) {
 	return rbapi.Page(ix.Index, sel, offset, limit, dst)
 }
 
-// UpstreamStations is rbapi.Stations.
-func (ix *Index) UpstreamStations(sel UpstreamSelect) (*UpstreamSet, error) {
+// RBAPIStations is rbapi.Stations.
+func (ix *Index) RBAPIStations(sel RBAPISelect) (*RBAPISelection, error) {
 	return rbapi.Stations(ix.Index, sel)
 }
 
-// UpstreamPageOf is rbapi.PageOf.
-func (ix *Index) UpstreamPageOf(u *UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error) {
+// RBAPIPageOf is rbapi.PageOf.
+func (ix *Index) RBAPIPageOf(u *RBAPISelection, offset, limit int, dst []byte) ([]byte, int, error) {
 	return rbapi.PageOf(ix.Index, u, offset, limit, dst)
 }
 
-// UpstreamWorking is rbapi.Working.
-func (ix *Index) UpstreamWorking() (int, error) { return rbapi.Working(ix.Index) }
+// RBAPIWorking is rbapi.Working.
+func (ix *Index) RBAPIWorking() (int, error) { return rbapi.Working(ix.Index) }
 
-// UpstreamCounts is rbapi.Counts.
-func (ix *Index) UpstreamCounts(d core.Dim, checkOK bool) ([]UpstreamCount, error) {
+// RBAPICounts is rbapi.Counts.
+func (ix *Index) RBAPICounts(d core.Dim, checkOK bool) ([]RBAPICount, error) {
 	return rbapi.Counts(ix.Index, d, checkOK)
 }
 
-// UpstreamStates is rbapi.States.
-func (ix *Index) UpstreamStates(checkOK bool) ([]UpstreamState, error) {
+// RBAPIStates is rbapi.States.
+func (ix *Index) RBAPIStates(checkOK bool) ([]RBAPIState, error) {
 	return rbapi.States(ix.Index, checkOK)
 }

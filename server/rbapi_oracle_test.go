@@ -386,7 +386,7 @@ func (g *rbGen) order() {
 	if g.rng.IntN(5) == 0 {
 		return
 	}
-	g.req.Order = query.UpstreamOrders[g.rng.IntN(len(query.UpstreamOrders))]
+	g.req.Order = query.RBAPIOrders[g.rng.IntN(len(query.RBAPIOrders))]
 	g.add("order", g.recase(g.req.Order))
 	if g.rng.IntN(2) == 0 {
 		g.req.Reverse = g.rng.IntN(2) == 0

@@ -427,7 +427,7 @@ func TestRBAPIClickAndObjects(t *testing.T) {
 	}
 	id, _ := format.ParseUUID(a)
 	ix, _ := demoIndex()
-	js, err := ix.UpstreamJSON(id, nil)
+	js, err := ix.RBAPIJSON(id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,7 +499,7 @@ func requireLanguageCodes(t *testing.T, s *Server) {
 
 // TestRBAPIWithoutItsSection: on an index built without -compat every
 // /json/ path answers a 404 compat_not_indexed that says how to rebuild,
-// never a 500; the query layer refuses with query.ErrNoCompat, and /api/
+// never a 500; the query layer refuses with query.ErrNoRBAPI, and /api/
 // is served as ever.
 func TestRBAPIWithoutItsSection(t *testing.T) {
 	s := newBuiltServerOpts(t, indexer.Input{Name: "demo", R: bytes.NewReader(demo.NDJSON)}, indexer.Options{SnapshotAt: demo.SnapshotAt})
@@ -526,11 +526,11 @@ func TestRBAPIWithoutItsSection(t *testing.T) {
 	}
 	ix, release := s.Acquire()
 	defer release()
-	if ix.HasCompat() {
-		t.Fatal("HasCompat on a default build")
+	if ix.HasRBAPI() {
+		t.Fatal("HasRBAPI on a default build")
 	}
-	if _, err := ix.UpstreamStations(query.UpstreamSelect{}); !errors.Is(err, query.ErrNoCompat) {
-		t.Errorf("UpstreamStations: %v, want ErrNoCompat", err)
+	if _, err := ix.RBAPIStations(query.RBAPISelect{}); !errors.Is(err, query.ErrNoRBAPI) {
+		t.Errorf("RBAPIStations: %v, want ErrNoRBAPI", err)
 	}
 }
 

@@ -54,7 +54,7 @@ func printCheckReport(w io.Writer, rep query.CheckReport) {
 	if rep.Files > 0 {
 		fmt.Fprintf(w, "  files     %d data dumps match their manifest\n", rep.Files)
 	}
-	if m.Compat {
+	if m.RBAPI {
 		fmt.Fprintf(w, "  compat    upstream objects, /json/ postings and sorted orders valid (built with -compat)\n")
 	} else {
 		fmt.Fprintf(w, "  compat    none: /json/ is not served (stationdex index -compat writes it)\n")

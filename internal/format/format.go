@@ -35,13 +35,13 @@
 //	                             with the base URL left out (see
 //	                             stationjson.go): the JSON API copies a
 //	                             page out of it instead of decoding records
-//	upstream_json BlockKey(b) -> (only with Meta.Compat, as every bucket
-//	                             of CompatBuckets) upstream block b: the same stations as
+//	upstream_json BlockKey(b) -> (only with Meta.RBAPI, as every bucket
+//	                             of RBAPIBuckets) upstream block b: the same stations as
 //	                             record block b, each as the upstream
 //	                             directory's station object (every field
 //	                             of the snapshot record, bounded, and
 //	                             page_url opening with BaseURLMark): what
-//	                             the compatible API under /json/ copies
+//	                             the Radio Browser API under /json/ copies
 //	ids         16-byte UUID  -> RecordKey(n)
 //	names       name key      -> bitmap: stations whose name key equals it
 //	                             (the exact-name relevance tier)
@@ -66,9 +66,9 @@
 //	            address has that scheme (none for a station without one)
 //	upstream_flags UpstreamFlag* -> bitmap: the stations whose snapshot
 //	            record sets that flag (lastcheckok = 1, has_extended_info,
-//	            both coordinates given), for the compatible API's
+//	            both coordinates given), for the Radio Browser API's
 //	            hidebroken, has_extended_info and has_geo_info
-//	upstream_urls UpstreamURLKey(url) -> bitmap: the stations whose
+//	upstream_urls RBAPIURLKey(url) -> bitmap: the stations whose
 //	            snapshot url (as entered, not resolved) has that short
 //	            digest; a reader compares the urls themselves
 //	name_grams  a gram of a folded name (grams.go) -> bitmap: the
@@ -76,8 +76,8 @@
 //	            compatible API's substring match of names
 //	upstream_countries FacetKey(country label) -> bitmap: the stations
 //	            of that source country label ("The United States Of
-//	            America"), for the compatible API's countryExact
-//	upstream_orders UpstreamOrderKey(order, chunk) -> a chunk of the
+//	            America"), for the Radio Browser API's countryExact
+//	upstream_orders RBAPIOrderKey(order, chunk) -> a chunk of the
 //	            permutation of the records in one of the compatible
 //	            API's orders (upstream_orders.go)
 //	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
@@ -167,8 +167,8 @@
 //	   entries per page.
 //	12 upstream_json, upstream_flags, upstream_urls, upstream_countries and
 //	   name_grams, with meta "compat": each station's upstream record and
-//	   the lists of the compatible API under /json/ (`index -compat`).
-//	13 upstream_orders: the records in every order of the compatible API;
+//	   the lists of the Radio Browser API under /json/ (`index -compat`).
+//	13 upstream_orders: the records in every order of the Radio Browser API;
 //	   listed_groups also counts the keys of lang_codes and codecs, so that
 //	   every facet of a distinct search of every station is read.
 //	14 word_groups: the groups among the stations a broad word finds
@@ -265,12 +265,12 @@ var (
 	BucketGroups       = []byte("groups")
 	BucketGroupOf      = []byte("group_of")
 	BucketListedGroups = []byte("listed_groups")
-	BucketUpstreamJSON = []byte("upstream_json")
-	BucketUpstreamFlag = []byte("upstream_flags")
-	BucketUpstreamURL  = []byte("upstream_urls")
-	// BucketUpstreamCountry keys the source's country labels.
-	BucketUpstreamCountry = []byte("upstream_countries")
-	BucketNameGrams       = []byte("name_grams")
+	BucketRBAPIJSON    = []byte("upstream_json")
+	BucketRBAPIFlags   = []byte("upstream_flags")
+	BucketRBAPIURLs    = []byte("upstream_urls")
+	// BucketRBAPICountries keys the source's country labels.
+	BucketRBAPICountries = []byte("upstream_countries")
+	BucketNameGrams      = []byte("name_grams")
 	// BucketFacetMemo is declared in facetmemo.go with what it holds.
 )
 
@@ -284,12 +284,12 @@ var AllBuckets = [][]byte{
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketFiles,
 }
 
-// CompatBuckets are the buckets of the compatible API under /json/, which
-// an index has exactly when its meta document says Compat: all of them or
-// none.
-var CompatBuckets = [][]byte{
-	BucketUpstreamJSON, BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
-	BucketUpstreamOrders,
+// RBAPIBuckets are the buckets of the Radio Browser API under /json/ (the
+// section SectionRBAPI), which an index has exactly when its meta document
+// declares it: all of them or none.
+var RBAPIBuckets = [][]byte{
+	BucketRBAPIJSON, BucketRBAPIFlags, BucketRBAPIURLs, BucketRBAPICountries, BucketNameGrams,
+	BucketRBAPIOrders,
 }
 
 // PostingBuckets are the buckets whose every value is a serialised bitmap.
@@ -299,25 +299,25 @@ var PostingBuckets = [][]byte{
 	BucketCodecs, BucketSchemes, BucketBitrates,
 }
 
-// CompatPostingBuckets are the posting buckets among CompatBuckets.
-var CompatPostingBuckets = [][]byte{
-	BucketUpstreamFlag, BucketUpstreamURL, BucketUpstreamCountry, BucketNameGrams,
+// RBAPIPostingBuckets are the posting buckets among RBAPIBuckets.
+var RBAPIPostingBuckets = [][]byte{
+	BucketRBAPIFlags, BucketRBAPIURLs, BucketRBAPICountries, BucketNameGrams,
 }
 
-// Keys of BucketUpstreamFlag: the snapshot record's flags.
+// Keys of BucketRBAPIFlags: the snapshot record's flags.
 const (
-	UpstreamFlagCheckOK      = "lastcheckok"
-	UpstreamFlagExtendedInfo = "has_extended_info"
-	UpstreamFlagGeo          = "has_geo_info"
+	RBAPIFlagCheckOK      = "lastcheckok"
+	RBAPIFlagExtendedInfo = "has_extended_info"
+	RBAPIFlagGeo          = "has_geo_info"
 )
 
-// UpstreamURLKey is the key of BucketUpstreamURL for a station's url as
+// RBAPIURLKey is the key of BucketRBAPIURLs for a station's url as
 // the source has it: the first 2 bytes of its SHA-256. So there are at
 // most 65,536 keys, whatever the number of stations (a key per station
 // made the indexer's posting buffers grow with the input), and a lookup
 // compares the urls of a few stations: one or two at 50k stations, about
 // 80 at 5M.
-func UpstreamURLKey(url string) []byte {
+func RBAPIURLKey(url string) []byte {
 	sum := sha256.Sum256([]byte(url))
 	return sum[:2]
 }
@@ -392,10 +392,11 @@ type Meta struct {
 	// There is deliberately no build time: the same input must give the
 	// same file contents.
 	BuiltBy string `json:"built_by"`
-	// Compat: the file has the compatible API's buckets (CompatBuckets),
-	// written by stationdex index -compat. Left out of the document when
-	// false, which is then the same as before the flag.
-	Compat bool `json:"compat,omitempty"`
+	// RBAPI: the file has the section the Radio Browser API reads
+	// (SectionRBAPI, RBAPIBuckets), written by stationdex index -compat;
+	// the document's key is "compat", its name when it was added. Left
+	// out of the document when false, which is then the same as before.
+	RBAPI bool `json:"compat,omitempty"`
 }
 
 // Skipped counts the input records the indexer left out, by reason.

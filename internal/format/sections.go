@@ -27,7 +27,7 @@ func (s Sections) Has(x Sections) bool { return s&x == x }
 // a file with s has exactly AllBuckets and these.
 func (s Sections) Buckets() [][]byte {
 	if s.Has(SectionRBAPI) {
-		return CompatBuckets
+		return RBAPIBuckets
 	}
 	return nil
 }
@@ -35,7 +35,7 @@ func (s Sections) Buckets() [][]byte {
 // PostingBuckets lists the posting buckets among s's Buckets.
 func (s Sections) PostingBuckets() [][]byte {
 	if s.Has(SectionRBAPI) {
-		return CompatPostingBuckets
+		return RBAPIPostingBuckets
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func (s Sections) PostingBuckets() [][]byte {
 // Sections is the set of sections the meta document declares.
 func (m *Meta) Sections() Sections {
 	var s Sections
-	if m.Compat {
+	if m.RBAPI {
 		s |= SectionRBAPI
 	}
 	return s
@@ -51,6 +51,6 @@ func (m *Meta) Sections() Sections {
 
 // WithSections is m declaring the sections s.
 func (m Meta) WithSections(s Sections) Meta {
-	m.Compat = s.Has(SectionRBAPI)
+	m.RBAPI = s.Has(SectionRBAPI)
 	return m
 }

@@ -8,35 +8,35 @@ import (
 	"strconv"
 )
 
-// The compatible API's orders (upstream's order parameter) other than
+// The Radio Browser API's orders (upstream's order parameter) other than
 // name (the record order) and random (a shuffle per request), stored as
-// permutations of the record numbers in BucketUpstreamOrders:
+// permutations of the record numbers in BucketRBAPIOrders:
 //
-//	upstream_orders UpstreamOrderKey(s, c) -> chunk c of the permutation
-//	            of UpstreamSorts[s]: record numbers c*OrderChunkLen
+//	upstream_orders RBAPIOrderKey(s, c) -> chunk c of the permutation
+//	            of RBAPISorts[s]: record numbers c*OrderChunkLen
 //	            onward of it (fewer in the last chunk), each 4 bytes
 //	            little-endian
 //
 // A permutation lists every record once, sorted by the field's value
-// (AppendUpstreamSortKey) and then by record number, so that equal
+// (AppendRBAPISortKey) and then by record number, so that equal
 // values go by name: a total order, so that pages never overlap (upstream
 // has no tie-breaker). The reader walks a permutation against the
 // filter's bitmap, as it walks the record order for name.
 
-// BucketUpstreamOrders holds the permutations (see above).
-var BucketUpstreamOrders = []byte("upstream_orders")
+// BucketRBAPIOrders holds the permutations (see above).
+var BucketRBAPIOrders = []byte("upstream_orders")
 
-// UpstreamSort is an order stored as a permutation.
-type UpstreamSort struct {
+// RBAPISort is an order stored as a permutation.
+type RBAPISort struct {
 	Name    string // upstream's order value
 	Field   string // the field of the stored upstream object it sorts by
 	Numeric bool   // the field is a whole number; else a text (times too)
 }
 
-// UpstreamSorts are the stored orders; the index of one is its key's
+// RBAPISorts are the stored orders; the index of one is its key's
 // first byte. Texts sort by their bytes, times as their text
 // (YYYY-MM-DD HH:MM:SS sorts as the time).
-var UpstreamSorts = [...]UpstreamSort{
+var RBAPISorts = [...]RBAPISort{
 	{"url", "url", false}, {"homepage", "homepage", false}, {"favicon", "favicon", false},
 	{"tags", "tags", false}, {"country", "country", false}, {"state", "state", false},
 	{"language", "language", false}, {"votes", "votes", true}, {"codec", "codec", false},
@@ -47,24 +47,24 @@ var UpstreamSorts = [...]UpstreamSort{
 }
 
 // OrderChunkLen is the record numbers of one value of
-// BucketUpstreamOrders: 64 KiB, so that a page reads one or two values
+// BucketRBAPIOrders: 64 KiB, so that a page reads one or two values
 // and a walk of the whole order a few hundred.
 const OrderChunkLen = 16384
 
-// UpstreamOrderKey is the key of chunk c of the permutation of
-// UpstreamSorts[s].
-func UpstreamOrderKey(s int, c uint32) []byte {
+// RBAPIOrderKey is the key of chunk c of the permutation of
+// RBAPISorts[s].
+func RBAPIOrderKey(s int, c uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{byte(s)}, c)
 }
 
-// AppendUpstreamSortKey appends the value of the field of UpstreamSorts[s]
+// AppendRBAPISortKey appends the value of the field of RBAPISorts[s]
 // in the stored upstream object js (stationjson.Upstream.AppendStored)
 // as a byte string that sorts, under bytes.Compare, as the order sorts
 // the values: a number as 8 bytes big-endian with the sign bit flipped,
 // a text as appendOrderedString writes it. The writer sorts by it, and
 // the reader and Check compare with it.
-func AppendUpstreamSortKey(dst, js []byte, s int) ([]byte, error) {
-	sort := UpstreamSorts[s]
+func AppendRBAPISortKey(dst, js []byte, s int) ([]byte, error) {
+	sort := RBAPISorts[s]
 	raw, ok := StoredField(js, sort.Field)
 	if !ok {
 		return dst, fmt.Errorf("no field %s", sort.Field)

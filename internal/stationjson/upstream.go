@@ -7,7 +7,7 @@ import (
 )
 
 // Upstream is a station in the shape the upstream directory's read API
-// sends it (its /json/stations object), for the compatible layer under
+// sends it (its /json/stations object), for the Radio Browser API under
 // /json/: every field of the snapshot record, values as the source gave
 // them (bounded by the indexer), plus page_url, the station's page here.
 //
@@ -53,7 +53,7 @@ type Upstream struct {
 }
 
 // AppendStored appends u's JSON object in its stored form
-// (format.BucketUpstreamJSON): page_url opens with format.BaseURLMark,
+// (format.BucketRBAPIJSON): page_url opens with format.BaseURLMark,
 // which Splice replaces by a server's base URL, as for AppendStored of
 // the API's Station. Field order is the upstream server's.
 func (u *Upstream) AppendStored(dst []byte) []byte {

@@ -33,7 +33,7 @@ type Report struct {
 	Version int
 	Meta    format.Meta
 	// Buckets: every bucket of format.AllBuckets, in that order, then
-	// those of format.CompatBuckets if the index has them (Meta.Compat).
+	// those of format.RBAPIBuckets if the index has them (Meta.RBAPI).
 	Buckets []BucketCount
 	Bitmaps int // posting lists deserialised and validated
 	Records int // station records decoded
@@ -49,7 +49,7 @@ type BucketCount struct {
 // Check verifies a whole index file, beyond what Open verifies (the page
 // tree and the checksums, which prove the file is as written): every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every station's stored JSON
-// is its record's (checkStationJSON), the compatible API's stored orders
+// is its record's (checkStationJSON), the Radio Browser API's stored orders
 // list every record once in order (checkRBAPIOrders), every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
@@ -107,12 +107,12 @@ func (c *checker) countBuckets() error {
 }
 
 // buckets are the buckets the index has: format.AllBuckets, and
-// format.CompatBuckets with the compatible data (Open verified either).
+// format.RBAPIBuckets with the compatible data (Open verified either).
 func (c *checker) buckets() [][]byte {
 	if !c.ix.Has(format.SectionRBAPI) {
 		return format.AllBuckets
 	}
-	return slices.Concat(format.AllBuckets, format.CompatBuckets)
+	return slices.Concat(format.AllBuckets, format.RBAPIBuckets)
 }
 
 func (c *checker) keys(bucket []byte) int {
@@ -195,7 +195,7 @@ func (c *checker) checkIDs() error {
 func (c *checker) checkBitmaps() error {
 	postings := format.PostingBuckets
 	if c.ix.Has(format.SectionRBAPI) {
-		postings = slices.Concat(postings, format.CompatPostingBuckets)
+		postings = slices.Concat(postings, format.RBAPIPostingBuckets)
 	}
 	for _, name := range postings {
 		err := c.tx.Bucket(name).ForEach(func(k, v []byte) error {

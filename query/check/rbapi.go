@@ -16,7 +16,7 @@ import (
 )
 
 // checkRBAPIOrders: every stored order of the Radio Browser API
-// (format.BucketUpstreamOrders) is in chunks numbered from 0, all full
+// (format.BucketRBAPIOrders) is in chunks numbered from 0, all full
 // but the last, and lists every record exactly once, sorted by its
 // stored object's sort key and then by record number: what the reader
 // walks (package rbapi) without looking again.
@@ -24,11 +24,11 @@ func (c *checker) checkRBAPIOrders() error {
 	if !c.ix.Has(format.SectionRBAPI) {
 		return nil
 	}
-	if want := len(format.UpstreamSorts) * int((c.stations+format.OrderChunkLen-1)/format.OrderChunkLen); c.keys(format.BucketUpstreamOrders) != want {
-		return fmt.Errorf("%w: %d upstream order chunks, want %d", format.ErrCorrupt, c.keys(format.BucketUpstreamOrders), want)
+	if want := len(format.RBAPISorts) * int((c.stations+format.OrderChunkLen-1)/format.OrderChunkLen); c.keys(format.BucketRBAPIOrders) != want {
+		return fmt.Errorf("%w: %d upstream order chunks, want %d", format.ErrCorrupt, c.keys(format.BucketRBAPIOrders), want)
 	}
 	rr := rbapi.Reader(c.tx)
-	cur, first := c.tx.Bucket(format.BucketUpstreamJSON).Cursor(), true
+	cur, first := c.tx.Bucket(format.BucketRBAPIJSON).Cursor(), true
 	rr.Blocks = core.ReadBlocks(func() ([]byte, []byte) { // located: the walk jumps from block to block
 		if first {
 			first = false
@@ -36,22 +36,22 @@ func (c *checker) checkRBAPIOrders() error {
 		}
 		return cur.Next()
 	})
-	for s := range format.UpstreamSorts {
+	for s := range format.RBAPISorts {
 		if err := c.checkRBAPIOrder(&rr, s); err != nil {
-			return fmt.Errorf("upstream order %s: %w", format.UpstreamSorts[s].Name, err)
+			return fmt.Errorf("upstream order %s: %w", format.RBAPISorts[s].Name, err)
 		}
 	}
 	return nil
 }
 
-// checkRBAPIOrder checks the permutation of format.UpstreamSorts[s].
+// checkRBAPIOrder checks the permutation of format.RBAPISorts[s].
 func (c *checker) checkRBAPIOrder(rr *core.RecordReader, s int) error {
-	b := c.tx.Bucket(format.BucketUpstreamOrders)
+	b := c.tx.Bucket(format.BucketRBAPIOrders)
 	var seen roaring.Bitmap
 	var prev, key []byte
 	prevN := uint32(0)
 	for pos := uint32(0); pos < c.stations; {
-		chunk := b.Get(format.UpstreamOrderKey(s, pos/format.OrderChunkLen))
+		chunk := b.Get(format.RBAPIOrderKey(s, pos/format.OrderChunkLen))
 		if want := 4 * min(format.OrderChunkLen, c.stations-pos); len(chunk) != int(want) {
 			return fmt.Errorf("%w: chunk of %d bytes at %d, want %d", format.ErrCorrupt, len(chunk), pos, want)
 		}
@@ -64,7 +64,7 @@ func (c *checker) checkRBAPIOrder(rr *core.RecordReader, s int) error {
 			if err != nil {
 				return fmt.Errorf("record %d: %w", n, err)
 			}
-			if key, err = format.AppendUpstreamSortKey(key[:0], js, s); err != nil {
+			if key, err = format.AppendRBAPISortKey(key[:0], js, s); err != nil {
 				return fmt.Errorf("%w: record %d: %v", format.ErrCorrupt, n, err)
 			}
 			if pos > 0 && cmpKeyed(prev, prevN, key, n) >= 0 {
@@ -88,7 +88,7 @@ func (c *checker) checkRBAPIObjects() error {
 	if !c.ix.Has(format.SectionRBAPI) {
 		return nil // none to check (Open saw that none is there)
 	}
-	if j, r := c.keys(format.BucketUpstreamJSON), c.keys(format.BucketStations); j != r {
+	if j, r := c.keys(format.BucketRBAPIJSON), c.keys(format.BucketStations); j != r {
 		return fmt.Errorf("%w: %d upstream blocks for %d record blocks", format.ErrCorrupt, j, r)
 	}
 	records := core.NewRecordReader(c.tx)

@@ -19,14 +19,14 @@ func TestCheckFindsDamagedUpstreamOrders(t *testing.T) {
 	text, _ := testindex.RBAPIInput(t)
 	path := testindex.Build(t, text)
 	votes := -1
-	for s, sort := range format.UpstreamSorts {
+	for s, sort := range format.RBAPISorts {
 		if sort.Name == "votes" {
 			votes = s
 		}
 	}
 	chunk := func(tx *bolt.Tx, s int, change func(v []byte) []byte) error {
-		b := tx.Bucket(format.BucketUpstreamOrders)
-		k := format.UpstreamOrderKey(s, 0)
+		b := tx.Bucket(format.BucketRBAPIOrders)
+		k := format.RBAPIOrderKey(s, 0)
 		return b.Put(k, change(bytes.Clone(b.Get(k))))
 	}
 	for _, tt := range []struct {
@@ -51,7 +51,7 @@ func TestCheckFindsDamagedUpstreamOrders(t *testing.T) {
 			return chunk(tx, 0, func(v []byte) []byte { return v[:len(v)-4] })
 		}},
 		{"a chunk missing", func(tx *bolt.Tx) error {
-			return tx.Bucket(format.BucketUpstreamOrders).Delete(format.UpstreamOrderKey(3, 0))
+			return tx.Bucket(format.BucketRBAPIOrders).Delete(format.RBAPIOrderKey(3, 0))
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,11 +33,11 @@ func TestCheckCompatIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.Meta.Compat {
+	if plain.Meta.RBAPI {
 		t.Error("default build: meta says compat")
 	}
 	for _, b := range plain.Buckets {
-		for _, name := range format.CompatBuckets {
+		for _, name := range format.RBAPIBuckets {
 			if b.Name == string(name) {
 				t.Errorf("default build: bucket %s reported", name)
 			}
@@ -48,11 +48,11 @@ func TestCheckCompatIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Meta.Compat || len(rep.Buckets) != len(format.AllBuckets)+len(format.CompatBuckets) {
+	if !rep.Meta.RBAPI || len(rep.Buckets) != len(format.AllBuckets)+len(format.RBAPIBuckets) {
 		t.Errorf("compat build: report %+v", rep)
 	}
 	for _, b := range rep.Buckets[len(format.AllBuckets):] {
-		if b.Keys == 0 && b.Name != string(format.BucketUpstreamURL) {
+		if b.Keys == 0 && b.Name != string(format.BucketRBAPIURLs) {
 			t.Errorf("compat build: bucket %s empty", b.Name)
 		}
 	}

@@ -155,10 +155,10 @@ func (ix *Index) Close() error {
 // Meta describes the snapshot.
 func (ix *Index) Meta() format.Meta { return ix.meta }
 
-// HasCompat reports whether the index has the compatible API's data
-// (format.Meta.Compat: built with stationdex index -compat). Without it
+// HasRBAPI reports whether the index has the Radio Browser API's data
+// (format.Meta.RBAPI: built with stationdex index -compat). Without it
 // every read of package rbapi fails with rbapi.ErrNoSection.
-func (ix *Index) HasCompat() bool { return ix.Has(format.SectionRBAPI) }
+func (ix *Index) HasRBAPI() bool { return ix.Has(format.SectionRBAPI) }
 
 // Has reports whether the file has the optional sections s (Open checked
 // that their buckets are there exactly as the meta document declares).
@@ -333,7 +333,7 @@ type derivedValue struct {
 
 // Derived is the value build makes of the index for key, made on the
 // first call and kept as long as the index: a snapshot never changes, so
-// what is computed from it alone (the compatible API's lists, folded and
+// what is computed from it alone (the Radio Browser API's lists, folded and
 // sorted) is computed once, and goes when a reload replaces the index.
 // Concurrent first calls for one key wait for one build; an error is kept
 // like a value (an index's errors are damage, which stays).

@@ -89,7 +89,7 @@ func storedGroups(s *Search, q Query) (n int, ok bool, err error) {
 	if only == NoDim {
 		return 0, false, nil
 	}
-	bucket, key := Dims[only].key(s.Work.key[:0], q.Filter[only][0])
+	bucket, key := Dims[only].Key(s.Work.key[:0], q.Filter[only][0])
 	s.Work.key = key
 	if !slices.ContainsFunc(format.GroupCountedBuckets, func(b []byte) bool { return bytes.Equal(b, bucket) }) {
 		return 0, false, nil

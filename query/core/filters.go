@@ -51,7 +51,7 @@ func (s *Search) EachFilter(q Query, except Dim, fn func(d Dim, lists [][]byte) 
 		}
 		lists = lists[:0]
 		for _, value := range q.Filter[d] {
-			bucket, key := Dims[d].key(s.Work.key[:0], value)
+			bucket, key := Dims[d].Key(s.Work.key[:0], value)
 			s.Work.key = key
 			if v := s.Lookup(bucket, key); v != nil {
 				lists = append(lists, v)

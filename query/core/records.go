@@ -45,7 +45,7 @@ type blockLocator struct {
 }
 
 // blockBuckets are the buckets located, in Index.blocks' order.
-var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf, format.BucketUpstreamJSON}
+var blockBuckets = [len(Index{}.blocks)][]byte{format.BucketStations, format.BucketStationJSON, format.BucketGroupOf, format.BucketRBAPIJSON}
 
 // blocksOf returns the blocks of bucket by number, or nil (not a record
 // bucket, or keys not as expected). The values point into the mapping,

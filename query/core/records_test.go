@@ -42,7 +42,7 @@ func TestReadBlocksNeedsTheBlockNumbers(t *testing.T) {
 }
 
 // TestSearchesLocateTheStoredBlocks checks that after a search, a JSON
-// search, a distinct search and a page of the compatible API the record
+// search, a distinct search and a page of the Radio Browser API the record
 // buckets are located, and that the locator holds exactly the values
 // bbolt holds under each block key.
 func TestSearchesLocateTheStoredBlocks(t *testing.T) {

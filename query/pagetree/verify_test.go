@@ -82,7 +82,7 @@ func rootPlan(t *testing.T, data []byte) []walkTask {
 
 // TestWalkSumsTheLargestBucketInRuns checks that the walk plan cuts the
 // station blocks, the largest buckets (the API's station JSON and the
-// upstream objects of the compatible API), into runs for two walkers,
+// upstream objects of the Radio Browser API), into runs for two walkers,
 // each covering its root's children once and in order, that no other
 // bucket is cut, and that the joined runs give the stored sums.
 func TestWalkSumsTheLargestBucketInRuns(t *testing.T) {
@@ -91,7 +91,7 @@ func TestWalkSumsTheLargestBucketInRuns(t *testing.T) {
 	for _, task := range rootPlan(t, data) {
 		name := string(task.bucket.name)
 		switch {
-		case name == string(format.BucketStationJSON) || name == string(format.BucketUpstreamJSON):
+		case name == string(format.BucketStationJSON) || name == string(format.BucketRBAPIJSON):
 			if task.run >= 0 {
 				runs[name] = append(runs[name], task)
 			}

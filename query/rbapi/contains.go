@@ -13,7 +13,7 @@ import (
 	"stationdex/query/core"
 )
 
-// Substring matching for the compatible API (upstream: LIKE '%text%'),
+// Substring matching for the Radio Browser API (upstream: LIKE '%text%'),
 // without a scan of the stations. A name holds text when its folded form
 // (fold.String: case and accents aside) does: the stations whose names
 // hold every gram of the folded text (format.BucketNameGrams) are the
@@ -39,7 +39,7 @@ type containsField struct {
 }
 
 var containsFields = [...]containsField{
-	{func(c *Contains) string { return c.Country }, format.BucketUpstreamCountry, format.FacetKey},
+	{func(c *Contains) string { return c.Country }, format.BucketRBAPICountries, format.FacetKey},
 	{func(c *Contains) string { return c.State }, format.BucketLocations, format.FacetKey},
 	{func(c *Contains) string { return c.Language }, format.BucketLangLabels, format.FacetKey},
 	{func(c *Contains) string { return c.Codec }, format.BucketCodecs, strings.ToUpper},

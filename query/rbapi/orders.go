@@ -12,10 +12,10 @@ import (
 	"stationdex/query/core"
 )
 
-// The orders of the compatible API (upstream's order parameter). Record
+// The orders of the Radio Browser API (upstream's order parameter). Record
 // numbers are in name order, so that order is the members of a set in
 // turn; every other order but random is a permutation of the record
-// numbers the indexer stored (format.BucketUpstreamOrders), sorted by the
+// numbers the indexer stored (format.BucketRBAPIOrders), sorted by the
 // field and then by record number (a total order, so pages never
 // overlap; upstream has no tie-breaker), walked against the set as far
 // as a page needs. A set small beside the index is sorted instead, by
@@ -50,16 +50,16 @@ const (
 )
 
 // Orders names the orders as upstream's order parameter does:
-// name, the stored orders (format.UpstreamSorts) and random.
+// name, the stored orders (format.RBAPISorts) and random.
 var Orders = func() (names [numOrders]string) {
 	names[OrderName], names[OrderRandom] = "name", "random"
-	for s, sort := range format.UpstreamSorts {
+	for s, sort := range format.RBAPISorts {
 		names[s+1] = sort.Name
 	}
 	return names
 }()
 
-// stored is the number of o's permutation in format.UpstreamSorts.
+// stored is the number of o's permutation in format.RBAPISorts.
 func (o Order) stored() int { return int(o) - 1 }
 
 // sortOrWalk weighs the two ways for a set of k members, to the upto-th
@@ -107,9 +107,9 @@ func ranks(ix *core.Index, tx *bolt.Tx, o Order) ([]uint32, error) {
 	v, err := ix.Derived("query: ranks in the order "+Orders[o], func(ix *core.Index) (any, error) {
 		stations := ix.Meta().Stations
 		ranks := make([]uint32, stations)
-		b := tx.Bucket(format.BucketUpstreamOrders)
+		b := tx.Bucket(format.BucketRBAPIOrders)
 		for first := 0; first < stations; first += format.OrderChunkLen {
-			chunk := b.Get(format.UpstreamOrderKey(o.stored(), uint32(first/format.OrderChunkLen)))
+			chunk := b.Get(format.RBAPIOrderKey(o.stored(), uint32(first/format.OrderChunkLen)))
 			if want := 4 * min(format.OrderChunkLen, stations-first); len(chunk) != want {
 				return nil, fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, Orders[o], len(chunk), first, want)
 			}
@@ -153,7 +153,7 @@ func (u *Selection) sortMembers(ranks []uint32) error {
 // permutation (backwards when reversed) until it holds upto, or the
 // permutation ends.
 func (u *Selection) walk(tx *bolt.Tx, stations, upto int) error {
-	b := tx.Bucket(format.BucketUpstreamOrders)
+	b := tx.Bucket(format.BucketRBAPIOrders)
 	upto = min(upto, u.Len())
 	if u.dense == nil {
 		// a bit per station: a walk tests every station it passes, and
@@ -166,7 +166,7 @@ func (u *Selection) walk(tx *bolt.Tx, stations, upto int) error {
 		if u.reverse {
 			pos = stations - 1 - u.walked
 		}
-		chunk := b.Get(format.UpstreamOrderKey(u.order.stored(), uint32(pos/format.OrderChunkLen)))
+		chunk := b.Get(format.RBAPIOrderKey(u.order.stored(), uint32(pos/format.OrderChunkLen)))
 		first := pos / format.OrderChunkLen * format.OrderChunkLen
 		if want := 4 * min(format.OrderChunkLen, stations-first); len(chunk) != want {
 			return fmt.Errorf("%w: order %s: chunk of %d bytes at %d, want %d", format.ErrCorrupt, Orders[u.order], len(chunk), first, want)

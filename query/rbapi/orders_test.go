@@ -15,12 +15,12 @@ import (
 )
 
 func TestUpstreamOrderNames(t *testing.T) {
-	if int(numOrders) != len(format.UpstreamSorts)+2 {
-		t.Fatalf("%d orders, %d stored", numOrders, len(format.UpstreamSorts))
+	if int(numOrders) != len(format.RBAPISorts)+2 {
+		t.Fatalf("%d orders, %d stored", numOrders, len(format.RBAPISorts))
 	}
 	for o := OrderURL; o < OrderRandom; o++ {
-		if Orders[o] != format.UpstreamSorts[o.stored()].Name {
-			t.Errorf("order %d is %s, stored %s", o, Orders[o], format.UpstreamSorts[o.stored()].Name)
+		if Orders[o] != format.RBAPISorts[o.stored()].Name {
+			t.Errorf("order %d is %s, stored %s", o, Orders[o], format.RBAPISorts[o.stored()].Name)
 		}
 	}
 }

@@ -5,7 +5,7 @@
 // read fails with ErrNoSection on a file without the section.
 //
 // The read path: the upstream directory's station objects
-// (format.BucketUpstreamJSON), selected with the engine's filters and the
+// (format.BucketRBAPIJSON), selected with the engine's filters and the
 // section's buckets, in record order (the name order) or its reverse, a
 // page of any length at a time. A long answer is read page after page,
 // each in a read transaction of its own, so that no transaction waits on
@@ -38,8 +38,8 @@ import (
 )
 
 // ErrNoSection: the index was built without the Radio Browser API's
-// section (stationdex index -compat); see core.Index.HasCompat.
-var ErrNoSection = errors.New("index built without the compatible API's data (stationdex index -compat)")
+// section (stationdex index -compat); see core.Index.HasRBAPI.
+var ErrNoSection = errors.New("index built without the Radio Browser API's data (stationdex index -compat)")
 
 // Tri is a condition a station may be asked to meet, not to meet, or
 // neither.
@@ -52,7 +52,7 @@ const (
 	No
 )
 
-// Select says which stations of the compatible API a page holds.
+// Select says which stations of the Radio Browser API a page holds.
 // Query's filters (Filter, BitrateMin, BitrateMax, Near) apply as in a
 // search; its words, limit and offset do not.
 type Select struct {
@@ -69,7 +69,7 @@ type Select struct {
 	// Contains keeps the stations whose fields hold these texts.
 	Contains Contains
 	// CheckOK, ExtendedInfo and Geo test the flags of
-	// format.BucketUpstreamFlag.
+	// format.BucketRBAPIFlags.
 	CheckOK, ExtendedInfo, Geo Tri
 	// Order is the order of the stations (OrderName: the record order);
 	// Reverse walks it backwards; Seed seeds OrderRandom.
@@ -117,7 +117,7 @@ func ObjectOf(js []byte, id format.UUID) bool {
 }
 
 func Reader(tx *bolt.Tx) core.RecordReader {
-	return core.RecordReader{Stations: tx.Bucket(format.BucketUpstreamJSON)}
+	return core.RecordReader{Stations: tx.Bucket(format.BucketRBAPIJSON)}
 }
 
 // Page appends to dst the stored upstream objects of the
@@ -217,7 +217,7 @@ type objectCopier struct {
 // stations of a page lie in as many blocks, each a descent of the
 // bucket's tree without them.
 func newObjectCopier(ix *core.Index, tx *bolt.Tx, from *Position) *objectCopier {
-	return &objectCopier{objects: ix.Located(tx, format.BucketUpstreamJSON), records: ix.Located(tx, format.BucketStations), from: from}
+	return &objectCopier{objects: ix.Located(tx, format.BucketRBAPIJSON), records: ix.Located(tx, format.BucketStations), from: from}
 }
 
 // copyListed appends the objects of list from its offset-th, at most
@@ -283,12 +283,12 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 		key    string
 		keep   Tri
 	}{
-		{format.BucketUpstreamFlag, format.UpstreamFlagCheckOK, sel.CheckOK},
-		{format.BucketUpstreamFlag, format.UpstreamFlagExtendedInfo, sel.ExtendedInfo},
-		{format.BucketUpstreamFlag, format.UpstreamFlagGeo, sel.Geo},
+		{format.BucketRBAPIFlags, format.RBAPIFlagCheckOK, sel.CheckOK},
+		{format.BucketRBAPIFlags, format.RBAPIFlagExtendedInfo, sel.ExtendedInfo},
+		{format.BucketRBAPIFlags, format.RBAPIFlagGeo, sel.Geo},
 		{format.BucketNames, fold.Key(sel.NameExact), present(sel.NameExact)},
-		{format.BucketUpstreamCountry, format.FacetKey(sel.CountryLabel), present(sel.CountryLabel)},
-		{format.BucketUpstreamURL, string(format.UpstreamURLKey(sel.URL)), present(sel.URL)},
+		{format.BucketRBAPICountries, format.FacetKey(sel.CountryLabel), present(sel.CountryLabel)},
+		{format.BucketRBAPIURLs, string(format.RBAPIURLKey(sel.URL)), present(sel.URL)},
 	}
 	for _, c := range conds {
 		if c.keep == Either || m.Empty() {

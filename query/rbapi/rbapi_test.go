@@ -286,7 +286,7 @@ func requireOrders(t *testing.T, ix *core.Index, orders []Order) {
 		t.Fatal(err)
 	}
 	for _, o := range orders {
-		field := format.UpstreamSorts[o.stored()].Field
+		field := format.RBAPISorts[o.stored()].Field
 		byField := slices.Clone(objs)
 		slices.SortStableFunc(byField, func(a, b map[string]any) int {
 			if x, ok := a[field].(float64); ok {

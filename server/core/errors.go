@@ -64,8 +64,8 @@ func ErrorStatus(err error) (int, *Error) {
 		return CodeStatus(e.Code), e
 	case errors.Is(err, query.ErrNotFound):
 		return http.StatusNotFound, ErrNoStation
-	case errors.Is(err, query.ErrNoCompat):
-		return http.StatusNotFound, ErrNoCompat
+	case errors.Is(err, query.ErrNoRBAPI):
+		return http.StatusNotFound, ErrNoRBAPI
 	default:
 		return http.StatusInternalServerError, &Error{CodeInternal, "internal error; it has been logged"}
 	}
@@ -144,7 +144,7 @@ func QuoteClip(s string) string {
 }
 
 var (
-	// ErrNoCompat: the index served has no compatible data (it is
-	// optional, format.Meta.Compat); query.ErrNoCompat is answered so too.
-	ErrNoCompat = &Error{CodeRBAPINotIndexed, "this node's index was built without the Radio Browser compatible data, so /json/ is not served; rebuild the index with `stationdex index -compat` to serve it"}
+	// ErrNoRBAPI: the index served has no compatible data (it is
+	// optional, format.Meta.RBAPI); query.ErrNoRBAPI is answered so too.
+	ErrNoRBAPI = &Error{CodeRBAPINotIndexed, "this node's index was built without the Radio Browser compatible data, so /json/ is not served; rebuild the index with `stationdex index -compat` to serve it"}
 )

@@ -14,10 +14,10 @@ import (
 // nothing the engine's own work would notice. *query.Index is the one
 // implementation.
 type Index interface {
-	// Meta is the snapshot's meta document; HasCompat says whether the
+	// Meta is the snapshot's meta document; HasRBAPI says whether the
 	// file has the Radio Browser API's section.
 	Meta() format.Meta
-	HasCompat() bool
+	HasRBAPI() bool
 	// Derived is a value made once per snapshot from it.
 	Derived(key string, build func(*query.Index) (any, error)) (any, error)
 
@@ -42,12 +42,12 @@ type Index interface {
 	Manifest() (format.FilesManifest, error)
 
 	// The Radio Browser API.
-	UpstreamJSON(id format.UUID, dst []byte) ([]byte, error)
-	UpstreamStations(sel query.UpstreamSelect) (*query.UpstreamSet, error)
-	UpstreamPageOf(u *query.UpstreamSet, offset, limit int, dst []byte) ([]byte, int, error)
-	UpstreamWorking() (int, error)
-	UpstreamCounts(d query.Dim, checkOK bool) ([]query.UpstreamCount, error)
-	UpstreamStates(checkOK bool) ([]query.UpstreamState, error)
+	RBAPIJSON(id format.UUID, dst []byte) ([]byte, error)
+	RBAPIStations(sel query.RBAPISelect) (*query.RBAPISelection, error)
+	RBAPIPageOf(u *query.RBAPISelection, offset, limit int, dst []byte) ([]byte, int, error)
+	RBAPIWorking() (int, error)
+	RBAPICounts(d query.Dim, checkOK bool) ([]query.RBAPICount, error)
+	RBAPIStates(checkOK bool) ([]query.RBAPIState, error)
 }
 
 var _ Index = (*query.Index)(nil)

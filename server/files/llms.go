@@ -43,7 +43,7 @@ func (s *Server) appendLLMs(dst []byte, ix core.Index) []byte {
 		{"API guide", b + core.PathGuide + "index.md", "how to search and read stations, count facets, search near a place, show each station once (distinct) and point Radio Browser clients at a node, with curl examples"},
 		{"OpenAPI 3.1 description", b + core.PathOpenAPI, "operations searchStations and getStation (a station with its variants: the other entries of the same stream or station), parameters, limits and error codes"},
 		{"Directory capabilities", b + core.PathCapabilities, "operations, filters and their limits, facets, suggestions, ranking, formats"},
-		RBAPILLMsLink(b, ix.HasCompat()),
+		RBAPILLMsLink(b, ix.HasRBAPI()),
 	})
 	section("Pages", [][3]string{
 		{"Home", b + core.PathMarkdownHome, "the Markdown home page"},

@@ -168,7 +168,7 @@ func (s *Server) capabilities(ix core.Index) (any, error) {
 
 // compatibleAPIs are the other directories' APIs the node answers.
 func compatibleAPIs(base string, ix core.Index) []capCompatible {
-	return []capCompatible{{Name: "radio-browser", BaseURL: base + core.PathRBAPI, Served: ix.HasCompat(), OpenAPITag: "radio-browser-compatible",
+	return []capCompatible{{Name: "radio-browser", BaseURL: base + core.PathRBAPI, Served: ix.HasRBAPI(), OpenAPITag: "radio-browser-compatible",
 		Notes: "the upstream directory's read paths with its station object; writes answer 403 read_only; served only when the index is built " +
 			"with stationdex index -compat (else 404 compat_not_indexed); the deliberate differences are in the API guide"}}
 }

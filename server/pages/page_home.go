@@ -101,7 +101,7 @@ func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ []string) (*Page, e
 			"Whole-directory downloads are described in the catalog; they support gzip, ETag and Range requests."},
 			Code: "curl -H 'Accept: text/markdown' '" + b + core.PathSearch + "?q=jazz'\ncurl --compressed -O '" + b + core.PathDumpNDJSON + "'"},
 	}
-	blocks = append(blocks, RBAPIBlocks(b, example, ix.HasCompat())...)
+	blocks = append(blocks, RBAPIBlocks(b, example, ix.HasRBAPI())...)
 	blocks = append(blocks, Block{Heading: "Machine-readable descriptions", Links: s.resourceLinks()})
 	return &Page{Title: "API guide | stationdex", Heading: "Using the stationdex API", Path: core.PathGuide, Blocks: blocks}, nil
 }

@@ -17,7 +17,7 @@ import (
 
 // The lists of the Radio Browser API (/json/countries, countrycodes,
 // codecs, languages, tags, states): every value with its station count,
-// from the buckets the filters read (query.UpstreamCounts), so a value's
+// from the buckets the filters read (query.RBAPICounts), so a value's
 // count is what filtering on it finds. A list is fixed per snapshot: it
 // is made once per index (query.Index.Derived), its names folded and the
 // entries in name order, so that an answer only filters, orders and
@@ -73,17 +73,17 @@ var rbDimListNames = []string{"countries", "countrycodes", "codecs", "tags", "la
 func RBListOf(cmd string) *rbList {
 	switch cmd {
 	case "countries":
-		return rbDimList(cmd, query.DimCountry, func(c query.UpstreamCount) RBEntry {
+		return rbDimList(cmd, query.DimCountry, func(c query.RBAPICount) RBEntry {
 			return RBEntry{Name: c.Label, ISO3166_1: c.Key, StationCount: c.Stations}
 		})
 	case "countrycodes":
-		return rbDimList(cmd, query.DimCountry, plainRBEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return rbDimList(cmd, query.DimCountry, plainRBEntry(func(c query.RBAPICount) string { return c.Key }))
 	case "codecs":
-		return rbDimList(cmd, query.DimCodec, plainRBEntry(func(c query.UpstreamCount) string { return c.Key }))
+		return rbDimList(cmd, query.DimCodec, plainRBEntry(func(c query.RBAPICount) string { return c.Key }))
 	case "tags":
-		return rbDimList(cmd, query.DimGenre, plainRBEntry(func(c query.UpstreamCount) string { return c.Label }))
+		return rbDimList(cmd, query.DimGenre, plainRBEntry(func(c query.RBAPICount) string { return c.Label }))
 	case "languages":
-		return rbDimList(cmd, query.DimLanguage, func(c query.UpstreamCount) RBEntry {
+		return rbDimList(cmd, query.DimLanguage, func(c query.RBAPICount) RBEntry {
 			code, _ := iso.LanguageCode(c.Label)
 			return RBEntry{Name: c.Label, ISO639: rbCode{listed: true, code: code}, StationCount: c.Stations}
 		})
@@ -91,17 +91,17 @@ func RBListOf(cmd string) *rbList {
 	return nil
 }
 
-func plainRBEntry(name func(query.UpstreamCount) string) func(query.UpstreamCount) RBEntry {
-	return func(c query.UpstreamCount) RBEntry { return RBEntry{Name: name(c), StationCount: c.Stations} }
+func plainRBEntry(name func(query.RBAPICount) string) func(query.RBAPICount) RBEntry {
+	return func(c query.RBAPICount) RBEntry { return RBEntry{Name: name(c), StationCount: c.Stations} }
 }
 
 // rbDimList is list cmd, the values of d, each made an entry by entry.
-func rbDimList(cmd string, d query.Dim, entry func(query.UpstreamCount) RBEntry) *rbList {
+func rbDimList(cmd string, d query.Dim, entry func(query.RBAPICount) RBEntry) *rbList {
 	return &rbList{serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 		hide := p.flag(RBHideBroken)
 		s.serveRBList(w, r, args, p, nil, func(ix core.Index) ([]RBEntry, error) {
 			return rbListMade(ix, cmd, hide, func(ix core.Index) ([]RBEntry, error) {
-				counts, err := ix.UpstreamCounts(d, hide)
+				counts, err := ix.RBAPICounts(d, hide)
 				entries := make([]RBEntry, len(counts))
 				for i, c := range counts {
 					entries[i] = entry(c)
@@ -146,7 +146,7 @@ func (s *Server) serveRBStates(w http.ResponseWriter, r *http.Request, args []st
 	hide := p.flag(RBHideBroken)
 	s.serveRBList(w, r, args, p, keep, func(ix core.Index) ([]RBEntry, error) {
 		return rbListMade(ix, "states", hide, func(ix core.Index) ([]RBEntry, error) {
-			states, err := ix.UpstreamStates(hide)
+			states, err := ix.RBAPIStates(hide)
 			entries := make([]RBEntry, len(states))
 			for i, st := range states {
 				entries[i] = RBEntry{Name: st.Name, Country: st.Country, StationCount: st.Stations}
@@ -248,7 +248,7 @@ type rbStats struct {
 func (s *Server) serveRBStats(w http.ResponseWriter, r *http.Request, _ []string, _ *rbParams) {
 	s.ServeResource(w, r, "upstream:stats", func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		m := ix.Meta()
-		working, err := ix.UpstreamWorking()
+		working, err := ix.RBAPIWorking()
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}

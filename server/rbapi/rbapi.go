@@ -119,7 +119,7 @@ func (s *Server) endpoint(e Endpoint) httprouter.Handle {
 		core.SetCORS(w.Header(), r)
 		err := e.Refusal
 		if err == nil && !s.servesRBAPI() {
-			err = core.ErrNoCompat
+			err = core.ErrNoRBAPI
 		}
 		if err != nil {
 			s.WriteError(w, r, err)
@@ -161,7 +161,7 @@ func (s *Server) servesRBAPI() bool {
 		return true
 	}
 	defer release()
-	return ix.HasCompat()
+	return ix.HasRBAPI()
 }
 
 func notServed(what string) error {

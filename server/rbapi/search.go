@@ -16,7 +16,7 @@ import (
 )
 
 // The station paths of the Radio Browser API: the upstream parameters
-// translated into one query.UpstreamSelect, which the engine answers.
+// translated into one query.RBAPISelect, which the engine answers.
 
 // rbDefaultLimit is upstream's documented default page: in effect every
 // station, which is why such a list is streamed (stream.go).
@@ -30,33 +30,33 @@ const maxRBUUIDs = 1000
 // '%text%') to the engine's substring conditions (holds).
 type rbMatch struct {
 	text, exact RBParam
-	exactly     func(sel *query.UpstreamSelect, value string)
+	exactly     func(sel *query.RBAPISelect, value string)
 	holds       func(c *query.Contains, value string)
 }
 
 // rbMatches are the text filters of stations/search, in the order
 // upstream applies them.
 var rbMatches = []rbMatch{
-	{rbName, RBNameExact, func(sel *query.UpstreamSelect, v string) { sel.NameExact = v },
+	{rbName, RBNameExact, func(sel *query.RBAPISelect, v string) { sel.NameExact = v },
 		func(c *query.Contains, v string) { c.Name = v }},
-	{rbCountry, rbCountryExact, func(sel *query.UpstreamSelect, v string) { sel.CountryLabel = v },
+	{rbCountry, rbCountryExact, func(sel *query.RBAPISelect, v string) { sel.CountryLabel = v },
 		func(c *query.Contains, v string) { c.Country = v }},
-	{rbState, rbStateExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLocation, v) },
+	{rbState, rbStateExact, func(sel *query.RBAPISelect, v string) { addFilter(sel, query.DimLocation, v) },
 		func(c *query.Contains, v string) { c.State = v }},
-	{rbLanguage, rbLanguageExact, func(sel *query.UpstreamSelect, v string) { addFilter(sel, query.DimLanguage, v) },
+	{rbLanguage, rbLanguageExact, func(sel *query.RBAPISelect, v string) { addFilter(sel, query.DimLanguage, v) },
 		func(c *query.Contains, v string) { c.Language = v }},
-	{rbTag, rbTagExact, func(sel *query.UpstreamSelect, v string) { sel.Genres = append(sel.Genres, v) },
+	{rbTag, rbTagExact, func(sel *query.RBAPISelect, v string) { sel.Genres = append(sel.Genres, v) },
 		func(c *query.Contains, v string) { c.Tags = append(c.Tags, v) }},
 }
 
-func addFilter(sel *query.UpstreamSelect, d query.Dim, v string) {
+func addFilter(sel *query.RBAPISelect, d query.Dim, v string) {
 	sel.Query.Filter[d] = append(sel.Query.Filter[d], v)
 }
 
 // rbSelect translates the parameters of stations/search (and the subset
 // other paths take) into the engine's selection.
-func rbSelect(p *rbParams) (query.UpstreamSelect, error) {
-	var sel query.UpstreamSelect
+func rbSelect(p *rbParams) (query.RBAPISelect, error) {
+	var sel query.RBAPISelect
 	for _, m := range rbMatches {
 		v := p.Text(m.text)
 		if v == "" {
@@ -89,7 +89,7 @@ func rbSelect(p *rbParams) (query.UpstreamSelect, error) {
 
 // addTagList adds tagList's tags, every one of which a station must list
 // (upstream: AND), exactly with tagExact=true.
-func addTagList(sel *query.UpstreamSelect, p *rbParams) error {
+func addTagList(sel *query.RBAPISelect, p *rbParams) error {
 	if p.Text(RBTagList) == "" {
 		return nil
 	}
@@ -126,7 +126,7 @@ func rbTri(p *rbParams, q RBParam, both bool) query.Tri {
 // carries its geo_distance from it; with the distance too, only the
 // stations within it are kept. Upstream 0.7.24 read them and ignored
 // them (its #203).
-func rbNear(sel *query.UpstreamSelect, p *rbParams) error {
+func rbNear(sel *query.RBAPISelect, p *rbParams) error {
 	if !p.Has(rbGeoLat) && !p.Has(rbGeoLong) && !p.Has(rbGeoDistance) {
 		return nil
 	}
@@ -152,17 +152,17 @@ const maxRBDistance = 20_000_000
 // rbOrderOf is the order parameter's order, its value compared ignoring
 // case (the npm client sends lastCheckOK, clickTimeStamp); name when
 // absent. Upstream took an unknown order as name: here it is a 400.
-func rbOrderOf(p *rbParams) (query.UpstreamOrder, error) {
+func rbOrderOf(p *rbParams) (query.RBAPIOrder, error) {
 	v := p.Text(RBOrder)
 	if v == "" {
 		return query.OrderName, nil
 	}
-	for o, name := range query.UpstreamOrders {
+	for o, name := range query.RBAPIOrders {
 		if strings.EqualFold(v, name) {
-			return query.UpstreamOrder(o), nil
+			return query.RBAPIOrder(o), nil
 		}
 	}
-	return 0, core.Errorf(core.CodeInvalidParameter, "order %s is none of %s", core.QuoteClip(v), strings.Join(query.UpstreamOrders[:], ", "))
+	return 0, core.Errorf(core.CodeInvalidParameter, "order %s is none of %s", core.QuoteClip(v), strings.Join(query.RBAPIOrders[:], ", "))
 }
 
 // serveRBSearch is /json/stations/search.
@@ -172,7 +172,7 @@ func (s *Server) serveRBSearch(w http.ResponseWriter, r *http.Request, _ []strin
 
 // streamRBSearch answers the search p asks for, narrowed further by
 // narrow when given.
-func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbParams, narrow func(*query.UpstreamSelect)) {
+func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbParams, narrow func(*query.RBAPISelect)) {
 	sel, err := rbSelect(p)
 	if err == nil {
 		sel.Order, err = rbOrderOf(p)
@@ -197,14 +197,14 @@ func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbPar
 	// shuffle each time.
 	key := "upstream:" + r.URL.Path + "?" + p.canonical()
 	s.ServeResource(w, r, key, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
-		stations, err := ix.UpstreamStations(sel)
+		stations, err := ix.RBAPIStations(sel)
 		if err != nil || limit == 0 {
 			return core.JSONHead, append(dst, "[]\n"...), err
 		}
 		page := core.GetBuffer()
 		defer core.PutBuffer(page)
 		var n int
-		if *page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, RBChunk), (*page)[:0]); err != nil {
+		if *page, n, err = ix.RBAPIPageOf(stations, offset, min(limit, RBChunk), (*page)[:0]); err != nil {
 			return core.JSONHead, dst, fmt.Errorf("stations %+v: %w", sel, err)
 		}
 		if n == RBChunk && limit > RBChunk {
@@ -247,7 +247,7 @@ var RBColumns = map[string]rbColumn{
 func (c rbColumn) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 	if c.param == RBCodec && !c.exact {
 		// the codec parameter is always exact: the path says more
-		s.streamRBSearch(w, r, p, func(sel *query.UpstreamSelect) { sel.Contains.Codec = args[0] })
+		s.streamRBSearch(w, r, p, func(sel *query.RBAPISelect) { sel.Contains.Codec = args[0] })
 		return
 	}
 	p.given |= 1 << c.param
@@ -335,7 +335,7 @@ func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, ids []fo
 		dst = append(dst, '[')
 		n := 0
 		for _, id := range ids {
-			js, err := ix.UpstreamJSON(id, nil)
+			js, err := ix.RBAPIJSON(id, nil)
 			if err == query.ErrNotFound {
 				continue
 			} else if err != nil {
@@ -357,7 +357,7 @@ func (s *Server) serveRBByURL(w http.ResponseWriter, r *http.Request, _ []string
 		s.WriteError(w, r, core.Errorf(core.CodeInvalidParameter, "url is required: the stream URL as the station entered it"))
 		return
 	}
-	s.streamRBStations(w, r, query.UpstreamSelect{URL: p.Text(rbURL)}, 0, rbDefaultLimit)
+	s.streamRBStations(w, r, query.RBAPISelect{URL: p.Text(rbURL)}, 0, rbDefaultLimit)
 }
 
 // RBClick is the answer of /json/url/{uuid}, as upstream words it.
@@ -378,7 +378,7 @@ func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []str
 		return
 	}
 	s.ServeResource(w, r, "upstream:url:"+id.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
-		js, err := ix.UpstreamJSON(id, nil)
+		js, err := ix.RBAPIJSON(id, nil)
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}
@@ -402,7 +402,7 @@ func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []str
 // rbTop is a fixed-order path: /json/stations/topvote[/{count}] and its
 // kin, the stations in one order, the path's count (or limit) of them.
 type rbTop struct {
-	order   query.UpstreamOrder
+	order   query.RBAPIOrder
 	reverse bool
 	checkOK query.Tri // broken: the stations whose last check failed
 }
@@ -428,7 +428,7 @@ func (top rbTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args [
 		}
 		limit = (&rbParams{given: 1 << RBLimit, values: [NumRBParams]string{RBLimit: args[0]}}).count(RBLimit, 0)
 	}
-	sel := query.UpstreamSelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
+	sel := query.RBAPISelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
 	if p.flag(RBHideBroken) {
 		sel.CheckOK = query.Yes
 	}

@@ -28,7 +28,7 @@ const RBChunk = 1000
 
 // streamRBStations answers the stations sel selects, from offset, at most
 // limit, as a JSON array.
-func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel query.UpstreamSelect, offset, limit int) {
+func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel query.RBAPISelect, offset, limit int) {
 	ix, release := s.Acquire()
 	if ix == nil {
 		s.WriteError(w, r, core.ErrNoIndex)
@@ -39,10 +39,10 @@ func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel qu
 	defer core.PutBuffer(page)
 	// The first chunk is read before anything is sent, so that an error
 	// in it is still an error answer.
-	stations, err := ix.UpstreamStations(sel)
+	stations, err := ix.RBAPIStations(sel)
 	var n int
 	if err == nil && limit > 0 {
-		*page, n, err = ix.UpstreamPageOf(stations, offset, min(limit, RBChunk), (*page)[:0])
+		*page, n, err = ix.RBAPIPageOf(stations, offset, min(limit, RBChunk), (*page)[:0])
 	}
 	if err != nil {
 		s.WriteError(w, r, fmt.Errorf("stations %+v: %w", sel, err))
@@ -95,14 +95,14 @@ func (s *Server) appendRBArray(dst, page []byte) []byte {
 
 // writeRBChunks writes the array whose first chunk, n stations from
 // offset, is in page, and its other chunks up to limit stations.
-func (s *Server) writeRBChunks(out io.Writer, r *http.Request, ix core.Index, stations *query.UpstreamSet, page *[]byte, n, offset, limit int) {
+func (s *Server) writeRBChunks(out io.Writer, r *http.Request, ix core.Index, stations *query.RBAPISelection, page *[]byte, n, offset, limit int) {
 	body := core.GetBuffer()
 	defer core.PutBuffer(body)
 	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.BaseJSON)
 	var err error
 	for sent := n; n == RBChunk && sent < limit; sent += n {
 		flushChunk(out, body)
-		*page, n, err = ix.UpstreamPageOf(stations, offset+sent, min(limit-sent, RBChunk), (*page)[:0])
+		*page, n, err = ix.RBAPIPageOf(stations, offset+sent, min(limit-sent, RBChunk), (*page)[:0])
 		if err != nil {
 			s.abortStream(r, err)
 		}

@@ -457,7 +457,7 @@ func rbapiTargets(u *RBAPICosts) []Target {
 	return ts
 }
 
-// rbapiSection: the compatible API under load (issue #27).
+// rbapiSection: the Radio Browser API under load (issue #27).
 func rbapiSection(w *strings.Builder, u *RBAPICosts) {
 	if u == nil || u.Mix.Ceiling.RPS == 0 {
 		return
