@@ -3,9 +3,11 @@
 # in query, server and indexer and the packages below them: no real data
 # needed) between a base commit and the working tree, under benchstat. Each
 # side runs COUNT times (default 6), interleaved by package so that a slow
-# spell of a shared machine lands on both sides alike. The pkg lines are
-# left out, so that a benchmark compares with itself across a move between
-# packages (their names are unique across the tree).
+# spell of a shared machine lands on both sides alike. The whole trees are
+# named, not the Makefile's DEMO_BENCH_PKGS, so that a base from before a
+# move runs its own; the pkg lines are left out, so that a benchmark
+# compares with itself across a move between packages (their names are
+# unique across the tree).
 #   bench/scripts/compare.sh [BASE]   # BASE: a commit, default HEAD
 set -euo pipefail
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
