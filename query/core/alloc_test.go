@@ -17,7 +17,7 @@ func allocsPerSearch(t *testing.T, ix *Index, q Query) float64 {
 		t.Fatal(err)
 	}
 	if len(res.Stations) != q.Limit {
-		t.Fatalf("%s: page of %d, the comparison needs a full page", describe(q), len(res.Stations))
+		t.Fatalf("%s: page of %d, the comparison needs a full page", q.String(), len(res.Stations))
 	}
 	return testing.AllocsPerRun(50, func() {
 		if _, err := search(ix, q); err != nil {

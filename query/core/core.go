@@ -69,6 +69,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -381,4 +382,25 @@ func (ix *Index) Slot(id SlotID, make func() any) any {
 	s := &ix.slots[id]
 	s.once.Do(func() { s.v = make() })
 	return s.v
+}
+
+// String describes q in one line, every part it sets, for test failures
+// and logs.
+func (q Query) String() string {
+	near := "none"
+	if q.Near != nil {
+		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "q=%q", q.Q)
+	for d := range NumDims {
+		if len(q.Filter[d]) > 0 {
+			fmt.Fprintf(&b, " %s=%q", d.Name(), q.Filter[d])
+		}
+	}
+	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
+	if q.Distinct {
+		b.WriteString(" distinct")
+	}
+	return b.String()
 }

@@ -56,17 +56,17 @@ func TestNewFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 			q.Facets, q.FacetLimit, q.Limit = all, k, 1
 			res, err := search(ix, q)
 			if err != nil {
-				t.Fatalf("%s: %v", describe(q), err)
+				t.Fatalf("%s: %v", q.String(), err)
 			}
 			for _, name := range []string{qoracle.FacetLocation, qoracle.FacetCodec} {
 				got := res.Facets[dimOfFacet(name)]
 				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got, want) {
-					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got, want)
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", q.String(), name, k, got, want)
 				}
 				urls += checkFacetURLs(t, ix, q, name, got)
 			}
 			if res.Facets[DimHTTPS] != nil {
-				t.Fatalf("%s: an https facet nobody can ask for", describe(q))
+				t.Fatalf("%s: an https facet nobody can ask for", q.String())
 			}
 		}
 	}

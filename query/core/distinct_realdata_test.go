@@ -79,17 +79,17 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 		q.Distinct, q.CountVariants, q.Limit = true, true, MaxLimit
 		res, err := search(ix, q)
 		if err != nil {
-			t.Fatalf("%s: %v", describe(q), err)
+			t.Fatalf("%s: %v", q.String(), err)
 		}
 		if want := o.Count(request(q)); res.Entries != want {
-			t.Errorf("%s: %d entries, oracle %d", describe(q), res.Entries, want)
+			t.Errorf("%s: %d entries, oracle %d", q.String(), res.Entries, want)
 		}
 		if len(res.Variants) != len(res.Stations) {
-			t.Fatalf("%s: %d variant counts for %d stations", describe(q), len(res.Variants), len(res.Stations))
+			t.Fatalf("%s: %d variant counts for %d stations", q.String(), len(res.Variants), len(res.Stations))
 		}
 		for i, s := range res.Stations {
 			if want := max(sizes[s.ID]-1, 0); res.Variants[i] != want {
-				t.Errorf("%s: %s has %d variants, oracle %d", describe(q), s.ID, res.Variants[i], want)
+				t.Errorf("%s: %s has %d variants, oracle %d", q.String(), s.ID, res.Variants[i], want)
 			}
 		}
 	}
@@ -133,13 +133,13 @@ func distinctFacetsMatchOracle(t *testing.T, stride int) {
 			q.Facets, q.FacetLimit, q.Limit, q.Distinct = all, k, 1, true
 			res, err := search(ix, q)
 			if err != nil {
-				t.Fatalf("%s: %v", describe(q), err)
+				t.Fatalf("%s: %v", q.String(), err)
 			}
 			for _, name := range names {
 				got := res.Facets[dimOfFacet(name)]
 				want := oracleTop(o.DistinctFacets(request(q), name), name, k)
 				if !sameCounts(got, want) {
-					t.Fatalf("%s: distinct facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got, want)
+					t.Fatalf("%s: distinct facet %s k=%d\n got %v\nwant %v", q.String(), name, k, got, want)
 				}
 				if !sameCounts(got, oracleTop(o.Facets(request(q), name), name, k)) {
 					differ++

@@ -92,13 +92,13 @@ func TestFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 			q.Facets, q.FacetLimit, q.Limit = threeFacets, k, 1
 			res, err := search(ix, q)
 			if err != nil {
-				t.Fatalf("%s: %v", describe(q), err)
+				t.Fatalf("%s: %v", q.String(), err)
 			}
 			got := [...][]FacetCount{res.Facets[DimCountry], res.Facets[DimLanguage], res.Facets[DimGenre]}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				want := oracleTop(o.Facets(request(q), name), name, k)
 				if !sameCounts(got[d], want) {
-					t.Errorf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)
+					t.Errorf("%s: facet %s k=%d\n got %v\nwant %v", q.String(), name, k, got[d], want)
 				}
 				urls += checkFacetURLs(t, ix, q, name, got[d])
 			}
@@ -146,7 +146,7 @@ func checkFacetURLs(t *testing.T, ix *Index, q Query, facet string, got []FacetC
 		link.Filter[dimOfFacet(facet)] = []string{c.Value}
 		res, err := search(ix, link)
 		if err != nil || res.Total != c.Count {
-			t.Errorf("%s: facet %s value %q counts %d, its search finds %d (%v)", describe(q), facet, c.Value, c.Count, res.Total, err)
+			t.Errorf("%s: facet %s value %q counts %d, its search finds %d (%v)", q.String(), facet, c.Value, c.Count, res.Total, err)
 		}
 	}
 	return len(got)
@@ -168,11 +168,11 @@ func TestSuggestionsOnRealSnapshot(t *testing.T) {
 		}
 		res, err := search(ix, q)
 		if err != nil {
-			t.Fatalf("%s: %v", describe(q), err)
+			t.Fatalf("%s: %v", q.String(), err)
 		}
 		if res.Total > 0 {
 			if len(res.Suggestions) != 0 {
-				t.Errorf("%s: %d results and suggestions %v", describe(q), res.Total, res.Suggestions)
+				t.Errorf("%s: %d results and suggestions %v", q.String(), res.Total, res.Suggestions)
 			}
 			continue
 		}
@@ -194,20 +194,20 @@ func TestSuggestionsOnRealSnapshot(t *testing.T) {
 func checkSuggestions(t *testing.T, o *oracle, q Query, sg []Suggestion) {
 	t.Helper()
 	if len(sg) > MaxSuggestions {
-		t.Errorf("%s: %d suggestions", describe(q), len(sg))
+		t.Errorf("%s: %d suggestions", q.String(), len(sg))
 	}
 	words := fold.Tokens(q.Q)
 	for i, s := range sg {
 		alt := q
 		alt.Q = s.Q
 		if n := o.Count(request(alt)); n != s.Total || n == 0 {
-			t.Errorf("%s: suggestion %q says %d, oracle %d", describe(q), s.Q, s.Total, n)
+			t.Errorf("%s: suggestion %q says %d, oracle %d", q.String(), s.Q, s.Total, n)
 		}
 		if err := checkEdits(words, fold.Tokens(s.Q), s.Edits); err != nil {
-			t.Errorf("%s: suggestion %q: %v", describe(q), s.Q, err)
+			t.Errorf("%s: suggestion %q: %v", q.String(), s.Q, err)
 		}
 		if i > 0 && (sg[i-1].Edits > s.Edits || sg[i-1].Edits == s.Edits && sg[i-1].Total < s.Total) {
-			t.Errorf("%s: suggestions out of order: %v", describe(q), sg)
+			t.Errorf("%s: suggestions out of order: %v", q.String(), sg)
 		}
 	}
 }

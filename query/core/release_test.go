@@ -43,12 +43,12 @@ func TestReleaseLeavesNothingInTheMapping(t *testing.T) {
 			return s.run(q, ix.meta.Stations, &res, nil, Count, Suggest)
 		})
 		if err != nil {
-			t.Fatalf("%s: %v", describe(q), err)
+			t.Fatalf("%s: %v", q.String(), err)
 		}
 		w.Release()
 		workspaces.Get() // take it back from the pool: this test owns it
 		if path := intoMapping(inMap, reflect.ValueOf(w), "w", map[uintptr]bool{}); path != "" {
-			t.Fatalf("after %s: %s points into the mapping", describe(q), path)
+			t.Fatalf("after %s: %s points into the mapping", q.String(), path)
 		}
 	}
 }

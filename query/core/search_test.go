@@ -153,7 +153,7 @@ func TestSearchRejectsInvalidPaging(t *testing.T) {
 	ix, _ := small(t)
 	for _, q := range []Query{{Limit: 0}, {Limit: MaxLimit + 1}, {Limit: 10, Offset: -1}} {
 		if _, err := search(ix, q); !errors.Is(err, ErrInvalidQuery) {
-			t.Errorf("%s: err %v, want ErrInvalidQuery", describe(q), err)
+			t.Errorf("%s: err %v, want ErrInvalidQuery", q.String(), err)
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package core
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"stationdex/internal/format"
@@ -37,17 +35,17 @@ func samePage(t testing.TB, ix *Index, q Query, want []format.UUID) bool {
 	t.Helper()
 	res, err := search(ix, q)
 	if err != nil {
-		t.Errorf("%s: %v", describe(q), err)
+		t.Errorf("%s: %v", q.String(), err)
 		return false
 	}
 	if res.Total != len(want) {
-		t.Errorf("%s: total %d, oracle %d", describe(q), res.Total, len(want))
+		t.Errorf("%s: total %d, oracle %d", q.String(), res.Total, len(want))
 		return false
 	}
 	wantPage := want[min(q.Offset, len(want)):min(q.Offset+q.Limit, len(want))]
 	got := ids(res.Stations)
 	if !slices.Equal(got, wantPage) {
-		t.Errorf("%s: page differs at %d: got %v\nwant %v", describe(q), firstDiff(got, wantPage), got, wantPage)
+		t.Errorf("%s: page differs at %d: got %v\nwant %v", q.String(), firstDiff(got, wantPage), got, wantPage)
 		return false
 	}
 	return true
@@ -60,23 +58,4 @@ func firstDiff(a, b []format.UUID) int {
 		}
 	}
 	return min(len(a), len(b))
-}
-
-func describe(q Query) string {
-	near := "none"
-	if q.Near != nil {
-		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "q=%q", q.Q)
-	for d := range NumDims {
-		if len(q.Filter[d]) > 0 {
-			fmt.Fprintf(&b, " %s=%q", d.Name(), q.Filter[d])
-		}
-	}
-	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
-	if q.Distinct {
-		b.WriteString(" distinct")
-	}
-	return b.String()
 }

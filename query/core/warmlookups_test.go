@@ -162,7 +162,7 @@ func same(t *testing.T, plain, filtered *Index, q Query) bool {
 	want, wantJSON, errWant := searchJSON(plain, q, nil)
 	got, gotJSON, errGot := searchJSON(filtered, q, nil)
 	if (errWant != nil) != (errGot != nil) {
-		t.Fatalf("%s: error %v without filters, %v with", describe(q), errWant, errGot)
+		t.Fatalf("%s: error %v without filters, %v with", q.String(), errWant, errGot)
 	}
 	if errWant != nil {
 		return false // a query the API refuses: nothing to compare
@@ -170,7 +170,7 @@ func same(t *testing.T, plain, filtered *Index, q Query) bool {
 	if want.Total != got.Total || !bytes.Equal(wantJSON, gotJSON) ||
 		fmt.Sprint(want.Suggestions) != fmt.Sprint(got.Suggestions) {
 		t.Fatalf("%s: %d stations and suggestions %v without filters, %d and %v with",
-			describe(q), want.Total, want.Suggestions, got.Total, got.Suggestions)
+			q.String(), want.Total, want.Suggestions, got.Total, got.Suggestions)
 	}
 	return true
 }

@@ -104,7 +104,7 @@ func TestFacetCountPathsAgree(t *testing.T) {
 				if col.head.sparseFor(m.Card()) || col.tail.sparseFor(m.Card()) {
 					sparse++
 				}
-				n, err := countBothWays(t, s, describe(q), d, col, m, []int{columnFold, smallFold})
+				n, err := countBothWays(t, s, q.String(), d, col, m, []int{columnFold, smallFold})
 				if err != nil {
 					return err
 				}

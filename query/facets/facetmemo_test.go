@@ -42,7 +42,7 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			q.Facets, q.FacetLimit, q.Limit = shape.set, shape.k, 10
 			res, err := search(ix, q)
 			if err != nil {
-				t.Fatalf("%s: %v", describe(q), err)
+				t.Fatalf("%s: %v", q.String(), err)
 			}
 			hits += res.MemoFacets
 			got := [...][]core.FacetCount{res.Facets[core.DimCountry], res.Facets[core.DimLanguage], res.Facets[core.DimGenre]}
@@ -50,12 +50,12 @@ func TestFacetMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if !asked[d] {
 					if got[d] != nil {
-						t.Fatalf("%s: facet %s not asked for, got %v", describe(q), name, got[d])
+						t.Fatalf("%s: facet %s not asked for, got %v", q.String(), name, got[d])
 					}
 					continue
 				}
 				if want := oracleTop(o.Facets(request(q), name), name, shape.k); !sameCounts(got[d], want) {
-					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, shape.k, got[d], want)
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", q.String(), name, shape.k, got[d], want)
 				}
 			}
 		}
@@ -139,7 +139,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			q.Facets, q.FacetLimit, q.Limit = all, k, 10
 			res, err := search(ix, q)
 			if err != nil {
-				t.Fatalf("%s: %v", describe(q), err)
+				t.Fatalf("%s: %v", q.String(), err)
 			}
 			if k <= core.DefaultFacetLimit {
 				hits += res.MemoFacets
@@ -147,7 +147,7 @@ func TestFacetPairMemoMatchesOracleOnRealSnapshot(t *testing.T) {
 			got := [...][]core.FacetCount{res.Facets[core.DimCountry], res.Facets[core.DimLanguage], res.Facets[core.DimGenre]}
 			for d, name := range []string{qoracle.FacetCountry, qoracle.FacetLanguage, qoracle.FacetGenre} {
 				if want := oracleTop(o.Facets(request(q), name), name, k); !sameCounts(got[d], want) {
-					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", describe(q), name, k, got[d], want)
+					t.Fatalf("%s: facet %s k=%d\n got %v\nwant %v", q.String(), name, k, got[d], want)
 				}
 			}
 		}

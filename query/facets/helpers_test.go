@@ -1,9 +1,7 @@
 package facets
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 
@@ -159,23 +157,4 @@ func sameCounts(got []core.FacetCount, want []qoracle.FacetCount) bool {
 		}
 	}
 	return true
-}
-
-func describe(q core.Query) string {
-	near := "none"
-	if q.Near != nil {
-		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "q=%q", q.Q)
-	for d := range core.NumDims {
-		if len(q.Filter[d]) > 0 {
-			fmt.Fprintf(&b, " %s=%q", d.Name(), q.Filter[d])
-		}
-	}
-	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
-	if q.Distinct {
-		b.WriteString(" distinct")
-	}
-	return b.String()
 }

@@ -1,9 +1,7 @@
 package spell
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 
@@ -52,25 +50,6 @@ func realIndex(tb testing.TB) (*core.Index, *qoracle.Oracle) {
 func search(ix *core.Index, q core.Query) (core.Result, error) {
 	res, _, err := ix.Run(q, nil, facets.Count, Suggest)
 	return res, err
-}
-
-func describe(q core.Query) string {
-	near := "none"
-	if q.Near != nil {
-		near = fmt.Sprintf("%g,%g r=%g", q.Near.Lat, q.Near.Lon, q.Near.RadiusKm)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "q=%q", q.Q)
-	for d := range core.NumDims {
-		if len(q.Filter[d]) > 0 {
-			fmt.Fprintf(&b, " %s=%q", d.Name(), q.Filter[d])
-		}
-	}
-	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
-	if q.Distinct {
-		b.WriteString(" distinct")
-	}
-	return b.String()
 }
 
 func abs(n int) int {

@@ -188,7 +188,7 @@ func TestSuggestionsByEditsAsWholeWalk(t *testing.T) {
 				cut++
 			}
 			if a, b := whole.best(), byEdits.best(); !slices.Equal(a, b) {
-				t.Errorf("%s: whole walk %v, fewest edits first %v", describe(q), a, b)
+				t.Errorf("%s: whole walk %v, fewest edits first %v", q.String(), a, b)
 			}
 			compared++
 			return nil
