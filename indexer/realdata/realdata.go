@@ -1,12 +1,23 @@
-// Package realdata locates the real Radio Browser snapshot that tests,
+// Package realdata finds the station data that the real-data tests,
 // benchmarks and the bench suite run on, and holds the house rule for
-// anything a test needs from outside the repository (that snapshot, a
-// browser, Prometheus, a linter): absent, the test skips, except under
-// CI=true, where .ci/run installs everything and an absence is a failure.
+// anything a test needs from outside the repository (a browser,
+// Prometheus, a linter): absent, the test skips, except under CI=true,
+// where .ci/run installs everything and an absence is a failure.
 //
-// The snapshot is not part of the repository. By default it is the file
-// beside a checkout, ../shared/data/radiobrowser-2025-02-27.ndjson.gz
-// relative to the repository root; STATIONDEX_REAL_DATA names another.
+// The data is the full snapshot where there is one: the file beside a
+// checkout, ../shared/data/radiobrowser-2025-02-27.ndjson.gz relative to
+// the repository root, or the file STATIONDEX_REAL_DATA names. Without
+// it, the data is the sample committed in testdata/: a few thousand
+// made-up stations in the upstream's shape with every quirk of the full
+// snapshot the tests rely on, written by WriteSample. So every real-data
+// test runs on a bare clone; the full snapshot adds its size and its
+// figures (NeedFull).
+//
+// File map:
+//   - realdata.go: where the data is, which one is in use, Need, NeedFull, Missing
+//   - sample.go: the sample's generator, its ordinary stations
+//   - quirks.go: the sample's stations with the full snapshot's quirks
+//   - words.go: the sample's vocabulary, countries, tags and codecs
 package realdata
 
 import (
@@ -17,16 +28,25 @@ import (
 	"testing"
 )
 
-// FileName is the snapshot's file name in the shared data directory.
+// FileName is the full snapshot's file name in the shared data directory.
 const FileName = "radiobrowser-2025-02-27.ndjson.gz"
 
-// EnvPath names another snapshot file than the default.
+// SampleName is the sample's path below the repository root.
+const SampleName = "testdata/sample-stations.ndjson.gz"
+
+// EnvPath names another full snapshot than the default. When it is set,
+// the file it names is the data, and there is no falling back to the
+// sample: a named file that is missing is missing.
 const EnvPath = "STATIONDEX_REAL_DATA"
 
-// Path is where the snapshot is expected: $STATIONDEX_REAL_DATA, else
-// ../shared/data/FileName beside the repository root found above the
+// FullStations is the least number of stations of the full snapshot
+// (50,664 in the 2025-02-27 one).
+const FullStations = 50000
+
+// FullPath is where the full snapshot is expected: $STATIONDEX_REAL_DATA,
+// else ../shared/data/FileName beside the repository root found above the
 // working directory, else that path relative to the working directory.
-func Path() string {
+func FullPath() string {
 	if p := os.Getenv(EnvPath); p != "" {
 		return p
 	}
@@ -38,15 +58,75 @@ func Path() string {
 	return filepath.Join(root, rel)
 }
 
-// Need returns the snapshot's path, or ends the test as Missing does when
-// the file is not there.
+// SamplePath is the committed sample's path, below the repository root
+// found above the working directory.
+func SamplePath() string {
+	root, ok := repoRoot()
+	if !ok {
+		return filepath.FromSlash(SampleName)
+	}
+	return filepath.Join(root, filepath.FromSlash(SampleName))
+}
+
+// Full reports whether the data in use is the full snapshot: true when
+// STATIONDEX_REAL_DATA is set or the file beside the checkout exists,
+// false when Path is the sample.
+func Full() bool {
+	if os.Getenv(EnvPath) != "" {
+		return true
+	}
+	_, err := os.Stat(FullPath())
+	return err == nil
+}
+
+// Path is the data in use: the full snapshot (FullPath) when Full, else
+// the sample (SamplePath).
+func Path() string {
+	if Full() {
+		return FullPath()
+	}
+	return SamplePath()
+}
+
+// Describe says which data is in use, for logs and messages.
+func Describe() string {
+	if Full() {
+		return "the full snapshot " + FullPath()
+	}
+	return "the sample " + SamplePath() + " (no full snapshot at " + FullPath() + ")"
+}
+
+// Stations is the least number of stations the data in use has:
+// FullStations for the full snapshot, SampleStations for the sample.
+func Stations() int {
+	if Full() {
+		return FullStations
+	}
+	return SampleStations
+}
+
+// Need returns the path of the data in use, or ends the test as Missing
+// does when the file is not there (STATIONDEX_REAL_DATA naming a missing
+// file, or a checkout without its testdata).
 func Need(tb testing.TB) string {
 	tb.Helper()
 	p := Path()
 	if _, err := os.Stat(p); err != nil {
-		Missing(tb, "the real snapshot: %v", err)
+		Missing(tb, "the real-data file: %v", err)
 	}
 	return p
+}
+
+// NeedFull returns the full snapshot's path for a check that holds only of
+// it (a figure of its size, a station it has), and skips the test where
+// the sample is in use, under CI=true too: the full snapshot adds checks
+// to the ones every clone runs, and a clone without it is complete.
+func NeedFull(tb testing.TB) string {
+	tb.Helper()
+	if !Full() {
+		tb.Skipf("this check needs the full snapshot: no file at %s (set %s or put it in ../shared/data)", FullPath(), EnvPath)
+	}
+	return Need(tb)
 }
 
 // Missing ends a test that lacks something from outside the repository:

@@ -1,10 +1,16 @@
 package realdata
 
 import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
+
+var writeSample = flag.Bool("write-sample", false, "rewrite the committed sample, "+SampleName)
 
 func TestPathFindsSharedBesideRoot(t *testing.T) {
 	t.Setenv(EnvPath, "")
@@ -16,15 +22,54 @@ func TestPathFindsSharedBesideRoot(t *testing.T) {
 		t.Fatalf("repoRoot %s is not this repository: %v", root, err)
 	}
 	want := filepath.Join(root, "..", "shared", "data", FileName)
-	if got := Path(); got != want {
-		t.Fatalf("Path() = %s, want %s", got, want)
+	if got := FullPath(); got != want {
+		t.Fatalf("FullPath() = %s, want %s", got, want)
+	}
+	if got, sample := SamplePath(), filepath.Join(root, "testdata", "sample-stations.ndjson.gz"); got != sample {
+		t.Fatalf("SamplePath() = %s, want %s", got, sample)
+	}
+	if _, err := os.Stat(want); (err == nil) != Full() {
+		t.Fatalf("Full() = %v, but the file beside the checkout: %v", Full(), err)
+	}
+}
+
+// TestPathFallsBackToSample: in a checkout with nothing beside it, the
+// data is the sample, and Need returns it even under CI=true.
+func TestPathFallsBackToSample(t *testing.T) {
+	t.Setenv(EnvPath, "")
+	t.Setenv("CI", "true")
+	root := filepath.Join(t.TempDir(), "clone")
+	if err := os.MkdirAll(filepath.Join(root, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module stationdex\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(SampleName)), []byte("sample"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "testdata"))
+	want := filepath.Join(root, "testdata", "sample-stations.ndjson.gz")
+	if Full() || Path() != want || Stations() != SampleStations {
+		t.Fatalf("Full() = %v, Path() = %s, Stations() = %d; want the sample %s", Full(), Path(), Stations(), want)
+	}
+	if got := Need(t); got != want {
+		t.Fatalf("Need = %s, want %s", got, want)
+	}
+	rec := &recorder{}
+	func() {
+		defer func() { _ = recover() }()
+		NeedFull(rec)
+	}()
+	if rec.failed || !rec.skipped {
+		t.Fatalf("NeedFull without the full snapshot must skip, under CI=true too: failed=%v skipped=%v", rec.failed, rec.skipped)
 	}
 }
 
 func TestPathFromEnvironment(t *testing.T) {
 	t.Setenv(EnvPath, "/elsewhere/stations.ndjson.gz")
-	if got := Path(); got != "/elsewhere/stations.ndjson.gz" {
-		t.Fatalf("Path() = %s, want the environment's", got)
+	if got := Path(); got != "/elsewhere/stations.ndjson.gz" || !Full() || Stations() != FullStations {
+		t.Fatalf("Path() = %s, Full() = %v; want the environment's, full", got, Full())
 	}
 }
 
@@ -65,4 +110,51 @@ func (r *recorder) Fatalf(string, ...any) {
 func (r *recorder) Skipf(string, ...any) {
 	r.skipped = true
 	panic("skip")
+}
+
+// TestSampleIsGenerated: the committed sample is what WriteSample writes
+// (-write-sample rewrites it). The NDJSON inside is compared, so a Go
+// release that compresses differently does not fail it; the gzip bytes
+// are compared as well, to log when they drift.
+func TestSampleIsGenerated(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSample(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := SamplePath()
+	if *writeSample {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	committed, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(committed) > 2<<20 {
+		t.Errorf("the sample is %d bytes, more than 2 MiB", len(committed))
+	}
+	want, got := gunzip(t, buf.Bytes()), gunzip(t, committed)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is not what WriteSample writes: regenerate it with go test ./indexer/realdata/ -run TestSampleIsGenerated -write-sample", SampleName)
+	}
+	if !bytes.Equal(committed, buf.Bytes()) {
+		t.Logf("%s holds the same stations, compressed differently (another Go release?)", SampleName)
+	}
+	if n := bytes.Count(got, []byte("\n")); n != SampleStations {
+		t.Errorf("%d stations, want %d", n, SampleStations)
+	}
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
