@@ -19,6 +19,9 @@
 //     snapshot's age, from one meta document
 //   - cache.go: the response cache's series, read from its own counters
 //     at scrape time
+//   - follow.go: Follow, the series of a node following a source (serve
+//     -follow): attempts by result, failures in a row, download and build
+//     durations
 package metrics
 
 import (

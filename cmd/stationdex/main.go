@@ -3,6 +3,7 @@
 //	stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
 //	stationdex serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]
 //	stationdex check FILE
+//	stationdex publish -dir DIR [-keep N] [-key SECRETKEYFILE] INDEX
 //	stationdex version
 //
 // main only parses the subcommand and hands over; the work lives in the
@@ -15,6 +16,10 @@
 //   - index.go: `stationdex index`: its arguments, the inputs opened
 //     before the build, the CPU profile and the summary
 //   - check.go: `stationdex check`: the full check and its report
+//   - publish.go: `stationdex publish`: the full check, then the copy,
+//     the signed manifest and the pruning of internal/snapshot
+//   - follow.go: serve's -follow flags, the follower started beside the
+//     node, and the background build in a niced child process
 //   - serve.go: `stationdex serve`: its flags, the logger, the base URL,
 //     the index opened or the demo built, the node wired to the server
 //     and the metrics, and reloading on SIGHUP or a changed file
@@ -45,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(args[1:], stdout, stderr)
 	case "check":
 		return runCheckTo(args[1:], stdout, stderr)
+	case "publish":
+		return runPublish(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

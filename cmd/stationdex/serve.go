@@ -34,6 +34,7 @@ type serveFlags struct {
 	checkOnStart                 bool
 	cacheBytes                   int64
 	cacheMinUses                 int
+	follow                       followFlags
 }
 
 func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, error) {
@@ -53,6 +54,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, error
 	fs.IntVar(&f.cacheMinUses, "cache-min-uses", server.DefaultCacheMinUses, "store an answer in the response cache on its Nth request: 2 keeps one-off requests (crawlers, cold traffic) from evicting what repeats, 1 stores every answer")
 	fs.BoolVar(&f.checkOnStart, "check-on-start", false, "also decode and cross-check the whole index (as stationdex check does) before serving it; "+
 		"without it the file is still verified against its checksums, which refuses a damaged, truncated or foreign file, in one linear read")
+	f.follow.register(fs)
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
 	if err := parseCommand(fs, serveHelp, args, stdout, stderr); err != nil {
 		return f, err
@@ -69,7 +71,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, error
 
 // check refuses values no node can run with; the arguments left after
 // the flags must be none.
-func (f serveFlags) check(rest []string) error {
+func (f *serveFlags) check(rest []string) error {
 	switch {
 	case len(rest) > 0:
 		return fmt.Errorf("unexpected argument %q", rest[0])
@@ -79,6 +81,9 @@ func (f serveFlags) check(rest []string) error {
 		return errors.New("-cache-bytes must not be negative (0 disables the cache)")
 	case f.cacheMinUses != 1 && f.cacheMinUses != 2:
 		return fmt.Errorf("-cache-min-uses must be 1 or 2; got %d", f.cacheMinUses)
+	}
+	if err := f.follow.check(f.index); err != nil {
+		return err
 	}
 	_, err := newBaseURLPlan(f.base, f.addr)
 	return err
@@ -139,7 +144,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	}
 	defer cleanup()
 	ix, err := openIndex(path, f.checkOnStart)
-	if err != nil && !f.allowUnready {
+	if err != nil && !f.allowUnready && !f.follow.on() {
 		return err
 	}
 	var meta format.Meta // zero while unready
@@ -206,7 +211,11 @@ func serveOn(ctx context.Context, f serveFlags, log *slog.Logger, ln net.Listene
 		return err
 	}
 	logStartup(log, f, n, baseURL, si.path, si.meta)
-	startReloading(ctx, f, node.NewReloader(si.path, si.holder, purgeOnSwap{m, api}, log), log)
+	r := node.NewReloader(si.path, si.holder, purgeOnSwap{m, api}, log)
+	startReloading(ctx, f, r, log)
+	if err := startFollowing(ctx, f.follow, r, reg, baseURL, log); err != nil {
+		return err
+	}
 	return n.Serve(ctx)
 }
 

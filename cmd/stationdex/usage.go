@@ -33,7 +33,7 @@ Memory stays bounded whatever the input size: the build buffers at most
 temporary index need free space there of about twice the index size.`,
 	}
 	serveHelp = commandHelp{
-		synopsis: "serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]",
+		synopsis: "serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT] [-follow SOURCE -every DURATION [-follow-key PUBKEY]]",
 		summary:  "Serve the JSON API, pages and data files; without -index, the embedded demo.",
 		about: `Serves the JSON API, the HTML pages, their Markdown twins and the data files
 of one index file, or of the embedded demo snapshot without -index.
@@ -42,7 +42,17 @@ Links are absolute and built on -base-url. Without it they name -addr; an
 -addr without a host or with every interface (":8080", "0.0.0.0:8080",
 "[::]:8080") gives links to 127.0.0.1 and a warning: pass -base-url with
 the address clients use. SIGHUP (or -watch) swaps in a new index file;
-SIGTERM or SIGINT drains the requests in flight and exits 0.`,
+SIGTERM or SIGINT drains the requests in flight and exits 0.
+
+With -follow the node keeps -index current by itself: every -every it
+checks SOURCE, a directory made by stationdex publish (its .../latest.json,
+signed when -follow-key is given) or dumps (files or URLs, comma-separated,
+tried in turn; fetched with If-None-Match/If-Modified-Since, so a 304
+builds nothing, and built by a niced child process). A new snapshot is
+downloaded or built beside -index, verified (size, SHA-256, signature, the
+full check) and swapped in as SIGHUP does; on any failure the old snapshot
+keeps serving and the check is retried with backoff. Without a valid
+-index at start the node answers 503 until the first snapshot arrives.`,
 	}
 	checkHelp = commandHelp{
 		synopsis: "check FILE",
@@ -60,7 +70,7 @@ unreadable; 2: usage error.`,
 )
 
 // commands lists the subcommands in the order the usage shows them.
-var commands = []commandHelp{indexHelp, serveHelp, checkHelp, versionHelp}
+var commands = []commandHelp{indexHelp, serveHelp, checkHelp, publishHelp, versionHelp}
 
 // topUsage is the usage of stationdex itself.
 func topUsage() string {

@@ -14,7 +14,8 @@
 //   - admin.go: the admin mux: /healthz, /readyz, metrics and pprof,
 //     apart so that it can be bound to a private address
 //   - reload.go: the Reloader, which checks an index file in full and
-//     swaps it in on SIGHUP or when the file changes, and OpenChecked
+//     swaps it in on SIGHUP, when the file changes or when a follower
+//     installs a new one (Install), and OpenChecked
 package node
 
 import (

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -75,13 +76,69 @@ func (r *Reloader) Reload() error {
 			"still_serving_snapshot_at", old.SnapshotAt)
 		return err
 	}
+	r.swap(ix, old, start)
+	return nil
+}
+
+// Install is Reload for a new file made beside the path (a download or a
+// build): it checks tmp in full and opens it, renames it over the path and
+// swaps it in, the same swap as Reload's. A refused file is removed, and
+// the old snapshot keeps serving. tmp must be on the path's file system.
+func (r *Reloader) Install(tmp string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := time.Now()
+	old := r.currentMeta()
+	ix, err := OpenChecked(tmp)
+	if err == nil {
+		// The open index maps the file, not its name: it survives the rename.
+		if err = os.Rename(tmp, r.path); err != nil {
+			_ = ix.Close()
+		}
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		r.obs.SwapFailed()
+		r.log.Error("snapshot swap refused", "path", tmp, "err", err,
+			"still_serving_snapshot_at", old.SnapshotAt)
+		return err
+	}
+	syncDir(filepath.Dir(r.path))
+	r.seen, _ = os.Stat(r.path)
+	r.swap(ix, old, start)
+	return nil
+}
+
+// Path is the live index file the Reloader swaps in.
+func (r *Reloader) Path() string { return r.path }
+
+// Serving is the meta document of the snapshot served now, and false
+// while none is.
+func (r *Reloader) Serving() (format.Meta, bool) {
+	ix, release := r.holder.Acquire()
+	defer release()
+	if ix == nil {
+		return format.Meta{}, false
+	}
+	return ix.Meta(), true
+}
+
+func (r *Reloader) swap(ix *query.Index, old format.Meta, start time.Time) {
 	r.holder.Swap(ix)
 	meta := ix.Meta()
 	r.obs.SwapSucceeded(meta)
 	r.log.Info("snapshot swapped", "path", r.path,
 		"from_snapshot_at", old.SnapshotAt, "to_snapshot_at", meta.SnapshotAt,
 		"stations", meta.Stations, "took", time.Since(start).Round(time.Millisecond))
-	return nil
+}
+
+// syncDir makes a rename in dir durable; a failure only weakens that, so
+// it is not an error of the swap.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 }
 
 // OpenChecked runs the full check (query.Check), then opens the file and
