@@ -14,7 +14,7 @@ import (
 )
 
 // tempPrefix starts the name of every temporary a follower makes beside
-// the live file; Run removes those an earlier process left.
+// the live file; New removes those an earlier process left.
 const tempPrefix = ".stationdex-follow-"
 
 // validators identify what a location held when it was last fetched: an

@@ -144,7 +144,8 @@ type Follower struct {
 	failures int
 }
 
-// New checks cfg and returns a Follower; it does not start it.
+// New checks cfg and returns a Follower; it does not start it, but it
+// removes the temporaries an earlier process left beside the live file.
 func New(cfg Config) (*Follower, error) {
 	if cfg.Every == 0 {
 		cfg.Every = DefaultEvery
@@ -179,6 +180,7 @@ func New(cfg Config) (*Follower, error) {
 		return nil, errors.New("follow: dumps need a Build")
 	}
 	f.manifest, f.dumps = manifest, dumps
+	f.sweep()
 	return f, nil
 }
 
@@ -217,7 +219,6 @@ func isManifest(loc string) bool {
 // after a failure the next check comes sooner (backoff), never later than
 // a period.
 func (f *Follower) Run(ctx context.Context) {
-	f.sweep()
 	for {
 		result, err := f.Once(ctx)
 		if ctx.Err() != nil {
