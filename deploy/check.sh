@@ -74,15 +74,17 @@ step "Grafana dashboard type-check (@grafana/schema + tsc)"
 )
 echo "deploy/grafana/stationdex.json matches the dashboard schema"
 
-step "Kubernetes manifests (strict decode into k8s.io/api)"
+step "Kubernetes manifests, ../ and follow/ (strict decode into k8s.io/api)"
 (cd deploy/kubernetes/check && go test -count=1 ./...)
 
 if command -v systemd-analyze >/dev/null; then
 	step "systemd-analyze verify"
 	# verify wants the ExecStart binary to exist: point it at the one built.
-	sed "s#/usr/local/bin/stationdex#$tmp/stationdex#" deploy/systemd/stationdex.service >"$tmp/stationdex.service"
-	systemd-analyze verify --man=no "$tmp/stationdex.service"
-	echo "stationdex.service verified"
+	for unit in stationdex.service stationdex-follow.service; do
+		sed "s#/usr/local/bin/stationdex#$tmp/stationdex#" "deploy/systemd/$unit" >"$tmp/$unit"
+		systemd-analyze verify --man=no "$tmp/$unit"
+		echo "$unit verified"
+	done
 fi
 
 printf '\ndeploy/check.sh: all checks passed\n'

@@ -15,6 +15,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/metrics"
+	"stationdex/server/follow"
 )
 
 const dashboardPath = "grafana/stationdex.json"
@@ -168,6 +169,9 @@ func exposedNames(t *testing.T) map[string]bool {
 	m.Shed()
 	m.SetInFlightLimit(1)
 	m.SetIndex(format.Meta{SnapshotAt: time.Now(), Stations: 1})
+	if _, err := metrics.NewFollow(reg, time.Hour, follow.Results); err != nil {
+		t.Fatal(err)
+	}
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
