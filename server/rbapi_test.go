@@ -62,27 +62,29 @@ func TestRBParams(t *testing.T) {
 			map[rbapi.RBParam]string{rbapi.RBLimit: "5", rbapi.RBHideBroken: "true", rbapi.RBTagList: "a,b"}, ""},
 		{"multipart", "POST", "/x", "multipart/form-data; boundary=B", "--B\r\nContent-Disposition: form-data; name=\"order\"\r\n\r\nname\r\n--B--\r\n",
 			map[rbapi.RBParam]string{rbapi.RBOrder: "name"}, ""},
-		{"unknown", "GET", "/x?countryCod=PT", "", "", nil, core.CodeUnknownParameter},
-		{"not taken here", "GET", "/x?uuids=a", "", "", nil, core.CodeUnknownParameter},
-		{"repeated", "GET", "/x?limit=1&limit=2", "", "", nil, core.CodeRepeatedParameter},
-		{"repeated by spelling", "GET", "/x?bitrateMin=1&bitratemin=2", "", "", nil, core.CodeRepeatedParameter},
-		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", nil, core.CodeRepeatedParameter},
-		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, nil, core.CodeRepeatedParameter},
-		{"bool yes", "GET", "/x?hidebroken=yes", "", "", nil, core.CodeInvalidParameter},
-		{"bool 1", "GET", "/x?reverse=1", "", "", nil, core.CodeInvalidParameter},
-		{"bool True", "GET", "/x?nameExact=True", "", "", nil, core.CodeInvalidParameter},
-		{"count abc", "GET", "/x?limit=abc", "", "", nil, core.CodeInvalidParameter},
-		{"count negative", "GET", "/x?offset=-1", "", "", nil, core.CodeInvalidParameter},
-		{"count huge", "GET", "/x?limit=99999999999999999999", "", "", nil, core.CodeInvalidParameter},
-		{"count plus", "GET", "/x?limit=%2B5", "", "", nil, core.CodeInvalidParameter},
-		{"decimal", "GET", "/x?geo_lat=NaN", "", "", nil, core.CodeInvalidParameter},
+		// what upstream answers, this node answers with upstream's meaning
+		{"unknown ignored", "GET", "/x?countryCod=PT&search=jazz&limit=2", "", "", map[rbapi.RBParam]string{rbapi.RBLimit: "2"}, ""},
+		{"not taken here ignored", "GET", "/x?uuids=a", "", "", map[rbapi.RBParam]string{}, ""},
+		{"repeated: the first", "GET", "/x?limit=1&limit=2", "", "", map[rbapi.RBParam]string{rbapi.RBLimit: "1"}, ""},
+		{"repeated by spelling: the row's", "GET", "/x?bitratemin=2&bitrateMin=1", "", "", map[rbapi.RBParam]string{rbapi.RBBitrateMin: "1"}, ""},
+		{"repeated by spelling in a form", "POST", "/x", "application/x-www-form-urlencoded", "countryCode=PL&countrycode=x", map[rbapi.RBParam]string{rbapi.RBCountryCode: "x"}, ""},
+		{"repeated by spelling in JSON", "POST", "/x", "application/json", `{"tagList":"a","taglist":"b"}`, map[rbapi.RBParam]string{rbapi.RBTagList: "a"}, ""},
+		{"bool yes is false", "GET", "/x?hidebroken=yes", "", "", map[rbapi.RBParam]string{rbapi.RBHideBroken: "false"}, ""},
+		{"bool 1 is false", "GET", "/x?reverse=1&nameExact=True", "", "", map[rbapi.RBParam]string{rbapi.RBNameExact: "false", rbapi.RBReverse: "false"}, ""},
+		{"count abc is the default", "GET", "/x?limit=abc&offset=-1&bitrateMin=%2B5", "", "", map[rbapi.RBParam]string{}, ""},
+		{"count huge is the default", "GET", "/x?limit=99999999999999999999", "", "", map[rbapi.RBParam]string{}, ""},
+		{"decimal NaN is none", "GET", "/x?geo_lat=NaN", "", "", map[rbapi.RBParam]string{}, ""},
+		{"bad utf-8 replaced", "GET", "/x?name=a%ff", "", "", map[rbapi.RBParam]string{rbapi.RBName: "a\uFFFD"}, ""},
+		{"json nested ignored", "POST", "/x", jsonType, `{"name":{"a":1},"limit":2}`, map[rbapi.RBParam]string{rbapi.RBLimit: "2"}, ""},
+		{"json not object ignored", "POST", "/x?limit=3", jsonType, `[1]`, map[rbapi.RBParam]string{rbapi.RBLimit: "3"}, ""},
+		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, map[rbapi.RBParam]string{rbapi.RBHideBroken: "false"}, ""},
+		{"body type ignored", "POST", "/x?limit=4", "text/plain", "limit=5", map[rbapi.RBParam]string{rbapi.RBLimit: "4"}, ""},
+		// where upstream fails, or past the node's bounds: a 400
+		{"tri-state yes", "GET", "/x?has_geo_info=yes", "", "", nil, core.CodeInvalidParameter},
+		{"tri-state True", "GET", "/x?is_https=True", "", "", nil, core.CodeInvalidParameter},
+		{"tri-state in JSON", "POST", "/x", jsonType, `{"has_extended_info":1}`, nil, core.CodeInvalidParameter},
 		{"long text", "GET", "/x?name=" + strings.Repeat("a", rbapi.MaxRBTextBytes+1), "", "", nil, core.CodeInvalidParameter},
-		{"bad utf-8", "GET", "/x?name=%ff", "", "", nil, core.CodeInvalidParameter},
 		{"bad escape", "GET", "/x?name=%zz", "", "", nil, core.CodeInvalidRequest},
-		{"json nested", "POST", "/x", jsonType, `{"name":{"a":1}}`, nil, core.CodeInvalidParameter},
-		{"json not object", "POST", "/x", jsonType, `[1]`, nil, core.CodeInvalidRequest},
-		{"json bool text", "POST", "/x", jsonType, `{"hidebroken":"yes"}`, nil, core.CodeInvalidParameter},
-		{"body type", "POST", "/x", "text/plain", "limit=5", nil, core.CodeInvalidRequest},
 		{"body too long", "POST", "/x", form, "name=" + strings.Repeat("a", rbapi.MaxRBBodyBytes), nil, core.CodeInvalidRequest},
 	}
 	for _, tc := range cases {
@@ -139,8 +141,8 @@ func TestRBAPIStatuses(t *testing.T) {
 		{"GET", "/json/stations/topvote/10", 200, ""},
 		{"GET", "/json/stations/broken?hidebroken=true", 200, ""},
 		{"GET", "/json/stations/lastclick?limit=2&offset=1", 200, ""},
-		{"GET", "/json/stations/topclick/ten", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/topclick/1?order=name", 400, core.CodeUnknownParameter},
+		{"GET", "/json/stations/topclick/ten", 200, ""},          // upstream: no number is 0
+		{"GET", "/json/stations/topclick/1?order=name", 200, ""}, // ignored
 		{"GET", "/json/stations/changed", 501, core.CodeNotImplemented},
 		{"GET", "/json/stations/byname/jazz", 200, ""},
 		{"GET", "/json/stations/bycodec/ac", 200, ""},
@@ -149,23 +151,21 @@ func TestRBAPIStatuses(t *testing.T) {
 		{"GET", "/json/stations?order=votes", 200, ""},
 		{"GET", "/json/stations/search?order=lastCheckOK&reverse=true", 200, ""},
 		{"GET", "/json/checks", 501, core.CodeNotImplemented},
-		{"GET", "/json/stations?order=bogus", 400, core.CodeInvalidParameter},
-		{"GET", "/json/tags?order=votes", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations?hidebroken=yes", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations?limit=-1", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations?countrycode=PT", 400, core.CodeUnknownParameter},
-		{"GET", "/json/stations/byuuid?uuids=nope", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/byuuid/nope", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/byurl", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations?order=bogus", 200, ""},
+		{"GET", "/json/tags?order=votes", 400, core.CodeInvalidParameter}, // upstream: 500
+		{"GET", "/json/stations?hidebroken=yes", 200, ""},
+		{"GET", "/json/stations/search?has_geo_info=yes", 400, core.CodeInvalidParameter}, // upstream: 500
+		{"GET", "/json/stations?limit=-1&limit=3", 200, ""},
+		{"GET", "/json/stations?countrycode=PT&limit=2", 200, ""},
+		{"GET", "/json/stations/byuuid?uuids=nope", 200, ""},
+		{"GET", "/json/stations/byuuid/nope", 200, ""},
+		{"GET", "/json/stations/byurl", 200, ""},
 		{"GET", "/json/stations/search?geo_lat=1&geo_long=2", 200, ""},
-		{"GET", "/json/stations/search?geo_lat=1&geo_distance=2", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_distance=5", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=0", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=-3", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=1e9", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=1&geo_long=181", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=x&geo_long=1", 400, core.CodeInvalidParameter},
-		{"GET", "/json/stations/search?geo_lat=91&geo_long=2&geo_distance=5", 400, core.CodeInvalidParameter},
+		{"GET", "/json/stations/search?geo_lat=1&geo_distance=2", 200, ""},
+		{"GET", "/json/stations/search?geo_distance=5", 200, ""},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=2&geo_distance=0", 200, ""},
+		{"GET", "/json/stations/search?geo_lat=1&geo_long=181", 200, ""},
+		{"GET", "/json/stations/search?geo_lat=x&geo_long=1", 200, ""},
 		{"GET", "/json/url/nope", 404, core.CodeNotFound},
 		{"GET", "/json/url/00000000-0000-4000-8000-000000000000", 404, core.CodeNotFound},
 		{"GET", "/json/nothing", 404, core.CodeNotFound},
@@ -652,7 +652,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // TestRBAPICodecExact: pyradios' stations_by_codec sends codecExact,
 // which upstream ignores: a node takes it, as a flag that changes
-// nothing, and refuses a value that is no boolean.
+// nothing, whatever its value (upstream: not even read).
 func TestRBAPICodecExact(t *testing.T) {
 	s := newDemoServer(t, nil)
 	plain := rbIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50", "", "").Body.Bytes())
@@ -665,7 +665,7 @@ func TestRBAPICodecExact(t *testing.T) {
 			t.Errorf("codecExact=%s: %d stations, without it %d", v, len(got), len(plain))
 		}
 	}
-	if rec := serveUp(s, "GET", "/json/stations/search?codec=mp3&codecExact=yes", "", ""); rec.Code != http.StatusBadRequest {
-		t.Errorf("codecExact=yes: %d, want 400", rec.Code)
+	if got := rbIDs(t, serveUp(s, "GET", "/json/stations/search?codec=mp3&limit=50&codecExact=yes", "", "").Body.Bytes()); !slices.Equal(got, plain) {
+		t.Errorf("codecExact=yes: %d stations, without it %d", len(got), len(plain))
 	}
 }

@@ -86,11 +86,31 @@ func VaryAcceptEncoding(h http.Header) {
 // preflight headers. It answers every OPTIONS request the same way, because
 // the answer does not depend on the requested method or headers.
 func Preflight(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+	preflight(w, corsAllowMethods, CorsAllowHeaders)
+}
+
+// The Radio Browser API takes POST with a form or JSON body, and the
+// headers upstream's preflight allows (Content-Type among them), so that
+// a browser app's JSON search passes its preflight, as upstream's does.
+const (
+	corsRBAPIMethods = "GET, HEAD, POST, OPTIONS"
+	CorsRBAPIHeaders = CorsAllowHeaders + ", Content-Type, X-Requested-With, User-Agent"
+)
+
+// RBAPIPreflightRoute answers the CORS preflight of the Radio Browser
+// API's paths under pattern.
+func RBAPIPreflightRoute(pattern string) Route {
+	return Route{pattern, []string{http.MethodOptions}, func(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+		preflight(w, corsRBAPIMethods, CorsRBAPIHeaders)
+	}}
+}
+
+func preflight(w http.ResponseWriter, methods, headers string) {
 	h := w.Header()
 	setCORSAnswer(h) // a preflight always comes from a browser
-	h.Set("Allow", corsAllowMethods)
-	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-	h.Set("Access-Control-Allow-Headers", CorsAllowHeaders)
+	h.Set("Allow", methods)
+	h.Set("Access-Control-Allow-Methods", methods)
+	h.Set("Access-Control-Allow-Headers", headers)
 	h.Set("Access-Control-Max-Age", corsMaxAge)
 	h.Set("Cache-Control", "public, max-age="+corsMaxAge)
 	w.WriteHeader(http.StatusNoContent)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"stationdex/internal/fold"
@@ -41,9 +42,9 @@ type RBEntry struct {
 	Country      string `json:"country,omitempty"`
 	ISO639       rbCode `json:"iso_639,omitzero"`
 	StationCount int    `json:"stationcount"`
-	// folded and foldedCode are Name and ISO3166_1 folded, countryKey
+	// folded is Name folded (a country's ISO3166_1), countryKey
 	// Country's key (states), made once with the list
-	folded, foldedCode, countryKey string
+	folded, countryKey string
 }
 
 // rbCode is a code of a list that has the field (listed): null when the
@@ -99,7 +100,7 @@ func plainRBEntry(name func(query.RBAPICount) string) func(query.RBAPICount) RBE
 func rbDimList(cmd string, d query.Dim, entry func(query.RBAPICount) RBEntry) *rbList {
 	return &rbList{serve: func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 		hide := p.flag(RBHideBroken)
-		s.serveRBList(w, r, args, p, nil, func(ix core.Index) ([]RBEntry, error) {
+		s.serveRBList(w, r, cmd, args, p, nil, func(ix core.Index) ([]RBEntry, error) {
 			return rbListMade(ix, cmd, hide, func(ix core.Index) ([]RBEntry, error) {
 				counts, err := ix.RBAPICounts(d, hide)
 				entries := make([]RBEntry, len(counts))
@@ -127,7 +128,12 @@ func rbListMade(ix core.Index, cmd string, hide bool, build func(core.Index) ([]
 		}
 		for i := range list {
 			e := &list[i]
-			e.folded, e.foldedCode, e.countryKey = fold.String(e.Name), fold.String(e.ISO3166_1), format.FacetKey(e.Country)
+			e.folded, e.countryKey = fold.String(e.Name), format.FacetKey(e.Country)
+			if e.ISO3166_1 != "" {
+				// a country is filtered and ordered by its code, as
+				// upstream groups, filters and orders by CountryCode
+				e.folded = fold.String(e.ISO3166_1)
+			}
 		}
 		sortRBEntries(list, false, false)
 		return list, nil
@@ -144,7 +150,7 @@ func (s *Server) serveRBStates(w http.ResponseWriter, r *http.Request, args []st
 		keep, args = func(e *RBEntry) bool { return e.countryKey == country }, args[1:]
 	}
 	hide := p.flag(RBHideBroken)
-	s.serveRBList(w, r, args, p, keep, func(ix core.Index) ([]RBEntry, error) {
+	s.serveRBList(w, r, "states", args, p, keep, func(ix core.Index) ([]RBEntry, error) {
 		return rbListMade(ix, "states", hide, func(ix core.Index) ([]RBEntry, error) {
 			states, err := ix.RBAPIStates(hide)
 			entries := make([]RBEntry, len(states))
@@ -159,7 +165,7 @@ func (s *Server) serveRBStates(w http.ResponseWriter, r *http.Request, args []st
 // serveRBList answers a list: read by entries (shared, in name order),
 // then filtered by keep (nil: every entry) and the {filter} segment,
 // ordered and paged.
-func (s *Server) serveRBList(w http.ResponseWriter, r *http.Request, args []string, p *rbParams, keep func(*RBEntry) bool, entries func(core.Index) ([]RBEntry, error)) {
+func (s *Server) serveRBList(w http.ResponseWriter, r *http.Request, cmd string, args []string, p *rbParams, keep func(*RBEntry) bool, entries func(core.Index) ([]RBEntry, error)) {
 	filter := ""
 	if len(args) == 1 {
 		filter = fold.String(args[0])
@@ -175,19 +181,18 @@ func (s *Server) serveRBList(w http.ResponseWriter, r *http.Request, args []stri
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}
-		switch reorder := byCount || p.flag(rbReverse); {
+		switch reorder := byCount || p.flag(RBReverse); {
 		case filter != "" || keep != nil:
 			list = filterRBEntries(list, filter, keep)
 		case reorder:
 			list = slices.Clone(list)
 		}
-		if byCount || p.flag(rbReverse) {
-			sortRBEntries(list, byCount, p.flag(rbReverse))
+		if byCount || p.flag(RBReverse) {
+			sortRBEntries(list, byCount, p.flag(RBReverse))
 		}
 		list = list[min(p.count(rbOffset, 0), len(list)):]
 		list = list[:min(p.count(RBLimit, len(list)), len(list))]
-		dst, err = core.EncodeResponse(dst, list)
-		return core.JSONHead, dst, err
+		return appendRBEntries(dst, p.out, cmd, list)
 	}, s.WriteError)
 }
 
@@ -208,7 +213,7 @@ func filterRBEntries(list []RBEntry, filter string, keep func(*RBEntry) bool) []
 	out := []RBEntry{} // list is shared: a copy is filtered (and ordered); none is [], not null
 	for i := range list {
 		e := &list[i]
-		if (keep == nil || keep(e)) && (filter == "" || strings.Contains(e.folded, filter) || strings.Contains(e.foldedCode, filter)) {
+		if (keep == nil || keep(e)) && (filter == "" || strings.Contains(e.folded, filter)) {
 			out = append(out, *e)
 		}
 	}
@@ -230,6 +235,82 @@ func sortRBEntries(list []RBEntry, byCount, reverse bool) {
 	})
 }
 
+// rbStateEntry is a state as upstream sends it: its country even when "".
+type rbStateEntry struct {
+	Name         string `json:"name"`
+	Country      string `json:"country"`
+	StationCount int    `json:"stationcount"`
+}
+
+// rbListElements are the XML element of each list's entries, as
+// upstream names them (its countries are language elements).
+var rbListElements = map[string]string{
+	"countries": "language", "countrycodes": "countrycode", "codecs": "codec", "tags": "tag", "languages": "language", "states": "state",
+}
+
+// appendRBEntries appends the entries of list cmd in format f (json,
+// csv or xml), with the fields upstream's list has, in its order.
+func appendRBEntries(dst []byte, f *rbFormat, cmd string, list []RBEntry) (core.EntityHead, []byte, error) {
+	if f == FormatJSON {
+		var v any = list
+		if cmd == "states" {
+			states := make([]rbStateEntry, len(list))
+			for i, e := range list {
+				states[i] = rbStateEntry{e.Name, e.Country, e.StationCount}
+			}
+			v = states
+		}
+		dst, err := core.EncodeResponse(dst, v)
+		return core.JSONHead, dst, err
+	}
+	columns := []string{"name", "stationcount"}
+	switch cmd {
+	case "countries":
+		columns = []string{"name", "iso_3166_1", "stationcount"}
+	case "languages":
+		columns = []string{"name", "iso_639", "stationcount"}
+	case "states":
+		columns = []string{"name", "country", "stationcount"}
+	}
+	if f == formatXML {
+		dst = append(dst, xmlDecl+"<result>"...)
+	} else if len(list) > 0 {
+		dst = appendCSV(dst, columns)
+	}
+	fields := make([]string, len(columns))
+	for _, e := range list {
+		for i, c := range columns {
+			switch c {
+			case "name":
+				fields[i] = e.Name
+			case "iso_3166_1":
+				fields[i] = e.ISO3166_1
+			case "iso_639":
+				fields[i] = e.ISO639.code
+			case "country":
+				fields[i] = e.Country
+			case "stationcount":
+				fields[i] = strconv.Itoa(e.StationCount)
+			}
+		}
+		if f == formatCSV {
+			dst = appendCSV(dst, fields)
+			continue
+		}
+		dst = append(append(dst, '<'), rbListElements[cmd]...)
+		for i, c := range columns {
+			if c != "iso_639" || fields[i] != "" { // upstream: the code when there is one
+				dst = appendXMLAttr(dst, c, fields[i])
+			}
+		}
+		dst = append(dst, "/>\n"...)
+	}
+	if f == formatXML {
+		dst = append(dst, "</result>\n"...)
+	}
+	return f.entityHead(), dst, nil
+}
+
 // rbStats is /json/stats as upstream words it, for this node.
 type rbStats struct {
 	SupportedVersion int    `json:"supported_version"`
@@ -245,19 +326,37 @@ type rbStats struct {
 }
 
 // serveRBStats describes this node's snapshot. A mirror counts no clicks.
-func (s *Server) serveRBStats(w http.ResponseWriter, r *http.Request, _ []string, _ *rbParams) {
-	s.ServeResource(w, r, "upstream:stats", func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
+func (s *Server) serveRBStats(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
+	s.ServeResource(w, r, "upstream:stats:"+p.out.Name, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		m := ix.Meta()
 		working, err := ix.RBAPIWorking()
 		if err != nil {
 			return core.EntityHead{}, dst, err
 		}
-		dst, err = core.EncodeResponse(dst, rbStats{
+		st := rbStats{
 			SupportedVersion: 1, SoftwareVersion: "stationdex (snapshot " + core.SnapshotAt(m) + ")", Status: "OK",
 			Stations: m.Stations, StationsBroken: m.Stations - working, Tags: m.Genres, Languages: m.Languages, Countries: m.Countries,
-		})
+		}
+		if p.out == formatXML {
+			return p.out.entityHead(), st.appendXML(dst), nil
+		}
+		dst, err = core.EncodeResponse(dst, st)
 		return core.JSONHead, dst, err
 	}, s.WriteError)
+}
+
+// appendXML appends the stats as upstream's XML: one stats element.
+func (st rbStats) appendXML(dst []byte) []byte {
+	dst = append(dst, xmlDecl+"<result><stats"...)
+	for _, a := range [...][2]string{
+		{"supported_version", strconv.Itoa(st.SupportedVersion)}, {"software_version", st.SoftwareVersion}, {"status", st.Status},
+		{"stations", strconv.Itoa(st.Stations)}, {"stations_broken", strconv.Itoa(st.StationsBroken)}, {"tags", strconv.Itoa(st.Tags)},
+		{"clicks_last_hour", strconv.Itoa(st.ClicksLastHour)}, {"clicks_last_day", strconv.Itoa(st.ClicksLastDay)},
+		{"languages", strconv.Itoa(st.Languages)}, {"countries", strconv.Itoa(st.Countries)},
+	} {
+		dst = appendXMLAttr(dst, a[0], a[1])
+	}
+	return append(dst, "/></result>\n"...)
 }
 
 // rbServer is one entry of /json/servers.

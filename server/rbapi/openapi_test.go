@@ -56,11 +56,18 @@ func TestOpenAPIRBAPIPaths(t *testing.T) {
 			}
 			i := slices.IndexFunc(endpoints, func(e Endpoint) bool { return sameShape(path, e.Pattern) })
 			_, refused := op.Responses["403"]
+			_, notServed := op.Responses["501"]
+			notServed = notServed && op.Responses["200"] == nil
 			switch {
 			case i < 0:
 				t.Errorf("%s: documented, and no row of the table", path)
 			case refused && !errors.Is(endpoints[i].Refusal, ErrReadOnly):
 				t.Errorf("%s: documented 403, the row %s refuses with %v", path, endpoints[i].Pattern, endpoints[i].Refusal)
+			case notServed:
+				var e *core.Error
+				if !errors.As(endpoints[i].Refusal, &e) || e.Code != core.CodeNotImplemented {
+					t.Errorf("%s: documented as not served, the row %s answers %v", path, endpoints[i].Pattern, endpoints[i].Refusal)
+				}
 			case !refused && endpoints[i].Refusal != nil:
 				t.Errorf("%s: documented, the row %s refuses with %v", path, endpoints[i].Pattern, endpoints[i].Refusal)
 			case !refused && cmp.Or(strings.Join(names, ", "), "none") != endpoints[i].Takes.Names():
@@ -70,12 +77,16 @@ func TestOpenAPIRBAPIPaths(t *testing.T) {
 	}
 	served := 0
 	for _, e := range endpoints {
-		if e.Refusal != nil {
-			continue
+		if path := documentedPath(e.Pattern); doc.Paths[path] == nil && !strings.HasSuffix(path, "/{path}") && !errors.Is(e.Refusal, ErrReadOnly) {
+			t.Errorf("%s is answered and not documented (as %s)", e.Pattern, path)
 		}
-		served++
-		if path := documentedPath(e.Pattern); doc.Paths[path] == nil {
-			t.Errorf("%s is served and not documented (as %s)", e.Pattern, path)
+		if e.Refusal == nil {
+			served++
+			for _, method := range []string{"get", "head", "post"} {
+				if doc.Paths[documentedPath(e.Pattern)][method].Responses == nil {
+					t.Errorf("%s: no %s operation documented", e.Pattern, method)
+				}
+			}
 		}
 	}
 	if documented < 20 || served < 20 {

@@ -1,16 +1,19 @@
 package rbapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"maps"
 	"math"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"stationdex/server/core"
 )
@@ -18,25 +21,30 @@ import (
 // The parameters of the Radio Browser API under /json/: one row each, read
 // from the query string, a form body (urlencoded or multipart) or a JSON
 // body, as the upstream server reads them, with the body winning over the
-// query string. Where the upstream server is lenient to a fault, this
-// one refuses (a 400 with a JSON body):
+// query string and, within one source, the first value of a name. What
+// the upstream server answers, this one answers with the same meaning;
+// only where the upstream server fails (a 500) or an answer would be
+// unbounded is it a 400 (a JSON body):
 //
 //   - a name is matched ignoring case and underscores, because the npm
 //     client lowercases every name (bitratemin, hasextendedinfo) and
 //     others send the documented spelling (bitrateMin,
 //     has_extended_info); a name no row has, or one the path does not
-//     take, is unknown (upstream ignored it, so a misspelt filter
-//     silently did not filter);
-//   - a boolean is exactly true or false (upstream: anything else was
-//     false, or a 500 for three of them);
-//   - a count is a plain decimal (upstream: anything else was its
-//     default, so limit=abc answered 999999 stations).
+//     take, is ignored, as upstream ignores it, and counted (Ignored);
+//   - a boolean that is not true or false is false, as upstream takes
+//     it, but for has_geo_info, has_extended_info and is_https, on
+//     which upstream fails (a 500): those are a 400;
+//   - a count that is not a plain decimal up to maxRBCount is its
+//     default, as upstream's; a position that is not a number is none;
+//   - text is at most MaxRBTextBytes, invalid UTF-8 is replaced
+//     (upstream decodes it lossily), a body at most MaxRBBodyBytes: the
+//     node's bounds, a 400 beyond them.
 
 // RBParam is one parameter of the Radio Browser API.
 type RBParam uint8
 
 const (
-	rbName RBParam = iota
+	RBName RBParam = iota
 	RBNameExact
 	rbCountry
 	rbCountryExact
@@ -59,7 +67,7 @@ const (
 	rbGeoLong
 	rbGeoDistance
 	RBOrder
-	rbReverse
+	RBReverse
 	rbOffset
 	RBLimit
 	RBHideBroken
@@ -85,7 +93,7 @@ type rbParamRow struct {
 }
 
 var RBParamRows = [NumRBParams]rbParamRow{
-	rbName: {"name", rbText}, RBNameExact: {"nameExact", rbFlag},
+	RBName: {"name", rbText}, RBNameExact: {"nameExact", rbFlag},
 	rbCountry: {"country", rbText}, rbCountryExact: {"countryExact", rbFlag},
 	RBCountryCode: {"countrycode", rbText},
 	rbState:       {"state", rbText}, rbStateExact: {"stateExact", rbFlag},
@@ -95,7 +103,7 @@ var RBParamRows = [NumRBParams]rbParamRow{
 	RBHasGeoInfo: {"has_geo_info", rbFlag}, RBHasExtendedInfo: {"has_extended_info", rbFlag},
 	RBIsHTTPS: {"is_https", rbFlag}, rbGeoLat: {"geo_lat", rbDecimal}, rbGeoLong: {"geo_long", rbDecimal},
 	rbGeoDistance: {"geo_distance", rbDecimal},
-	RBOrder:       {"order", rbText}, rbReverse: {"reverse", rbFlag}, rbOffset: {"offset", rbCount},
+	RBOrder:       {"order", rbText}, RBReverse: {"reverse", rbFlag}, rbOffset: {"offset", rbCount},
 	RBLimit: {"limit", rbCount}, RBHideBroken: {"hidebroken", rbFlag},
 	rbUUIDs: {"uuids", rbText}, rbURL: {"url", rbText},
 }
@@ -124,8 +132,8 @@ func (s rbParamSet) Has(p RBParam) bool { return s&(1<<p) != 0 }
 
 // The parameter sets of the paths.
 var (
-	RBPaging       = rbSet(RBOrder, rbReverse, rbOffset, RBLimit, RBHideBroken)
-	RBSearchParams = RBPaging | rbSet(rbName, RBNameExact, rbCountry, rbCountryExact, RBCountryCode,
+	RBPaging       = rbSet(RBOrder, RBReverse, rbOffset, RBLimit, RBHideBroken)
+	RBSearchParams = RBPaging | rbSet(RBName, RBNameExact, rbCountry, rbCountryExact, RBCountryCode,
 		rbState, rbStateExact, rbLanguage, rbLanguageExact, rbTag, rbTagExact, RBTagList, RBCodec, rbCodecExact,
 		RBBitrateMin, rbBitrateMax, RBHasGeoInfo, RBHasExtendedInfo, RBIsHTTPS, rbGeoLat, rbGeoLong, rbGeoDistance)
 )
@@ -144,10 +152,13 @@ func RBFoldName(name string) string {
 	return strings.ReplaceAll(strings.ToLower(name), "_", "")
 }
 
-// rbParams are the parameters of one request: a value for each given.
+// rbParams are the parameters of one request: a value for each given,
+// and the labels (IgnoredLabel) of the names ignored.
 type rbParams struct {
-	given  rbParamSet
-	values [NumRBParams]string
+	given   rbParamSet
+	values  [NumRBParams]string
+	ignored []string
+	out     *rbFormat // the output format of the path (/json/, /xml/...)
 }
 
 func (p *rbParams) Has(q RBParam) bool    { return p.given.Has(q) }
@@ -164,6 +175,31 @@ func (p *rbParams) count(q RBParam, def int) int {
 func (p *rbParams) decimal(q RBParam) float64 {
 	f, _ := strconv.ParseFloat(p.values[q], 64) // checked by checkRBValue
 	return f
+}
+
+// Ignored are the labels of the parameters the request gave and the path
+// ignored, one per name given.
+func (p *rbParams) Ignored() []string { return p.ignored }
+
+// upstreamNames are the parameter names the upstream server reads that
+// no row of ours has: ignored here too, but counted by their own name.
+var upstreamNames = []string{"tags", "homepage", "favicon", "lastchangeuuid", "lastcheckuuid", "lastclickuuid", "languagecodes", "seconds"}
+
+// IgnoredLabel is the metric label of an ignored parameter name: the
+// upstream's spelling of its own names (any case, underscores aside),
+// "other" for the rest, so that what a client sends cannot grow the
+// series.
+func IgnoredLabel(name string) string {
+	f := RBFoldName(name)
+	if q, ok := RBParamByName[f]; ok {
+		return RBParamRows[q].Name
+	}
+	for _, n := range upstreamNames {
+		if RBFoldName(n) == f {
+			return n
+		}
+	}
+	return "other"
 }
 
 // canonical is the parameters as one string, in row order: what names
@@ -195,32 +231,35 @@ func ParseRBParams(r *http.Request, takes rbParamSet) (rbParams, error) {
 	return p, p.add(body, takes, true)
 }
 
-// add takes the values of vals; override lets them replace values given
-// before (the body's replace the query string's, as upstream), but not
-// one another: two names of one parameter in vals (countryCode and
-// countrycode) are a repeat wherever they come from.
+// add takes the values of vals that the path takes; override lets them
+// replace values given before (the body's replace the query string's: the
+// body is read first upstream), but not one another. Of two names of one
+// parameter in vals (countryCode and countrycode) the one spelt as the
+// row is taken, else the first in byte order; of two values of a name,
+// the first, as upstream takes it. Names the path does not take are
+// ignored (p.ignored).
 func (p *rbParams) add(vals url.Values, takes rbParamSet, override bool) error {
 	var here rbParamSet
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range vals {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
 		q, ok := RBParamByName[RBFoldName(name)]
 		if !ok || !takes.Has(q) {
-			return core.Errorf(core.CodeUnknownParameter, "this path takes no parameter %s; it takes %s", core.QuoteClip(name), takes.Names())
+			p.ignored = append(p.ignored, IgnoredLabel(name))
+			continue
 		}
-		if len(vals[name]) > 1 || here.Has(q) || p.Has(q) && !override {
-			return core.Errorf(core.CodeRepeatedParameter, "parameter %s is given more than once", RBParamRows[q].Name)
+		if here.Has(q) && name != RBParamRows[q].Name || p.Has(q) && !here.Has(q) && !override {
+			continue
 		}
-		if err := checkRBValue(q, vals[name][0]); err != nil {
+		v, keep, err := checkRBValue(q, vals[name][0])
+		if err != nil {
 			return err
 		}
 		here |= 1 << q
+		if !keep {
+			p.given &^= 1 << q
+			continue
+		}
 		p.given |= 1 << q
-		p.values[q] = vals[name][0]
+		p.values[q] = v
 	}
 	return nil
 }
@@ -239,21 +278,31 @@ func (s rbParamSet) Names() string {
 	return strings.Join(names, ", ")
 }
 
-// checkRBValue checks a value against its row's kind.
-func checkRBValue(q RBParam, v string) error {
+// checkRBValue reads a value by its row's kind, as upstream reads it:
+// the value to take, or keep false when it is to be taken as not given
+// (a count or a position that is not one); an error only past the
+// node's bounds or where upstream fails.
+func checkRBValue(q RBParam, v string) (string, bool, error) {
 	row := RBParamRows[q]
-	switch {
-	case len(v) > MaxRBTextBytes || !utf8.ValidString(v):
-		return core.Errorf(core.CodeInvalidParameter, "%s must be UTF-8 text of at most %d bytes", row.Name, MaxRBTextBytes)
-	case row.kind == rbFlag && v != "true" && v != "false":
-		return core.Errorf(core.CodeInvalidParameter, "%s must be true or false, not %s", row.Name, core.QuoteClip(v))
-	case row.kind == rbCount && !isRBCount(v):
-		return core.Errorf(core.CodeInvalidParameter, "%s must be a whole number from 0 to %d, not %s", row.Name, maxRBCount, core.QuoteClip(v))
-	case row.kind == rbDecimal && !isRBDecimal(v):
-		return core.Errorf(core.CodeInvalidParameter, "%s must be a decimal number, not %s", row.Name, core.QuoteClip(v))
+	if len(v) > MaxRBTextBytes {
+		return "", false, core.Errorf(core.CodeInvalidParameter, "%s must be text of at most %d bytes", row.Name, MaxRBTextBytes)
 	}
-	return nil
+	v = strings.ToValidUTF8(v, "\uFFFD")
+	switch {
+	case row.kind == rbFlag && v != "true" && v != "false":
+		if rbTriState.Has(q) {
+			return "", false, core.Errorf(core.CodeInvalidParameter, "%s must be true or false, not %s (upstream answers 500)", row.Name, core.QuoteClip(v))
+		}
+		return "false", true, nil
+	case row.kind == rbCount && !isRBCount(v), row.kind == rbDecimal && !isRBDecimal(v):
+		return "", false, nil
+	}
+	return v, true, nil
 }
+
+// rbTriState are the flags that filter both ways, which upstream parses
+// strictly (a 500 on anything but true or false).
+var rbTriState = rbSet(RBHasGeoInfo, RBHasExtendedInfo, RBIsHTTPS)
 
 func isRBCount(v string) bool {
 	if v == "" || len(v) > len(strconv.Itoa(maxRBCount)) {
@@ -274,14 +323,16 @@ func isRBDecimal(v string) bool {
 }
 
 // readRBBody reads the parameters of a POST body: a form (urlencoded or
-// multipart) or a JSON object. Other requests have none.
+// multipart) or a JSON object. Other requests have none; a body of
+// another type, or one that is not what its type says, is ignored, as
+// upstream ignores it. A body beyond MaxRBBodyBytes is a 400.
 func readRBBody(r *http.Request) (url.Values, error) {
 	if r.Method != http.MethodPost || !core.HasBody(r) {
 		return nil, nil
 	}
 	media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
-		media = ""
+		return nil, nil
 	}
 	r.Body = http.MaxBytesReader(nil, r.Body, MaxRBBodyBytes)
 	switch media {
@@ -290,53 +341,54 @@ func readRBBody(r *http.Request) (url.Values, error) {
 		if err != nil {
 			return nil, rbBodyError(err)
 		}
-		v, err := url.ParseQuery(string(b))
-		if err != nil {
-			return nil, core.Errorf(core.CodeInvalidRequest, "the form body cannot be read: %v", err)
-		}
+		v, _ := url.ParseQuery(string(b)) // what can be read of it, as upstream
 		return v, nil
 	case "multipart/form-data":
-		if err := r.ParseMultipartForm(MaxRBBodyBytes); err != nil {
+		err := r.ParseMultipartForm(MaxRBBodyBytes)
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) || errors.Is(err, multipart.ErrMessageTooLarge) {
 			return nil, rbBodyError(err)
+		}
+		if err != nil || r.MultipartForm == nil {
+			return nil, nil
 		}
 		return url.Values(r.MultipartForm.Value), nil
 	case "application/json":
-		return readRBJSON(r.Body)
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, rbBodyError(err)
+		}
+		return readRBJSON(b), nil
 	}
-	return nil, core.Errorf(core.CodeInvalidRequest, "a POST body must be a form (application/x-www-form-urlencoded or multipart/form-data) or application/json")
+	return nil, nil
 }
 
 func rbBodyError(err error) error {
 	return core.Errorf(core.CodeInvalidRequest, "the body cannot be read (at most %d bytes): %v", MaxRBBodyBytes, err)
 }
 
-// readRBJSON reads a JSON object of parameters: strings as they are,
-// numbers and booleans as written, arrays (tagList, uuids) joined with
-// commas, as upstream reads them. Nested objects are refused.
-func readRBJSON(body io.Reader) (url.Values, error) {
-	dec := json.NewDecoder(body)
+// readRBJSON reads a JSON object of parameters as upstream reads it:
+// strings as they are, numbers and booleans as written, arrays (tagList,
+// uuids) of strings joined with commas (another item is an empty one),
+// null and objects ignored; a body that is not an object is none.
+func readRBJSON(body []byte) url.Values {
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, core.Errorf(core.CodeInvalidRequest, "the JSON body must be one object of parameters: %v", err)
+	if dec.Decode(&obj) != nil {
+		return nil
 	}
 	vals := url.Values{}
 	for name, v := range obj {
-		s, ok := rbJSONValue(v)
-		if !ok {
-			return nil, core.Errorf(core.CodeInvalidParameter, "parameter %s must be a string, number, boolean or list of them", core.QuoteClip(name))
-		}
-		if v != nil {
+		if s, ok := rbJSONValue(v); ok {
 			vals.Set(name, s)
 		}
 	}
-	return vals, nil
+	return vals
 }
 
 func rbJSONValue(v any) (string, bool) {
 	switch v := v.(type) {
-	case nil:
-		return "", true
 	case string:
 		return v, true
 	case json.Number:
@@ -344,13 +396,12 @@ func rbJSONValue(v any) (string, bool) {
 	case bool:
 		return strconv.FormatBool(v), true
 	case []any:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			s, ok := rbJSONValue(e)
-			if _, nested := e.([]any); !ok || nested || e == nil {
-				return "", false
+		parts := make([]string, 0, len(v))
+		for _, e := range v {
+			s, _ := e.(string)
+			if s = strings.TrimSpace(s); s != "" {
+				parts = append(parts, s)
 			}
-			parts[i] = s
 		}
 		return strings.Join(parts, ","), true
 	}

@@ -1,26 +1,33 @@
 // Package rbapi is the Radio Browser API: the read paths of the upstream
-// directory (Radio Browser) under /json/, so that its clients (the npm
-// package radio-browser-api, pyradios, RadioDroid, Shortwave) pointed at
-// this node work unchanged. Every answer comes from the same index and
-// engine as /api/ (the station objects stored at index time). What
+// directory (Radio Browser) under /json/, and under /xml/, /csv/, /m3u/,
+// /pls/, /xspf/ and /ttl/ in the formats upstream serves them in, so that
+// its clients (the npm package radio-browser-api, pyradios, RadioDroid,
+// Shortwave, streamtuner2) pointed at this node work unchanged. Every
+// request upstream answers with 200 is answered with its meaning (unknown
+// parameters ignored and counted); only what upstream fails on, or what
+// would be unbounded, is a 400. Every answer comes from the same index
+// and engine as /api/ (the station objects stored at index time). What
 // Radio Browser does and this node does not (yet) is a 501 that says so;
 // writes are a 403: this node is a mirror.
 //
 // File map:
-//   - rbapi.go: the routes: the table of /json/ path shapes and their
-//     handlers
+//   - rbapi.go: the routes: the table of /json/ path shapes, under each
+//     format's prefix, and their handlers
 //   - params.go: the Radio Browser API's parameters, from the query string
 //     or a form or JSON body
 //   - search.go: the station searches, translated into the engine's
 //   - lists.go: the lists (countries, languages, tags, codecs...), stats
 //     and servers
 //   - stream.go: long station lists streamed in chunks
+//   - formats.go: the output formats (xml, csv, m3u, pls, xspf, ttl) and
+//     their escaping
 package rbapi
 
 import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -41,6 +48,9 @@ type Endpoint struct {
 	Takes   rbParamSet
 	serve   func(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams)
 	Refusal error
+	// Formats are the output formats the path has besides JSON (under
+	// /xml/, /csv/...), as upstream's; nil: JSON only.
+	Formats []*rbFormat
 }
 
 // Endpoints is the Radio Browser API's table, laid out as Radio Browser
@@ -52,31 +62,35 @@ type Endpoint struct {
 // from, or as it is; either way the rest of the path is the term (*term).
 func Endpoints() []Endpoint {
 	rows := []Endpoint{
-		{Pattern: "/json/stations", Takes: RBPaging, serve: (*Server).serveRBAll},
-		{Pattern: "/json/stations/search", Takes: RBSearchParams, serve: (*Server).serveRBSearch},
-		{Pattern: "/json/stations/byuuid", Takes: rbSet(rbUUIDs), serve: (*Server).serveRBByUUIDs},
-		{Pattern: "/json/stations/byuuid/:uuid", serve: (*Server).serveRBByUUID},
-		{Pattern: "/json/stations/byurl", Takes: rbSet(rbURL), serve: (*Server).serveRBByURL},
-		{Pattern: "/json/url/:uuid", serve: (*Server).serveRBClick},
-		{Pattern: "/json/stats", serve: (*Server).serveRBStats},
+		{Pattern: "/json/stations", Takes: RBPaging, serve: (*Server).serveRBAll, Formats: stationFormats},
+		{Pattern: "/json/stations/search", Takes: RBSearchParams, serve: (*Server).serveRBSearch, Formats: stationFormats},
+		{Pattern: "/json/stations/byuuid", Takes: rbSet(rbUUIDs), serve: (*Server).serveRBByUUIDs, Formats: stationFormats},
+		{Pattern: "/json/stations/byuuid/:uuid", Takes: RBPaging, serve: (*Server).serveRBByUUID, Formats: stationFormats},
+		{Pattern: "/json/stations/byurl", Takes: RBPaging | rbSet(rbURL), serve: (*Server).serveRBByURL, Formats: stationFormats},
+		{Pattern: "/json/url/:uuid", serve: (*Server).serveRBClick, Formats: clickFormats},
+		{Pattern: "/json/stats", serve: (*Server).serveRBStats, Formats: statsFormats},
 		{Pattern: "/json/servers", serve: (*Server).serveRBServers},
-		{Pattern: "/json/states", Takes: RBPaging, serve: (*Server).serveRBStates},
-		{Pattern: "/json/states/:filter", Takes: RBPaging, serve: (*Server).serveRBStates},
-		{Pattern: "/json/states/:country/:filter", Takes: RBPaging, serve: (*Server).serveRBStates},
+		{Pattern: "/json/states", Takes: RBPaging, serve: (*Server).serveRBStates, Formats: listFormats},
+		{Pattern: "/json/states/:filter", Takes: RBPaging, serve: (*Server).serveRBStates, Formats: listFormats},
+		{Pattern: "/json/states/:country/:filter", Takes: RBPaging, serve: (*Server).serveRBStates, Formats: listFormats},
 	}
 	for _, name := range rbDimListNames {
 		l := RBListOf(name)
 		rows = append(rows,
-			Endpoint{Pattern: "/json/" + name, Takes: RBPaging, serve: l.serve},
-			Endpoint{Pattern: "/json/" + name + "/:filter", Takes: RBPaging, serve: l.serve})
+			Endpoint{Pattern: "/json/" + name, Takes: RBPaging, serve: l.serve, Formats: listFormats},
+			Endpoint{Pattern: "/json/" + name + "/:filter", Takes: RBPaging, serve: l.serve, Formats: listFormats})
 	}
 	for _, by := range slices.Sorted(maps.Keys(RBColumns)) {
-		rows = append(rows, Endpoint{Pattern: "/json/stations/" + by + "/*term", Takes: RBPaging, serve: RBColumns[by].serve})
+		rows = append(rows, Endpoint{Pattern: "/json/stations/" + by + "/*term", Takes: RBPaging, serve: RBColumns[by].serve, Formats: stationFormats})
 	}
 	for _, name := range slices.Sorted(maps.Keys(RBTops)) {
+		takes := rbTopParams
+		if name == "broken" {
+			takes = rbBrokenParams
+		}
 		rows = append(rows,
-			Endpoint{Pattern: "/json/stations/" + name, Takes: rbTopParams, serve: RBTops[name].serve},
-			Endpoint{Pattern: "/json/stations/" + name + "/:count", Takes: rbTopParams, serve: RBTops[name].serve})
+			Endpoint{Pattern: "/json/stations/" + name, Takes: takes, serve: RBTops[name].serve, Formats: stationFormats},
+			Endpoint{Pattern: "/json/stations/" + name + "/:count", Takes: takes, serve: RBTops[name].serve, Formats: stationFormats})
 	}
 	for _, name := range []string{"vote", "add"} {
 		rows = append(rows,
@@ -97,27 +111,46 @@ func Endpoints() []Endpoint {
 var getHeadPost = []string{http.MethodGet, http.MethodHead, http.MethodPost}
 
 // Routes is the Radio Browser API's route table: the CORS preflight of
-// every path.
+// every path, under each format's prefix.
 func (s *Server) Routes() []core.Route {
-	return []core.Route{core.PreflightRoute(core.PathRBAPI + "*path")}
+	var rows []core.Route
+	for _, f := range Formats {
+		rows = append(rows, core.RBAPIPreflightRoute("/"+f.Name+"/*path"))
+	}
+	return rows
 }
 
 // Shapes are the Radio Browser API's rows of the table of path shapes:
-// each endpoint, and errNoPath for any other path under /json/.
+// each endpoint under each format's prefix, and errNoPath for any other
+// path under a prefix.
 func (s *Server) Shapes() []core.Shape {
 	var rows []core.Shape
-	for _, e := range Endpoints() {
-		rows = append(rows, core.Shape{Pattern: e.Pattern, Kind: core.ShapeDecoded, Methods: getHeadPost, Handle: s.endpoint(e)})
+	for _, f := range Formats {
+		for _, e := range Endpoints() {
+			pattern := "/" + f.Name + strings.TrimPrefix(e.Pattern, "/json")
+			rows = append(rows, core.Shape{Pattern: pattern, Kind: core.ShapeDecoded, Methods: getHeadPost, Handle: s.endpoint(e, f)})
+		}
+		rows = append(rows, core.Shape{Pattern: "/" + f.Name + "/*path", Kind: core.ShapeOtherwise, Methods: getHeadPost, Handle: s.noPath})
 	}
-	return append(rows, core.Shape{Pattern: core.PathRBAPI + "*path", Kind: core.ShapeOtherwise, Methods: getHeadPost, Handle: s.noPath})
+	return rows
 }
 
-// endpoint answers the path of e: its refusal, or, when the index has the
-// Radio Browser API's section, e's method with the parameters it takes.
-func (s *Server) endpoint(e Endpoint) httprouter.Handle {
+// IgnoredObserver is told of each parameter a request under /json/ gave
+// and its path ignored, by IgnoredLabel (package metrics counts them).
+type IgnoredObserver interface {
+	RBAPIIgnoredParameter(label string)
+}
+
+// endpoint answers the path of e in format f: its refusal, a 406 for a
+// format e does not have, or, when the index has the Radio Browser API's
+// section, e's method with the parameters it takes.
+func (s *Server) endpoint(e Endpoint, f *rbFormat) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		core.SetCORS(w.Header(), r)
 		err := e.Refusal
+		if err == nil && f != FormatJSON && !slices.Contains(e.Formats, f) {
+			err = errNotAcceptable(f, e.Pattern)
+		}
 		if err == nil && !s.servesRBAPI() {
 			err = core.ErrNoRBAPI
 		}
@@ -126,9 +159,18 @@ func (s *Server) endpoint(e Endpoint) httprouter.Handle {
 			return
 		}
 		p, err := ParseRBParams(r, e.Takes)
+		if o, ok := s.Observer.(IgnoredObserver); ok {
+			for _, label := range p.Ignored() {
+				o.RBAPIIgnoredParameter(label)
+			}
+		}
 		if err != nil {
 			s.WriteError(w, r, err)
 			return
+		}
+		p.out = f
+		if f.Disposition != "" {
+			w.Header().Set("Content-Disposition", f.Disposition)
 		}
 		var args []string
 		if len(ps) > 0 {

@@ -1,6 +1,7 @@
 package rbapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ type rbMatch struct {
 // rbMatches are the text filters of stations/search, in the order
 // upstream applies them.
 var rbMatches = []rbMatch{
-	{rbName, RBNameExact, func(sel *query.RBAPISelect, v string) { sel.NameExact = v },
+	{RBName, RBNameExact, func(sel *query.RBAPISelect, v string) { sel.NameExact = v },
 		func(c *query.Contains, v string) { c.Name = v }},
 	{rbCountry, rbCountryExact, func(sel *query.RBAPISelect, v string) { sel.CountryLabel = v },
 		func(c *query.Contains, v string) { c.Country = v }},
@@ -83,7 +84,7 @@ func rbSelect(p *rbParams) (query.RBAPISelect, error) {
 	sel.Query.BitrateMin, sel.Query.BitrateMax = p.count(RBBitrateMin, 0), p.count(rbBitrateMax, 0)
 	sel.CheckOK = rbTri(p, RBHideBroken, false)
 	sel.ExtendedInfo, sel.Geo = rbTri(p, RBHasExtendedInfo, true), rbTri(p, RBHasGeoInfo, true)
-	sel.Reverse = p.flag(rbReverse)
+	sel.Reverse = p.flag(RBReverse)
 	return sel, rbNear(&sel, p)
 }
 
@@ -125,24 +126,19 @@ func rbTri(p *rbParams, q RBParam, both bool) query.Tri {
 // as newer upstream servers take it): with the position, every station
 // carries its geo_distance from it; with the distance too, only the
 // stations within it are kept. Upstream 0.7.24 read them and ignored
-// them (its #203).
+// them (its #203): a position without its pair or out of range is
+// ignored here too, and so is a distance that is none (0 or less, or
+// beyond maxRBDistance, within which is every station).
 func rbNear(sel *query.RBAPISelect, p *rbParams) error {
-	if !p.Has(rbGeoLat) && !p.Has(rbGeoLong) && !p.Has(rbGeoDistance) {
-		return nil
-	}
 	lat, lon := p.decimal(rbGeoLat), p.decimal(rbGeoLong)
 	if !p.Has(rbGeoLat) || !p.Has(rbGeoLong) || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
-		return core.Errorf(core.CodeInvalidParameter, "geo_lat (-90 to 90) and geo_long (-180 to 180) go together, and geo_distance (metres) with them")
+		return nil
 	}
 	sel.DistanceFrom = &query.Position{Lat: lat, Lon: lon}
-	if !p.Has(rbGeoDistance) {
-		return nil
-	}
-	if m := p.decimal(rbGeoDistance); m > 0 && m <= maxRBDistance {
+	if m := p.decimal(rbGeoDistance); p.Has(rbGeoDistance) && m > 0 && m <= maxRBDistance {
 		sel.Query.Near = &query.Near{Lat: lat, Lon: lon, RadiusKm: m / 1000}
-		return nil
 	}
-	return core.Errorf(core.CodeInvalidParameter, "geo_distance is metres, above 0 and at most %d", maxRBDistance)
+	return nil
 }
 
 // maxRBDistance bounds geo_distance: about half the Earth's
@@ -151,18 +147,16 @@ const maxRBDistance = 20_000_000
 
 // rbOrderOf is the order parameter's order, its value compared ignoring
 // case (the npm client sends lastCheckOK, clickTimeStamp); name when
-// absent. Upstream took an unknown order as name: here it is a 400.
-func rbOrderOf(p *rbParams) (query.RBAPIOrder, error) {
+// absent or none of upstream's orders (streamtuner2 sends order=click),
+// as upstream falls back.
+func rbOrderOf(p *rbParams) query.RBAPIOrder {
 	v := p.Text(RBOrder)
-	if v == "" {
-		return query.OrderName, nil
-	}
 	for o, name := range query.RBAPIOrders {
 		if strings.EqualFold(v, name) {
-			return query.RBAPIOrder(o), nil
+			return query.RBAPIOrder(o)
 		}
 	}
-	return 0, core.Errorf(core.CodeInvalidParameter, "order %s is none of %s", core.QuoteClip(v), strings.Join(query.RBAPIOrders[:], ", "))
+	return query.OrderName
 }
 
 // serveRBSearch is /json/stations/search.
@@ -174,9 +168,7 @@ func (s *Server) serveRBSearch(w http.ResponseWriter, r *http.Request, _ []strin
 // narrow when given.
 func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbParams, narrow func(*query.RBAPISelect)) {
 	sel, err := rbSelect(p)
-	if err == nil {
-		sel.Order, err = rbOrderOf(p)
-	}
+	sel.Order = rbOrderOf(p)
 	if err != nil {
 		s.WriteError(w, r, err)
 		return
@@ -187,7 +179,7 @@ func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbPar
 	}
 	offset, limit := p.count(rbOffset, 0), p.count(RBLimit, rbDefaultLimit)
 	if sel.Order == query.OrderRandom {
-		s.streamRBStations(w, r, sel, offset, limit)
+		s.streamRBStations(w, r, p.out, sel, offset, limit)
 		return
 	}
 	// An answer of one chunk or less (nearly all, whatever the limit) is
@@ -199,7 +191,8 @@ func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbPar
 	s.ServeResource(w, r, key, func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		stations, err := ix.RBAPIStations(sel)
 		if err != nil || limit == 0 {
-			return core.JSONHead, append(dst, "[]\n"...), err
+			dst, _ = s.appendRBList(dst, p.out, nil, 0)
+			return p.out.entityHead(), dst, err
 		}
 		page := core.GetBuffer()
 		defer core.PutBuffer(page)
@@ -210,10 +203,11 @@ func (s *Server) streamRBSearch(w http.ResponseWriter, r *http.Request, p *rbPar
 		if n == RBChunk && limit > RBChunk {
 			return core.JSONHead, dst, errLongList
 		}
-		return core.JSONHead, s.appendRBArray(dst, *page), nil
+		dst, err = s.appendRBList(dst, p.out, *page, n)
+		return p.out.entityHead(), dst, err
 	}, func(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.Is(err, errLongList) {
-			s.streamRBStations(w, r, sel, offset, limit)
+			s.streamRBStations(w, r, p.out, sel, offset, limit)
 			return
 		}
 		s.WriteError(w, r, err)
@@ -236,7 +230,7 @@ type rbColumn struct {
 }
 
 var RBColumns = map[string]rbColumn{
-	"byname": {rbName, false}, "bynameexact": {rbName, true}, "bycodec": {RBCodec, false},
+	"byname": {RBName, false}, "bynameexact": {RBName, true}, "bycodec": {RBCodec, false},
 	"bycodecexact": {RBCodec, true}, "bycountry": {rbCountry, false}, "bycountryexact": {rbCountry, true},
 	"bycountrycodeexact": {RBCountryCode, true}, "bystate": {rbState, false}, "bystateexact": {rbState, true},
 	"bytag": {rbTag, false}, "bytagexact": {rbTag, true}, "bylanguage": {rbLanguage, false},
@@ -271,38 +265,37 @@ func rbExactOf(q RBParam) RBParam {
 }
 
 // serveRBByUUIDs is /json/stations/byuuid?uuids=a,b: the stations named,
-// in the order named, each once; unknown ones are left out.
+// in the order named, each once; unknown ones (and what is no uuid) are
+// left out, as upstream's IN (...) leaves them.
 func (s *Server) serveRBByUUIDs(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
 	ids, err := rbUUIDList(p.Text(rbUUIDs))
 	if err != nil {
 		s.WriteError(w, r, err)
 		return
 	}
-	s.serveRBObjects(w, r, ids)
+	s.serveRBObjects(w, r, p, ids, query.Either, 0, maxRBUUIDs)
 }
 
 // serveRBByUUID is /json/stations/byuuid/{uuid}: a list of that station,
-// or an empty list, as upstream answers.
-func (s *Server) serveRBByUUID(w http.ResponseWriter, r *http.Request, args []string, _ *rbParams) {
-	ids, err := rbUUIDList(args[0])
-	if err == nil && len(ids) != 1 {
-		err = core.Errorf(core.CodeInvalidParameter, "the path names one station uuid")
+// or an empty list, as upstream answers; upstream's query takes
+// hidebroken, offset and limit (and an order, which one station has no
+// use for).
+func (s *Server) serveRBByUUID(w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
+	var ids []format.UUID
+	if id, err := format.ParseUUID(strings.TrimSpace(args[0])); err == nil {
+		ids = append(ids, id)
 	}
-	if err != nil {
-		s.WriteError(w, r, err)
-		return
-	}
-	s.serveRBObjects(w, r, ids)
+	s.serveRBObjects(w, r, p, ids, rbTri(p, RBHideBroken, false), p.count(rbOffset, 0), p.count(RBLimit, rbDefaultLimit))
 }
 
 // rbUUIDList parses a comma-separated list of station uuids, dropping
-// repeats.
+// repeats and what is not a uuid; at most maxRBUUIDs.
 func rbUUIDList(list string) ([]format.UUID, error) {
 	var ids []format.UUID
 	for _, f := range strings.Split(list, ",") {
 		id, err := format.ParseUUID(strings.TrimSpace(f))
 		if err != nil {
-			return nil, core.Errorf(core.CodeInvalidParameter, "uuids must be station uuids separated by commas, not %s", core.QuoteClip(f))
+			continue
 		}
 		if len(ids) == maxRBUUIDs {
 			return nil, core.Errorf(core.CodeInvalidParameter, "at most %d uuids at once", maxRBUUIDs)
@@ -323,17 +316,20 @@ func containsUUID(ids []format.UUID, id format.UUID) bool {
 	return false
 }
 
-// serveRBObjects answers a JSON array of the stations ids names.
-func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, ids []format.UUID) {
+// serveRBObjects answers the stations ids names in p's format, with only
+// those that passed their last check when checkOK is Yes, from the
+// offset-th, at most limit.
+func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, p *rbParams, ids []format.UUID, checkOK query.Tri, offset, limit int) {
 	var key strings.Builder
-	key.WriteString("upstream:objects:")
+	fmt.Fprintf(&key, "upstream:objects:%s:%d:%d:%d:", p.out.Name, checkOK, offset, limit)
 	for _, id := range ids {
 		key.WriteString(id.String())
 		key.WriteByte(',')
 	}
 	s.ServeResource(w, r, key.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
-		dst = append(dst, '[')
-		n := 0
+		page := core.GetBuffer()
+		defer core.PutBuffer(page)
+		n, skipped := 0, 0
 		for _, id := range ids {
 			js, err := ix.RBAPIJSON(id, nil)
 			if err == query.ErrNotFound {
@@ -341,12 +337,23 @@ func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, ids []fo
 			} else if err != nil {
 				return core.EntityHead{}, dst, err
 			}
-			if n++; n > 1 {
-				dst = append(dst, ',')
+			if checkOK == query.Yes && !bytes.Contains(js, []byte(`,"lastcheckok":1,`)) {
+				continue
 			}
-			dst = stationjson.Splice(dst, js, s.BaseJSON)
+			if skipped < offset {
+				skipped++
+				continue
+			}
+			if n == limit {
+				break
+			}
+			if n++; n > 1 {
+				*page = append(*page, ',')
+			}
+			*page = append(*page, js...)
 		}
-		return core.JSONHead, append(dst, "]\n"...), nil
+		dst, err := s.appendRBList(dst, p.out, *page, n)
+		return p.out.entityHead(), dst, err
 	}, s.WriteError)
 }
 
@@ -354,10 +361,11 @@ func (s *Server) serveRBObjects(w http.ResponseWriter, r *http.Request, ids []fo
 // entered, not resolved) is exactly url.
 func (s *Server) serveRBByURL(w http.ResponseWriter, r *http.Request, _ []string, p *rbParams) {
 	if p.Text(rbURL) == "" {
-		s.WriteError(w, r, core.Errorf(core.CodeInvalidParameter, "url is required: the stream URL as the station entered it"))
+		s.streamRBStations(w, r, p.out, query.RBAPISelect{}, 0, 0) // no station has no url
 		return
 	}
-	s.streamRBStations(w, r, query.RBAPISelect{URL: p.Text(rbURL)}, 0, rbDefaultLimit)
+	sel := query.RBAPISelect{URL: p.Text(rbURL), CheckOK: rbTri(p, RBHideBroken, false), Order: rbOrderOf(p), Reverse: p.flag(RBReverse), Seed: rand.Uint64()}
+	s.streamRBStations(w, r, p.out, sel, p.count(rbOffset, 0), p.count(RBLimit, rbDefaultLimit))
 }
 
 // RBClick is the answer of /json/url/{uuid}, as upstream words it.
@@ -369,15 +377,18 @@ type RBClick struct {
 	URL         string `json:"url"`
 }
 
-// serveRBClick is /json/url/{uuid}: the station's stream address. Upstream
-// counts a click here; a mirror counts nothing.
-func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []string, _ *rbParams) {
+// serveRBClick is /json/url/{uuid}: the station's stream address, ok
+// when its last check passed, as upstream answers (in json or xml, or a
+// playlist of the resolved address in m3u or pls). Upstream counts a
+// click here; a mirror counts nothing.
+func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 	id, err := format.ParseUUID(args[0])
 	if err != nil {
 		s.WriteError(w, r, core.ErrNoStation)
 		return
 	}
-	s.ServeResource(w, r, "upstream:url:"+id.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
+	f := p.out
+	s.ServeResource(w, r, "upstream:url:"+f.Name+":"+id.String(), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		js, err := ix.RBAPIJSON(id, nil)
 		if err != nil {
 			return core.EntityHead{}, dst, err
@@ -386,13 +397,27 @@ func (s *Server) serveRBClick(w http.ResponseWriter, r *http.Request, args []str
 			Name        string `json:"name"`
 			URL         string `json:"url"`
 			URLResolved string `json:"url_resolved"`
+			LastCheckOK int    `json:"lastcheckok"`
 		}
 		if err := json.Unmarshal(stationjson.Splice(nil, js, ""), &st); err != nil {
 			return core.EntityHead{}, dst, fmt.Errorf("station %s: upstream object: %w", id, err)
 		}
-		click := RBClick{OK: true, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
+		click := RBClick{OK: st.LastCheckOK == 1, Message: "retrieved station url", StationUUID: id.String(), Name: st.Name, URL: st.URLResolved}
 		if click.URL == "" {
 			click.URL = st.URL
+		}
+		switch f {
+		case formatXML:
+			dst = append(dst, xmlDecl+"<result><status"...)
+			for _, a := range [...][2]string{{"ok", strconv.FormatBool(click.OK)}, {"message", click.Message},
+				{"stationuuid", click.StationUUID}, {"name", click.Name}, {"url", click.URL}} {
+				dst = appendXMLAttr(dst, a[0], a[1])
+			}
+			return f.entityHead(), append(dst, "/></result>\n"...), nil
+		case formatM3U:
+			return f.entityHead(), appendM3UEntry(f.head(dst, 1), click.StationUUID, click.Name, click.URL), nil
+		case formatPLS:
+			return f.entityHead(), appendPLSEntry(f.head(dst, 1), 1, click.Name, click.URL), nil
 		}
 		dst, err = core.EncodeResponse(dst, click)
 		return core.JSONHead, dst, err
@@ -415,25 +440,26 @@ var RBTops = map[string]rbTop{
 	"broken":     {query.OrderRandom, false, query.No},
 }
 
-// rbTopParams are what a fixed-order path takes besides its count.
-var rbTopParams = rbSet(RBHideBroken, rbOffset, RBLimit)
+// rbTopParams are what a fixed-order path takes besides its count;
+// broken takes no hidebroken (upstream's lists the broken stations
+// whatever it says).
+var (
+	rbTopParams    = rbSet(RBHideBroken, rbOffset, RBLimit)
+	rbBrokenParams = rbSet(rbOffset, RBLimit)
+)
 
 // serve answers a fixed-order path; args holds the count, if any.
 func (top rbTop) serve(s *Server, w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 	limit := p.count(RBLimit, rbDefaultLimit)
 	if len(args) == 1 {
-		if !isRBCount(args[0]) {
-			s.WriteError(w, r, core.Errorf(core.CodeInvalidParameter, "the count in the path must be a whole number, not %s", core.QuoteClip(args[0])))
-			return
+		limit = 0 // upstream: a count that is not a number is 0
+		if isRBCount(args[0]) {
+			limit, _ = strconv.Atoi(args[0])
 		}
-		limit = (&rbParams{given: 1 << RBLimit, values: [NumRBParams]string{RBLimit: args[0]}}).count(RBLimit, 0)
 	}
 	sel := query.RBAPISelect{Order: top.order, Reverse: top.reverse, Seed: rand.Uint64(), CheckOK: top.checkOK}
-	if p.flag(RBHideBroken) {
+	if p.flag(RBHideBroken) && top.checkOK == query.Either {
 		sel.CheckOK = query.Yes
 	}
-	if top.checkOK == query.No && sel.CheckOK == query.Yes {
-		limit = 0 // broken and working: none
-	}
-	s.streamRBStations(w, r, sel, p.count(rbOffset, 0), limit)
+	s.streamRBStations(w, r, p.out, sel, p.count(rbOffset, 0), limit)
 }

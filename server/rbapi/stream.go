@@ -28,7 +28,7 @@ const RBChunk = 1000
 
 // streamRBStations answers the stations sel selects, from offset, at most
 // limit, as a JSON array.
-func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel query.RBAPISelect, offset, limit int) {
+func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, f *rbFormat, sel query.RBAPISelect, offset, limit int) {
 	ix, release := s.Acquire()
 	if ix == nil {
 		s.WriteError(w, r, core.ErrNoIndex)
@@ -50,14 +50,14 @@ func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel qu
 	}
 	c := core.Negotiate(r.Header.Values("Accept-Encoding"))
 	h := w.Header()
-	h.Set("Content-Type", core.JSONType)
+	h.Set("Content-Type", f.ContentType)
 	h["Cache-Control"] = s.CacheControl
 	core.VaryAcceptEncoding(h)
 	if c != core.Identity {
 		h.Set("Content-Encoding", c.Name())
 	}
 	if n < RBChunk || n >= limit {
-		s.writeRBWhole(w, r, c, *page)
+		s.writeRBWhole(w, r, c, f, *page, n)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -65,20 +65,25 @@ func (s *Server) streamRBStations(w http.ResponseWriter, r *http.Request, sel qu
 		return
 	}
 	out, end := streamEncoder(w, c)
-	s.writeRBChunks(out, r, ix, stations, page, n, offset, limit)
+	total := min(limit, max(0, stations.Len()-offset))
+	s.writeRBChunks(out, r, f, ix, stations, page, n, offset, limit, total)
 	if err := end(); err != nil {
 		panic(http.ErrAbortHandler) // the client left before the end
 	}
 }
 
-// writeRBWhole answers an array that is all in page, as one body with
-// its length: most answers are one chunk, and streaming them cost a
-// chunked encoding and a write(2) per part (a fifth of the node's CPU
-// on the upstream stage's traffic went to writes).
-func (s *Server) writeRBWhole(w http.ResponseWriter, r *http.Request, c core.Coding, page []byte) {
+// writeRBWhole answers a list that is all in page (n stations), as one
+// body with its length: most answers are one chunk, and streaming them
+// cost a chunked encoding and a write(2) per part (a fifth of the node's
+// CPU on the upstream stage's traffic went to writes).
+func (s *Server) writeRBWhole(w http.ResponseWriter, r *http.Request, c core.Coding, f *rbFormat, page []byte, n int) {
 	body := core.GetBuffer()
 	defer core.PutBuffer(body)
-	*body = s.appendRBArray((*body)[:0], page)
+	var err error
+	if *body, err = s.appendRBList((*body)[:0], f, page, n); err != nil {
+		s.WriteError(w, r, err)
+		return
+	}
 	out := core.Compress(c, *body)
 	w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
 	w.WriteHeader(http.StatusOK)
@@ -93,12 +98,52 @@ func (s *Server) appendRBArray(dst, page []byte) []byte {
 	return append(stationjson.Splice(append(dst, '['), page, s.BaseJSON), "]\n"...)
 }
 
-// writeRBChunks writes the array whose first chunk, n stations from
-// offset, is in page, and its other chunks up to limit stations.
-func (s *Server) writeRBChunks(out io.Writer, r *http.Request, ix core.Index, stations *query.RBAPISelection, page *[]byte, n, offset, limit int) {
+// appendRBList appends the whole list of the n stations in page in
+// format f.
+func (s *Server) appendRBList(dst []byte, f *rbFormat, page []byte, n int) ([]byte, error) {
+	if f == FormatJSON {
+		return s.appendRBArray(dst, page), nil
+	}
+	dst, err := s.appendRBPart(f.head(dst, n), f, page, 0)
+	return f.tail(dst, n), err
+}
+
+// appendRBPart appends the stations of page in format f (not JSON), the
+// first of them the first-th of the answer.
+func (s *Server) appendRBPart(dst []byte, f *rbFormat, page []byte, first int) ([]byte, error) {
+	array := core.GetBuffer()
+	defer core.PutBuffer(array)
+	*array = s.appendRBArray((*array)[:0], page)
+	dst, _, err := appendStationsIn(dst, f, *array, first)
+	return dst, err
+}
+
+// writeRBChunks writes the list whose first chunk, n stations from
+// offset, is in page, and its other chunks up to limit stations: total
+// of them in all.
+func (s *Server) writeRBChunks(out io.Writer, r *http.Request, f *rbFormat, ix core.Index, stations *query.RBAPISelection, page *[]byte, n, offset, limit, total int) {
 	body := core.GetBuffer()
 	defer core.PutBuffer(body)
-	*body = stationjson.Splice(append((*body)[:0], '['), *page, s.BaseJSON)
+	add := func(first int) {
+		var err error
+		switch {
+		case f != FormatJSON:
+			*body, err = s.appendRBPart(*body, f, *page, first)
+		case first > 0:
+			*body = stationjson.Splice(append(*body, ','), *page, s.BaseJSON)
+		default:
+			*body = stationjson.Splice(*body, *page, s.BaseJSON)
+		}
+		if err != nil {
+			s.abortStream(r, err)
+		}
+	}
+	if f == FormatJSON {
+		*body = append((*body)[:0], '[')
+	} else {
+		*body = f.head((*body)[:0], total)
+	}
+	add(0)
 	var err error
 	for sent := n; n == RBChunk && sent < limit; sent += n {
 		flushChunk(out, body)
@@ -107,10 +152,14 @@ func (s *Server) writeRBChunks(out io.Writer, r *http.Request, ix core.Index, st
 			s.abortStream(r, err)
 		}
 		if n > 0 {
-			*body = stationjson.Splice(append(*body, ','), *page, s.BaseJSON)
+			add(sent)
 		}
 	}
-	*body = append(*body, "]\n"...)
+	if f == FormatJSON {
+		*body = append(*body, "]\n"...)
+	} else {
+		*body = f.tail(*body, total)
+	}
 	flushChunk(out, body)
 }
 

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"stationdex/indexer"
+	"stationdex/server/core"
+	"stationdex/server/rbapi"
+)
+
+// ignoredCounter is an Observer that keeps the labels of the ignored
+// parameters it is told of.
+type ignoredCounter struct {
+	core.NopObserver
+	mu     sync.Mutex
+	labels map[string]int
+}
+
+func (c *ignoredCounter) RBAPIIgnoredParameter(label string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.labels[label]++
+}
+
+func (c *ignoredCounter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := c.labels
+	c.labels = map[string]int{}
+	return got
+}
+
+// TestRBAPIClientsDefaultScreens: the requests of the issue that three
+// apps' default screens sent and a node refused are answered 200 with
+// upstream's meaning, the same stations as the request without what
+// upstream ignores (an unknown order is name; an unknown parameter, or
+// one the path does not take, is no filter), and each ignored name is
+// counted by its label: upstream's own names by name, the rest as
+// "other".
+func TestRBAPIClientsDefaultScreens(t *testing.T) {
+	obs := &ignoredCounter{labels: map[string]int{}}
+	s := newDemoServer(t, obs)
+	const id = "cbbf6759-8124-405d-a884-3bd8732946bd"
+	cases := []struct {
+		who, target, same string
+		ignored           map[string]int
+	}{
+		{"streamtuner2 category view", "/json/stations/search?tag=jazz&hidebroken=true&order=click&limit=10",
+			"/json/stations/search?tag=jazz&hidebroken=true&limit=10", nil},
+		{"streamtuner2 title search", "/json/stations/search?search=jazz&limit=10",
+			"/json/stations/search?limit=10", map[string]int{"other": 1}},
+		{"PyRadio first query", "/json/stations/topvote/100?reverse=true&hidebroken=true",
+			"/json/stations/topvote/100?hidebroken=true", map[string]int{"reverse": 1}},
+		{"Go terminal client", "/json/stations/byuuid/" + id + "?hidebroken=true&limit=100&offset=0&order=votes&reverse=true",
+			"/json/stations/byuuid/" + id, nil},
+		{"upstream names a path does not take", "/json/stations/topclick/5?languagecodes=de&countryCode=PL&tag=x",
+			"/json/stations/topclick/5", map[string]int{"languagecodes": 1, "countrycode": 1, "tag": 1}},
+		{"a list ignores the search's filters", "/json/tags?name=x&SEARCH=y&limit=3", "/json/tags?limit=3",
+			map[string]int{"name": 1, "other": 1}},
+	}
+	for _, tc := range cases {
+		got := serveUp(s, http.MethodGet, tc.target, "", "")
+		obs.take()
+		want := serveUp(s, http.MethodGet, tc.same, "", "")
+		if got.Code != http.StatusOK || got.Body.String() != want.Body.String() || len(got.Body.String()) < 10 {
+			t.Errorf("%s: %s: %d %.200s\nwant the answer of %s: %.200s", tc.who, tc.target, got.Code, got.Body, tc.same, want.Body)
+		}
+		if labels := obs.take(); len(labels) != 0 {
+			t.Errorf("%s: %s counted %v", tc.who, tc.same, labels)
+		}
+		serveUp(s, http.MethodGet, tc.target, "", "")
+		if labels := obs.take(); tc.ignored != nil && !equalCounts(labels, tc.ignored) {
+			t.Errorf("%s: ignored %v, want %v", tc.who, labels, tc.ignored)
+		}
+	}
+	// hostile names cannot grow the series: any number of them is "other"
+	var b strings.Builder
+	for i := range 200 {
+		b.WriteString("&x" + strconv.Itoa(i) + "=1")
+	}
+	if rec := serveUp(s, http.MethodGet, "/json/stations/search?limit=1"+b.String(), "", ""); rec.Code != http.StatusOK {
+		t.Fatalf("200 unknown names: %d", rec.Code)
+	}
+	if labels := obs.take(); !equalCounts(labels, map[string]int{"other": 200}) {
+		t.Errorf("200 unknown names counted as %v", labels)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRBAPIIgnoredLabels: the label of a name is upstream's spelling of
+// its own names, whatever the case or underscores, and other for the
+// rest.
+func TestRBAPIIgnoredLabels(t *testing.T) {
+	for name, want := range map[string]string{
+		"countryCode": "countrycode", "HIDEBROKEN": "hidebroken", "has_geo_info": "has_geo_info", "hasgeoinfo": "has_geo_info",
+		"languagecodes": "languagecodes", "lastchangeuuid": "lastchangeuuid", "search": "other", "": "other", "x\x00y": "other",
+	} {
+		if got := rbapi.IgnoredLabel(name); got != want {
+			t.Errorf("IgnoredLabel(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestRBAPILenientValues: values upstream reads as its default are read
+// so (the same answer as without them), and those upstream fails on are
+// a 400 with a JSON error, never a 5xx.
+func TestRBAPILenientValues(t *testing.T) {
+	s := newDemoServer(t, nil)
+	same := [][2]string{
+		{"/json/stations?limit=abc", "/json/stations"},
+		{"/json/stations?limit=5&offset=-3", "/json/stations?limit=5"},
+		{"/json/stations?limit=5&reverse=1", "/json/stations?limit=5"},
+		{"/json/stations?limit=5&hidebroken=yes", "/json/stations?limit=5"},
+		{"/json/stations?limit=5&order=click&reverse=true", "/json/stations?limit=5&reverse=true"},
+		{"/json/stations/search?name=radio&nameExact=True", "/json/stations/search?name=radio"},
+		{"/json/stations/search?bitrateMin=1.5&limit=9", "/json/stations/search?limit=9"},
+		{"/json/stations/search?geo_lat=45&limit=9", "/json/stations/search?limit=9"},
+		{"/json/stations/search?limit=3&limit=9", "/json/stations/search?limit=3"},
+		{"/json/stations/byuuid?uuids=nope", "/json/stations/byuuid/nope"},
+		{"/json/stations/topvote/ten", "/json/stations/topvote/0"},
+	}
+	for _, pair := range same {
+		got, want := serveUp(s, http.MethodGet, pair[0], "", ""), serveUp(s, http.MethodGet, pair[1], "", "")
+		if got.Code != http.StatusOK || got.Body.String() != want.Body.String() {
+			t.Errorf("%s: %d, not the answer of %s (%d)", pair[0], got.Code, pair[1], want.Code)
+		}
+	}
+	if got := rbIDs(t, serveUp(s, http.MethodGet, "/json/stations/topvote/ten", "", "").Body.Bytes()); len(got) != 0 {
+		t.Errorf("topvote/ten: %d stations, upstream's none", len(got))
+	}
+	var in strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&in, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"S%d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i%2)
+	}
+	few := newBuiltServer(t, indexer.Input{Name: "few", R: strings.NewReader(in.String())}, time.Now())
+	// upstream's broken takes no hidebroken: the broken stations either way
+	for _, target := range []string{"/json/stations/broken", "/json/stations/broken?hidebroken=true"} {
+		if got := rbIDs(t, serveUp(few, http.MethodGet, target, "", "").Body.Bytes()); len(got) != 3 {
+			t.Errorf("%s: %d stations, want the 3 broken", target, len(got))
+		}
+	}
+	form := "application/x-www-form-urlencoded"
+	bodies := []struct{ ctype, body string }{
+		{"application/json", `{"order":"click","search":"x","limit":"3","tagList":[1,"jazz"]}`},
+		{"application/json", `not json`},
+		{"text/plain", "limit=3"},
+		{form, "order=click&limit=3&limit=4"},
+	}
+	for _, b := range bodies {
+		if rec := serveUp(s, http.MethodPost, "/json/stations/search", b.ctype, b.body); rec.Code != http.StatusOK {
+			t.Errorf("POST %s %q: %d %s", b.ctype, b.body, rec.Code, rec.Body)
+		}
+	}
+	for _, target := range []string{
+		"/json/stations/search?has_geo_info=yes", "/json/stations/search?is_https=1", "/json/stations/search?has_extended_info=",
+		"/json/tags?order=votes", "/json/stations/search?name=" + strings.Repeat("x", rbapi.MaxRBTextBytes+1),
+		"/json/stations/search?name=%zz",
+	} {
+		rec := serveUp(s, http.MethodGet, target, "", "")
+		if code := errorCode(t, rec); rec.Code != http.StatusBadRequest || code == "" {
+			t.Errorf("%.80s: %d %s, want a 400", target, rec.Code, code)
+		}
+	}
+}
+
+// TestRBAPIPreflightJSONBody: a browser app's JSON search passes its
+// preflight (POST with Content-Type: application/json, as upstream
+// allows), and the search itself carries the CORS headers.
+func TestRBAPIPreflightJSONBody(t *testing.T) {
+	s := newDemoServer(t, nil)
+	for _, target := range []string{"/json/stations/search", "/json/stations/byuuid", "/xml/stations/search"} {
+		rec := serve(s, http.MethodOptions, target, "Origin", "https://app.example",
+			"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type")
+		methods := strings.Split(rec.Header().Get("Access-Control-Allow-Methods"), ", ")
+		headers := strings.Split(strings.ToLower(rec.Header().Get("Access-Control-Allow-Headers")), ", ")
+		if rec.Code != http.StatusNoContent || !slices.Contains(methods, "POST") || !slices.Contains(headers, "content-type") ||
+			rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: %d, methods %v, headers %v", target, rec.Code, methods, headers)
+		}
+	}
+	if rec := serve(s, http.MethodOptions, "/api/stations", "Origin", "https://app.example"); strings.Contains(rec.Header().Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("/api/ takes no POST, its preflight says %q", rec.Header().Get("Access-Control-Allow-Methods"))
+	}
+	req := httptest.NewRequest(http.MethodPost, "/json/stations/search", strings.NewReader(`{"tag":"jazz","limit":2}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://app.example")
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	checkAPIResponse(req, rec)
+	if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != "*" || len(rbIDs(t, rec.Body.Bytes())) != 2 {
+		t.Errorf("POST JSON with Origin: %d, ACAO %q: %.200s", rec.Code, rec.Header().Get("Access-Control-Allow-Origin"), rec.Body)
+	}
+}
