@@ -312,6 +312,8 @@ func appendTTLString(dst []byte, s string) []byte {
 			dst = append(dst, `\t`...)
 		case r < 0x20 || r == 0x7f:
 			dst = fmt.Appendf(dst, `\u%04X`, r)
+		case r == 0xFFFE || r == 0xFFFF: // no Turtle parser takes them
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 		default:
 			dst = utf8.AppendRune(dst, r)
 		}
