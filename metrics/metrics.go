@@ -93,6 +93,7 @@ type Metrics struct {
 	results  prometheus.Histogram
 	zero     prometheus.Counter
 	swaps    *prometheus.CounterVec
+	ignored  *prometheus.CounterVec
 	index    *indexCollector
 	cache    *cacheCollector
 	resolved resolvedSeries // of requests and duration, per request key
@@ -144,6 +145,10 @@ func newMetrics(now func() time.Time) *Metrics {
 			Namespace: namespace, Subsystem: "snapshot", Name: "swaps_total",
 			Help: "Attempts to replace the served index snapshot, by outcome.",
 		}, []string{"outcome"}),
+		ignored: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "rbapi", Name: "ignored_parameters_total",
+			Help: "Parameters a request under /json/ gave and its path ignored, as upstream ignores them: by the upstream's name, other for any other name.",
+		}, []string{"parameter"}),
 		index: newIndexCollector(now),
 		cache: &cacheCollector{},
 	}
@@ -172,7 +177,7 @@ func histogramOpts(subsystem, name, help string, buckets []float64) prometheus.H
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.requests, m.duration, m.inFlight, m.limit, m.shed, m.stages, m.results,
-		m.zero, m.swaps, m.index, m.cache,
+		m.zero, m.swaps, m.ignored, m.index, m.cache,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
@@ -197,6 +202,11 @@ func (m *Metrics) Search(bitmap, decode time.Duration, results int) {
 		m.zero.Inc()
 	}
 }
+
+// RBAPIIgnoredParameter counts a parameter the Radio Browser API ignored;
+// label is one of a bounded set (rbapi.IgnoredLabel: the upstream's
+// parameter names and "other").
+func (m *Metrics) RBAPIIgnoredParameter(label string) { m.ignored.WithLabelValues(label).Inc() }
 
 // RequestStarted and RequestDone bracket a request admitted by the in-flight
 // limiter.

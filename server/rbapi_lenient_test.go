@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"stationdex/indexer"
+	"stationdex/metrics"
 	"stationdex/server/core"
 	"stationdex/server/rbapi"
 )
@@ -104,6 +108,38 @@ func equalCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// TestRBAPIIgnoredMetric: the node's Prometheus metrics count the
+// ignored parameters by label, linted clean.
+func TestRBAPIIgnoredMetric(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newDemoServer(t, m)
+	for _, target := range []string{
+		"/json/stations/search?search=jazz&limit=1", "/json/stations/topvote/3?reverse=true&order=votes",
+		"/xml/stations/search?Search=x&limit=1", "/json/tags?languagecodes=de",
+	} {
+		if rec := serveUp(s, http.MethodGet, target, "", ""); rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d", target, rec.Code)
+		}
+	}
+	want := `# HELP stationdex_rbapi_ignored_parameters_total Parameters a request under /json/ gave and its path ignored, as upstream ignores them: by the upstream's name, other for any other name.
+# TYPE stationdex_rbapi_ignored_parameters_total counter
+stationdex_rbapi_ignored_parameters_total{parameter="languagecodes"} 1
+stationdex_rbapi_ignored_parameters_total{parameter="order"} 1
+stationdex_rbapi_ignored_parameters_total{parameter="other"} 2
+stationdex_rbapi_ignored_parameters_total{parameter="reverse"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "stationdex_rbapi_ignored_parameters_total"); err != nil {
+		t.Error(err)
+	}
+	if problems, err := testutil.GatherAndLint(reg, "stationdex_rbapi_ignored_parameters_total"); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", err, problems)
+	}
 }
 
 // TestRBAPIIgnoredLabels: the label of a name is upstream's spelling of
