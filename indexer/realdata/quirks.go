@@ -51,8 +51,13 @@ func (g *sampler) quirks() []*station {
 	named(fr, "France Inter", "France Inter Paris")
 	named(&countries[14], "Rádio São Paulo", "Radio Sao Paulo")
 	// One name shared by many stations, spelt alike and not.
-	for i := range 24 {
-		add(fr, func(s *station) { s.Name = []string{"lor'fm", "Lor'FM", "lor'fm "}[i%3] })
+	for i := range 72 {
+		add(fr, func(s *station) {
+			s.Name = []string{"lor'fm", "Lor'FM", "lor'fm "}[i%3]
+			if i%2 == 0 { // one station's many entries: the same name, homepage and country
+				s.Homepage = "https://www.lorfm.example/"
+			}
+		})
 	}
 
 	// Countries: no code (and then no label), lower-case codes, a state
@@ -150,7 +155,7 @@ func (g *sampler) quirks() []*station {
 		add(de, func(s *station) { s.URL, s.URLResolved = u, "" })
 	}
 	add(us, func(s *station) { s.Homepage = "hthttps://www.radio.example/" })
-	for i := range 14 {
+	for i := range 60 { // more than a page of entries of one stream
 		add(&countries[i%len(countries)], func(s *station) {
 			s.URL, s.URLResolved = "http://relay.network.example:8000/shared", "http://relay.network.example:8000/shared"
 		})

@@ -96,13 +96,14 @@ func Describe() string {
 	return "the sample " + SamplePath() + " (no full snapshot at " + FullPath() + ")"
 }
 
-// Stations is the least number of stations the data in use has:
-// FullStations for the full snapshot, SampleStations for the sample.
+// Stations is the least number of stations an index of the data in use
+// holds: FullStations for the full snapshot; for the sample its records
+// less the SampleUnnamed the indexer skips.
 func Stations() int {
 	if Full() {
 		return FullStations
 	}
-	return SampleStations
+	return SampleStations - SampleUnnamed
 }
 
 // Need returns the path of the data in use, or ends the test as Missing

@@ -50,7 +50,7 @@ func TestPathFallsBackToSample(t *testing.T) {
 	}
 	t.Chdir(filepath.Join(root, "testdata"))
 	want := filepath.Join(root, "testdata", "sample-stations.ndjson.gz")
-	if Full() || Path() != want || Stations() != SampleStations {
+	if Full() || Path() != want || Stations() != SampleStations-SampleUnnamed {
 		t.Fatalf("Full() = %v, Path() = %s, Stations() = %d; want the sample %s", Full(), Path(), Stations(), want)
 	}
 	if got := Need(t); got != want {

@@ -12,8 +12,12 @@ import (
 	"time"
 )
 
-// SampleStations is the number of stations in the sample.
-const SampleStations = 3000
+// SampleStations is the number of records in the sample.
+const SampleStations = 6000
+
+// SampleUnnamed is the number of the sample's records whose names are only
+// whitespace, which the indexer skips.
+const SampleUnnamed = 2
 
 // SampleNewestCheck is the newest check time in the sample, the same as
 // the full snapshot's, so that a build of either reports the same
@@ -175,6 +179,9 @@ func (g *sampler) station(c *country) *station {
 		s.Favicon = "https://www." + slug + ".example/favicon.png"
 	}
 	s.Tags = g.tags()
+	if g.rng.IntN(5) == 0 && !strings.Contains(s.Tags, "music") {
+		s.Tags = strings.TrimPrefix(s.Tags+",music", ",")
+	}
 	switch n := g.rng.IntN(100); {
 	case n < 87:
 	case n < 98:
@@ -187,8 +194,11 @@ func (g *sampler) station(c *country) *station {
 	}
 	if c != nil {
 		s.Country, s.CountryCode = c.label, c.code
-		if g.rng.IntN(20) < 9 {
+		switch n := g.rng.IntN(20); {
+		case n < 7:
 			s.State = g.pick(c.states)
+		case n < 9: // the long tail of places
+			s.State = g.pick(towns[0]) + g.pick(towns[1]) + g.pick(towns[2])
 		}
 		switch n := g.rng.IntN(100); {
 		case n < 34:
@@ -258,6 +268,9 @@ func (g *sampler) name(c *country) string {
 	default:
 		n = w + " " + g.pick(nameWords)
 	}
+	if g.rng.IntN(6) == 0 && !strings.Contains(n, "FM") {
+		n += " FM"
+	}
 	switch g.rng.IntN(60) {
 	case 0:
 		n = " " + n
@@ -290,6 +303,13 @@ func (g *sampler) tags() string {
 	var tags []string
 	for range 1 + g.rng.IntN(5) {
 		t := genreTags[g.skewed(len(genreTags))]
+		if g.rng.IntN(4) == 0 { // the long tail: a genre and a word of its own, spelt in one of the ways
+			a, b := rareTags[0][g.rng.IntN(len(rareTags[0]))], rareTags[1][g.rng.IntN(len(rareTags[1]))]
+			t = fmt.Sprintf([]string{"%s %s", "%s-%s", "%s%s", "#%s%s", "%s %s"}[g.rng.IntN(5)], a, b)
+			if g.rng.IntN(5) == 0 {
+				t = strings.ToUpper(t[:1]) + t[1:]
+			}
+		}
 		if !slices.Contains(tags, t) {
 			tags = append(tags, t)
 		}

@@ -93,6 +93,10 @@ var nameWords = []string{
 	"Ambient", "Radio Paradise", "Deep House", "Techno", "Sport", "Kids", "Christmas", "Retro", "Disco",
 	"Hip Hop", "Lofi", "Folk", "Indie", "Alternative", "Opera", "Piano", "Love", "Mix", "Max", "Power",
 	"Energy", "Wave", "Nostalgia", "Radio Radio", "Stereo", "AM", "100", "101.5", "2000", "Media", "Station",
+	// words a letter apart, as real names are: a typo of one is another
+	"Hit", "Hot", "Life", "Rave", "Jazzy", "Rocks", "Kiss", "Classics", "Class", "Sound", "Sounds", "Beat", "Beats",
+	"Best", "Top", "Pops", "Maxi", "Mixx", "Radia", "Rádio", "Roc", "Rick", "Dave", "Save", "Fun", "Fan", "Funk",
+	"Punk", "Bass", "Base", "Vibe", "Vibes", "Lite", "Light", "Night", "Nite", "Bar", "Star FM", "Mega", "Meta",
 }
 
 // genreTags are the tags stations carry, with the upstream's spellings
@@ -118,3 +122,21 @@ var codecs = []struct {
 
 // bitrates the bulk draws from; 0 is the upstream's unknown.
 var bitrates = []int{0, 0, 0, 0, 32, 48, 64, 64, 96, 112, 128, 128, 128, 128, 160, 192, 192, 256, 320}
+
+// rareTags make the long tail of tags: a word of the first list and one of
+// the second ("deep jazz", "local gospel"), each pair on a few stations.
+var rareTags = [2][]string{
+	{"deep", "local", "college", "student", "vintage", "modern", "smooth", "hard", "soft", "underground", "regional",
+		"traditional", "acoustic", "instrumental", "progressive", "experimental", "psychedelic", "urban", "tropical",
+		"alternative", "christian", "catholic", "balkan", "celtic", "nordic", "andean", "caribbean", "african", "arabic"},
+	{"jazz", "rock", "pop", "folk", "gospel", "metal", "soul", "blues", "reggae", "house", "techno", "trance",
+		"punk", "country", "classical", "dance", "electronic", "hip-hop", "ambient", "disco", "funk", "talk", "news"},
+}
+
+// towns are made of three parts, one of each list: the long tail of the
+// states, each on a station or a few.
+var towns = [3][]string{
+	{"Al", "Ber", "Cas", "Dun", "El", "Fer", "Gran", "Hol", "Is", "Kal", "Lin", "Mar", "Nor", "Os", "Pel", "Ros", "San", "Tor", "Val", "Wes"},
+	{"a", "e", "i", "o", "en", "an", "or", "ing"},
+	{"burg", "ton", "ville", "stad", "dorf", "polis", "ia", "field", "mouth", "heim"},
+}
