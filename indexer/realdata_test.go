@@ -64,8 +64,8 @@ func TestBuildRealSnapshot(t *testing.T) {
 	}
 	t.Logf("stations %d, read %d, skipped %+v, snapshot %s, file %d bytes, %s, peak live heap %d MiB, peak heap in use %d MiB",
 		sum.Stations, sum.Read, sum.Skipped, sum.SnapshotAt, st.Size(), time.Since(start), live>>20, inUse>>20)
-	if sum.Stations < 50000 {
-		t.Errorf("indexed %d stations, want >= 50000", sum.Stations)
+	if sum.Stations < realdata.Stations() {
+		t.Errorf("indexed %d stations of %s, want >= %d", sum.Stations, realdata.Describe(), realdata.Stations())
 	}
 	if sum.Stations+sum.Skipped.Total() != sum.Read {
 		t.Errorf("indexed %d + skipped %d != read %d", sum.Stations, sum.Skipped.Total(), sum.Read)
@@ -123,8 +123,8 @@ func TestReadRealSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d records, skipped %+v", n, sk)
-	if n < 50000 {
-		t.Errorf("%d records, want >= 50000", n)
+	if n < realdata.Stations() {
+		t.Errorf("%d records of %s, want >= %d", n, realdata.Describe(), realdata.Stations())
 	}
 }
 
