@@ -47,7 +47,7 @@ func Publish(dir, src string, s Snapshot, opts Options) (Manifest, error) {
 	}
 	defer in.Close()
 	h := sha256.New()
-	m.Size, err = writeAtomic(dir, m.File, io.TeeReader(in, h))
+	m.Size, err = writeAtomic(dir, m.File, io.TeeReader(in, h), time.Time{})
 	if err != nil {
 		return m, err
 	}
@@ -59,14 +59,14 @@ func Publish(dir, src string, s Snapshot, opts Options) (Manifest, error) {
 		if opts.Now != nil {
 			now = opts.Now
 		}
-		if _, err := writeAtomicBytes(dir, sigName, Sign(*opts.Key, body, now())); err != nil {
+		if _, err := writeAtomicBytes(dir, sigName, Sign(*opts.Key, body, now()), laterThan(filepath.Join(dir, sigName))); err != nil {
 			return m, err
 		}
 	} else if err := os.Remove(filepath.Join(dir, sigName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		// A signature of an earlier manifest would now be a lie.
 		return m, err
 	}
-	if _, err := writeAtomicBytes(dir, ManifestName, body); err != nil {
+	if _, err := writeAtomicBytes(dir, ManifestName, body, laterThan(filepath.Join(dir, ManifestName))); err != nil {
 		return m, err
 	}
 	return m, prune(dir, m.File, opts.Keep)
@@ -96,15 +96,30 @@ func prune(dir, current string, keep int) error {
 	return errors.Join(errs...)
 }
 
-func writeAtomicBytes(dir, name string, b []byte) (int64, error) {
-	return writeAtomic(dir, name, bytes.NewReader(b))
+func writeAtomicBytes(dir, name string, b []byte, mtime time.Time) (int64, error) {
+	return writeAtomic(dir, name, bytes.NewReader(b), mtime)
+}
+
+// laterThan is the modification time a new version of the file at path
+// gets: now, or a second past the old version's when that is not earlier.
+// Static servers derive Last-Modified and ETag from the time (to the
+// second) and the size, and a manifest republished within a second has the
+// same size: without this, followers would be told 304 Not Modified.
+func laterThan(path string) time.Time {
+	now := time.Now().Truncate(time.Second)
+	if st, err := os.Stat(path); err == nil {
+		if next := st.ModTime().Truncate(time.Second).Add(time.Second); !next.Before(now) {
+			return next
+		}
+	}
+	return now
 }
 
 // writeAtomic writes r to dir/name through a temporary file beside it:
 // written, synced, renamed, and the directory synced, so after a crash the
-// name holds the old contents or the new ones, never a part. The
-// temporary file is removed on any error.
-func writeAtomic(dir, name string, r io.Reader) (n int64, err error) {
+// name holds the old contents or the new ones, never a part. A non-zero
+// mtime is set on it. The temporary file is removed on any error.
+func writeAtomic(dir, name string, r io.Reader, mtime time.Time) (n int64, err error) {
 	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return 0, fmt.Errorf("publish %s: %w", name, err)
@@ -127,6 +142,11 @@ func writeAtomic(dir, name string, r io.Reader) (n int64, err error) {
 	}
 	if err = tmp.Close(); err != nil {
 		return n, err
+	}
+	if !mtime.IsZero() {
+		if err = os.Chtimes(tmp.Name(), mtime, mtime); err != nil {
+			return n, err
+		}
 	}
 	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 		return n, err

@@ -47,13 +47,13 @@ func ReadSecretKey(path string) (minisign.PrivateKey, error) {
 // (minisign.pub), or the key itself as its one base64 line (RW...).
 func ReadPublicKey(pathOrKey string) (minisign.PublicKey, error) {
 	var key minisign.PublicKey
-	if strings.HasPrefix(pathOrKey, "RW") && !strings.ContainsAny(pathOrKey, "/.") {
+	b, err := os.ReadFile(pathOrKey)
+	if errors.Is(err, os.ErrNotExist) && strings.HasPrefix(pathOrKey, "RW") {
 		if err := key.UnmarshalText([]byte(pathOrKey)); err != nil {
-			return key, fmt.Errorf("public key %q: %w", pathOrKey, err)
+			return key, fmt.Errorf("public key %q: neither a file nor a key: %w", pathOrKey, err)
 		}
 		return key, nil
 	}
-	b, err := os.ReadFile(pathOrKey)
 	if err != nil {
 		return key, fmt.Errorf("public key: %w", err)
 	}

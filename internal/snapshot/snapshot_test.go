@@ -49,8 +49,19 @@ func names(t *testing.T, dir string) []string {
 
 func TestPublishManifestAndKeep(t *testing.T) {
 	dir := t.TempDir()
+	var last time.Time
 	for i := range 4 {
 		publishBytes(t, dir, t0.Add(time.Duration(i)*time.Hour), strings.Repeat("x", i+1), Options{Keep: 2})
+		st, err := os.Stat(filepath.Join(dir, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Static servers' validators are the time to the second and the
+		// size: each manifest must get a later second than the one before.
+		if !st.ModTime().After(last) {
+			t.Errorf("publish %d: manifest time %v not after the previous %v", i, st.ModTime(), last)
+		}
+		last = st.ModTime()
 	}
 	got := names(t, dir)
 	want := []string{"latest.json", FileName(t0.Add(1 * time.Hour)), FileName(t0.Add(2 * time.Hour)), FileName(t0.Add(3 * time.Hour))}
