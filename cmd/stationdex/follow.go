@@ -127,19 +127,18 @@ const buildNice = 10
 // -follow-memory budget, and its memory is returned when it exits.
 func childBuild(ff followFlags, base *url.URL) follow.BuildFunc {
 	return func(ctx context.Context, dst, tmpDir string, dump io.Reader) error {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
 		args := []string{"index", "-o", dst, "-tmpdir", tmpDir, "-memory", strconv.Itoa(ff.memory), "-base-url", base.String()}
 		if ff.compat {
 			args = append(args, "-compat")
 		}
-		cmd := exec.CommandContext(ctx, exe, append(args, "-")...)
+		cmd, err := selfCommand(ctx, append(args, "-"))
+		if err != nil {
+			return err
+		}
 		cmd.Stdin = dump
 		var stderr bytes.Buffer
 		cmd.Stderr = &limitedBuffer{b: &stderr, n: 8 << 10}
-		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(max(1, runtime.GOMAXPROCS(0)/2)))
+		cmd.Env = append(cmd.Environ(), "GOMAXPROCS="+strconv.Itoa(max(1, runtime.GOMAXPROCS(0)/2)))
 		if err := cmd.Start(); err != nil {
 			return err
 		}
@@ -149,6 +148,15 @@ func childBuild(ff followFlags, base *url.URL) follow.BuildFunc {
 		}
 		return nil
 	}
+}
+
+// selfCommand runs this binary with args; the tests run themselves.
+var selfCommand = func(ctx context.Context, args []string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.CommandContext(ctx, exe, args...), nil
 }
 
 // limitedBuffer keeps the first n bytes written to it.
