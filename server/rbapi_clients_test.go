@@ -252,3 +252,87 @@ func TestRBAPIClientRequestsDocumented(t *testing.T) {
 	}
 	requireDocumented(t, reqs)
 }
+
+// TestStreamtuner2Plugin drives streamtuner2's Radio Browser plugin
+// (Debian streamtuner2 2.2.2) without its window (testdata/streamtuner2.py,
+// the plugin made as its command-line mode makes it, its requests sent to
+// the node through http_proxy): the category lists of tags, countries and
+// languages, a category view of each (genre, country, language), the top
+// lists and the title search, each shown as the node answers the request
+// the plugin sent, none empty; on the demo and on the real snapshot.
+func TestStreamtuner2Plugin(t *testing.T) {
+	const plugin = "/usr/share/streamtuner2/channels/radiobrowser.py"
+	if _, err := os.Stat(plugin); err != nil {
+		realdata.Missing(t, "streamtuner2 (Debian streamtuner2 and gir1.2-gtk-3.0): %v", err)
+	}
+	t.Run("demo", func(t *testing.T) { checkStreamtuner2(t, newDemoServer(t, nil)) })
+	t.Run("real", func(t *testing.T) { checkStreamtuner2(t, serverAt(t, realIx(t), testBase)) })
+}
+
+func checkStreamtuner2(t *testing.T, s *Server) {
+	plan := `{"categories": ["tags", "countries", "languages"], "views": [["tags", "jazz"], ["countries", "Austria"],
+		["languages", "german"], ["tags", "topvote"], ["tags", "topclick"]], "search": "jazz", "max_streams": 50}`
+	rec := &rbRecorder{h: s.Handler()}
+	ts := httptest.NewServer(rec)
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", filepath.Join("testdata", "streamtuner2.py"), plan)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "http_proxy="+ts.URL, "HTTP_PROXY="+ts.URL, "no_proxy=", "NO_PROXY=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("streamtuner2: %v\n%s", err, stderr.Bytes())
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	var views []struct {
+		View       string
+		Categories []string
+		Rows       []map[string]any
+	}
+	if err := json.Unmarshal(lines[len(lines)-1], &views); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(views) != len(rec.reqs) || len(views) != 9 {
+		t.Fatalf("%d views sent %d requests: %v", len(views), len(rec.reqs), rec.reqs)
+	}
+	for i, v := range views {
+		r := rec.reqs[i]
+		replay := serveUp(s, http.MethodGet, r.URI, "", "")
+		if replay.Code != http.StatusOK || !strings.HasPrefix(r.URI, "/json/") {
+			t.Errorf("%s: %s %s: %d %.200s", v.View, r.Method, r.URI, replay.Code, replay.Body)
+			continue
+		}
+		var answer []map[string]any
+		if err := json.Unmarshal(replay.Body.Bytes(), &answer); err != nil || len(answer) == 0 {
+			t.Errorf("%s: %s: %v, %d entries", v.View, r.URI, err, len(answer))
+			continue
+		}
+		if v.Rows == nil {
+			want := []string{"topvote", "topclick"}
+			for _, e := range answer {
+				want = append(want, fieldText(e["name"]))
+			}
+			if !slices.Equal(v.Categories, want) {
+				t.Errorf("%s (%s): %d categories %.5q..., the node lists %d", v.View, r.URI, len(v.Categories), v.Categories, len(answer))
+			}
+			continue
+		}
+		if len(v.Rows) != len(answer) {
+			t.Errorf("%s (%s): %d rows, the node answers %d", v.View, r.URI, len(v.Rows), len(answer))
+			continue
+		}
+		for j, row := range v.Rows {
+			e := answer[j]
+			if row["title"] != e["name"] || row["url"] != e["url"] || row["playing"] != e["country"] || row["genre"] != e["tags"] ||
+				row["listeners"] != e["votes"] || row["bitrate"] != e["bitrate"] {
+				t.Errorf("%s: row %d %v, the node's station %v %v", v.View, j, row, e["name"], e["url"])
+			}
+		}
+	}
+	for _, r := range rec.reqs {
+		t.Logf("streamtuner2 sent %s %s", r.Method, r.URI)
+	}
+	requireDocumented(t, rec.reqs)
+}
