@@ -134,8 +134,8 @@ func TestFollowManifests(t *testing.T) {
 			t.Error("the index volume is read-only: a follower writes its downloads there")
 		}
 	}
-	if follower.Spec.Template.Labels["app.kubernetes.io/name"] != "stationdex" {
-		t.Error("the following nodes are not the pods the Services of ../ select")
+	if follower.Spec.Template.Labels["app.kubernetes.io/name"] != "stationdex" || follower.Name != "stationdex" {
+		t.Error("the following nodes are not the Deployment and pods the Services, PDB and HPA of ../ name")
 	}
 }
 
