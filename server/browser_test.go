@@ -44,7 +44,8 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	wd.checkJavaScriptIsOff()
 	wd.navigate(base + "/search/")
 	wd.sendKeys(wd.find("#q"), "radio")
-	wd.click(wd.find("#distinct option[value=false]")) // every entry: enough for a second page
+	wd.click(wd.find("form[role=search] details summary")) // unfold the further filters
+	wd.click(wd.find("#distinct option[value=false]"))     // every entry: enough for a second page
 	wd.click(wd.find("form[role=search] button[type=submit]"))
 	wd.waitURL(func(u string) bool { return strings.Contains(u, "q=radio") && strings.Contains(u, "distinct=false") })
 	if !strings.Contains(wd.text(wd.find("main")), "stations match") {

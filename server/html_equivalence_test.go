@@ -101,7 +101,7 @@ func hostilePage(text, href string, num float64) *pages.Page {
 	other := pages.FormInput{Name: href, FormField: params.FormField{Label: text, Type: text, Size: len(href)}, Value: text}
 	return &pages.Page{
 		Title: text, Heading: text, Path: href, Query: text, Error: text, Description: text,
-		Form: &pages.SearchForm{Action: href, Fields: []pages.FormInput{in, sel, named, other}},
+		Form: &pages.SearchForm{Action: href, Fields: []pages.FormInput{in, sel}, More: []pages.FormInput{named, other}, Open: num > 0},
 		Blocks: []pages.Block{
 			{Heading: text, Text: []string{text, "", href}, Notice: text, Facts: []pages.Fact{{Name: text, Values: links}, {Name: href}},
 				Links: links, Code: text, Audio: href},

@@ -119,7 +119,7 @@ type htmlPage struct {
 var allowedElements = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "link": true, "body": true,
 	"header": true, "nav": true, "ul": true, "li": true, "a": true, "main": true, "h1": true, "h2": true,
-	"section": true, "p": true, "dl": true, "dt": true, "dd": true, "bdi": true, "span": true,
+	"section": true, "p": true, "dl": true, "dt": true, "dd": true, "bdi": true, "span": true, "details": true, "summary": true,
 	"form": true, "label": true, "input": true, "select": true, "option": true, "button": true, "strong": true, "audio": true,
 	"pre": true, "code": true, "footer": true, "time": true,
 }

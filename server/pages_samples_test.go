@@ -21,6 +21,8 @@ var samplePages = []struct{ name, target string }{
 	{"countries", "/countries/"},
 	{"country", "/countries/pt/"},
 	{"genres", "/genres/"},
+	{"genre", "/genres/80s/"},
+	{"languages", "/languages/"},
 	{"genre_hostile", "/genres/%3Cimg%20src=x%20onerror=alert%281%29%3E/"},
 	{"station", "/stations/" + demoStationID + "/"},
 	{"station_hostile", "/stations/162f474f-9f60-49f6-a51d-af167c5ded1a/"},

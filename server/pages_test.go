@@ -268,11 +268,11 @@ func TestResultsTellLookAlikesApart(t *testing.T) {
 	for _, n := range findAll(p.root, "span", func(n *html.Node) bool { return attr(n, "class") == "note" }) {
 		notes[textOf(n)] = true
 	}
-	if len(notes) < 3 || !notes["New Orleans, The United States Of America · MP3 · 128 kbps"] {
+	if len(notes) < 3 || !notes["New Orleans, United States · MP3 · 128 kbps"] {
 		t.Errorf("notes of the three Jazz Corner FM: %v", notes)
 	}
 	md := fetchOK(t, s, "/search/index.md?q=jazz+corner+fm").Body.String()
-	if !strings.Contains(md, "— New Orleans, The United States Of America · MP3 · 128 kbps") {
+	if !strings.Contains(md, "— New Orleans, United States · MP3 · 128 kbps") {
 		t.Errorf("Markdown results lack the note:\n%s", md)
 	}
 }

@@ -63,7 +63,7 @@ func TestStationVariants(t *testing.T) {
 	if strings.Contains(alone, "Also listed as") {
 		t.Error("a station of its own lists variants")
 	}
-	if us := fetchOK(t, s, "/countries/us/").Body.String(); !strings.Contains(us, fmt.Sprintf("%d entries of 2 stations", n+1)) {
+	if us := fetchOK(t, s, "/countries/us/").Body.String(); !strings.Contains(us, fmt.Sprintf("2 stations with the country United States, listed as %d entries", n+1)) {
 		t.Errorf("the country page does not count entries and stations:\n%s", us)
 	}
 }

@@ -11,8 +11,22 @@ import (
 func appendForm(dst []byte, f *SearchForm) []byte {
 	dst = AppendURL(append(dst, "\n<form method=\"get\" action=\""...), f.Action)
 	dst = append(dst, "\" role=\"search\">"...)
-	for i := range f.Fields {
-		in := &f.Fields[i]
+	dst = appendFields(dst, f.Fields)
+	if len(f.More) > 0 {
+		dst = append(dst, "\n<details"...)
+		if f.Open {
+			dst = append(dst, " open"...)
+		}
+		dst = append(dst, "><summary>More filters</summary>"...)
+		dst = append(appendFields(dst, f.More), "\n</details>"...)
+	}
+	return append(dst, "\n<p><button type=\"submit\">Search</button></p>\n</form>"...)
+}
+
+// appendFields writes each field on a line: its label, then its control.
+func appendFields(dst []byte, fields []FormInput) []byte {
+	for i := range fields {
+		in := &fields[i]
 		dst = appendText(append(dst, "\n<p><label for=\""...), in.Name)
 		dst = appendWrapped(dst, "\">", in.Label, "</label>")
 		if in.Type == "select" {
@@ -22,7 +36,7 @@ func appendForm(dst []byte, f *SearchForm) []byte {
 		}
 		dst = append(dst, "</p>"...)
 	}
-	return append(dst, "\n<p><button type=\"submit\">Search</button></p>\n</form>"...)
+	return dst
 }
 
 // appendSelect writes a select field: "any" first, then its options, the

@@ -62,10 +62,15 @@ type Pager struct {
 }
 
 // SearchForm is the search form and its current values: a field per
-// parameter row that has one (see searchParamTable).
+// parameter row that has one (see searchParamTable). The words field is
+// shown; the others are folded under "More filters" (a <details>, which
+// opens without JavaScript), open when one of them has a value, so that
+// the results stand near the top of the page.
 type SearchForm struct {
 	Action string
-	Fields []FormInput
+	Fields []FormInput // always shown
+	More   []FormInput // folded
+	Open   bool        // the folded fields are shown
 }
 
 // FormInput is one field of the search form with the value sent.
@@ -129,7 +134,12 @@ func newSearchForm(action string, sent func(name string) string) *SearchForm {
 		if row.Spec.Minimum != nil {
 			in.Min = *row.Spec.Minimum
 		}
-		f.Fields = append(f.Fields, in)
+		if row.Name == "q" {
+			f.Fields = append(f.Fields, in)
+			continue
+		}
+		f.More = append(f.More, in)
+		f.Open = f.Open || in.Value != ""
 	}
 	return f
 }

@@ -101,18 +101,26 @@ func (s *Server) DirectoryIndex(d Directory) PageFunc {
 		if q != "" {
 			listURL += "?" + q
 		}
+		pager := newPager(listURL, n, ValuesPerPage, total, d.title)
+		every := "Every " + d.one
+		if pager == nil { // one page: the count is said here, not by a pager
+			every = "The " + strconv.Itoa(total) + " " + strings.ToLower(d.title)
+			if total == 1 {
+				every = "The one " + d.one
+			}
+		}
 		return &Page{
 			Title:   d.title + " | stationdex",
 			Heading: d.title,
 			Path:    "/" + d.Kind + "/",
 			Query:   PageParam(q, n),
 			Blocks: []Block{
-				{Text: []string{"Every " + d.one + " in the directory, with its entries and the stations they stand for, " + orderNames[order] + ".",
+				{Text: []string{every + " in the directory, with the stations listed under each, " + orderNames[order] + ".",
 					"As on each " + d.one + "'s page, " + sameStation + "."}},
 				{Heading: "Order", Links: s.orderLinks(d, order)},
 				{Heading: d.title + ", " + orderNames[order], Links: s.valueIndexLinks(d, vals)},
 			},
-			Pager: newPager(listURL, n, ValuesPerPage, total, d.title),
+			Pager: pager,
 		}, nil
 	}
 }
@@ -173,9 +181,10 @@ func (s *Server) orderLinks(d Directory, current query.Order) []Link {
 func (s *Server) valueIndexLinks(d Directory, vals []query.Listing) []Link {
 	links := make([]Link, len(vals))
 	for i, v := range vals {
-		links[i] = textValue(v.Label)
+		label := listingLabel(d.Facet, v.Label)
+		links[i] = textValue(label)
 		if d.Facet == query.DimCountry || stationjson.HasPage(v.Key) {
-			links[i] = internalLink(v.Label, d.ValueURL(s.Base, v.Key))
+			links[i] = internalLink(label, d.ValueURL(s.Base, v.Key))
 		}
 		links[i].Note = entriesOf(v.Stations, v.Groups)
 	}
@@ -202,19 +211,18 @@ func (s *Server) DirectoryValue(d Directory) PageFunc {
 		if n > 1 && len(res.Stations) == 0 {
 			return nil, errPageRange(n)
 		}
-		pageURL := d.ValueURL(s.Base, fv.Key)
+		pageURL, label := d.ValueURL(s.Base, fv.Key), CleanText(listingLabel(d.Facet, fv.Label))
 		return &Page{
-			Title:   CleanText(fv.Label) + " — " + d.one + " | stationdex",
-			Heading: CleanText(fv.Label),
+			Title:   label + " — " + d.one + " | stationdex",
+			Heading: label,
 			Path:    strings.TrimPrefix(pageURL, s.Base),
 			Query:   PageParam("", n),
 			Blocks: []Block{
-				{Text: []string{stationCount(fv.Stations) + " with the " + d.one + " " + CleanText(fv.Label) + ", in alphabetical order.",
-					groupsText(fv.Stations, fv.Groups)}},
+				{Text: []string{valueSummary(d, label, fv.Stations, fv.Groups)}},
 				{Heading: "Stations", Links: s.StationLinks(res.Stations)},
 				{Heading: "More", Links: s.valueLinks(d, fv)},
 			},
-			Pager: newPager(pageURL, n, StationsPerPage, res.Total, "Stations"),
+			Pager: newPager(pageURL, n, StationsPerPage, res.Total, entriesWord(fv.Stations, fv.Groups)),
 		}, nil
 	}
 }
@@ -281,8 +289,8 @@ func appendNoteSep(b []byte, start int) []byte {
 	return b
 }
 
-// appendPlace appends the station's location and country, as far as
-// known, cleaned (cleanText).
+// appendPlace appends the station's location and country (its English
+// name, countryName), as far as known, cleaned (cleanText).
 func appendPlace(b []byte, r *format.Record) []byte {
 	if r.Location != "" {
 		b = appendCleanText(b, r.Location)
@@ -291,7 +299,7 @@ func appendPlace(b []byte, r *format.Record) []byte {
 		if r.Location != "" {
 			b = append(b, ", "...)
 		}
-		b = appendCleanText(b, r.Country)
+		b = appendCleanText(b, countryName(r))
 	}
 	return b
 }

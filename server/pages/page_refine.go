@@ -1,7 +1,9 @@
 package pages
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
@@ -82,8 +84,9 @@ func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
 // nearbyStations is how many stations a station page lists near it.
 const nearbyStations = 5
 
-// nearBlock lists the stations nearest to r with their distances and
-// links a search around its position; an empty block when r has none.
+// nearBlock lists the stations nearest to r with their distances, headed
+// with how far the farthest of them is, and links the search around its
+// position within that distance; an empty block when r has none.
 func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	if !r.Geo.Known {
 		return Block{}, nil
@@ -98,21 +101,55 @@ func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 		links[i] = internalLink(st.Name, stationjson.StationURL(s.Base, st.ID))
 		links[i].Note = resultNote(distanceText(near[i].DistanceKm)+" · ", st)
 	}
+	radius := nearRadius(near[len(near)-1].DistanceKm)
+	within := "within " + kilometres(radius)
 	around := params.SearchParams{Limit: core.DefaultLimit}
 	around.Near = &params.Point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}
-	around.RadiusKm = params.DefaultRadiusKm
-	links = append(links, internalLink("All stations within 50 km", s.searchPageURL(around)))
-	return Block{Heading: "Nearby stations", Links: links}, nil
+	around.RadiusKm = radius
+	links = append(links, internalLink("All stations "+within, s.searchPageURL(around)))
+	closest := strings.TrimSuffix(distanceText(near[0].DistanceKm), " away")
+	return Block{Heading: "Nearest stations, " + closest + " to " + distanceText(near[len(near)-1].DistanceKm), Links: links}, nil
+}
+
+// nearRadius is the radius of the search around a station that finds its
+// nearest stations, the farthest farKm away: the search's default, or the
+// distance rounded up to a whole kilometre, within the radius's bounds.
+func nearRadius(farKm float64) float64 {
+	return min(max(params.DefaultRadiusKm, math.Ceil(farKm)), params.MaxRadiusKm)
 }
 
 // distanceText is a distance as people read it: metres below a
-// kilometre, one decimal below 10 km, whole kilometres beyond.
+// kilometre, one decimal below 10 km, whole kilometres beyond (kilometres).
+// One string, built in a stack buffer: a station page writes five.
 func distanceText(km float64) string {
+	var buf [32]byte
+	var b []byte
 	switch {
 	case km < 1:
-		return strconv.Itoa(int(km*1000+0.5)) + " m away"
+		b = append(strconv.AppendInt(buf[:0], int64(km*1000+0.5), 10), " m"...)
 	case km < 10:
-		return strconv.FormatFloat(km, 'f', 1, 64) + " km away"
+		b = append(strconv.AppendFloat(buf[:0], km, 'f', 1, 64), " km"...)
+	default:
+		b = appendKilometres(buf[:0], km)
 	}
-	return strconv.Itoa(int(km+0.5)) + " km away"
+	return string(append(b, " away"...))
+}
+
+// kilometres is a distance of 10 km or more in whole kilometres, its
+// thousands separated by commas: "1,344 km".
+func kilometres(km float64) string {
+	var buf [32]byte
+	return string(appendKilometres(buf[:0], km))
+}
+
+func appendKilometres(b []byte, km float64) []byte {
+	var digits [24]byte
+	d := strconv.AppendInt(digits[:0], int64(km+0.5), 10)
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c)
+	}
+	return append(b, " km"...)
 }

@@ -7,6 +7,7 @@ import (
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
+	"stationdex/query"
 	"stationdex/server/core"
 )
 
@@ -41,7 +42,62 @@ func (s *Server) StationPage(_ *http.Request, ix core.Index, args []string) (*Pa
 	if err != nil {
 		return nil, err
 	}
+	if rec.Genres, err = genreLabels(ix, rec.Genres); err != nil {
+		return nil, err
+	}
 	return s.StationPageOf(&rec, near, variants), nil
+}
+
+// genreLabels names each genre by its label in the index (the spelling
+// its stations use most), as the genre's page and the facets do; a genre
+// the index does not list keeps the station's spelling. The labels are
+// read once per snapshot (genreLabelsOf).
+func genreLabels(ix core.Index, genres []string) ([]string, error) {
+	if len(genres) == 0 {
+		return genres, nil
+	}
+	v, err := ix.Derived("pages: genre labels", genreLabelsOf)
+	if err != nil {
+		return nil, err
+	}
+	byKey := v.(map[string]string)
+	labels := make([]string, len(genres))
+	for i, g := range genres {
+		labels[i] = g
+		if l, ok := byKey[genreKey(g)]; ok {
+			labels[i] = l
+		}
+	}
+	return labels, nil
+}
+
+// genreKey is the key of a genre's spelling: the spelling itself when it
+// is lower-case letters and digits only, which folding keeps as they are
+// (most tags), without a fold's allocations.
+func genreKey(g string) string {
+	for i := 0; i < len(g); i++ {
+		if c := g[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return query.ListingKey(query.DimGenre, g)
+		}
+	}
+	return g
+}
+
+// genreLabelsOf is the label of every genre of the index by its key.
+func genreLabelsOf(ix *query.Index) (any, error) {
+	total, _, err := ix.Listings(query.DimGenre, query.ByName, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, all, err := ix.Listings(query.DimGenre, query.ByName, 0, total)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]string, len(all))
+	for _, l := range all {
+		byKey[l.Key] = l.Label
+	}
+	return byKey, nil
 }
 
 // StationPageOf is the station page of rec, near being its nearby stations
@@ -51,7 +107,7 @@ func (s *Server) StationPage(_ *http.Request, ix core.Index, args []string) (*Pa
 // keeps its links in one backing array (pageLinks).
 func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
 	id := rec.ID.String()
-	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.LanguageCodes)+len(rec.Genres))
+	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.Genres))
 	blocks := make([]Block, 0, 5)
 	blocks = append(blocks, Block{Facts: stationFacts(s.Base, rec, id, &ls)})
 	start := len(ls)
@@ -95,9 +151,8 @@ func stationFacts(base string, r *format.Record, id string, ls *pageLinks) []Fac
 	return []Fact{
 		{"Country", ls.add(countryValue(base, r))},
 		{"Location", ls.add(locationValue(base, r.Location))},
-		{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages)},
-		{"Language codes", ls.textValues(r.LanguageCodes)},
-		{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres)},
+		{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages, languageLabel)},
+		{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres, nil)},
 		{"Bitrate", ls.add(bitrateValue(r.BitrateKbps))},
 		{"Codec", ls.add(unknownValue(r.Codec))},
 		{"Official website", ls.add(officialValue(r.OfficialURL))},
@@ -106,7 +161,7 @@ func stationFacts(base string, r *format.Record, id string, ls *pageLinks) []Fac
 }
 
 func countryValue(base string, r *format.Record) Link {
-	label := r.Country
+	label := countryName(r)
 	if label == "" {
 		label = r.CountryCode
 	}
@@ -124,29 +179,23 @@ func locationValue(base, place string) Link {
 }
 
 // facetValues links each label to its directory page, built as
-// stationjson builds the station's language_urls and genre_urls.
-func (p *pageLinks) facetValues(base string, labels []string, kind string) []Link {
+// stationjson builds the station's language_urls and genre_urls, and
+// shown as show writes it (nil: as it is).
+func (p *pageLinks) facetValues(base string, labels []string, kind string, show func(string) string) []Link {
 	if len(labels) == 0 {
 		return p.add(unknownValue(""))
 	}
 	start := len(*p)
 	for _, l := range labels {
-		v := textValue(l)
+		text := l
+		if show != nil {
+			text = show(l)
+		}
+		v := textValue(text)
 		if u, ok := stationjson.FacetURL(base, kind, l); ok {
-			v = internalLink(l, u)
+			v = internalLink(text, u)
 		}
 		*p = append(*p, v)
-	}
-	return p.from(start)
-}
-
-func (p *pageLinks) textValues(vs []string) []Link {
-	if len(vs) == 0 {
-		return p.add(unknownValue(""))
-	}
-	start := len(*p)
-	for _, v := range vs {
-		*p = append(*p, textValue(v))
 	}
 	return p.from(start)
 }

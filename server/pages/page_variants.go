@@ -38,20 +38,37 @@ func timesMore(n int) string {
 	return strconv.Itoa(n) + " more times"
 }
 
-// groupsText counts a directory value's entries and the stations they
-// stand for (their groups), and says what makes entries one station.
-func groupsText(entries, groups int) string {
-	return entriesOf(entries, groups) + " (" + sameStation + ")."
+// valueSummary says, once, how many stations a directory value has, and
+// how many entries they are listed as where that differs.
+func valueSummary(d Directory, label string, entries, groups int) string {
+	what := stationCount(groups) + " with the " + d.one + " " + label
+	if entries == groups {
+		return what + ", in alphabetical order."
+	}
+	return what + ", listed as " + strconv.Itoa(entries) + " entries in alphabetical order (" + sameStation + ")."
 }
 
-// entriesOf is "n entries of m stations": a directory value's entries and
-// their groups, the way its page and the index of its kind count them.
-// An index page writes a hundred, so it is built in one allocation.
+// entriesWord is what a directory value's list counts: its entries,
+// which are its stations unless some stand for one station.
+func entriesWord(entries, groups int) string {
+	if entries == groups {
+		return "Stations"
+	}
+	return "Entries"
+}
+
+// entriesOf counts a directory value in the index of its kind: "n
+// stations", and "n stations in m entries" where entries of one station
+// are counted once. An index page writes a hundred, so it is built in one
+// allocation.
 func entriesOf(entries, groups int) string {
 	b := make([]byte, 0, 64)
-	b = appendCount(b, entries, "entry", "entries")
-	b = append(b, " of "...)
-	return string(appendCount(b, groups, "station", "stations"))
+	b = appendCount(b, groups, "station", "stations")
+	if entries == groups {
+		return string(b)
+	}
+	b = append(b, " in "...)
+	return string(appendCount(b, entries, "entry", "entries"))
 }
 
 // appendCount appends "1 one" or "n many".

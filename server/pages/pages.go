@@ -14,7 +14,9 @@
 //   - page_refine.go: did-you-mean, narrowing by facet, nearby stations
 //   - page_station.go: a station's page and its listening page
 //   - page_directory.go: the directories (countries, languages, genres...)
-//   - page_variants.go: the other entries of a station's group
+//   - page_variants.go: the other entries of a station's group, and how a
+//     directory counts entries and stations
+//   - labels.go: how the pages name countries, languages and genres
 //   - guide_clients.go: the guide's part on clients of the Radio Browser
 //     API
 //   - html.go: the layout, written by hand; static/: the style sheet
@@ -223,8 +225,12 @@ func pageNumber(r *http.Request) (int, error) {
 }
 
 // newPager builds the pager of page n of a list of total items, size per
-// page, for the list at listURL (absolute; its query, if any, is kept).
+// page, for the list at listURL (absolute; its query, if any, is kept):
+// none for a list on one page, whose count the page says already.
 func newPager(listURL string, n, size, total int, what string) *Pager {
+	if n == 1 && total > 0 && total <= size {
+		return nil
+	}
 	p := &Pager{}
 	first := (n-1)*size + 1
 	last := min(n*size, total)
