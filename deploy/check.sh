@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the operations files in deploy/ with the real tools:
 #   promtool check config | check rules | test rules  (Debian: prometheus)
-#   promtool check metrics on the live /metrics of a running node
+#   promtool check metrics on the live /metrics of a running node, and of a
+#   node following a published snapshot (stationdex publish, serve -follow)
 #   the Grafana dashboard type-checked against @grafana/schema (npm, node)
 #   the Kubernetes manifests decoded strictly into k8s.io/api types (go)
 #   the systemd unit with systemd-analyze verify, where systemd is installed
@@ -64,6 +65,31 @@ grep -q '^stationdex_http_requests_total{' "$tmp/metrics.txt"
 echo "$(grep -c '^stationdex_' "$tmp/metrics.txt") stationdex samples, lint clean"
 kill -TERM "$node_pid"
 wait "$node_pid" # SIGTERM drains and exits 0; anything else fails the script
+node_pid=
+
+step "promtool check metrics on a node following a published snapshot"
+mkdir "$tmp/pub" "$tmp/node"
+"$tmp/stationdex" index -o "$tmp/demo.db" indexer/demo/stations.ndjson >/dev/null 2>&1
+"$tmp/stationdex" publish -dir "$tmp/pub" "$tmp/demo.db"
+"$tmp/stationdex" serve -index "$tmp/node/live.db" -follow "$tmp/pub/latest.json" -every 1m \
+	-addr 127.0.0.1:0 -admin-addr 127.0.0.1:0 -log-format json 2>"$tmp/follow.log" &
+node_pid=$!
+admin=
+for _ in $(seq 100); do
+	if grep -q '"msg":"follow: new snapshot served"' "$tmp/follow.log"; then
+		admin=$(grep -m1 '"msg":"serving"' "$tmp/follow.log" | sed -E 's/.*"admin_addr":"([^"]+)".*/\1/')
+		break
+	fi
+	sleep 0.1
+done
+[[ -n $admin ]] || { cat "$tmp/follow.log" >&2; echo "the following node got no snapshot" >&2; exit 1; }
+curl -fsS "http://$admin/readyz" >/dev/null
+curl -fsS "http://$admin/metrics" >"$tmp/follow-metrics.txt"
+promtool check metrics <"$tmp/follow-metrics.txt"
+grep -q '^stationdex_follow_attempts_total{result="swapped"} 1$' "$tmp/follow-metrics.txt"
+echo "$(grep -c '^stationdex_follow_' "$tmp/follow-metrics.txt") stationdex_follow_ samples, lint clean"
+kill -TERM "$node_pid"
+wait "$node_pid"
 node_pid=
 
 step "Grafana dashboard type-check (@grafana/schema + tsc)"
