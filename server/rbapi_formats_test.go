@@ -445,3 +445,44 @@ func TestRBAPIFormatsOfLists(t *testing.T) {
 		t.Errorf("HEAD /m3u/stations/topvote/3: %d %v", rec.Code, rec.Header())
 	}
 }
+
+// TestRBAPIFormatsHostileInput: hostile input on every path in every
+// format is never a 5xx, an error is a JSON error, and no answer is
+// longer than its limit allows.
+func TestRBAPIFormatsHostileInput(t *testing.T) {
+	s := newDemoServer(t, nil)
+	const id = "cbbf6759-8124-405d-a884-3bd8732946bd"
+	paths := []string{
+		"/stations", "/stations/search", "/stations/byuuid", "/stations/byuuid/" + id, "/stations/byurl",
+		"/stations/bytag/%00%ff", "/stations/byname/" + strings.Repeat("%E2%80%AE", 50), "/stations/topvote/99999999999999999999",
+		"/stations/broken/-1", "/url/" + id, "/url/%3Cx%3E", "/tags/%25", "/countries/%00", "/states/a/b/c", "/stats", "/servers",
+		"/vote/" + id, "/stations/changed", "/nothing/here",
+	}
+	queries := []string{
+		"", "limit=-5&offset=1e9", "order=%27%3B%20DROP%20TABLE&reverse=maybe", "hidebroken=%00", "name=%ff%fe&tag=%00",
+		"has_geo_info=null", "geo_lat=1e400&geo_long=-1e400&geo_distance=NaN", "uuids=" + strings.Repeat(id+",", 50),
+		"url=javascript:alert(1)", "tagList=" + strings.Repeat(",", 500), "limit=3&" + strings.Repeat("x=1&", 200),
+	}
+	answered := 0
+	for _, f := range []string{"json", "xml", "csv", "m3u", "pls", "xspf", "ttl"} {
+		for _, p := range paths {
+			for _, q := range queries {
+				target := "/" + f + p + "?" + q
+				for _, method := range []string{http.MethodGet, http.MethodPost} {
+					rec := serveUp(s, method, target, "application/json", `{"limit":{"x":1},"order":[1,2],"hidebroken":"yes"}`)
+					switch {
+					case rec.Code >= 500 && !(rec.Code == 501 && strings.Contains(p, "changed")):
+						t.Errorf("%s %.120s: %d %.200s", method, target, rec.Code, rec.Body)
+					case rec.Code >= 400 && rec.Code != 404 && !json.Valid(rec.Body.Bytes()):
+						t.Errorf("%s %.120s: %d, not a JSON error: %.200s", method, target, rec.Code, rec.Body)
+					case rec.Code == 200 && strings.Contains(q, "limit=3") && strings.HasPrefix(p, "/stations/search") && f == "json" &&
+						len(rbIDs(t, rec.Body.Bytes())) > 3:
+						t.Errorf("%s %.120s: more than its limit", method, target)
+					}
+					answered++
+				}
+			}
+		}
+	}
+	t.Logf("%d hostile requests, none a 5xx", answered)
+}

@@ -98,7 +98,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *Error) {
 	if HasBody(r) {
 		w.Header().Set("Connection", "close") // the body is not read
 	}
-	if IsAPIPath(r.URL.Path) || strings.HasPrefix(r.URL.Path, PathRBAPI) {
+	if IsAPIPath(r.URL.Path) || IsRBAPIPath(r.URL.Path) {
 		SetCORS(w.Header(), r)
 		s.WriteError(w, r, e)
 		return

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"strings"
+
 	"stationdex/internal/stationjson"
 )
 
@@ -41,3 +43,14 @@ const (
 
 // PathRBAPI is the prefix of the Radio Browser API.
 const PathRBAPI = "/json/"
+
+// IsRBAPIPath reports whether p is under a prefix of the Radio Browser
+// API: /json/, or one of the other formats upstream serves its paths in.
+func IsRBAPIPath(p string) bool {
+	for _, prefix := range [...]string{PathRBAPI, "/xml/", "/csv/", "/m3u/", "/pls/", "/xspf/", "/ttl/"} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
