@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 
 	"stationdex/internal/format"
 	"stationdex/query"
@@ -22,6 +23,10 @@ func runCheckTo(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	rep, err := query.Check(fs.Arg(0))
+	if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, iofs.ErrPermission) {
+		indexFileError(fs.Arg(0), "", err).print(stderr, "check")
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stationdex check: %v\n%s\n", err, checkAdvice(err))
 		return 1
@@ -36,7 +41,7 @@ func checkAdvice(err error) string {
 	case errors.Is(err, format.ErrVersion):
 		return "The index was written by another version of stationdex: rebuild it with `stationdex index`."
 	case errors.Is(err, format.ErrNotIndex):
-		return "The file is not a stationdex index: build one with `stationdex index -o FILE INPUT...`."
+		return "The file is not a stationdex index: build one with `stationdex index -o FILE DUMP`."
 	case errors.Is(err, format.ErrCorrupt):
 		return "The index is damaged (truncated or overwritten?): rebuild it with `stationdex index`."
 	default:

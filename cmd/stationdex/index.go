@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -49,6 +51,10 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 	if interactive {
 		ia.opts.Progress = stderr
 	}
+	if e := ia.outputError(); e != nil {
+		e.print(stderr, "index")
+		return 1
+	}
 	stopProfile, err := startCPUProfile(ia.cpuProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
@@ -60,12 +66,17 @@ func runIndexTo(ctx context.Context, args []string, stdout, stderr io.Writer, in
 		err = perr
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "stationdex index: %v\n", err)
+		var ae *adviceError
 		switch {
-		case errors.Is(err, indexer.ErrNoSnapshotTime):
-			fmt.Fprintln(stderr, "Pass the time the dump was taken with -snapshot-at, e.g. -snapshot-at 2025-02-27T12:40:00Z.")
 		case ctx.Err() != nil:
-			fmt.Fprintf(stderr, "Interrupted: %s was not written.\n", ia.out)
+			fmt.Fprintf(stderr, "stationdex index: interrupted: %s was not written.\n", ia.out)
+		case errors.As(err, &ae):
+			ae.print(stderr, "index")
+		case errors.Is(err, indexer.ErrNoSnapshotTime):
+			fmt.Fprintf(stderr, "stationdex index: %v\n", err)
+			fmt.Fprintln(stderr, "Pass the time the dump was taken with -snapshot-at, e.g. -snapshot-at 2025-02-27T12:40:00Z.")
+		default:
+			fmt.Fprintf(stderr, "stationdex index: %v\n", err)
 		}
 		return 1
 	}
@@ -129,6 +140,23 @@ func (ia *indexArgs) check(snapshot string) string {
 	return ""
 }
 
+// outputError says what stops the build writing -o (and -tmpdir) before
+// minutes of work: a folder that is missing, not a folder or not
+// writable, named as the user named it; or -o naming a folder.
+func (ia *indexArgs) outputError() *adviceError {
+	if isDir(ia.out) {
+		return &adviceError{fmt.Sprintf("-o %s is a folder: name the index file to write", ia.out),
+			fmt.Sprintf("For example: -o %s", filepath.Join(ia.out, "stations.db"))}
+	}
+	if e := folderError("-o", ia.out, filepath.Dir(ia.out)); e != nil {
+		return e
+	}
+	if ia.opts.TempDir != "" {
+		return folderError("-tmpdir", ia.opts.TempDir, ia.opts.TempDir)
+	}
+	return nil
+}
+
 // startCPUProfile starts a CPU profile into path ("": none) and returns
 // the function that ends it.
 func startCPUProfile(path string) (func() error, error) {
@@ -158,6 +186,10 @@ func buildIndex(ctx context.Context, ia indexArgs) (indexer.Summary, error) {
 	var inputs []indexer.Input
 	for _, arg := range ia.inputs {
 		in, c, err := indexer.OpenInput(ctx, arg)
+		if errors.Is(err, fs.ErrNotExist) {
+			return indexer.Summary{}, &adviceError{fmt.Sprintf("no input file at %s", arg),
+				"Name a Radio Browser dump: a file, - for standard input, or a URL such as https://de1.api.radio-browser.info/json/stations."}
+		}
 		if err != nil {
 			return indexer.Summary{}, err
 		}

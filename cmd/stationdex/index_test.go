@@ -33,7 +33,7 @@ func TestIndexUsageErrors(t *testing.T) {
 		{[]string{"-o", out, "-memory", "99999999999999", fixture}, "-memory must be between"},
 		{[]string{"-o", out, "-snapshot-at", "yesterday", fixture}, "not an RFC 3339 time"},
 		{[]string{"-o", out, "-source", "", fixture}, "-source must not be empty"},
-		{[]string{"-o", out, "-nosuchflag", fixture}, "flag provided but not defined"},
+		{[]string{"-o", out, "-nosuchflag", fixture}, "unknown flag -nosuchflag"},
 	} {
 		code, _, stderr := runIndexArgs(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -81,9 +81,9 @@ func TestIndexFailures(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", out, filepath.Join(dir, "missing.json")}, "no such file"},
+		{[]string{"-o", out, filepath.Join(dir, "missing.json")}, "no input file at " + filepath.Join(dir, "missing.json")},
 		{[]string{"-o", out, bad}, "bad.json"},
-		{[]string{"-o", out, "-tmpdir", filepath.Join(dir, "no", "such", "dir"), fixture}, "temporary directory"},
+		{[]string{"-o", out, "-tmpdir", filepath.Join(dir, "no", "such", "dir"), fixture}, "the folder " + filepath.Join(dir, "no", "such", "dir") + " (-tmpdir) does not exist"},
 	} {
 		code, _, stderr := runIndexArgs(t, tc.args...)
 		if code != 1 || !strings.Contains(stderr, tc.want) {

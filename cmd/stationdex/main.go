@@ -1,6 +1,6 @@
 // Command stationdex builds, checks and serves stationdex index files.
 //
-//	stationdex index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] INPUT...
+//	stationdex index -o FILE [-compat] [-base-url URL] [-snapshot-at RFC3339] [-source NAME] [-memory MIB] [-tmpdir DIR] INPUT...
 //	stationdex serve [-index FILE] [-addr HOST:PORT] [-base-url URL] [-admin-addr HOST:PORT]
 //	stationdex check FILE
 //	stationdex publish -dir DIR [-keep N] [-key SECRETKEYFILE] INDEX
@@ -16,6 +16,8 @@
 //   - index.go: `stationdex index`: its arguments, the inputs opened
 //     before the build, the CPU profile and the summary
 //   - check.go: `stationdex check`: the full check and its report
+//   - advice.go: the messages that say what to do: a missing or foreign
+//     index file, a folder that cannot be written, a flag's error
 //   - publish.go: `stationdex publish`: the full check, then the copy,
 //     the signed manifest and the pruning of internal/snapshot
 //   - follow.go: serve's -follow flags, the follower started beside the

@@ -108,11 +108,29 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// or SIGTERM during the drain ends the process at once.
 	context.AfterFunc(ctx, stop)
 	if err := serve(ctx, f, log); err != nil {
-		log.Error("serve failed", "err", err)
+		reportServeError(ctx, stderr, f, log, err)
 		return 1
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// reportServeError tells why serve stopped: a failure the user can act on
+// as a sentence and the next step (also logged for a JSON log pipeline),
+// a Ctrl-C as "interrupted", anything else as a log line.
+func reportServeError(ctx context.Context, stderr io.Writer, f serveFlags, log *slog.Logger, err error) {
+	var ae *adviceError
+	switch {
+	case errors.As(err, &ae):
+		if f.logFormat == "json" {
+			log.Error("serve failed", "err", ae.msg, "advice", ae.advice)
+		}
+		ae.print(stderr, "serve")
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "stationdex serve: interrupted before it served")
+	default:
+		log.Error("serve failed", "err", err)
+	}
 }
 
 // newLogger builds the structured logger: text for people, JSON for log
@@ -145,6 +163,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	defer cleanup()
 	ix, err := openIndex(path, f.checkOnStart)
 	if err != nil && !f.allowUnready && !f.follow.on() {
+		if f.index != "" {
+			return indexFileError(f.index, "-index", err)
+		}
 		return err
 	}
 	var meta format.Meta // zero while unready
@@ -159,10 +180,12 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	// system picks) the base URL's port is known only now.
 	ln, err := net.Listen("tcp", f.addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listen on %s: %w: pass another -addr (make run ADDR=127.0.0.1:8081)", f.addr, err)
+		return &adviceError{fmt.Sprintf("the address %s (-addr) is in use by another program", f.addr),
+			"Pick another: pass another -addr, e.g. -addr 127.0.0.1:8081 (make run ADDR=127.0.0.1:8081)."}
 	}
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
+		return &adviceError{fmt.Sprintf("cannot listen on %s (-addr): %s", f.addr, reason(err, "")),
+			"Pass another -addr, e.g. -addr 127.0.0.1:8081."}
 	}
 	baseURL := base.resolve(ln.Addr())
 	if base.everyInterface {

@@ -28,7 +28,7 @@ import (
 
 // badIndexes are the files a node must refuse to start on, with a word
 // the refusal must say.
-func badIndexes(t *testing.T) map[string]struct{ path, says string } {
+func badIndexes(t *testing.T) map[string]badIndex {
 	dir := t.TempDir()
 	good, err := os.ReadFile(buildTestIndex(t, dir, "good.db", demo.SnapshotAt, demo.NDJSON))
 	if err != nil {
@@ -44,16 +44,22 @@ func badIndexes(t *testing.T) map[string]struct{ path, says string } {
 	zeroed := bytes.Clone(good)
 	clear(zeroed[len(zeroed)/3 : 2*len(zeroed)/3])
 	flipped := flipRecordByte(t, good)
-	return map[string]struct{ path, says string }{
-		"missing":             {filepath.Join(dir, "nope.db"), "no such file"},
-		"directory":           {dir, "not a stationdex index"},
-		"empty":               {write("empty.db", nil), "not a stationdex index"},
-		"text":                {write("text.db", []byte(strings.Repeat("not an index\n", 200))), "not a stationdex index"},
-		"truncated":           {write("truncated.db", good[:len(good)/2]), "corrupt index"},
-		"zeroed middle":       {write("zeroed.db", zeroed), "corrupt index"},
-		"flipped record byte": {write("flipped.db", flipped), "checksum mismatch"},
-		"foreign bbolt":       {foreignBoltFile(t, filepath.Join(dir, "foreign.db")), "not a stationdex index"},
+	return map[string]badIndex{
+		"missing":             {filepath.Join(dir, "nope.db"), "no index file at", "no index file at", "stationdex index -o "},
+		"directory":           {dir, "is a folder, not an index file", "not a stationdex index", "stationdex index -o "},
+		"empty":               {write("empty.db", nil), "is not a stationdex index", "not a stationdex index", "stationdex check "},
+		"text":                {write("text.db", []byte(strings.Repeat("not an index\n", 200))), "is not a stationdex index", "not a stationdex index", "stationdex check "},
+		"truncated":           {write("truncated.db", good[:len(good)/2]), "is damaged", "corrupt index", "stationdex check "},
+		"zeroed middle":       {write("zeroed.db", zeroed), "is damaged", "corrupt index", "stationdex check "},
+		"flipped record byte": {write("flipped.db", flipped), "is damaged", "checksum mismatch", "stationdex check "},
+		"foreign bbolt":       {foreignBoltFile(t, filepath.Join(dir, "foreign.db")), "is not a stationdex index", "not a stationdex index", "stationdex check "},
 	}
+}
+
+// badIndex is a file serve refuses: what serve's message says of it, what
+// check's says, and the next command serve names (with the file).
+type badIndex struct {
+	path, serveSays, checkSays, next string
 }
 
 // flipRecordByte returns a copy of the index file good with one bit
@@ -118,14 +124,28 @@ func TestStartupRefusesBadIndex(t *testing.T) {
 			if failed == nil {
 				t.Fatalf("no \"serve failed\" log line:\n%s", out)
 			}
-			if msg, _ := failed["err"].(string); !strings.Contains(msg, bad.path) || !strings.Contains(msg, bad.says) {
-				t.Errorf("serve failed with %q; want it to name %s and say %q", msg, bad.path, bad.says)
+			if msg, _ := failed["err"].(string); !strings.Contains(msg, bad.path) || !strings.Contains(msg, bad.serveSays) {
+				t.Errorf("serve failed with %q; want it to name %s and say %q", msg, bad.path, bad.serveSays)
+			}
+			// The same for a person, without the log's wrapping: the file
+			// as named, what is wrong, the next command, no Go wording.
+			said := "stationdex serve: " + bad.path
+			if strings.HasPrefix(bad.serveSays, "no ") {
+				said = "stationdex serve: " + bad.serveSays + " " + bad.path
+			}
+			if !strings.Contains(out, said) || !strings.Contains(out, bad.serveSays) || !strings.Contains(out, bad.next) || !strings.Contains(out, bad.path+" ") {
+				t.Errorf("serve's message does not say %q, %q and the next command %q with the file:\n%s", said, bad.serveSays, bad.next, out)
+			}
+			for _, internal := range []string{"no such file or directory", "bbolt", "open index"} {
+				if strings.Contains(out, internal) {
+					t.Errorf("serve's message says %q:\n%s", internal, out)
+				}
 			}
 			if logLine(out, "serving") != nil {
 				t.Error("the node started serving")
 			}
-			if code, out := runChild(t, "check", bad.path); code == 0 || !strings.Contains(out, bad.says) {
-				t.Errorf("check: exit %d, output %q; want non-zero saying %q", code, out, bad.says)
+			if code, out := runChild(t, "check", bad.path); code == 0 || !strings.Contains(out, bad.checkSays) {
+				t.Errorf("check: exit %d, output %q; want non-zero saying %q", code, out, bad.checkSays)
 			}
 		})
 	}
@@ -308,8 +328,8 @@ func TestStartupFullCheck(t *testing.T) {
 	bad := badIndexes(t)
 	for name, b := range bad {
 		code, out := runChild(t, "serve", "-check-on-start", "-index", b.path, "-addr", "127.0.0.1:0", "-log-format", "json")
-		if code != 1 || !strings.Contains(out, b.says) {
-			t.Errorf("%s: serve -check-on-start exit %d, want 1 saying %q\n%s", name, code, b.says, out)
+		if code != 1 || !strings.Contains(out, b.serveSays) {
+			t.Errorf("%s: serve -check-on-start exit %d, want 1 saying %q\n%s", name, code, b.serveSays, out)
 		}
 	}
 	dir := t.TempDir()

@@ -20,7 +20,7 @@ type commandHelp struct {
 
 var (
 	indexHelp = commandHelp{
-		synopsis: "index -o FILE [-base-url URL] [-snapshot-at RFC3339] [-source NAME] [-memory MIB] [-tmpdir DIR] INPUT...",
+		synopsis: "index -o FILE [-compat] [-base-url URL] [-snapshot-at RFC3339] [-source NAME] [-memory MIB] [-tmpdir DIR] [-cpuprofile FILE] INPUT...",
 		summary:  "Build an index file from Radio Browser dumps.",
 		about: `Builds an index file from Radio Browser dumps. An INPUT is a file, - for
 standard input, or an http(s) URL of the upstream /json/stations endpoint;
@@ -100,14 +100,17 @@ var errHelpShown = errors.New("help shown")
 // stdout and returns errHelpShown; a bad flag has its message and the help
 // printed to stderr and returns the error (exit status 2).
 func parseCommand(fs *flag.FlagSet, h commandHelp, args []string, stdout, stderr io.Writer) error {
+	// The flag package prints its own wording of an error; ours follows.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		h.print(stdout, fs)
 		return errHelpShown
 	case err != nil:
-		fmt.Fprintln(stderr)
-		h.print(stderr, fs)
+		h.usageError(stderr, fs, flagMessage(fs, err))
 	}
 	return err
 }
