@@ -52,10 +52,16 @@ all: build
 help:
 	@awk -f .make-help.awk $(firstword $(MAKEFILE_LIST))
 
-## build: bin/stationdex (the first build on a machine takes about a minute)
+## build: bin/stationdex (the first build on a machine takes about a minute);
+## quiet when it is up to date
+# The go command decides what is stale (sources, embedded files, go.mod);
+# its output replaces $(BIN) only when it differs, so an up-to-date binary
+# keeps its time and make says nothing it did not do.
 build:
 	@[ -e $(BIN) ] || echo "building $(BIN) (the first build on a machine takes about a minute)"
-	$(GO) build -trimpath -o $(BIN) ./cmd/stationdex
+	@mkdir -p $(dir $(BIN)) && $(GO) build -trimpath -o $(BIN).new ./cmd/stationdex || { rm -f $(BIN).new; exit 1; }; \
+	  if [ ! -e $(BIN).new ]; then :; elif cmp -s $(BIN).new $(BIN); then rm -f $(BIN).new; \
+	  else mv -f $(BIN).new $(BIN) && echo "built $(BIN)"; fi
 
 ## run: build and serve the embedded demo snapshot on http://$(ADDR)
 ## (make run ADDR=127.0.0.1:8081 when port 8080 is busy)

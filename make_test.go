@@ -174,6 +174,47 @@ func TestMakeFirstBuildSaysSo(t *testing.T) {
 	}
 }
 
+// TestMakeBuildQuietWhenUpToDate: make build says nothing when the go
+// command's output is the binary already there (and leaves it, time and
+// all), and says it built when the binary changed.
+func TestMakeBuildQuietWhenUpToDate(t *testing.T) {
+	m := newMakeCopy(t)
+	// A go command that writes the binary $BINARY says after -o.
+	m.write("fakego", "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\nprintf '%s' \"$BINARY\" > \"$2\"\n")
+	if err := os.Chmod(filepath.Join(m.dir, "fakego"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := func(binary string) string {
+		t.Helper()
+		cmd := exec.Command("make", "--no-print-directory", "GO=./fakego", "build")
+		cmd.Dir = m.dir
+		cmd.Env = append(os.Environ(), "MAKEFLAGS=", "BINARY="+binary)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make build: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := build("one"); out != "built bin/stationdex\n" {
+		t.Errorf("a changed binary: make build printed %q, want it to say it built", out)
+	}
+	m.age("bin/stationdex", time.Hour)
+	before, err := os.Stat(filepath.Join(m.dir, "bin/stationdex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := build("one"); out != "" {
+		t.Errorf("an up-to-date binary: make build printed %q, want nothing", out)
+	}
+	after, err := os.Stat(filepath.Join(m.dir, "bin/stationdex"))
+	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("an up-to-date binary was replaced: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, "bin/stationdex.new")); err == nil {
+		t.Error("bin/stationdex.new left behind")
+	}
+}
+
 // TestMakeHelpListsEveryTarget: every target a user can name has a
 // "## target:" comment that make help prints, and every variable set with
 // ?= is described.
