@@ -9,7 +9,8 @@ import (
 
 // serveFlagDef finds the flags `stationdex serve` defines in its source:
 // fs.StringVar(&f.index, "index", ...).
-var serveFlagDef = regexp.MustCompile(`fs\.\w+Var\(&f\.\w+, "([a-z-]+)"`)
+// and the follow flags of follow.go: fs.StringVar(&ff.source, "follow", ...).
+var serveFlagDef = regexp.MustCompile(`fs\.\w+Var\(&ff?\.\w+, "([a-z-]+)"`)
 
 // flagUse finds flags passed on a command line: " -name value" or "-name=value".
 var flagUse = regexp.MustCompile(`(?:^|[\s"'\[,])-([a-z][a-z-]*)(?:[=\s"']|$)`)
@@ -22,6 +23,11 @@ func TestDeployedFlagsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	follow, err := os.ReadFile("../cmd/stationdex/follow.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, follow...)
 	defined := map[string]bool{}
 	for _, m := range serveFlagDef.FindAllStringSubmatch(string(src), -1) {
 		defined[m[1]] = true
@@ -29,7 +35,8 @@ func TestDeployedFlagsExist(t *testing.T) {
 	if len(defined) < 5 {
 		t.Fatalf("found %d flag definitions in serve.go; the pattern is stale", len(defined))
 	}
-	for _, file := range []string{"systemd/stationdex.service", "kubernetes/deployment.yaml"} {
+	for _, file := range []string{"systemd/stationdex.service", "kubernetes/deployment.yaml",
+		"systemd/stationdex-follow.service", "kubernetes/follow/nodes.yaml"} {
 		used := serveFlags(t, file)
 		if len(used) == 0 {
 			t.Fatalf("%s: no serve flags found", file)
@@ -55,6 +62,9 @@ func serveFlags(t *testing.T, file string) []string {
 	in := false
 	for line := range strings.Lines(string(raw)) {
 		trimmed := strings.TrimSpace(line)
+		if in && strings.HasPrefix(trimmed, "#") {
+			continue // a comment between the arguments does not end them
+		}
 		switch {
 		case strings.HasPrefix(trimmed, "ExecStart=") || trimmed == "- serve":
 			in = true
