@@ -201,15 +201,20 @@ func (g *sampler) station(c *country) *station {
 			s.State = g.pick(towns[0]) + g.pick(towns[1]) + g.pick(towns[2])
 		}
 		switch n := g.rng.IntN(100); {
-		case n < 34:
-		case n < 88:
+		case n < 32:
+		case n < 80:
 			s.Language, s.LanguageCodes = c.language, c.langCodes
-		case n < 94:
-			s.Language, s.LanguageCodes = c.language+",english", strings.TrimSuffix(c.langCodes+",en", ",en")
-		case n < 97:
+		case n < 86:
+			s.Language, s.LanguageCodes = c.language+",english", c.langCodes
+			if c.langCodes != "" {
+				s.LanguageCodes += ",en"
+			}
+		case n < 88:
 			s.Language = c.language // languagecodes left empty
-		default:
+		case n < 89:
 			s.LanguageCodes = c.langCodes // language left empty
+		default: // the long tail of languages
+			s.Language = g.pick(moreLanguages)
 		}
 	} else if g.rng.IntN(4) == 0 {
 		s.Language, s.LanguageCodes = "english", "en"

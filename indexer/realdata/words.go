@@ -140,3 +140,23 @@ var towns = [3][]string{
 	{"a", "e", "i", "o", "en", "an", "or", "ing"},
 	{"burg", "ton", "ville", "stad", "dorf", "polis", "ia", "field", "mouth", "heim"},
 }
+
+// moreLanguages are the long tail of languages, as the upstream writes
+// them (lower case, some localised, some free text): more than a page of
+// the languages directory.
+var moreLanguages = []string{
+	"afrikaans", "albanian", "amharic", "armenian", "assamese", "azerbaijani", "basque", "belarusian", "bengali",
+	"bosnian", "breton", "bulgarian", "burmese", "catalan", "cebuano", "chechen", "corsican", "croatian", "czech",
+	"danish", "dari", "dutch", "esperanto", "estonian", "faroese", "fijian", "filipino", "finnish", "frisian",
+	"galician", "georgian", "gujarati", "haitian creole", "hausa", "hawaiian", "hungarian", "icelandic", "igbo",
+	"indonesian", "irish", "javanese", "kannada", "kazakh", "khmer", "kinyarwanda", "kurdish", "kyrgyz", "lao",
+	"latin", "latvian", "lingala", "lithuanian", "luganda", "luxembourgish", "macedonian", "malagasy", "malay",
+	"malayalam", "maltese", "maori", "marathi", "mongolian", "nepali", "norwegian", "occitan", "odia", "oromo",
+	"pashto", "punjabi", "quechua", "romanian", "romansh", "samoan", "sanskrit", "scottish gaelic", "serbian",
+	"shona", "sindhi", "sinhala", "slovak", "slovenian", "somali", "sotho", "sundanese", "swahili", "swedish",
+	"tagalog", "tajik", "tamil", "tatar", "telugu", "tibetan", "tigrinya", "tongan", "tswana", "turkmen",
+	"twi", "ukrainian", "urdu", "uyghur", "uzbek", "vietnamese", "welsh", "wolof", "xhosa", "yiddish", "yoruba",
+	"zulu", "bavarian", "low german", "swiss german", "plattdeutsch", "alemannic", "sardinian", "neapolitan",
+	"sicilian", "venetian", "friulian", "ladino", "aragonese", "asturian", "aymara", "guarani", "nahuatl",
+	"papiamento", "sranan", "creole", "patois", "kriol", "tok pisin", "bislama", "chamorro", "greenlandic",
+}
