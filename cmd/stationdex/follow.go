@@ -86,14 +86,17 @@ func (ff *followFlags) check(index string) error {
 }
 
 // startFollowing runs the follower beside the node until ctx is done; its
-// swaps go through the Reloader, as SIGHUP's do.
-func startFollowing(ctx context.Context, ff followFlags, r *node.Reloader, reg prometheus.Registerer, base *url.URL, log *slog.Logger) error {
+// swaps go through the Reloader, as SIGHUP's do. The function it returns
+// waits (a few seconds at most) for the follower to stop, so a download or
+// build cut by the stop has its temporaries removed before the process
+// exits.
+func startFollowing(ctx context.Context, ff followFlags, r *node.Reloader, reg prometheus.Registerer, base *url.URL, log *slog.Logger) (func(), error) {
 	if !ff.on() {
-		return nil
+		return func() {}, nil
 	}
 	m, err := metrics.NewFollow(reg, ff.every, follow.Results)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fw, err := follow.New(follow.Config{
 		Source: ff.source, Every: ff.every, Key: ff.pub, Installer: r,
@@ -101,12 +104,26 @@ func startFollowing(ctx context.Context, ff followFlags, r *node.Reloader, reg p
 		Observer: m, Log: log,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	log.Info("following", "source", ff.source, "every", ff.every, "signed", ff.pub != nil)
-	go fw.Run(ctx)
-	return nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fw.Run(ctx)
+	}()
+	return func() {
+		select {
+		case <-done:
+		case <-time.After(followStopWait):
+			log.Warn("follow: still stopping; its temporaries are removed at the next start")
+		}
+	}, nil
 }
+
+// followStopWait bounds the wait for the follower at a stop: a build child
+// is killed at once, a download cut at once.
+const followStopWait = 5 * time.Second
 
 // userAgent names the project and its version to the source.
 func userAgent() string {

@@ -236,9 +236,11 @@ func serveOn(ctx context.Context, f serveFlags, log *slog.Logger, ln net.Listene
 	logStartup(log, f, n, baseURL, si.path, si.meta)
 	r := node.NewReloader(si.path, si.holder, purgeOnSwap{m, api}, log)
 	startReloading(ctx, f, r, log)
-	if err := startFollowing(ctx, f.follow, r, reg, baseURL, log); err != nil {
+	followed, err := startFollowing(ctx, f.follow, r, reg, baseURL, log)
+	if err != nil {
 		return err
 	}
+	defer followed()
 	return n.Serve(ctx)
 }
 

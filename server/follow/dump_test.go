@@ -3,6 +3,7 @@ package follow_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -127,5 +128,40 @@ func TestDumpFile(t *testing.T) {
 	}
 	if left := n.leftovers(t); len(left) > 0 {
 		t.Errorf("temporaries left: %v", left)
+	}
+}
+
+// TestStopDuringBuild: a stop while a build runs ends Run with the build's
+// temporaries removed, and is not counted as a failure of the source.
+func TestStopDuringBuild(t *testing.T) {
+	u := newUpstream(t)
+	n := newNodeSide(t, "", true)
+	started := make(chan struct{})
+	build := func(ctx context.Context, dst, tmpDir string, dump io.Reader) error {
+		if err := os.WriteFile(dst, []byte("half an index"), 0o644); err != nil {
+			return err
+		}
+		close(started)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	f := n.follower(t, follow.Config{Source: u.srv.URL + "/json/stations", Build: build})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Run(ctx)
+	}()
+	<-started
+	cancel()
+	<-done
+	if left := n.leftovers(t); len(left) > 0 {
+		t.Errorf("temporaries left after the stop: %v", left)
+	}
+	if v := n.metric(t, "stationdex_follow_attempts_total", follow.ResultBuild); v != 0 {
+		t.Errorf("a stop counted as %v failed builds", v)
+	}
+	if !n.log.has("cut short by the stop") || n.log.has("snapshot not updated") {
+		t.Errorf("the log does not say the stop cut the check short:\n%s", n.log)
 	}
 }

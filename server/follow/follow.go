@@ -260,6 +260,11 @@ func (f *Follower) Once(ctx context.Context) (string, error) {
 		err = f.dump(ctx)
 	}
 	result := resultOf(err)
+	if ctx.Err() != nil && result != ResultSwapped {
+		// A stop, not a failure of the source: neither counted nor an error.
+		f.cfg.Log.Info("follow: check cut short by the stop", "source", f.cfg.Source)
+		return result, ctx.Err()
+	}
 	success := result == ResultSwapped || result == ResultUnchanged
 	if success {
 		f.failures = 0
