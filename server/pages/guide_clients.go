@@ -30,7 +30,7 @@ func RBAPIBlocks(b, example string, served bool) []Block {
 				"curl '" + b + core.PathRBAPI + "stations/search?name=radio&hidebroken=true&order=votes&reverse=true&limit=5'\n" +
 				"curl '" + b + core.PathRBAPI + "stations/byuuid/" + example + "'\n" +
 				"curl '" + b + core.PathRBAPI + "tags?order=stationcount&reverse=true&limit=10'\n" +
-				"curl -i '" + b + core.PathRBAPI + "stations/search?hidebroken=yes'"},
+				"curl -i '" + b + core.PathRBAPI + "stations/search?has_geo_info=yes'"},
 		{Heading: "Where /json/ differs from upstream", Text: []string{"On purpose, where upstream is lenient to a fault or wrong:"},
 			Facts: compatDifferences},
 		{Heading: "Pointing a client at a node", Text: []string{"Each client chooses its server its own way; not every one can be told to use another."},
@@ -42,10 +42,10 @@ func RBAPIBlocks(b, example string, served bool) []Block {
 // upstream (API.md, "The upstream directory's API").
 var compatDifferences = []Fact{
 	{Name: "parameter names", Values: []Link{{Text: "case and underscores do not count (bitrateMin, bitratemin and bitrate_min are one name); " +
-		"a name the path does not take is 400 unknown_parameter and a name given twice 400 repeated_parameter, where upstream ignored both, " +
-		"so a misspelt filter silently did not filter"}}},
-	{Name: "values", Values: []Link{{Text: "booleans are exactly true or false, counts plain decimals, order one of upstream's values (any case), " +
-		"a list's order name or stationcount; anything else is 400 invalid_parameter, where upstream answered 500 or fell back to name"}}},
+		"as upstream, a name the path does not take is ignored (and counted in a metric) and a name given twice is its first value"}}},
+	{Name: "values", Values: []Link{{Text: "read as upstream reads them: a boolean other than true is false, a count that is none its default, " +
+		"an unknown order name; only where upstream fails (has_geo_info, has_extended_info or is_https neither true nor false, " +
+		"a list's order other than name or stationcount: its 500) is it 400 invalid_parameter"}}},
 	{Name: "tags and languages", Values: []Link{{Text: "match ignoring case (upstream: case-sensitive); a substring lies within one tag or language, " +
 		"not across the comma-separated list; with tagExact a tag matches in any of its spellings (hip hop, hip-hop, hiphop)"}}},
 	{Name: "order", Values: []Link{{Text: "stations of equal value follow by name, so pages never overlap (upstream has no tie-breaker); " +
