@@ -50,6 +50,7 @@ func TestBuildRealSnapshot(t *testing.T) {
 		t.Skip("builds the whole real snapshot")
 	}
 	in := openRealSnapshot(t)
+	t.Logf("data: %s", realdata.Describe())
 	path := filepath.Join(t.TempDir(), "real.idx")
 	peak := watchHeap(t)
 	start := time.Now()
