@@ -166,7 +166,8 @@ func main() {
 	mode := flag.String("mode", "smoke", "full or smoke")
 	sizes := flag.String("sizes", "", "comma-separated sizes to run, the first being the base set (default: all of the mode; full: 50k,1m,5m; any count such as 200k is generated)")
 	out := flag.String("out", "", "results directory (default: full: results/DATE, smoke: work/smoke-results)")
-	snapshot := flag.String("data", realdata.Path(), "real snapshot (default: ../shared/data beside the repository, or $"+realdata.EnvPath+")")
+	snapshot := flag.String("data", realdata.Path(), "station data (default: the full snapshot in ../shared/data beside the repository or $"+realdata.EnvPath+
+		", else the sample "+realdata.SampleName+", on which the smoke run passes and a full run's figures mean little)")
 	mixFile := flag.String("mix", "queries/mix.tsv", "query mix")
 	skipMaria := flag.Bool("skip-mariadb", false, "leave the MariaDB peer out even when installed")
 	wrkDur := flag.Duration("wrk-duration", 0, "wrk duration per round (default: by mode)")
@@ -339,16 +340,23 @@ func (s *suite) preflight(skipMaria bool) (maria bool) {
 		}
 	}
 	if _, err := os.Stat(s.dir.snapshot); err != nil {
-		missing = append(missing, "the real snapshot "+s.dir.snapshot)
+		missing = append(missing, "the station data "+s.dir.snapshot)
 	}
 	for _, m := range missing {
 		s.lg.logf("MISSING: %s", m)
 		s.res.Missing = append(s.res.Missing, m)
 	}
 	if _, err := os.Stat(s.dir.snapshot); err != nil {
-		s.stage("preflight", func() error { return fmt.Errorf("no snapshot at %s", s.dir.snapshot) })
+		s.stage("preflight", func() error {
+			return fmt.Errorf("no station data at %s: name a Radio Browser dump with -data, or set %s", s.dir.snapshot, realdata.EnvPath)
+		})
 		s.cleanup()
 		os.Exit(1)
+	}
+	if abs, _ := filepath.Abs(realdata.SamplePath()); abs == s.dir.snapshot {
+		note := "data: the sample " + realdata.SampleName + " (no full snapshot at " + realdata.FullPath() + "): the figures are the sample's, not the snapshot's"
+		s.lg.logf("%s", note)
+		s.res.Notes = append(s.res.Notes, note)
 	}
 	if _, err := exec.LookPath("wrk"); err != nil {
 		s.stage("preflight", func() error { return fmt.Errorf("wrk is not installed (apt-get install wrk)") })
