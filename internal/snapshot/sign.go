@@ -20,6 +20,10 @@ const PasswordEnv = "STATIONDEX_KEY_PASSWORD"
 // another key or does not match the manifest.
 var ErrSignature = errors.New("manifest signature refused")
 
+// ErrMismatch: the signature is by the right key but of other bytes, as
+// when a manifest and its signature were read either side of a publish.
+var ErrMismatch = errors.New("the signature does not match the manifest")
+
 // ReadSecretKey reads a minisign secret key file (as `minisign -G` writes
 // it), decrypting it with the password in $STATIONDEX_KEY_PASSWORD when it
 // is encrypted.
@@ -93,7 +97,7 @@ func Verify(key minisign.PublicKey, manifest, sig []byte) error {
 		return fmt.Errorf("%w: signed by key %X, want %X", ErrSignature, s.KeyID, key.ID())
 	}
 	if !minisign.Verify(key, manifest, sig) {
-		return fmt.Errorf("%w: does not match the manifest", ErrSignature)
+		return fmt.Errorf("%w: %w", ErrSignature, ErrMismatch)
 	}
 	return nil
 }

@@ -326,3 +326,36 @@ func TestParseSource(t *testing.T) {
 		}
 	}
 }
+
+// TestSignatureReadAcrossAPublish: the manifest is read before a publish
+// and its signature after (the publisher writes the signature first); the
+// follower reads both again and swaps, instead of failing the check.
+func TestSignatureReadAcrossAPublish(t *testing.T) {
+	old, newIx := demoIndexes(t)
+	pub, priv := newKey(t)
+	before := newPublisher(t)
+	before.publish(t, old, &priv)
+	oldManifest, err := os.ReadFile(filepath.Join(before.dir, snapshot.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPublisher(t)
+	p.publish(t, newIx, &priv)
+	var reads int
+	p.set("/latest.json", func(w http.ResponseWriter, r *http.Request) {
+		reads++
+		if reads == 1 { // the manifest of the publish before
+			_, _ = w.Write(oldManifest)
+			return
+		}
+		http.ServeFile(w, r, filepath.Join(p.dir, snapshot.ManifestName))
+	})
+	n := newNodeSide(t, "", false)
+	f := n.follower(t, follow.Config{Source: p.manifestURL(), Key: &pub})
+	if result, err := f.Once(context.Background()); result != follow.ResultSwapped {
+		t.Fatalf("%q, %v; want swapped after reading both again", result, err)
+	}
+	if reads != 2 || !n.served().Equal(newAt) {
+		t.Errorf("manifest read %d times, serving %v; want 2 and the new snapshot", reads, n.served())
+	}
+}

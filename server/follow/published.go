@@ -22,22 +22,14 @@ import (
 // swap).
 func (f *Follower) published(ctx context.Context) error {
 	loc := f.manifest
-	fe, err := f.open(ctx, loc, f.seen[loc])
+	m, v, err := f.readManifest(ctx, loc, f.seen[loc])
+	if errors.Is(err, snapshot.ErrMismatch) {
+		// Read either side of a publish (the signature is written just
+		// before the manifest): read both again, once.
+		f.cfg.Log.Info("follow: manifest and signature of different publishes; reading both again", "source", loc)
+		m, v, err = f.readManifest(ctx, loc, validators{})
+	}
 	if err != nil {
-		return err
-	}
-	if fe.notModified {
-		return errUnchanged
-	}
-	body, err := fe.readSmall(loc, snapshot.MaxManifestBytes)
-	if err != nil {
-		return err
-	}
-	m, err := snapshot.ParseManifest(body)
-	if err != nil {
-		return fail(ResultBadManifest, fmt.Errorf("%s: %w", loc, err))
-	}
-	if err := f.verify(ctx, loc, body); err != nil {
 		return err
 	}
 	if m.FormatVersion != format.Version {
@@ -45,14 +37,35 @@ func (f *Follower) published(ctx context.Context) error {
 			loc, m.FormatVersion, format.Version))
 	}
 	if f.serving(m) {
-		f.seen[loc], f.sha = fe.v, m.SHA256
+		f.seen[loc], f.sha = v, m.SHA256
 		return errUnchanged
 	}
 	if err := f.fetchPublished(ctx, resolve(loc, m.File), m); err != nil {
 		return err
 	}
-	f.seen[loc], f.sha = fe.v, m.SHA256
+	f.seen[loc], f.sha = v, m.SHA256
 	return errSwapped
+}
+
+// readManifest fetches the manifest (conditionally, with prev), parses it
+// and, with a key, verifies its signature. A 304 is errUnchanged.
+func (f *Follower) readManifest(ctx context.Context, loc string, prev validators) (snapshot.Manifest, validators, error) {
+	fe, err := f.open(ctx, loc, prev)
+	if err != nil {
+		return snapshot.Manifest{}, validators{}, err
+	}
+	if fe.notModified {
+		return snapshot.Manifest{}, validators{}, errUnchanged
+	}
+	body, err := fe.readSmall(loc, snapshot.MaxManifestBytes)
+	if err != nil {
+		return snapshot.Manifest{}, validators{}, err
+	}
+	m, err := snapshot.ParseManifest(body)
+	if err != nil {
+		return m, validators{}, fail(ResultBadManifest, fmt.Errorf("%s: %w", loc, err))
+	}
+	return m, fe.v, f.verify(ctx, loc, body)
 }
 
 // verify checks the manifest's signature when a key is set: a manifest
