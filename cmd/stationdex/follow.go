@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -67,6 +68,9 @@ func (ff *followFlags) check(index string) error {
 		return errors.New("-follow-timeout must be positive")
 	case ff.memory < indexer.MinMemoryBudget>>20:
 		return fmt.Errorf("-follow-memory must be at least %d MiB", indexer.MinMemoryBudget>>20)
+	}
+	if st, err := os.Stat(filepath.Dir(index)); err != nil || !st.IsDir() {
+		return fmt.Errorf("-follow keeps snapshots beside -index, but %s is not a directory: create it first", filepath.Dir(index))
 	}
 	manifest, _, err := follow.ParseSource(ff.source)
 	if err != nil {

@@ -118,6 +118,7 @@ func TestFollowFlags(t *testing.T) {
 		{"-index", "x.db", "-follow", "https://example.org/latest.json", "-follow-key", "/no/such.pub"},
 		{"-index", "x.db", "-follow-key", "k.pub"}, // key without -follow
 		{"-index", "x.db", "-follow", ","},
+		{"-index", "/no/such/dir/x.db", "-follow", "https://example.org/latest.json"},
 	} {
 		var stdout, stderr strings.Builder
 		if code := run(append([]string{"serve"}, args...), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "usage: stationdex serve") {
