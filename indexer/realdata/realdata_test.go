@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -157,4 +158,56 @@ func gunzip(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestNeedFindsData: the data the real-data tests use is there, under
+// CI=true too, wherever the checkout is; the log says which it is.
+func TestNeedFindsData(t *testing.T) {
+	p := Need(t)
+	if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+		t.Fatalf("Need gave %s: %v", p, err)
+	}
+	t.Logf("data: %s", Describe())
+}
+
+// TestBareCloneRunsOnTheSample: a clone of this repository's HEAD (what
+// is committed, not the working tree) into a folder with nothing beside
+// it finds its data, the sample, and its real-data checks pass on it
+// under CI=true, where a missing file fails: the sample is committed (not
+// ignored, not left out), and realdata falls back to it. The whole suite
+// on a bare clone is what .ci/run does on a fresh machine; this keeps the
+// fall-back honest in every make test, in seconds.
+func TestBareCloneRunsOnTheSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: clones the repository and runs go test in it")
+	}
+	root, ok := repoRoot()
+	if !ok {
+		t.Fatal("no stationdex go.mod above the package directory")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		Missing(t, "git: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skipf("not a git checkout (%v): nothing to clone", err)
+	}
+	clone := filepath.Join(t.TempDir(), "stationdex")
+	if out, err := exec.Command("git", "clone", "--quiet", root, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(clone, filepath.FromSlash(SampleName))); err != nil {
+		t.Fatalf("the clone has no sample (committed? ignored?): %v", err)
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-trimpath", "-v", "-run", "^(TestSampleIsGenerated|TestNeedFindsData)$", "./indexer/realdata/")
+	cmd.Dir = clone
+	cmd.Env = append(os.Environ(), "CI=true", EnvPath+"=", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test in a bare clone: %v\n%s", err, out)
+	}
+	for _, want := range []string{"--- PASS: TestSampleIsGenerated", "--- PASS: TestNeedFindsData", "data: the sample " + filepath.Join(clone, filepath.FromSlash(SampleName))} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("go test in a bare clone does not say %q:\n%s", want, out)
+		}
+	}
 }
