@@ -26,7 +26,8 @@ part. The previous -keep files stay for nodes still downloading them; older
 ones are removed.
 
 With -key (a minisign secret key: minisign -G -W -s FILE makes one without
-a password; an encrypted one takes its password from $STATIONDEX_KEY_PASSWORD)
+a password; an encrypted one takes its password from $STATIONDEX_KEY_PASSWORD,
+and its decryption, minisign's scrypt, takes about 1 GiB and many seconds)
 the manifest is signed into DIR/latest.json.minisig, which
 minisign -V -p KEY.pub -m latest.json verifies, and serve -follow-key
 requires. Serve DIR with any static server or object store with public reads.`,
