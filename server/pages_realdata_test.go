@@ -19,8 +19,8 @@ import (
 	"stationdex/server/files"
 )
 
-// The real snapshot: the same checks as on the demo, on 50,664 real
-// stations. Skipped when ../shared/data is absent, except under CI=true.
+// The real data: the same checks as on the demo, on the 50,664 stations
+// of the full snapshot, or on the sample where it is absent (realdata).
 
 var realIndexOnce = sync.OnceValues(func() (*query.Index, error) {
 	f, err := os.Open(realdata.Path())
