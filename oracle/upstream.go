@@ -16,9 +16,9 @@ import (
 // tags or languages is held by one tag or label, not by the comma list; an
 // unknown bitrate is outside every bound; equal values go by name and
 // reverse turns the whole order round. The cleaned records give what the
-// index keeps of a station (its name, tags, labels, position, codec,
-// stream address); the source records give what upstream's columns hold
-// (the country label, the flags, the values orders sort by).
+// index keeps of a station (its name, tags, labels, position, stream
+// address); the source records give what upstream's columns hold (the
+// country label, the flags, the codec, the values orders sort by).
 
 // UpstreamRequest is a search in upstream's parameters. Empty texts, zero
 // bounds and empty flags ("true", "false" or "") set no condition.
@@ -51,6 +51,15 @@ type Upstream struct {
 	o  *Oracle
 	up []upstreamStation // by the oracle's presentation order
 }
+
+// upCodec is the codec's place in upstreamOrders: the source's codec,
+// as stored.
+var upCodec = slices.IndexFunc(upstreamOrders[:], func(o struct {
+	order, field string
+	number       bool
+}) bool {
+	return o.field == "codec"
+})
 
 // upstreamOrders are the orders by a column, as the station object
 // names it, and whether it holds a number.
@@ -182,7 +191,7 @@ func (u *Upstream) passes(i int, q *UpstreamRequest) bool {
 		}
 	}
 	return flag(q.HasGeoInfo, up.geo) && flag(q.HasExtendedInfo, up.extended) && (!q.HideBroken || up.checkOK) &&
-		(q.Codec == "" || s.codec != "" && strings.EqualFold(s.codec, q.Codec)) &&
+		(q.Codec == "" || strings.EqualFold(up.text[upCodec], q.Codec)) && // LOWER(Codec)=LOWER(codec)
 		u.holdsName(s, q) && holdsLabel([]string{up.country}, q.Country, q.CountryExact) &&
 		holdsLabel([]string{s.location}, q.State, q.StateExact) && u.holdsLanguage(s, q)
 }

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -245,4 +247,73 @@ func TestRBAPIPreflightJSONBody(t *testing.T) {
 	if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != "*" || len(rbIDs(t, rec.Body.Bytes())) != 2 {
 		t.Errorf("POST JSON with Origin: %d, ACAO %q: %.200s", rec.Code, rec.Header().Get("Access-Control-Allow-Origin"), rec.Body)
 	}
+}
+
+// TestRBAPISourceCodecs: /json/codecs lists the codecs as the source
+// gives them (UNKNOWN and "AAC,H.264" among them on the real snapshot),
+// each counting the source records that have it, and the codec filter
+// and bycodecexact find exactly those stations, as upstream's Codec
+// column does.
+func TestRBAPISourceCodecs(t *testing.T) {
+	check := func(t *testing.T, s *Server, source []map[string]any) {
+		want := map[string]int{}
+		seen, kept := map[string]bool{}, map[string]bool{}
+		for _, id := range rbListIDs(t, s, "/json/stations") {
+			kept[id] = true // the stations the node has (records it skipped are none)
+		}
+		for _, r := range source {
+			id, _ := r["stationuuid"].(string)
+			if id = strings.ToLower(id); seen[id] || !kept[id] {
+				continue // the first record of a uuid is kept
+			}
+			seen[id] = true
+			if c, _ := r["codec"].(string); strings.TrimSpace(c) != "" {
+				want[strings.TrimSpace(c)]++
+			}
+		}
+		var codecs []rbapi.RBEntry
+		if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/codecs", "", "").Body.Bytes(), &codecs); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, c := range codecs {
+			got[c.Name] = c.StationCount
+			if n := len(rbListIDs(t, s, "/json/stations/search?limit=100000&codec="+url.QueryEscape(strings.ToLower(c.Name)))); n != c.StationCount {
+				t.Errorf("codec=%s: %d stations, listed %d", c.Name, n, c.StationCount)
+			}
+		}
+		if !equalCounts(got, want) {
+			t.Errorf("codecs %v, the source's %v", got, want)
+		}
+		t.Logf("%d codecs as the source gives them", len(got))
+	}
+	t.Run("demo", func(t *testing.T) { check(t, newDemoServer(t, nil), demoInput(t)) })
+	t.Run("real", func(t *testing.T) {
+		ix := realIx(t)
+		data, err := realRBAPIOracle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, serverAt(t, ix, testBase), data.source)
+	})
+}
+
+// rbListIDs are the stationuuids of a station list, decoded without the
+// rest of each object (the real snapshot's whole list is 70 MB).
+func rbListIDs(t *testing.T, s *Server, target string) []string {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	var objs []struct {
+		ID string `json:"stationuuid"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &objs); err != nil {
+		t.Fatalf("%s: %d %v", target, rec.Code, err)
+	}
+	ids := make([]string, len(objs))
+	for i, o := range objs {
+		ids[i] = o.ID
+	}
+	return ids
 }

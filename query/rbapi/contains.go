@@ -42,7 +42,6 @@ var containsFields = [...]containsField{
 	{func(c *Contains) string { return c.Country }, format.BucketRBAPICountries, format.FacetKey},
 	{func(c *Contains) string { return c.State }, format.BucketLocations, format.FacetKey},
 	{func(c *Contains) string { return c.Language }, format.BucketLangLabels, format.FacetKey},
-	{func(c *Contains) string { return c.Codec }, format.BucketCodecs, strings.ToUpper},
 }
 
 // narrowContains is m narrowed by every condition of c.
@@ -53,6 +52,11 @@ func narrowContains(s *core.Search, m core.Set, c *Contains) (core.Set, error) {
 			m, err = narrowKeysHolding(s, m, f.bucket, f.key(t))
 		}
 		if err != nil {
+			return m, err
+		}
+	}
+	if c.Codec != "" && !m.Empty() {
+		if m, err = narrowSourceCodec(s, m, codecHolds(c.Codec)); err != nil {
 			return m, err
 		}
 	}

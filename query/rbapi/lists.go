@@ -37,13 +37,14 @@ func Counts(ix *core.Index, d core.Dim, checkOK bool) ([]Count, error) {
 		return nil, fmt.Errorf("%w: no list of %s", core.ErrInvalidQuery, d.Name())
 	}
 	bucket := core.Dims[d].Directory
-	if bucket == nil {
-		bucket = d.FacetBucket() // codecs: no directory
-	}
 	var out []Count
 	err := ix.View(func(tx *bolt.Tx) error {
 		ok, err := checkedOK(tx, checkOK)
 		if err != nil {
+			return err
+		}
+		if d == core.DimCodec {
+			out, err = codecCounts(ix, tx, ok) // the source's values
 			return err
 		}
 		var bm roaring.Bitmap // reused: FromBuffer replaces its contents

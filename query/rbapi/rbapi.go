@@ -17,6 +17,8 @@
 //   - contains.go: substring conditions (name, country, tags...), their
 //     vocabularies and the folded names
 //   - lists.go: the lists of countries, languages, tags... and states
+//   - codecs.go: the source's codecs (a list and filters over them), read
+//     from the stored objects
 //   - orders.go: the stored orders and their walk
 package rbapi
 
@@ -26,7 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -272,11 +276,22 @@ func (c *objectCopier) appendWithDistance(rec uint32, js, dst []byte) ([]byte, e
 	return append(dst, js[at+len(noDistance)-1:]...), nil
 }
 
-// matches is the set of the stations sel selects.
+// matches is the set of the stations sel selects. Its codec filter is
+// the source's codec (codecs.go), not the engine's.
 func matches(s *core.Search, sel Select) (core.Set, error) {
+	codecs := sel.Query.Filter[core.DimCodec]
+	sel.Query.Filter[core.DimCodec] = nil // sel is a copy; Filter an array
 	m, err := s.MatchSet(sel.Query, core.NoDim)
 	if err != nil {
 		return m, err
+	}
+	if len(codecs) > 0 && !m.Empty() {
+		m, err = narrowSourceCodec(s, m, func(name string) bool {
+			return slices.ContainsFunc(codecs, func(v string) bool { return strings.EqualFold(name, v) })
+		})
+		if err != nil {
+			return m, err
+		}
 	}
 	conds := [...]struct {
 		bucket []byte
