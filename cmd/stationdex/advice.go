@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"stationdex/internal/format"
 )
@@ -149,13 +150,15 @@ func flagMessage(fset *flag.FlagSet, err error) string {
 		name = strings.TrimSuffix(name, ":")
 		want := "another value"
 		if f := fset.Lookup(strings.TrimLeft(name, "-")); f != nil {
-			switch fmt.Sprintf("%T", f.Value) {
-			case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
-				want = "a whole number"
-			case "*flag.durationValue":
-				want = "a duration such as 30s or 5m"
-			case "*flag.boolValue":
-				want = "true or false"
+			if g, ok := f.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case int, int64, uint, uint64:
+					want = "a whole number"
+				case time.Duration:
+					want = "a duration such as 30s or 5m"
+				case float64:
+					want = "a number"
+				}
 			}
 		}
 		return fmt.Sprintf("%s %q: want %s", name, value, want)
