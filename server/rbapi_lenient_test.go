@@ -317,3 +317,46 @@ func rbListIDs(t *testing.T, s *Server, target string) []string {
 	}
 	return ids
 }
+
+// TestRBAPIUpstreamValues: the values upstream gives on /json/: a
+// country filter matches the code (and countries go by code), a
+// station's url says whether its last check passed, and a state keeps
+// its country key even when it has none.
+func TestRBAPIUpstreamValues(t *testing.T) {
+	s := newDemoServer(t, nil)
+	var countries []map[string]any
+	if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/countries/at", "", "").Body.Bytes(), &countries); err != nil {
+		t.Fatal(err)
+	}
+	if len(countries) != 1 || countries[0]["iso_3166_1"] != "AT" {
+		t.Errorf("/json/countries/at: %v, want Austria by its code", countries)
+	}
+	if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/countries/austria", "", "").Body.Bytes(), &countries); err != nil || len(countries) != 0 {
+		t.Errorf("/json/countries/austria: %v, upstream matches codes only", countries)
+	}
+	if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/countries", "", "").Body.Bytes(), &countries); err != nil ||
+		!slices.IsSortedFunc(countries, func(a, b map[string]any) int { return strings.Compare(a["iso_3166_1"].(string), b["iso_3166_1"].(string)) }) {
+		t.Errorf("/json/countries: not in code order, as upstream's")
+	}
+	var states []map[string]any
+	if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/states", "", "").Body.Bytes(), &states); err != nil || len(states) == 0 {
+		t.Fatal(err)
+	}
+	for _, st := range states {
+		if _, has := st["country"]; !has {
+			t.Errorf("state %v has no country key", st)
+		}
+	}
+	var in strings.Builder
+	for i := range 2 {
+		fmt.Fprintf(&in, `{"stationuuid":"00000000-0000-4000-8000-%012d","name":"S%d","url":"http://s.example/%d","lastcheckok":%d}`+"\n", i, i, i, i)
+	}
+	few := newBuiltServer(t, indexer.Input{Name: "two", R: strings.NewReader(in.String())}, time.Now())
+	for i, want := range []bool{false, true} {
+		var click rbapi.RBClick
+		target := fmt.Sprintf("/json/url/00000000-0000-4000-8000-%012d", i)
+		if err := json.Unmarshal(serveUp(few, http.MethodGet, target, "", "").Body.Bytes(), &click); err != nil || click.OK != want {
+			t.Errorf("%s: %+v, want ok %v (its last check)", target, click, want)
+		}
+	}
+}
