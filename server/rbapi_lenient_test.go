@@ -335,7 +335,9 @@ func TestRBAPIUpstreamValues(t *testing.T) {
 		t.Errorf("/json/countries/austria: %v, upstream matches codes only", countries)
 	}
 	if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/countries", "", "").Body.Bytes(), &countries); err != nil ||
-		!slices.IsSortedFunc(countries, func(a, b map[string]any) int { return strings.Compare(a["iso_3166_1"].(string), b["iso_3166_1"].(string)) }) {
+		!slices.IsSortedFunc(countries, func(a, b map[string]any) int {
+			return strings.Compare(a["iso_3166_1"].(string), b["iso_3166_1"].(string))
+		}) {
 		t.Errorf("/json/countries: not in code order, as upstream's")
 	}
 	var states []map[string]any
