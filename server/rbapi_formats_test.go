@@ -366,7 +366,7 @@ func TestRBAPIFormatsOfLists(t *testing.T) {
 	s := newDemoServer(t, nil)
 	for _, list := range []struct{ path, element string }{
 		{"/tags", "tag"}, {"/codecs", "codec"}, {"/countries", "language"}, {"/countrycodes", "countrycode"},
-		{"/languages", "language"}, {"/states", "state"}, {"/states/Austria/w", "state"},
+		{"/languages", "language"}, {"/states", "state"}, {"/states/Austria/w", "state"}, {"/states/Austria/", "state"},
 	} {
 		var want []map[string]any
 		if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json"+list.path, "", "").Body.Bytes(), &want); err != nil || len(want) == 0 {

@@ -142,9 +142,14 @@ func rbListMade(ix core.Index, cmd string, hide bool, build func(core.Index) ([]
 	return list, err
 }
 
-// serveRBStates is /json/states[/{filter}] and /json/states/{country}/{filter}.
+// serveRBStates is /json/states[/{filter}] and /json/states/{country}/{filter};
+// /json/states/{country}/ (the filter empty) is a country's states, as
+// upstream reads the path by its slashes.
 func (s *Server) serveRBStates(w http.ResponseWriter, r *http.Request, args []string, p *rbParams) {
 	var keep func(e *RBEntry) bool
+	if len(args) == 1 && strings.HasSuffix(r.URL.Path, "/") {
+		args = append(args, "")
+	}
 	if len(args) == 2 {
 		country := format.FacetKey(args[0])
 		keep, args = func(e *RBEntry) bool { return e.countryKey == country }, args[1:]
