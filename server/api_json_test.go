@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
 	"stationdex/server/api"
@@ -17,14 +21,17 @@ import (
 
 // TestEnvelopesAppendAsEncodingJSON: the envelopes' appenders write exactly
 // what encoding/json writes for them, for searches over the hostile demo
-// stations with and without filters, echoes and next links.
+// stations with and without filters, echoes and next links; the search
+// envelope's dimension echoes, written from the dimension table, are
+// checked by requireEchoes.
 func TestEnvelopesAppendAsEncodingJSON(t *testing.T) {
 	s := newDemoServer(t, nil)
 	ix, _ := demoIndex()
 	meta := ix.Meta()
-	for _, raw := range []string{"", "q=radio&limit=3", "q=%3Cscript%3E", "country=us&limit=50", "genre=jazz&language=en", "q=zzzz"} {
+	for _, raw := range []string{"", "q=radio&limit=3", "q=%3Cscript%3E", "country=us&limit=50", "genre=jazz&language=en", "q=zzzz",
+		"location=berlin&https=false&codec=mp3,aac&distinct=true", "https=true&near=52.5,13.4&radius_km=80"} {
 		env := encodedSearch(t, s, ix, raw)
-		requireAppendsAsJSON(t, &env)
+		requireSearchAppendsAsJSON(t, raw, &env)
 		for _, st := range env.Results {
 			vs, total, err := api.VariantsOf(ix, s.Base, mustUUID(t, st.ID))
 			if err != nil {
@@ -50,6 +57,128 @@ func encodedSearch(t *testing.T, s *Server, ix *query.Index, raw string) api.Sea
 		t.Fatal(err)
 	}
 	return s.api.SearchEnvelope(ix.Meta(), p, res)
+}
+
+// requireSearchAppendsAsJSON: the search envelope of the query raw is, but
+// for its dimension echoes, what encoding/json writes for it, and the
+// echoes are what requireEchoes says, in the table's order, where the spec
+// places them: the dimensions of schema 1.0 after q, the others after
+// radius_km.
+func requireSearchAppendsAsJSON(t *testing.T, raw string, env *api.SearchEnvelope) {
+	t.Helper()
+	want, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := env.AppendJSON(nil)
+	wantKeys, gotKeys := topKeys(t, want), topKeys(t, got)
+	var always, given []string
+	for _, row := range dim.Rows {
+		if row.Param.EchoAlways {
+			always = append(always, row.Name)
+		} else if env.Filters[dimOf(t, row.Name)] != nil {
+			given = append(given, row.Name)
+		}
+	}
+	at := slices.Index(wantKeys, "q") + 1
+	wantKeys = slices.Insert(wantKeys, at, always...)
+	at = slices.Index(wantKeys, "radius_km") + 1
+	wantKeys = slices.Insert(wantKeys, at, given...)
+	if !slices.Equal(gotKeys, wantKeys) {
+		t.Fatalf("%s: keys\n%q, want\n%q", raw, gotKeys, wantKeys)
+	}
+	var gotMap, wantMap map[string]any
+	if err := json.Unmarshal(got, &gotMap); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &wantMap); err != nil {
+		t.Fatal(err)
+	}
+	requireEchoes(t, raw, gotMap)
+	var back api.SearchEnvelope
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("%s: decoding AppendJSON: %v", raw, err)
+	}
+	if !reflect.DeepEqual(back.Filters, env.Filters) {
+		t.Errorf("%s: echoes decode as %q, want %q", raw, back.Filters, env.Filters)
+	}
+	for _, row := range dim.Rows {
+		delete(gotMap, row.Name)
+	}
+	if !reflect.DeepEqual(gotMap, wantMap) {
+		t.Fatalf("%s: AppendJSON:\n%s\nencoding/json:\n%s", raw, got, want)
+	}
+}
+
+// requireEchoes: each dimension's echo in env is the filter of the query
+// raw as given, typed by its parameter: a list as an array of its values,
+// a boolean as true or false, a code or text as the string; null when
+// absent for the dimensions always echoed.
+func requireEchoes(t *testing.T, raw string, env map[string]any) {
+	t.Helper()
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range dim.Rows {
+		v, ok := env[row.Name]
+		given := q.Get(row.Name)
+		var want any
+		switch {
+		case given == "":
+			want = nil
+		case row.Param.Value == dim.List:
+			var items []any
+			for _, item := range strings.Split(strings.ToUpper(given), ",") {
+				items = append(items, item)
+			}
+			want = items
+		case row.Param.Value == dim.Boolean:
+			want = given == "true"
+		default:
+			want = given
+		}
+		if given == "" && !row.Param.EchoAlways {
+			if ok {
+				t.Errorf("%s: %s echoed as %v though not given", raw, row.Name, v)
+			}
+			continue
+		}
+		if !ok || !reflect.DeepEqual(v, want) {
+			t.Errorf("%s: %s echo %#v (present %v), want %#v", raw, row.Name, v, ok, want)
+		}
+	}
+}
+
+// topKeys lists the top-level keys of the JSON object b in order.
+func topKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func dimOf(t *testing.T, name string) dim.Dim {
+	t.Helper()
+	d, ok := dim.ByName(name)
+	if !ok {
+		t.Fatalf("no dimension %s", name)
+	}
+	return d
 }
 
 func requireAppendsAsJSON(t *testing.T, v core.JSONAppender) {

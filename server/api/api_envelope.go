@@ -1,8 +1,12 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strconv"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
@@ -12,29 +16,27 @@ import (
 
 // The search envelope in one place: its fields, how a search fills them
 // and how the filter echoes are written (api_json.go writes the rest, in
-// the same order), so that a new filter's echo is one file's change.
+// the same order). The dimensions' echoes are written from their rows in
+// dim.Rows, so that a new dimension is echoed without a change here.
 
 // SearchEnvelope is the spec's search response. Field order is the spec's.
 type SearchEnvelope struct {
-	SchemaVersion string             `json:"schema_version"`
-	SnapshotAt    string             `json:"snapshot_at"`
-	Source        string             `json:"source"`
-	Ranking       string             `json:"ranking"`
-	Q             string             `json:"q"`
-	Country       *string            `json:"country"`
-	Language      *string            `json:"language"`
-	Genre         *string            `json:"genre"`
-	Codec         []string           `json:"codec"`
-	BitrateMin    *int               `json:"bitrate_min"`
-	BitrateMax    *int               `json:"bitrate_max"`
-	Near          *stationjson.Point `json:"near"`
-	RadiusKm      *float64           `json:"radius_km"`
-	// Filters added after schema 1.0 are echoed only when given, so
-	// that a search without them answers as before.
-	Location *string `json:"location,omitempty"`
-	HTTPS    *bool   `json:"https,omitempty"`
-	Distinct *bool   `json:"distinct,omitempty"`
-	Total    int     `json:"total"`
+	SchemaVersion string `json:"schema_version"`
+	SnapshotAt    string `json:"snapshot_at"`
+	Source        string `json:"source"`
+	Ranking       string `json:"ranking"`
+	Q             string `json:"q"`
+	// Filters echoes each dimension's filter as given, after q: the
+	// dimensions of schema 1.0 (dim.Param.EchoAlways) always, null when
+	// absent, the others after radius_km and only when given, so that a
+	// search without them answers as before (appendEchoes).
+	Filters    query.Filters      `json:"-"`
+	BitrateMin *int               `json:"bitrate_min"`
+	BitrateMax *int               `json:"bitrate_max"`
+	Near       *stationjson.Point `json:"near"`
+	RadiusKm   *float64           `json:"radius_km"`
+	Distinct   *bool              `json:"distinct,omitempty"`
+	Total      int                `json:"total"`
 	// Entries, with distinct, is the records the groups stand for.
 	Entries     *int                  `json:"entries,omitempty"`
 	Limit       int                   `json:"limit"`
@@ -58,11 +60,7 @@ func (s *Server) SearchEnvelope(meta format.Meta, p params.SearchParams, res que
 		Source:        meta.Source,
 		Ranking:       params.Ranking,
 		Q:             p.Q,
-		Country:       stationjson.Nullable(p.One(query.DimCountry)),
-		Language:      stationjson.Nullable(p.One(query.DimLanguage)),
-		Genre:         stationjson.Nullable(p.One(query.DimGenre)),
-		Location:      stationjson.Nullable(p.One(query.DimLocation)),
-		Codec:         p.Filter[query.DimCodec],
+		Filters:       p.Filter,
 		BitrateMin:    positive(p.BitrateMin),
 		BitrateMax:    positive(p.BitrateMax),
 		Total:         res.Total,
@@ -79,10 +77,6 @@ func (s *Server) SearchEnvelope(meta format.Meta, p params.SearchParams, res que
 		radius := p.RadiusKm // not &p.RadiusKm, which would move all of p to the heap on every search
 		env.RadiusKm = &radius
 	}
-	if https := p.One(query.DimHTTPS); https != "" {
-		on := https == "true"
-		env.HTTPS = &on
-	}
 	if p.Distinct != "" {
 		on := p.Distinct == "true"
 		env.Distinct = &on
@@ -96,15 +90,11 @@ func (s *Server) SearchEnvelope(meta format.Meta, p params.SearchParams, res que
 	return env
 }
 
-// appendFilters appends the filter echoes the envelope carries after
-// genre, as encoding/json writes them.
+// appendFilters appends the filter echoes, as the spec orders them: the
+// dimensions of schema 1.0, the bitrate and place filters, then the
+// dimensions echoed only when given, then distinct.
 func (e *SearchEnvelope) appendFilters(dst []byte) []byte {
-	dst = append(dst, `,"codec":`...)
-	if e.Codec == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendStrings(dst, e.Codec)
-	}
+	dst = e.appendEchoes(dst, true)
 	dst = appendNullableInt(append(dst, `,"bitrate_min":`...), e.BitrateMin)
 	dst = appendNullableInt(append(dst, `,"bitrate_max":`...), e.BitrateMax)
 	dst = append(dst, `,"near":`...)
@@ -119,14 +109,97 @@ func (e *SearchEnvelope) appendFilters(dst []byte) []byte {
 	} else {
 		dst = stationjson.AppendFloat(dst, *e.RadiusKm)
 	}
-	if e.Location != nil {
-		dst = stationjson.AppendString(append(dst, `,"location":`...), *e.Location)
-	}
-	if e.HTTPS != nil {
-		dst = strconv.AppendBool(append(dst, `,"https":`...), *e.HTTPS)
-	}
+	dst = e.appendEchoes(dst, false)
 	if e.Distinct != nil {
 		dst = strconv.AppendBool(append(dst, `,"distinct":`...), *e.Distinct)
 	}
 	return dst
+}
+
+// appendEchoes appends the echo of each dimension whose row's EchoAlways
+// is always, in the table's order, typed by its parameter's value: a list
+// as an array, a boolean as one, anything else as a string; null for an
+// absent filter that is always echoed, nothing for one that is not.
+func (e *SearchEnvelope) appendEchoes(dst []byte, always bool) []byte {
+	for d := range dim.Count {
+		row := &dim.Rows[d]
+		if row.Param.EchoAlways != always {
+			continue
+		}
+		given := e.Filters[d]
+		if len(given) == 0 && !always {
+			continue
+		}
+		dst = append(append(append(dst, `,"`...), row.Name...), `":`...)
+		switch {
+		case len(given) == 0:
+			dst = append(dst, "null"...)
+		case row.Param.Value == dim.List:
+			dst = appendStrings(dst, given)
+		case row.Param.Value == dim.Boolean:
+			dst = strconv.AppendBool(dst, given[0] == "true")
+		default:
+			dst = stationjson.AppendString(dst, given[0])
+		}
+	}
+	return dst
+}
+
+// UnmarshalJSON decodes an envelope AppendJSON wrote, the dimension echoes
+// into Filters as their parameters are written. It refuses a field the
+// envelope does not have: it reads this server's own answers, in which
+// an unknown field is a fault.
+func (e *SearchEnvelope) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	for d := range dim.Count {
+		raw, ok := fields[dim.Rows[d].Name]
+		if !ok {
+			continue
+		}
+		delete(fields, dim.Rows[d].Name)
+		echo, err := decodeEcho(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dim.Rows[d].Name, err)
+		}
+		e.Filters[d] = echo
+	}
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	type plain SearchEnvelope // without this method
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	return dec.Decode((*plain)(e))
+}
+
+// decodeEcho is the filter values of one echo: none for null, a list's
+// items, a boolean or a string as one value.
+func decodeEcho(raw json.RawMessage) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		return []string{strconv.FormatBool(v)}, nil
+	case string:
+		return []string{v}, nil
+	case []any:
+		items := make([]string, len(v))
+		for i, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				return nil, fmt.Errorf("echo item %v is not a string", item)
+			}
+			items[i] = s
+		}
+		return items, nil
+	}
+	return nil, fmt.Errorf("echo %s is not null, a boolean, a string or a list", raw)
 }

@@ -11,9 +11,6 @@ func (e *SearchEnvelope) AppendJSON(dst []byte) []byte {
 	dst = e.appendHead(dst)
 	dst = append(dst, `,"q":`...)
 	dst = stationjson.AppendString(dst, e.Q)
-	dst = appendNullable(append(dst, `,"country":`...), e.Country)
-	dst = appendNullable(append(dst, `,"language":`...), e.Language)
-	dst = appendNullable(append(dst, `,"genre":`...), e.Genre)
 	dst = e.appendFilters(dst)
 	dst = strconv.AppendInt(append(dst, `,"total":`...), int64(e.Total), 10)
 	if e.Entries != nil {
