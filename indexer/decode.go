@@ -91,6 +91,8 @@ func fieldOf(st *rawStation, key []byte) stationField {
 		return stationField{str: &st.LastCheckTime}
 	case "lastchecktime_iso8601":
 		return stationField{str: &st.LastCheckTimeTZ}
+	case "lastcheckok":
+		return stationField{num: &st.LastCheckOK}
 	case "geo_lat":
 		return stationField{geo: &st.GeoLat}
 	case "geo_long":
@@ -114,8 +116,6 @@ func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
 		return stationField{num: &up.Votes}
 	case "hls":
 		return stationField{num: &up.HLS}
-	case "lastcheckok":
-		return stationField{num: &up.LastCheckOK}
 	case "lastcheckoktime":
 		return stationField{str: &up.LastCheckOKTime}
 	case "lastcheckoktime_iso8601":

@@ -45,7 +45,7 @@ func upstreamOf(id format.UUID, raw *rawInput) stationjson.Upstream {
 		ISO3166_2: short(up.ISO3166_2), State: text(raw.State), Language: text(raw.Language),
 		LanguageCodes: text(raw.LanguageCodes), Votes: up.Votes,
 		LastChangeTime: short(raw.LastChangeTime), LastChangeTimeISO: short(raw.LastChangeTimeTZ),
-		Codec: short(raw.Codec), Bitrate: raw.Bitrate, HLS: up.HLS, LastCheckOK: up.LastCheckOK,
+		Codec: short(raw.Codec), Bitrate: raw.Bitrate, HLS: up.HLS, LastCheckOK: raw.LastCheckOK,
 		LastCheckTime: short(raw.LastCheckTime), LastCheckTimeISO: short(raw.LastCheckTimeTZ),
 		LastCheckOKTime: short(up.LastCheckOKTime), LastCheckOKTimeISO: short(up.LastCheckOKTimeTZ),
 		LastLocalCheckTime: short(up.LastLocalCheckTime), LastLocalCheckTimeISO: short(up.LastLocalCheckTimeTZ),
@@ -77,9 +77,6 @@ func (c coordinate) degrees() *float64 {
 // upstreamKeys appends the keys of the upstream posting buckets (flags,
 // url digest, country label) up is filed under.
 func upstreamKeys(dst []postingKey, up *stationjson.Upstream) []postingKey {
-	if up.LastCheckOK == 1 {
-		dst = append(dst, postingKey{bUpstreamFlags, format.RBAPIFlagCheckOK})
-	}
 	if up.HasExtendedInfo {
 		dst = append(dst, postingKey{bUpstreamFlags, format.RBAPIFlagExtendedInfo})
 	}

@@ -37,6 +37,7 @@ const (
 	FacetGenre    = "genre"
 	FacetLocation = "location"
 	FacetCodec    = "codec"
+	FacetWorking  = "working"
 )
 
 // Facets counts, for every value of facet, the stations matching q with
@@ -63,6 +64,8 @@ func (o *Oracle) facets(q Request, facet string, unit func(format.UUID) format.U
 		q.Location = ""
 	case FacetCodec:
 		q.Codecs = nil
+	case FacetWorking:
+		q.Working = ""
 	}
 	type met struct {
 		value string
@@ -102,6 +105,8 @@ func valuesOf(s *oracleStation, facet string) []string {
 		return nonEmpty(s.location)
 	case FacetCodec:
 		return nonEmpty(s.codec)
+	case FacetWorking:
+		return []string{s.working}
 	}
 	return uniq(s.genres)
 }

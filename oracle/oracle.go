@@ -23,6 +23,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -48,6 +49,7 @@ type oracleStation struct {
 	homepage        string // as listed
 	location        string // facet key of the location
 	https           string // "true", "false", or "" without a stream address
+	working         string // "true" or "false": the source's last check
 	codec           string
 	bitrate         uint32
 	geo             format.Geo
@@ -98,6 +100,7 @@ func prepare(r *format.Record) oracleStation {
 		}
 	}
 	s.tags = r.Genres
+	s.working = strconv.FormatBool(r.Working)
 	s.location = format.FacetKey(r.Location)
 	switch lower := strings.ToLower(r.StreamURL); {
 	case strings.HasPrefix(lower, "https:"):
@@ -113,6 +116,7 @@ type Request struct {
 	Q, Country, Language, Genre string
 	Location                    string   // matched after folding, like Genre
 	HTTPS                       string   // "true" or "false"; "" for no filter
+	Working                     string   // "true" or "false"; "" for no filter
 	Codecs                      []string // canonical names; any of them
 	BitrateMin, BitrateMax      int      // 0: no bound
 	Near                        *Near
@@ -167,7 +171,7 @@ func anyHasPrefix(tokens []string, w string) bool {
 type filter struct {
 	country, language, code, genre string
 	hasLanguage, hasCode, hasGenre bool
-	location, https                string
+	location, https, working       string
 	hasLocation                    bool
 	codecs                         []string
 	bitrateMin, bitrateMax         int
@@ -177,7 +181,8 @@ type filter struct {
 func newFilter(q Request) filter {
 	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != "",
 		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near,
-		hasLocation: q.Location != "", location: format.FacetKey(q.Location), https: q.HTTPS}
+		hasLocation: q.Location != "", location: format.FacetKey(q.Location), https: q.HTTPS,
+		working: q.Working}
 	if f.hasGenre {
 		f.genre = GenreKey(q.Genre)
 	}
@@ -205,7 +210,8 @@ func (f filter) passes(s *oracleStation) bool {
 	if f.hasGenre && (f.genre == "" || !slices.Contains(s.genres, f.genre)) {
 		return false
 	}
-	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https {
+	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https ||
+		f.working != "" && s.working != f.working {
 		return false
 	}
 	return !f.hasLanguage || slices.Contains(s.languages, f.language) || (f.hasCode && slices.Contains(s.codes, f.code))

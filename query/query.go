@@ -114,6 +114,7 @@ const (
 	DimLocation = core.DimLocation
 	DimCodec    = core.DimCodec
 	DimHTTPS    = core.DimHTTPS
+	DimWorking  = core.DimWorking
 	NumDims     = core.NumDims
 )
 

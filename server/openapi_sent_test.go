@@ -53,7 +53,7 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 	for _, target := range []string{
 		core.PathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
 		core.PathStations + "?q=jazx",
-		core.PathStations + "?location=lisboa&https=true&facets=location,codec",
+		core.PathStations + "?location=lisboa&https=true&working=true&facets=location,codec,working",
 		core.PathStations + "?q=radio&distinct=true&facets=codec",
 	} {
 		sentKeys(t, envelope, fetchOK(t, s, target).Body.Bytes())

@@ -215,7 +215,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 		"country=deu":       {"country", "two-letter"},
 		"q=" + long(121):    {"q", "120"},
 		"genre=" + long(61): {"genre", "60"},
-		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, distinct, limit, offset"},
+		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, working, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, distinct, limit, offset"},
 		"q=a&q=b":           {"q", "once"},
 		"q=%ZZ":             {"percent-encoding"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"stationdex/internal/dim"
 	"stationdex/server/core"
 	"stationdex/server/files"
 	"stationdex/server/params"
@@ -30,10 +31,22 @@ var capPartner = map[string]string{"near": "38.7223,-9.1393", "facets": "country
 // as the parser does.
 var capSamples = map[string]struct{ inRange, outOfRange []string }{
 	"country":  {inRange: []string{"de", "US", "pT"}},
-	"https":    {inRange: []string{"true", "false"}, outOfRange: []string{"TRUE", "1", "yes", "", "true,false"}},
 	"location": {inRange: []string{"berlin", "Zürich", strings.Repeat("a", 60)}},
 	"near": {inRange: []string{"-33.8688,151.2093", "0,0", "90,-180", "-90,180", "-0.5,007"},
 		outOfRange: []string{"91,0", "0,181", "-90.5,0", "0.0000000000000000001,0"}},
+}
+
+// booleanSamples are the values of every boolean parameter (a dimension
+// whose row takes true or false): those two, and what looks like them.
+var booleanSamples = struct{ inRange, outOfRange []string }{
+	inRange: []string{"true", "false"}, outOfRange: []string{"TRUE", "1", "yes", "", "true,false"}}
+
+// samplesOf is the samples of parameter name: its own, or a boolean's.
+func samplesOf(name string) struct{ inRange, outOfRange []string } {
+	if d, ok := dim.ByName(name); ok && dim.Rows[d].Param.Value == dim.Boolean {
+		return booleanSamples
+	}
+	return capSamples[name]
 }
 
 var capShapes = []string{"+1.5,-2", "d", "deu", "é1", "38.7", "38.7;-9.1", "a,b", "1,2,3", "1.,2", ".5,1", "1e2,3", " 1,2", "1, 2", "0x1,2", "NaN,1", "Inf,0", "1,"}
@@ -56,7 +69,11 @@ func TestWellKnownParametersAsParsed(t *testing.T) {
 			byName[name] = l
 		}
 	}
-	for _, want := range []string{"q", "country", "language", "genre", "location", "codec", "https", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit", "limit", "offset"} {
+	wanted := []string{"q", "bitrate_min", "bitrate_max", "near", "radius_km", "facets", "facet_limit", "limit", "offset"}
+	for _, row := range dim.Rows {
+		wanted = append(wanted, row.Name)
+	}
+	for _, want := range wanted {
 		if _, ok := byName[want]; !ok {
 			t.Errorf("capabilities do not list %s", want)
 		}
@@ -102,7 +119,7 @@ func capAccepted(name string, l params.CapLimit) []string {
 	if len(l.Items) > 0 {
 		vs = append(vs, strings.Join(l.Items, ","))
 	}
-	vs = append(vs, capSamples[name].inRange...)
+	vs = append(vs, samplesOf(name).inRange...)
 	if len(vs) == 0 {
 		vs = append(vs, "de") // the free-text filters
 	}
@@ -124,7 +141,7 @@ func capRefused(name string, l params.CapLimit) []string {
 	if len(l.Items) > 0 {
 		vs = append(vs, l.Items[0]+",nosuch", l.Items[0]+",", ","+l.Items[0], "", l.Items[0]+","+strings.ToLower(l.Items[0]))
 	}
-	vs = append(vs, capSamples[name].outOfRange...)
+	vs = append(vs, samplesOf(name).outOfRange...)
 	if l.MaxLength > 0 {
 		vs = append(vs, strings.Repeat("a", l.MaxLength+1))
 	}

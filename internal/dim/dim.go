@@ -16,6 +16,7 @@ package dim
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 
 	"stationdex/internal/format"
 	"stationdex/internal/iso"
@@ -34,6 +35,7 @@ const (
 	Location
 	Codec
 	HTTPS
+	Working
 	// Count is the number of dimensions.
 	Count
 )
@@ -67,7 +69,8 @@ type Row struct {
 	// Facet: searches may count the dimension.
 	Facet bool
 	// Directory is the bucket the directory lists (nil: no directory),
-	// and Dir its pages' words.
+	// and Dir its pages' words; Dir.One also heads the dimension's facet
+	// on the search page.
 	Directory []byte
 	Dir       Directory
 
@@ -204,6 +207,36 @@ var Rows = [Count]Row{
 			Form: Form{Label: "Stream address", Type: "select", Options: []string{"true", "false"},
 				OptionText: []string{"HTTPS only", "plain HTTP only"}}},
 	},
+	Working: {
+		Name:    "working",
+		Filings: []Filing{{format.BucketChecks, func(r *format.Record, dst []string) []string { return append(dst, strconv.FormatBool(r.Working)) }, AsIs}},
+		Key:     workingKey, Named: workingName,
+		Facet: true, Dir: Directory{One: "last check"},
+		Param: Param{Value: Boolean,
+			Accepts: "true: stations whose stream passed the source directory's last check before the snapshot; false: those whose stream failed it (the node checks no stream itself)",
+			Form: Form{Label: "Last check", Type: "select", Options: []string{"true", "false"},
+				OptionText: []string{"working streams", "failing streams"}}},
+	},
+}
+
+// workingKey is the key of the checks bucket for a filter value:
+// "true" or "false"; anything else matches nothing.
+func workingKey(dst []byte, v string) (bucket, key []byte) {
+	if v == "true" || v == "false" {
+		dst = append(dst, v...)
+	}
+	return format.BucketChecks, dst
+}
+
+// workingName names a key of the checks bucket for people.
+func workingName(key string) string {
+	switch key {
+	case "true":
+		return "working"
+	case "false":
+		return "failing"
+	}
+	return key
 }
 
 // Name is the dimension's name in the API: its parameter and facet name.

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("14")
+//	            "version"  -> Version, decimal ASCII ("15")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -174,6 +174,9 @@
 //	14 word_groups: the groups among the stations a broad word finds
 //	   (word_groups.go), so that a distinct search of one word reads its
 //	   total and walks only to its page.
+//	15 record codec v4: the source's last check (Record.Working) after the
+//	   coordinates; checks: the stations by that check's result (keys
+//	   "true" and "false"), for the working filter and facet.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -228,7 +231,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 14
+const Version = 15
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -259,6 +262,7 @@ var (
 	BucketFiles        = []byte("files")
 	BucketCodecs       = []byte("codecs")
 	BucketSchemes      = []byte("schemes")
+	BucketChecks       = []byte("checks")
 	BucketBitrates     = []byte("bitrates")
 	BucketGeo          = []byte("geo")
 	BucketDictionary   = []byte("dictionary")
@@ -280,7 +284,7 @@ var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
-	BucketCodecs, BucketSchemes, BucketBitrates, BucketGeo, BucketDictionary,
+	BucketCodecs, BucketSchemes, BucketChecks, BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketFiles,
 }
 
@@ -296,7 +300,7 @@ var RBAPIBuckets = [][]byte{
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
-	BucketCodecs, BucketSchemes, BucketBitrates,
+	BucketCodecs, BucketSchemes, BucketChecks, BucketBitrates,
 }
 
 // RBAPIPostingBuckets are the posting buckets among RBAPIBuckets.
@@ -304,9 +308,9 @@ var RBAPIPostingBuckets = [][]byte{
 	BucketRBAPIFlags, BucketRBAPIURLs, BucketRBAPICountries, BucketNameGrams,
 }
 
-// Keys of BucketRBAPIFlags: the snapshot record's flags.
+// Keys of BucketRBAPIFlags: the snapshot record's flags (its last check
+// is the working dimension's, in BucketChecks).
 const (
-	RBAPIFlagCheckOK      = "lastcheckok"
 	RBAPIFlagExtendedInfo = "has_extended_info"
 	RBAPIFlagGeo          = "has_geo_info"
 )

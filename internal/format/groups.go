@@ -204,7 +204,7 @@ var DirectoryBuckets = [][]byte{BucketCountries, BucketGenres, BucketLangLabels,
 // the directory's and the facets' (languages are listed by label and
 // counted by code; codecs are counted, not listed), in the order their
 // listed_groups keys sort.
-var GroupCountedBuckets = [][]byte{BucketCodecs, BucketCountries, BucketGenres, BucketLangCodes, BucketLangLabels, BucketLocations}
+var GroupCountedBuckets = [][]byte{BucketChecks, BucketCodecs, BucketCountries, BucketGenres, BucketLangCodes, BucketLangLabels, BucketLocations}
 
 // ListedGroupsKey is the listed_groups key of key in directory bucket
 // bucket: the bucket's name, a zero byte (no bucket name holds one), key.

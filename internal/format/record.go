@@ -71,14 +71,17 @@ type Record struct {
 	StreamURL     string   // http(s) stream address or ""
 	Codec         string   // the stream's audio codec (MP3, AAC, AAC+, OGG, FLAC, OPUS) or "" when unknown
 	Geo           Geo      // coordinates, when known
+	// Working: the source's checker reached the stream at its last check
+	// before the snapshot. The node checks nothing itself.
+	Working bool
 }
 
-// Record codec v3: the 16 UUID bytes, a uvarint bitrate, then the strings
+// Record codec v4: the 16 UUID bytes, a uvarint bitrate, then the strings
 // Name, CountryCode, Country, Location, OfficialURL, StreamURL, Codec, then the lists
 // Languages, LanguageCodes, Genres, then the coordinates: a byte 0 (none)
 // or 1 followed by latitude and longitude in microdegrees as zigzag
-// varints. A string is a uvarint byte length and the bytes; a list is a
-// uvarint count and that many strings.
+// varints, then a byte 1 when Working, else 0. A string is a uvarint byte
+// length and the bytes; a list is a uvarint count and that many strings.
 
 // maxListLen bounds a list count read from disk so that a corrupt count cannot
 // make the decoder allocate gigabytes before noticing.
@@ -98,11 +101,16 @@ func AppendRecord(dst []byte, r *Record) []byte {
 		}
 	}
 	if !r.Geo.Known {
-		return append(dst, 0)
+		dst = append(dst, 0)
+	} else {
+		dst = append(dst, 1)
+		dst = binary.AppendVarint(dst, int64(r.Geo.Lat))
+		dst = binary.AppendVarint(dst, int64(r.Geo.Lon))
 	}
-	dst = append(dst, 1)
-	dst = binary.AppendVarint(dst, int64(r.Geo.Lat))
-	return binary.AppendVarint(dst, int64(r.Geo.Lon))
+	if r.Working {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -162,6 +170,7 @@ func DecodeOwned(owned []byte, r *Record, spare []string) ([]string, error) {
 		*l = d.list()
 	}
 	r.Geo = d.geo()
+	r.Working = d.flag("working")
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail("trailing bytes")
 	}
@@ -220,6 +229,20 @@ func (d *decoder) geo() Geo {
 		return Geo{}
 	}
 	return g
+}
+
+// flag reads a byte that must be 0 or 1.
+func (d *decoder) flag(what string) bool {
+	if d.err != nil {
+		return false
+	}
+	if len(d.buf) == 0 || d.buf[0] > 1 {
+		d.fail(what + " flag missing or not 0 or 1")
+		return false
+	}
+	on := d.buf[0] == 1
+	d.buf = d.buf[1:]
+	return on
 }
 
 func (d *decoder) string() string {

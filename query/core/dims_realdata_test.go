@@ -98,3 +98,53 @@ func TestLocationLabelsAsStationsSpellThem(t *testing.T) {
 		}
 	}
 }
+
+// workingQueries search the real snapshot by the working dimension, both
+// values, alone and beside words and each other filter kind, and a value
+// that is neither.
+func workingQueries() []Query {
+	var qs []Query
+	for _, text := range []string{"", "radio", "fm", "jazz", "ra", "zzzz"} {
+		for _, w := range []string{"true", "false"} {
+			qs = append(qs, Query{Q: text, Filter: Filters{DimWorking: {w}}},
+				Query{Q: text, Filter: Filters{DimWorking: {w}, DimCountry: {"DE"}}},
+				Query{Q: text, Filter: Filters{DimWorking: {w}, DimHTTPS: {"true"}, DimCodec: {"AAC", "MP3"}}},
+				Query{Q: text, Filter: Filters{DimWorking: {w}, DimGenre: {"pop"}}, Distinct: true},
+				Query{Q: text, Filter: Filters{DimWorking: {w}, DimLanguage: {"english"}}, BitrateMin: 128})
+		}
+		qs = append(qs, Query{Q: text, Filter: Filters{DimWorking: {"maybe"}}})
+	}
+	return qs
+}
+
+// TestWorkingMatchesOracleOnRealSnapshot: the working filter selects what
+// the oracle selects for both values, and its facet counts both values
+// as the oracle does, beside the other facets, with and without a
+// working filter of its own.
+func TestWorkingMatchesOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	qs := workingQueries()
+	walkAll(t, ix, o, qs, 60)
+	both := 0
+	for _, q := range qs {
+		if q.Distinct {
+			continue // the oracle's facets count stations, not groups
+		}
+		q.Facets, q.FacetLimit, q.Limit = DimsOf(DimCountry, DimWorking, DimCodec), 10, 1
+		res, err := search(ix, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q.String(), err)
+		}
+		got := res.Facets[DimWorking]
+		if want := oracleTop(o.Facets(request(q), qoracle.FacetWorking), qoracle.FacetWorking, 10); !sameCounts(got, want) {
+			t.Fatalf("%s: facet working\n got %v\nwant %v", q.String(), got, want)
+		}
+		if len(got) == 2 {
+			both++
+		}
+		checkFacetURLs(t, ix, q, qoracle.FacetWorking, got)
+	}
+	if both < 10 {
+		t.Errorf("only %d searches counted both values of working; the snapshot has both", both)
+	}
+}

@@ -21,7 +21,7 @@ func (o *oracle) search(q Query) []format.UUID {
 func request(q Query) qoracle.Request {
 	f := q.Filter
 	r := qoracle.Request{Q: q.Q, Country: one(f, DimCountry), Language: one(f, DimLanguage), Genre: one(f, DimGenre),
-		Location: one(f, DimLocation), HTTPS: one(f, DimHTTPS), Codecs: f[DimCodec],
+		Location: one(f, DimLocation), HTTPS: one(f, DimHTTPS), Working: one(f, DimWorking), Codecs: f[DimCodec],
 		BitrateMin: q.BitrateMin, BitrateMax: q.BitrateMax}
 	if q.Near != nil {
 		r.Near = &qoracle.Near{Lat: q.Near.Lat, Lon: q.Near.Lon, RadiusKm: q.Near.RadiusKm}

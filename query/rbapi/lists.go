@@ -70,9 +70,9 @@ func checkedOK(tx *bolt.Tx, wanted bool) (*roaring.Bitmap, error) {
 		return nil, nil
 	}
 	ok := roaring.New()
-	if v := tx.Bucket(format.BucketRBAPIFlags).Get([]byte(format.RBAPIFlagCheckOK)); v != nil {
+	if v := tx.Bucket(format.BucketChecks).Get([]byte("true")); v != nil {
 		if _, err := ok.FromBuffer(v); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", format.ErrCorrupt, format.RBAPIFlagCheckOK, err)
+			return nil, fmt.Errorf("%w: %s true: %v", format.ErrCorrupt, format.BucketChecks, err)
 		}
 	}
 	return ok, nil

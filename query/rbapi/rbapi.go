@@ -298,7 +298,7 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 		key    string
 		keep   Tri
 	}{
-		{format.BucketRBAPIFlags, format.RBAPIFlagCheckOK, sel.CheckOK},
+		{format.BucketChecks, "true", sel.CheckOK}, // the working dimension
 		{format.BucketRBAPIFlags, format.RBAPIFlagExtendedInfo, sel.ExtendedInfo},
 		{format.BucketRBAPIFlags, format.RBAPIFlagGeo, sel.Geo},
 		{format.BucketNames, fold.Key(sel.NameExact), present(sel.NameExact)},

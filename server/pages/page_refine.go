@@ -1,10 +1,12 @@
 package pages
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
@@ -76,7 +78,7 @@ func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
 			links[j] = internalLink(c.Label, s.searchPageURL(p.Refined(query.Dim(d), c.Value)))
 			links[j].Note = stationCount(c.Count)
 		}
-		out = append(out, Block{Heading: "Narrow by " + query.Dim(d).Name(), Links: links})
+		out = append(out, Block{Heading: "Narrow by " + cmp.Or(dim.Rows[d].Dir.One, query.Dim(d).Name()), Links: links})
 	}
 	return out
 }
