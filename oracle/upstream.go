@@ -12,13 +12,14 @@ import (
 // The Radio Browser API's search (/json/stations/search), answered by a
 // linear scan from upstream's documentation (its SQL: one condition per
 // parameter, ORDER BY one column) and the deliberate differences
-// server/API.md lists: text matches fold case and accents; a substring of
-// tags or languages is held by one tag or label, not by the comma list; an
-// unknown bitrate is outside every bound; equal values go by name and
-// reverse turns the whole order round. The cleaned records give what the
-// index keeps of a station (its name, tags, labels, position, stream
-// address); the source records give what upstream's columns hold (the
-// country label, the flags, the codec, the values orders sort by).
+// server/API.md lists: text matches fold case and accents (tags case
+// only); a substring of tags or languages is held by one tag or label,
+// not by the comma list; an unknown bitrate is outside every bound; equal
+// values go by name and reverse turns the whole order round. The cleaned
+// records give what the index keeps of a station (its name, labels,
+// position, stream address); the source records give what upstream's
+// columns hold (the country label, the flags, the codec, the tags, the
+// values orders sort by).
 
 // UpstreamRequest is a search in upstream's parameters. Empty texts, zero
 // bounds and empty flags ("true", "false" or "") set no condition.
@@ -41,6 +42,7 @@ type UpstreamRequest struct {
 type upstreamStation struct {
 	country                string // facet key of the source's label, bounded
 	checkOK, extended, geo bool
+	tags                   []string // the source's tags, trimmed and lower-cased, as upstream's tag cache
 	// the orders' values, bounded as stored, by upstreamOrders' index
 	text [len(upstreamOrders)]string
 	num  [len(upstreamOrders)]float64
@@ -52,14 +54,18 @@ type Upstream struct {
 	up []upstreamStation // by the oracle's presentation order
 }
 
-// upCodec is the codec's place in upstreamOrders: the source's codec,
-// as stored.
-var upCodec = slices.IndexFunc(upstreamOrders[:], func(o struct {
-	order, field string
-	number       bool
-}) bool {
-	return o.field == "codec"
-})
+// upCodec and upTags are the places of the codec and the tags in
+// upstreamOrders: the source's values, as stored.
+var upCodec, upTags = upstreamField("codec"), upstreamField("tags")
+
+func upstreamField(field string) int {
+	return slices.IndexFunc(upstreamOrders[:], func(o struct {
+		order, field string
+		number       bool
+	}) bool {
+		return o.field == field
+	})
+}
 
 // upstreamOrders are the orders by a column, as the station object
 // names it, and whether it holds a number.
@@ -128,6 +134,11 @@ func upstreamOf(r map[string]any) upstreamStation {
 		}
 		s.text[i] = v
 	}
+	for _, t := range strings.Split(s.text[upTags], ",") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			s.tags = append(s.tags, t)
+		}
+	}
 	return s
 }
 
@@ -186,7 +197,7 @@ func (u *Upstream) passes(i int, q *UpstreamRequest) bool {
 		tags = append([]string{q.Tag}, tags...)
 	}
 	for _, t := range tags {
-		if !holdsTag(s.genres, t, q.TagExact) {
+		if !holdsTag(up.tags, t, q.TagExact) {
 			return false
 		}
 	}
@@ -238,18 +249,18 @@ func (u *Upstream) holdsLanguage(s *oracleStation, q *UpstreamRequest) bool {
 	return holdsLabel(s.languages, q.Language, false)
 }
 
-// holdsTag: a tag of the station holds the tag's genre key (case,
-// accents, spaces, hyphens and apostrophes aside), or is that genre.
-func holdsTag(genres []string, tag string, exact bool) bool {
-	want := GenreKey(tag)
+// holdsTag: a tag of the station (as the source writes it, lower-cased)
+// is the tag, lower-cased (exact), or holds it.
+func holdsTag(tags []string, tag string, exact bool) bool {
+	want := strings.ToLower(tag)
 	if exact {
-		return want != "" && slices.Contains(genres, want)
+		return slices.Contains(tags, want)
 	}
 	if want == "" {
 		return true // LIKE '%%'
 	}
-	for _, g := range genres {
-		if strings.Contains(g, want) {
+	for _, t := range tags {
+		if strings.Contains(t, want) {
 			return true
 		}
 	}

@@ -362,3 +362,70 @@ func TestRBAPIUpstreamValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRBAPISourceTags: /json/tags lists the tags as upstream's tag cache
+// has them (each of a station's comma list, trimmed and lower-cased:
+// spellings not merged, none cut, none past a station's 64th), each
+// counting the stations that list it, and tagExact finds exactly those.
+func TestRBAPISourceTags(t *testing.T) {
+	check := func(t *testing.T, s *Server, source []map[string]any) {
+		kept := map[string]bool{}
+		for _, id := range rbListIDs(t, s, "/json/stations") {
+			kept[id] = true
+		}
+		want := map[string]int{}
+		for _, r := range source {
+			id, _ := r["stationuuid"].(string)
+			if id = strings.ToLower(id); !kept[id] {
+				continue
+			}
+			kept[id] = false // the first record of a uuid is kept
+			tags := storedText(r, "tags")
+			seen := map[string]bool{}
+			for _, tag := range strings.Split(tags, ",") {
+				if tag = strings.ToLower(strings.TrimSpace(tag)); tag != "" && !seen[tag] {
+					seen[tag] = true
+					want[tag]++
+				}
+			}
+		}
+		var tags []rbapi.RBEntry
+		if err := json.Unmarshal(serveUp(s, http.MethodGet, "/json/tags?order=stationcount&reverse=true", "", "").Body.Bytes(), &tags); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for i, e := range tags {
+			got[e.Name] = e.StationCount
+			if i < 25 || i%500 == 0 {
+				target := "/json/stations/search?limit=100000&tagExact=true&tag=" + url.QueryEscape(e.Name)
+				if n := len(rbListIDs(t, s, target)); n != e.StationCount {
+					t.Errorf("tag %q: %d stations found, listed %d", e.Name, n, e.StationCount)
+				}
+			}
+		}
+		if !equalCounts(got, want) {
+			t.Errorf("%d tags listed, the source has %d", len(got), len(want))
+		}
+		t.Logf("%d tags as upstream's tag cache has them", len(got))
+	}
+	t.Run("demo", func(t *testing.T) { check(t, newDemoServer(t, nil), demoInput(t)) })
+	t.Run("real", func(t *testing.T) {
+		ix := realIx(t)
+		data, err := realRBAPIOracle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, serverAt(t, ix, testBase), data.source)
+	})
+}
+
+// storedText is a text field of a source record as the index stores it:
+// cut at 2048 characters (the node's bound; server/API.md), trailing
+// spaces then dropped.
+func storedText(r map[string]any, field string) string {
+	v, _ := r[field].(string)
+	if runes := []rune(v); len(runes) > 2048 {
+		return strings.TrimRight(string(runes[:2048]), " ")
+	}
+	return v
+}

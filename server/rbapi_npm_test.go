@@ -19,7 +19,6 @@ import (
 	"stationdex/indexer"
 	"stationdex/indexer/realdata"
 	"stationdex/internal/fold"
-	"stationdex/internal/format"
 	"stationdex/server/rbapi"
 )
 
@@ -176,10 +175,9 @@ func (o *npmOracle) checkStations(t *testing.T, got map[string]json.RawMessage, 
 		"searchCountryCode": o.ids(func(r map[string]any) bool {
 			return working(r) && strings.EqualFold(strings.TrimSpace(recText(r, "countrycode")), "PT")
 		}),
-		"searchTagExact": o.ids(func(r map[string]any) bool { return hasGenre(recText(r, "tags"), "pop") }),
-		"searchBitrate": o.ids(func(r map[string]any) bool {
-			codec, _, _ := strings.Cut(recText(r, "codec"), ",")
-			return working(r) && strings.EqualFold(strings.TrimSpace(codec), "MP3") && recNum(r, "bitrate") >= 128 &&
+		"searchTagExact": o.ids(func(r map[string]any) bool { return hasTag(storedText(r, "tags"), "pop") }),
+		"searchBitrate": o.ids(func(r map[string]any) bool { // the source's codec, as upstream's filter
+			return working(r) && strings.EqualFold(strings.TrimSpace(recText(r, "codec")), "MP3") && recNum(r, "bitrate") >= 128 &&
 				recNum(r, "bitrate") <= indexer.MaxBitrateKbps && r["geo_lat"] != nil && r["geo_long"] != nil
 		}),
 		"byCountryCodeExact": o.ids(func(r map[string]any) bool {
@@ -204,21 +202,11 @@ func (o *npmOracle) checkStations(t *testing.T, got map[string]json.RawMessage, 
 	}
 }
 
-// hasGenre: one of the comma-separated tags is the genre key, among the
-// first indexer.MaxGenres distinct ones (the index keeps no more: one real
-// station lists 311).
-func hasGenre(tags, key string) bool {
-	var seen []string
-	for _, tag := range strings.Split(tags, ",") {
-		facet := format.FacetKey(tag)
-		if facet == "" || slices.Contains(seen, facet) {
-			continue
-		}
-		if len(seen) == indexer.MaxGenres {
-			return false
-		}
-		seen = append(seen, facet)
-		if format.GenreKey(strings.TrimSpace(tag)) == key {
+// hasTag: one of the comma-separated tags, trimmed and lower-cased (as
+// upstream's tag cache has them), is tag.
+func hasTag(tags, tag string) bool {
+	for _, t := range strings.Split(tags, ",") {
+		if strings.ToLower(strings.TrimSpace(t)) == tag {
 			return true
 		}
 	}

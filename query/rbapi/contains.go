@@ -24,7 +24,8 @@ import (
 
 // Contains says which fields must hold which text; "" is no condition.
 // Tags holds several texts, each of which a tag of the station must hold
-// (tagList).
+// (tagList), a tag as the source writes it, lower-cased; Codec the
+// source's codec, lower-cased (codecs.go).
 type Contains struct {
 	Name, Country, State, Language, Codec string
 	Tags                                  []string
@@ -61,7 +62,10 @@ func narrowContains(s *core.Search, m core.Set, c *Contains) (core.Set, error) {
 		}
 	}
 	for _, t := range c.Tags {
-		if m, err = narrowKeysHolding(s, m, format.BucketGenres, format.GenreKey(t)); err != nil || m.Empty() {
+		if t == "" {
+			continue // held by every tag list, as LIKE '%%'
+		}
+		if m, err = narrowSourceTag(s, m, tagHolds(t)); err != nil || m.Empty() {
 			return m, err
 		}
 	}

@@ -43,8 +43,12 @@ func Counts(ix *core.Index, d core.Dim, checkOK bool) ([]Count, error) {
 		if err != nil {
 			return err
 		}
-		if d == core.DimCodec {
-			out, err = codecCounts(ix, tx, ok) // the source's values
+		switch d { // the source's values (codecs.go)
+		case core.DimCodec:
+			out, err = sourceCounts(ix, tx, codecField, ok)
+			return err
+		case core.DimGenre:
+			out, err = sourceCounts(ix, tx, tagsField, ok)
 			return err
 		}
 		var bm roaring.Bitmap // reused: FromBuffer replaces its contents

@@ -17,8 +17,8 @@
 //   - contains.go: substring conditions (name, country, tags...), their
 //     vocabularies and the folded names
 //   - lists.go: the lists of countries, languages, tags... and states
-//   - codecs.go: the source's codecs (a list and filters over them), read
-//     from the stored objects
+//   - codecs.go: the source's codecs and tags (lists and filters over
+//     them), read from the stored objects
 //   - orders.go: the stored orders and their walk
 package rbapi
 
@@ -66,9 +66,8 @@ type Select struct {
 	// has this format.FacetKey; URL those whose source url is exactly
 	// this. Empty: no condition.
 	NameExact, CountryLabel, URL string
-	// Genres keeps the stations listing every one of these genres (any
-	// spelling, format.GenreKey), where Query's genre filter keeps those
-	// listing any.
+	// Genres keeps the stations listing every one of these tags, as
+	// the source writes them (trimmed, case aside: codecs.go).
 	Genres []string
 	// Contains keeps the stations whose fields hold these texts.
 	Contains Contains
@@ -317,7 +316,7 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 		if m.Empty() {
 			break
 		}
-		if m, err = narrow(s, m, format.BucketGenres, format.GenreKey(g), Yes); err != nil {
+		if m, err = narrowSourceTag(s, m, tagIs(g)); err != nil {
 			return m, err
 		}
 	}

@@ -197,7 +197,7 @@ func TestUpstreamCounts(t *testing.T) {
 // them over a cleaned record: folded text held by the folded field.
 var containsCases = []struct {
 	c    Contains
-	keep func(r *format.Record) bool
+	keep func(r *format.Record, obj map[string]any) bool
 }{}
 
 func init() {
@@ -210,30 +210,33 @@ func init() {
 	for _, text := range []string{"a", "ö", "jazz", "o3", "rádio com", "北京", "fm ", "radio", "xyzqj", "1", "du", "rock n", "-"} {
 		containsCases = append(containsCases, struct {
 			c    Contains
-			keep func(r *format.Record) bool
-		}{Contains{Name: text}, func(r *format.Record) bool { return holds(r.Name, text, fold.String) }})
+			keep func(r *format.Record, obj map[string]any) bool
+		}{Contains{Name: text}, func(r *format.Record, _ map[string]any) bool { return holds(r.Name, text, fold.String) }})
 	}
 	for _, text := range []string{"roc", "hip h", "pop", "ö"} {
 		containsCases = append(containsCases, struct {
 			c    Contains
-			keep func(r *format.Record) bool
-		}{Contains{Tags: []string{text, "o"}}, func(r *format.Record) bool {
-			return anyHolds(r.Genres, text, format.GenreKey) && anyHolds(r.Genres, "o", format.GenreKey)
+			keep func(r *format.Record, obj map[string]any) bool
+		}{Contains{Tags: []string{text, "o"}}, func(_ *format.Record, obj map[string]any) bool {
+			// a tag as the source writes it (the stored object's), lower-cased
+			tags := storedTags(obj)
+			return anyHolds(tags, text, strings.ToLower) && anyHolds(tags, "o", strings.ToLower)
 		}})
 	}
 	for _, text := range []string{"states", "rep", "ö"} {
 		containsCases = append(containsCases, struct {
 			c    Contains
-			keep func(r *format.Record) bool
-		}{Contains{Country: text, Language: "eng"}, func(r *format.Record) bool {
+			keep func(r *format.Record, obj map[string]any) bool
+		}{Contains{Country: text, Language: "eng"}, func(r *format.Record, _ map[string]any) bool {
 			return holds(r.Country, text, format.FacetKey) && anyHolds(r.Languages, "eng", format.FacetKey)
 		}})
 	}
 	containsCases = append(containsCases, struct {
 		c    Contains
-		keep func(r *format.Record) bool
-	}{Contains{State: "no", Codec: "aa"}, func(r *format.Record) bool {
-		return holds(r.Location, "no", format.FacetKey) && strings.Contains(r.Codec, "AA")
+		keep func(r *format.Record, obj map[string]any) bool
+	}{Contains{State: "no", Codec: "aa"}, func(r *format.Record, obj map[string]any) bool {
+		codec, _ := obj["codec"].(string) // the source's codec, lower-cased
+		return holds(r.Location, "no", format.FacetKey) && strings.Contains(strings.ToLower(codec), "aa")
 	}})
 }
 
@@ -247,10 +250,11 @@ func requireContains(t *testing.T, ix *core.Index, recs []format.Record) {
 		}
 	}
 	all := upstreamIDs(t, ix, Select{}, 0, 1<<30)
+	objs := storedObjects(t, ix)
 	for _, tc := range containsCases {
 		var want []string
 		for _, id := range all {
-			if tc.keep(byID[id]) {
+			if tc.keep(byID[id], objs[id]) {
 				want = append(want, id)
 			}
 		}
@@ -259,6 +263,37 @@ func requireContains(t *testing.T, ix *core.Index, recs []format.Record) {
 			t.Errorf("%+v: %d stations, oracle %d", tc.c, len(got), len(want))
 		}
 	}
+}
+
+// storedObjects are the index's stored station objects by uuid,
+// decoded by encoding/json.
+func storedObjects(t *testing.T, ix *core.Index) map[string]map[string]any {
+	js, _, err := Page(ix, Select{}, 0, 1<<30, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(stationjson.Splice([]byte("["), append(js, ']'), ""), &list); err != nil {
+		t.Fatal(err)
+	}
+	objs := make(map[string]map[string]any, len(list))
+	for _, o := range list {
+		objs[o["stationuuid"].(string)] = o
+	}
+	return objs
+}
+
+// storedTags are an object's tags as upstream's tag cache has them:
+// each of the comma list, trimmed and lower-cased.
+func storedTags(obj map[string]any) []string {
+	text, _ := obj["tags"].(string)
+	var tags []string
+	for _, t := range strings.Split(text, ",") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }
 
 func TestUpstreamContains(t *testing.T) {
