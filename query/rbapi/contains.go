@@ -285,11 +285,22 @@ func (f *foldedNames) of(n uint32) (string, error) {
 }
 
 // Warm reads, in the background, what the first substring match of a name
-// otherwise reads: every station's folded name (Index.Warm in package
-// query calls it).
+// and the first codec or tag list or filter otherwise read: every
+// station's folded name, and the source's codecs and tags (Index.Warm in
+// package query calls it).
 func Warm(ix *core.Index) error {
 	if !ix.Has(format.SectionRBAPI) {
 		return nil
 	}
-	return ix.View(func(tx *bolt.Tx) error { _, err := foldedNamesOf(ix, tx); return err })
+	return ix.View(func(tx *bolt.Tx) error {
+		if _, err := foldedNamesOf(ix, tx); err != nil {
+			return err
+		}
+		for _, f := range []sourceField{codecField, tagsField} {
+			if _, err := sourceValuesOf(ix, tx, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
