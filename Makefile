@@ -118,9 +118,11 @@ test-unit:
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x $(DEMO_BENCH_PKGS)
 
-## test-race: the packages with shared state under the race detector
+## test-race: the packages with shared state under the race detector,
+## with -short: the real-data tests on the committed sample (the plain
+## run, test-unit, takes them on the full snapshot where there is one)
 test-race:
-	$(GO) test -count=1 -race $(RACE_PKGS)
+	$(GO) test -count=1 -race -short $(RACE_PKGS)
 	$(GO) test -count=1 -race -run '$(RACE_INDEXER_TESTS)' ./indexer/
 
 ## test-fuzz: every fuzz target in the module, each briefly; the list is
@@ -191,6 +193,14 @@ bench-smoke:
 SOAK_MINUTES ?= 1
 soak: build
 	cd bench && $(GO) run ./soak -minutes $(SOAK_MINUTES)
+
+## bench-follow: p99 of a node following a dump, quiet and during its
+## background rebuild (5M by default; bench/README.md)
+##= FOLLOW_ARGS: flags for bench-follow, e.g. FOLLOW_ARGS='-size 50k'
+FOLLOW_ARGS ?=
+.PHONY: bench-follow
+bench-follow:
+	bash bench/scripts/follow-under-load.sh $(FOLLOW_ARGS)
 
 ## index-real: index the real Radio Browser directory into $(INDEX): the
 ## shared snapshot where it exists, else the live upstream list (DATA=...
