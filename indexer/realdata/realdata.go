@@ -22,6 +22,7 @@ package realdata
 
 import (
 	"bufio"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,14 +71,23 @@ func SamplePath() string {
 
 // Full reports whether the data in use is the full snapshot: true when
 // STATIONDEX_REAL_DATA is set or the file beside the checkout exists,
-// false when Path is the sample.
+// false when Path is the sample. Under go test -short it is false: a
+// short run (make test's race run) takes every real-data test at the
+// sample's size, and the plain run takes them at the full snapshot's.
 func Full() bool {
+	if shortRun() {
+		return false
+	}
 	if os.Getenv(EnvPath) != "" {
 		return true
 	}
 	_, err := os.Stat(FullPath())
 	return err == nil
 }
+
+// shortRun reports whether the tests run with -short (a variable, so
+// that this package's own tests can take either side).
+var shortRun = func() bool { return flag.Parsed() && testing.Short() }
 
 // Path is the data in use: the full snapshot (FullPath) when Full, else
 // the sample (SamplePath).

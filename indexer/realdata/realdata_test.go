@@ -13,6 +13,33 @@ import (
 
 var writeSample = flag.Bool("write-sample", false, "rewrite the committed sample, "+SampleName)
 
+// TestMain runs this package's tests as a plain run, whatever -short
+// says, so that they check where the data is found; TestShortRunTakesTheSample
+// checks the short side.
+func TestMain(m *testing.M) {
+	shortRun = func() bool { return false }
+	os.Exit(m.Run())
+}
+
+// TestShortRunTakesTheSample: under -short the data is the sample even
+// where a full snapshot is named, and NeedFull skips.
+func TestShortRunTakesTheSample(t *testing.T) {
+	shortRun = func() bool { return true }
+	defer func() { shortRun = func() bool { return false } }()
+	t.Setenv(EnvPath, "/elsewhere/stations.ndjson.gz")
+	if Full() || Path() != SamplePath() || Stations() != SampleStations-SampleUnnamed {
+		t.Fatalf("-short: Full() = %v, Path() = %s; want the sample %s", Full(), Path(), SamplePath())
+	}
+	rec := &recorder{}
+	func() {
+		defer func() { _ = recover() }()
+		NeedFull(rec)
+	}()
+	if rec.failed || !rec.skipped {
+		t.Fatalf("-short: NeedFull must skip: failed=%v skipped=%v", rec.failed, rec.skipped)
+	}
+}
+
 func TestPathFindsSharedBesideRoot(t *testing.T) {
 	t.Setenv(EnvPath, "")
 	root, ok := repoRoot()
