@@ -68,6 +68,10 @@ type rawStation struct {
 	LastCheckOK int64      `json:"lastcheckok"`
 	GeoLat      coordinate `json:"geo_lat"`
 	GeoLong     coordinate `json:"geo_long"`
+	// Votes and ClickCount order the search by popularity
+	// (format.SortPopular).
+	Votes      int64 `json:"votes"`
+	ClickCount int64 `json:"clickcount"`
 }
 
 // rawInput is what a source record is decoded into: rawStation, and the
@@ -86,7 +90,6 @@ type rawUpstream struct {
 	ServerUUID           string `json:"serveruuid"`
 	Favicon              string `json:"favicon"`
 	ISO3166_2            string `json:"iso_3166_2"`
-	Votes                int64  `json:"votes"`
 	HLS                  int64  `json:"hls"`
 	LastCheckOKTime      string `json:"lastcheckoktime"`
 	LastCheckOKTimeTZ    string `json:"lastcheckoktime_iso8601"`
@@ -94,7 +97,6 @@ type rawUpstream struct {
 	LastLocalCheckTimeTZ string `json:"lastlocalchecktime_iso8601"`
 	ClickTimestamp       string `json:"clicktimestamp"`
 	ClickTimestampTZ     string `json:"clicktimestamp_iso8601"`
-	ClickCount           int64  `json:"clickcount"`
 	ClickTrend           int64  `json:"clicktrend"`
 	SSLError             int64  `json:"ssl_error"`
 	HasExtendedInfo      bool   `json:"has_extended_info"`

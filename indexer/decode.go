@@ -97,6 +97,10 @@ func fieldOf(st *rawStation, key []byte) stationField {
 		return stationField{geo: &st.GeoLat}
 	case "geo_long":
 		return stationField{geo: &st.GeoLong}
+	case "votes":
+		return stationField{num: &st.Votes}
+	case "clickcount":
+		return stationField{num: &st.ClickCount}
 	}
 	return stationField{}
 }
@@ -112,8 +116,6 @@ func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
 		return stationField{str: &up.Favicon}
 	case "iso_3166_2":
 		return stationField{str: &up.ISO3166_2}
-	case "votes":
-		return stationField{num: &up.Votes}
 	case "hls":
 		return stationField{num: &up.HLS}
 	case "lastcheckoktime":
@@ -128,8 +130,6 @@ func upstreamFieldOf(up *rawUpstream, key []byte) stationField {
 		return stationField{str: &up.ClickTimestamp}
 	case "clicktimestamp_iso8601":
 		return stationField{str: &up.ClickTimestampTZ}
-	case "clickcount":
-		return stationField{num: &up.ClickCount}
 	case "clicktrend":
 		return stationField{num: &up.ClickTrend}
 	case "ssl_error":

@@ -74,6 +74,9 @@ type builder struct {
 	// keys counts the distinct keys written per posting bucket, for the
 	// meta document.
 	keys [maxPostingBuckets]int
+	// sorts are the records' keys in the search's stored orders
+	// (search_orders), gathered as the stations bucket is written.
+	sorts searchSortKeys
 	// sections: the optional parts of the file to write (Options.Sections).
 	sections format.Sections
 	budget   int    // bytes, shared out among the sorters
@@ -162,23 +165,28 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 }
 
 // appendOrderValue appends the value a record is sorted into name order
-// with, after its temporary number: the record's length as a uvarint,
+// with, after its temporary number: its popularity (appendPopularity),
+// the record's length as a uvarint,
 // the record (format.AppendRecord) and its upstream object. Both go to
 // their buckets in record order (stationsSource).
 func appendOrderValue(dst []byte, f *filing) []byte {
+	dst = appendPopularity(dst, f.pop)
 	dst = binary.AppendUvarint(dst, uint64(len(f.record)))
 	dst = append(dst, f.record...)
 	return append(dst, f.upstream...)
 }
 
 // splitOrderValue undoes appendOrderValue, after the temporary number.
-func splitOrderValue(v []byte) (record, upstream []byte, err error) {
+func splitOrderValue(v []byte) (record, upstream []byte, pop format.Popularity, err error) {
+	if pop, v, err = splitPopularity(v); err != nil {
+		return nil, nil, pop, err
+	}
 	n, size := binary.Uvarint(v)
 	if size <= 0 || n > uint64(len(v)-size) {
-		return nil, nil, errors.New("internal error: malformed name-order value")
+		return nil, nil, pop, errors.New("internal error: malformed name-order value")
 	}
 	v = v[size:]
-	return v[:n], v[n:], nil
+	return v[:n], v[n:], pop, nil
 }
 
 // timeLen is the length of appendTime's encoding.
@@ -268,6 +276,9 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	}
 	storedJSON, err := b.writeRecords(ctx, f, dump, up)
 	if err != nil {
+		return f.fail(err)
+	}
+	if err := f.putSorted(ctx, format.BucketSearchOrders, b.sorts.source(b.kept)); err != nil {
 		return f.fail(err)
 	}
 	if err := b.postingsCompacted(); err != nil {
@@ -409,7 +420,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 	if err != nil {
 		return nil, err
 	}
-	st := &stationsSource{it: it, final: b.final, dump: dump, upstream: up}
+	st := &stationsSource{it: it, final: b.final, dump: dump, upstream: up, sorts: &b.sorts}
 	err = f.putSorted(ctx, format.BucketStations, st.next)
 	it.Close()
 	if err != nil {
@@ -443,9 +454,10 @@ type stationsSource struct {
 	// upstream receives each record's upstream object, in record order;
 	// nil in a build without format.SectionRBAPI.
 	upstream *upstreamSpill
-	n        uint32   // record number of the next record
-	recs     [][]byte // the block being filled
-	data     []byte   // its records' bytes
+	sorts    *searchSortKeys // each record's keys in the search's orders
+	n        uint32          // record number of the next record
+	recs     [][]byte        // the block being filled
+	data     []byte          // its records' bytes
 }
 
 func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
@@ -460,8 +472,11 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 		}
 		s.final[t] = s.n
 		s.n++
-		rec, up, err := splitOrderValue(v[4:])
+		rec, up, pop, err := splitOrderValue(v[4:])
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.sorts.add(rec, pop); err != nil {
 			return nil, nil, err
 		}
 		if s.upstream != nil {

@@ -427,7 +427,7 @@ func TestBuildCompatOptIn(t *testing.T) {
 // does not make the record malformed; with it, it does, as the source's
 // type is then relied on.
 func TestBuildCompatFieldsUnread(t *testing.T) {
-	const rec = `{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"A","lastchecktime":"2025-01-01 00:00:00","votes":"many","has_extended_info":"yes"}` + "\n"
+	const rec = `{"stationuuid":"00000001-0000-4000-8000-000000000001","name":"A","lastchecktime":"2025-01-01 00:00:00","hls":"many","has_extended_info":"yes"}` + "\n"
 	for _, sections := range []format.Sections{0, format.SectionRBAPI} {
 		path := filepath.Join(t.TempDir(), "x.idx")
 		in := Input{Name: "x", R: strings.NewReader(rec + strings.Replace(rec, "00000001", "00000002", 1) + `{"stationuuid":"00000003-0000-4000-8000-000000000001","name":"B"}` + "\n")}

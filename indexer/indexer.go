@@ -65,7 +65,9 @@
 //     raw records, their posting keys, and spilled to a temporary file
 //     while the stations bucket is written
 //   - upstream_orders.go: the upstream_orders bucket: the spilled objects
-//     sorted into the Radio Browser API's orders, stored as permutations
+//     sorted into the Radio Browser API's orders, stored as permutations;
+//     and the search_orders bucket, the search's popular and bitrate
+//     orders, from each record's votes, clicks and bitrate
 //   - demo_build.go: BuildDemo, the index of the embedded demo snapshot
 package indexer
 

@@ -54,6 +54,7 @@ type rawBatch struct {
 // skipped for reason.
 type decoded struct {
 	rec    format.Record
+	pop    format.Popularity // the upstream's votes and clicks (search_orders)
 	up     stationjson.Upstream
 	at     time.Time
 	f      filing
@@ -76,6 +77,8 @@ type filing struct {
 	// upstream is the station's upstream object, stored form
 	// (stationjson.Upstream.AppendStored); empty without format.SectionRBAPI.
 	upstream []byte
+	// pop is what the popular order sorts by (search_orders.go).
+	pop format.Popularity
 }
 
 // filingsAdder is how readParallel hands on a kept record.
@@ -163,6 +166,7 @@ func (b *rawBatch) decode(k *postingKeyer) {
 		d.rec, d.reason = cleanStation(&st.rawStation)
 		if d.reason == kept {
 			d.at = newestTime(&st.rawStation)
+			d.pop = format.Popularity{Votes: st.Votes, Clicks: st.ClickCount}
 			if k.sections.Has(format.SectionRBAPI) {
 				d.up = upstreamOf(d.rec.ID, &st)
 			}
@@ -215,6 +219,7 @@ func (b *rawBatch) file(k *postingKeyer) {
 			stream:   data[e.record:e.stream:e.stream],
 			station:  data[e.stream:e.station:e.station],
 			upstream: data[e.station:e.upstream:e.upstream],
+			pop:      b.out[i].pop,
 		}
 		start = e
 	}

@@ -1,9 +1,12 @@
 package indexer
 
 import (
+	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -115,4 +118,95 @@ func (s *ordersSource) complete() error {
 		return fmt.Errorf("internal error: order %s of %d records, not %d", format.RBAPISorts[s.order].Name, s.held, s.records)
 	}
 	return nil
+}
+
+// The search's stored orders (format.BucketSearchOrders): as the
+// stations bucket is written, in record order, each record's key in
+// every order (format.SearchSortKey) is kept, 8 bytes a record and
+// order; once written, each order's permutation is the record numbers
+// sorted by key, then by number, cut into chunks.
+
+// searchSortKeys are the records' keys in the stored search orders, by
+// record number.
+type searchSortKeys struct {
+	keys [len(format.SearchSorts)][]uint64
+}
+
+// add keeps the keys of the next record, rec as format.AppendRecord
+// encoded it.
+func (k *searchSortKeys) add(rec []byte, pop format.Popularity) error {
+	bitrate, err := recordBitrate(rec)
+	if err != nil {
+		return err
+	}
+	for s := range k.keys {
+		k.keys[s] = append(k.keys[s], format.SearchSortKey(s, pop, bitrate))
+	}
+	return nil
+}
+
+// recordBitrate reads the bitrate of an encoded record: the UUID's 16
+// bytes, then the bitrate as a uvarint (format.AppendRecord).
+func recordBitrate(rec []byte) (uint32, error) {
+	if len(rec) > 16 {
+		if n, size := binary.Uvarint(rec[16:]); size > 0 && n <= 1<<32-1 {
+			return uint32(n), nil
+		}
+	}
+	return 0, errors.New("internal error: malformed record in name order")
+}
+
+// source yields the search_orders bucket: each order's permutation of
+// the records, in chunks of format.OrderChunkLen.
+func (k *searchSortKeys) source(records int) kvSource {
+	s, c := 0, uint32(0)
+	var perm []uint32
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		for s < len(k.keys) {
+			keys := k.keys[s]
+			if len(keys) != records {
+				return nil, nil, fmt.Errorf("internal error: order %s of %d records, not %d", format.SearchSorts[s], len(keys), records)
+			}
+			if perm == nil {
+				perm = make([]uint32, records)
+				for i := range perm {
+					perm[i] = uint32(i)
+				}
+				slices.SortFunc(perm, func(a, b uint32) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+			}
+			first := int(c) * format.OrderChunkLen
+			if first >= records {
+				s, c, perm = s+1, 0, nil
+				continue
+			}
+			chunk := make([]byte, 0, 4*min(format.OrderChunkLen, records-first)) // bbolt holds values until commit
+			for _, n := range perm[first:min(first+format.OrderChunkLen, records)] {
+				chunk = binary.LittleEndian.AppendUint32(chunk, n)
+			}
+			key := format.SearchOrderKey(nil, s, c)
+			c++
+			return key, chunk, nil
+		}
+		return nil, nil, nil
+	}
+}
+
+// appendPopularity appends p to a name-order value: the votes and the
+// clicks as uvarints, negative as 0.
+func appendPopularity(dst []byte, p format.Popularity) []byte {
+	dst = binary.AppendUvarint(dst, uint64(max(p.Votes, 0)))
+	return binary.AppendUvarint(dst, uint64(max(p.Clicks, 0)))
+}
+
+// splitPopularity undoes appendPopularity at the start of v.
+func splitPopularity(v []byte) (format.Popularity, []byte, error) {
+	votes, n := binary.Uvarint(v)
+	if n <= 0 {
+		return format.Popularity{}, nil, errors.New("internal error: malformed name-order value")
+	}
+	clicks, m := binary.Uvarint(v[n:])
+	if m <= 0 {
+		return format.Popularity{}, nil, errors.New("internal error: malformed name-order value")
+	}
+	return format.Popularity{Votes: int64(min(votes, 1<<62)), Clicks: int64(min(clicks, 1<<62))}, v[n+m:], nil
 }

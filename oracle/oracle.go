@@ -15,6 +15,8 @@
 //     and the distinct search and its facets
 //   - upstream.go: Upstream, the Radio Browser API's search over the
 //     source records: its conditions, orders and pages
+//   - sorts.go: the search's orders (name, popular, bitrate, distance)
+//     and the source's votes and clicks they read
 package oracle
 
 import (

@@ -90,6 +90,7 @@ type (
 	Suggestion  = core.Suggestion
 	Listing     = core.Listing
 	Order       = core.Order
+	Sort        = core.Sort
 	CheckReport = check.Report
 	BucketCount = check.BucketCount
 )
@@ -117,6 +118,10 @@ const (
 	DimWorking  = core.DimWorking
 	NumDims     = core.NumDims
 )
+
+// SortOf is the search order named by the sort parameter ("" is
+// relevance).
+func SortOf(name string) (Sort, bool) { return core.SortOf(name) }
 
 // Limits.
 const (

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("15")
+//	            "version"  -> Version, decimal ASCII ("16")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -80,6 +80,9 @@
 //	upstream_orders RBAPIOrderKey(order, chunk) -> a chunk of the
 //	            permutation of the records in one of the compatible
 //	            API's orders (upstream_orders.go)
+//	search_orders SearchOrderKey(order, chunk) -> a chunk of the
+//	            permutation of the records in one of the search's
+//	            stored orders, popular and bitrate (order.go)
 //	bitrates    BitrateKey(kbps), 4 bytes big-endian -> bitmap: stations of
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
@@ -177,6 +180,9 @@
 //	15 record codec v4: the source's last check (Record.Working) after the
 //	   coordinates; checks: the stations by that check's result (keys
 //	   "true" and "false"), for the working filter and facet.
+//	16 search_orders: the records in the search's popular order (the
+//	   upstream's votes, then clicks) and bitrate order (order.go), so that
+//	   a search sorted by either walks to its page as the name order does.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -191,7 +197,8 @@
 //   - block.go: the block layout: RecordsPerBlock records under one key,
 //     behind an offset table
 //   - order.go: NameOrder, the order record numbers are assigned in, and
-//     its byte key for the indexer's external sort
+//     its byte key for the indexer's external sort; search_orders, the
+//     search's stored orders, and their keys
 //   - checksum.go: the bucket sums of meta "checksums": CRC-32C streamed
 //     over a bucket's pairs, in runs that join, and their document
 //   - filters.go: the keys of the filter buckets (codecs, schemes,
@@ -231,7 +238,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 15
+const Version = 16
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -285,7 +292,7 @@ var AllBuckets = [][]byte{
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
 	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
 	BucketCodecs, BucketSchemes, BucketChecks, BucketBitrates, BucketGeo, BucketDictionary,
-	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketFiles,
+	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketSearchOrders, BucketFiles,
 }
 
 // RBAPIBuckets are the buckets of the Radio Browser API under /json/ (the

@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"strings"
 
 	"stationdex/internal/fold"
@@ -62,4 +63,52 @@ func appendOrderedString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s...)
 	return append(dst, 0, 1)
+}
+
+// The search's orders other than relevance and name (the record order):
+// permutations of the record numbers in BucketSearchOrders, laid out as
+// the Radio Browser API's orders are (upstream_orders.go):
+//
+//	search_orders SearchOrderKey(s, c) -> chunk c of the permutation of
+//	            SearchSorts[s]: record numbers c*OrderChunkLen onward of
+//	            it (fewer in the last chunk), each 4 bytes little-endian
+//
+// A permutation lists every record once, sorted by its SearchSortKey
+// and then by record number, so that equal keys go by name: a total
+// order, so that pages never overlap. The engine walks a permutation
+// against a search's matches as it walks the record order for name.
+
+// BucketSearchOrders holds the permutations (see above).
+var BucketSearchOrders = []byte("search_orders")
+
+// The stored orders, indexes of SearchSorts.
+const (
+	SortPopular = iota // the upstream's votes, then its clicks, most first
+	SortBitrate        // highest first, unknown last
+)
+
+// SearchSorts names the stored orders as the search's sort parameter
+// does.
+var SearchSorts = [...]string{SortPopular: "popular", SortBitrate: "bitrate"}
+
+// SearchOrderKey appends the key of chunk c of the permutation of
+// SearchSorts[s] to dst.
+func SearchOrderKey(dst []byte, s int, c uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(s)), c)
+}
+
+// Popularity is what the popular order sorts by: the upstream
+// directory's votes, then its clicks, as of the snapshot (negative
+// counts as 0).
+type Popularity struct{ Votes, Clicks int64 }
+
+// SearchSortKey is the key of a record in SearchSorts[s], smaller first:
+// the popular order by votes, then clicks, most first; the bitrate order
+// by bitrate, highest first, unknown (0) last.
+func SearchSortKey(s int, p Popularity, bitrateKbps uint32) uint64 {
+	if s == SortBitrate {
+		return ^uint64(0) - uint64(bitrateKbps)
+	}
+	votes, clicks := uint64(min(max(p.Votes, 0), 1<<32-1)), uint64(min(max(p.Clicks, 0), 1<<32-1))
+	return ^(votes<<32 | clicks)
 }

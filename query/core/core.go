@@ -52,6 +52,8 @@
 //   - dims.go: the dimensions, their buckets, keys and labels
 //   - directory.go: the directory's lists of values and their orders
 //   - search.go: Run, ranking into tiers, locating and decoding the page
+//   - sort.go: the orders other than relevance: name, and the stored
+//     permutations (popular, bitrate) walked, or distance
 //   - workspace.go: the pooled scratch of a search (sets, buffers, and
 //     the facet counts' buffers)
 //   - postings.go: the search's posting lists (words, prefixes, names)
@@ -112,6 +114,9 @@ func checkQuery(q Query) error {
 	}
 	if q.Facets>>NumDims != 0 {
 		return fmt.Errorf("%w: facets %b", ErrInvalidQuery, q.Facets)
+	}
+	if err := checkSort(q); err != nil {
+		return err
 	}
 	return checkPage(q.Limit, q.Offset)
 }
@@ -190,7 +195,10 @@ type Query struct {
 	CountVariants bool
 	// Suggest asks for "did you mean" searches when the query has words
 	// and no result (see Suggestions).
-	Suggest       bool
+	Suggest bool
+	// Sort is the order of the results (sort.go): relevance, the tiers,
+	// unless another is asked for.
+	Sort          Sort
 	Limit, Offset int
 }
 
@@ -209,7 +217,10 @@ type Result struct {
 	Entries int
 	// Variants, with CountVariants, is for each station of the page the
 	// number of other entries in its group (whether they match or not).
-	Variants    []int
+	Variants []int
+	// Distances, with SortDistance, is each station's distance in km
+	// from the query's position (the JSON's distance_km).
+	Distances   []float64
 	Stations    []format.Record
 	Facets      Facets
 	Suggestions []Suggestion
@@ -401,6 +412,9 @@ func (q Query) String() string {
 	fmt.Fprintf(&b, " bitrate=%d..%d near=%s limit=%d offset=%d", q.BitrateMin, q.BitrateMax, near, q.Limit, q.Offset)
 	if q.Distinct {
 		b.WriteString(" distinct")
+	}
+	if q.Sort != SortRelevance {
+		b.WriteString(" sort=" + q.Sort.String())
 	}
 	return b.String()
 }

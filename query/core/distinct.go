@@ -42,7 +42,7 @@ func distinctTiers(s *Search, q Query) error {
 		tiers[0] = tier{of: tiers[0].of, minus: Set{BM: gi.later}, n: gi.everyStation(s.Stations)}
 		return nil
 	}
-	if len(tiers) == 1 && tiers[0].n > 0 {
+	if len(tiers) == 1 && tiers[0].n > 0 && q.Sort <= SortName {
 		if n, ok, err := storedGroups(s, q); err != nil || ok {
 			tiers[0] = tier{of: tiers[0].of, n: n, walk: true}
 			return err
@@ -55,7 +55,11 @@ func distinctTiers(s *Search, q Query) error {
 			continue
 		}
 		m := s.members(t)
-		dups, n, err := duplicates(s, m, gi, seen, q.Offset+q.Limit-before)
+		upto := q.Offset + q.Limit - before
+		if q.Sort > SortName {
+			upto = t.n // another order reads the whole tier: every duplicate
+		}
+		dups, n, err := duplicates(s, m, gi, seen, upto)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ import (
 // which count groups from the tiers' sets (see distinct.go); one without
 // takes the plain path (see distinct_plain.go).
 func plainQuery(q Query, words int) bool {
-	if q.Near != nil || q.Distinct && q.Facets.Any() {
+	if q.Near != nil || q.Distinct && q.Facets.Any() || q.Sort != SortRelevance {
 		return false
 	}
 	return q.Distinct || !q.Facets.Any() || words > 1 || words+filterCount(q) > 2

@@ -205,7 +205,7 @@ func DecodeRecords(rr RecordReader, recs []uint32, scratch [][]byte) ([]format.R
 // copyPageJSON appends the stored JSON of the collected records to dst.
 // Consecutive records share a block, so a page costs a lookup per block
 // and a copy per station.
-func (s *Search) copyPageJSON(dst []byte) ([]byte, error) {
+func (s *Search) copyPageJSON(dst []byte, km []float64) ([]byte, error) {
 	rr := s.Records(format.BucketStationJSON)
 	for i, n := range s.Work.recs {
 		js, err := rr.Get(n)
@@ -214,6 +214,10 @@ func (s *Search) copyPageJSON(dst []byte) ([]byte, error) {
 		}
 		if i > 0 {
 			dst = append(dst, ',')
+		}
+		if i < len(km) && len(js) > 0 && js[len(js)-1] == '}' {
+			dst = appendDistance(append(dst, js[:len(js)-1]...), km[i])
+			continue
 		}
 		dst = append(dst, js...)
 	}

@@ -65,6 +65,9 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, count F
 	if !plain {
 		m = s.Matches() // before distinctTiers narrows the tiers
 	}
+	if q.Sort != SortRelevance {
+		s.oneTier()
+	}
 	switch {
 	case gi != nil:
 		res.Total = s.Work.plain.groups
@@ -78,10 +81,17 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, count F
 	if err := s.facetsAndSuggestions(q, res, plain, m, count, suggest); err != nil {
 		return err
 	}
-	if plain {
+	switch {
+	case plain:
 		collectPlain(s, q.Offset, q.Limit, gi)
-	} else if err := s.locate(q.Offset, q.Limit); err != nil {
-		return err
+	case q.Sort > SortName:
+		if err := s.sortedPage(q, res); err != nil {
+			return err
+		}
+	default:
+		if err := s.locate(q.Offset, q.Limit); err != nil {
+			return err
+		}
 	}
 	if q.CountVariants {
 		if res.Variants, err = variantCounts(s); err != nil {
@@ -91,7 +101,7 @@ func (s *Search) run(q Query, stations int, res *Result, stored *[]byte, count F
 	decode := time.Now()
 	res.Timing.Bitmap = decode.Sub(start)
 	if stored != nil {
-		*stored, err = s.copyPageJSON(*stored)
+		*stored, err = s.copyPageJSON(*stored, res.Distances)
 	} else {
 		res.Stations, err = s.decodePage()
 	}

@@ -1,0 +1,170 @@
+package core
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"testing"
+
+	"stationdex/indexer/realdata"
+	"stationdex/internal/format"
+	qoracle "stationdex/oracle"
+)
+
+// realPopularity is the real snapshot's votes and clicks by station, read
+// once per test binary.
+var realPopularity = sync.OnceValues(func() (map[format.UUID]qoracle.Popularity, error) {
+	return qoracle.ReadPopularity(realdata.Path())
+})
+
+// sortQueries are the oracle's queries (every third, to stay quick) and
+// searches near places, each in every order it can have, every other
+// one distinct.
+func sortQueries(recs []format.Record) []Query {
+	var qs []Query
+	for i, q := range oracleQueries(recs) {
+		if i%3 != 0 {
+			continue
+		}
+		for _, s := range []Sort{SortName, SortPopular, SortBitrate} {
+			q.Sort, q.Distinct = s, i%2 == 0
+			qs = append(qs, q)
+		}
+	}
+	for i, n := range []Near{{52.52, 13.405, 50}, {40.71, -74.0, 100}, {-23.55, -46.63, 300}, {48.2, 16.37, 1000}, {0, -30, 20000}, {35.68, 139.69, 5}} {
+		for _, q := range []Query{{}, {Q: "radio"}, {Filter: filters("", "", "pop")}} {
+			q.Near = &n
+			for _, s := range []Sort{SortDistance, SortPopular, SortBitrate, SortName} {
+				q.Sort, q.Distinct = s, i%2 == 1
+				qs = append(qs, q)
+			}
+		}
+	}
+	return qs
+}
+
+// sortedWant is what the oracle says a sorted search returns: its
+// matches in name order, one per group when distinct, in the order.
+func sortedWant(o *oracle, q Query, pop map[format.UUID]qoracle.Popularity) []format.UUID {
+	matches := o.NameOrder(o.Search(request(q)))
+	if q.Distinct {
+		matches = o.Distinct(matches)
+	}
+	var near *qoracle.Near
+	if q.Near != nil {
+		near = &qoracle.Near{Lat: q.Near.Lat, Lon: q.Near.Lon, RadiusKm: q.Near.RadiusKm}
+	}
+	return o.Sort(matches, q.Sort.String(), pop, near)
+}
+
+// TestSortsMatchOracleOnRealSnapshot: every order of every sampled
+// search, page after page (a few, and the last), is the oracle's: the
+// same total, the same stations in the same order, so pages neither
+// overlap nor skip. Distances are the oracle's within a metre, and
+// stations at one distance go by name.
+func TestSortsMatchOracleOnRealSnapshot(t *testing.T) {
+	ix, o := realIndex(t)
+	pop, err := realPopularity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := sortQueries(real.recs)
+	pages := 0
+	for _, q := range qs {
+		want := sortedWant(o, q, pop)
+		q.Limit = 50
+		offsets := []int{0, 50, 100, len(want) - len(want)%50}
+		for _, off := range offsets {
+			if off < 0 || off > maxOffset || (off > 0 && off >= len(want)) {
+				continue
+			}
+			q.Offset = off
+			pages++
+			if !sameSortedPage(t, ix, o, q, want) {
+				break
+			}
+		}
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d sorted queries, %d pages compared", len(qs), pages)
+	if len(qs) < 200 {
+		t.Errorf("only %d sorted queries; want hundreds", len(qs))
+	}
+}
+
+func sameSortedPage(t *testing.T, ix *Index, o *oracle, q Query, want []format.UUID) bool {
+	t.Helper()
+	res, err := search(ix, q)
+	if err != nil {
+		t.Errorf("%s: %v", q.String(), err)
+		return false
+	}
+	if res.Total != len(want) {
+		t.Errorf("%s: total %d, oracle %d", q.String(), res.Total, len(want))
+		return false
+	}
+	wantPage := want[min(q.Offset, len(want)):min(q.Offset+q.Limit, len(want))]
+	got := ids(res.Stations)
+	if q.Sort != SortDistance {
+		if !slices.Equal(got, wantPage) {
+			t.Errorf("%s: page differs at %d: got %v\nwant %v", q.String(), firstDiff(got, wantPage), got, wantPage)
+			return false
+		}
+		return true
+	}
+	// By distance: the oracle measures by another formula, so stations
+	// a hair apart may swap; each place must hold the oracle's distance
+	// within a metre, stations at one distance go by name, and the page
+	// holds what the oracle's does but for such swaps at its edges.
+	if len(got) != len(wantPage) || len(res.Distances) != len(got) {
+		t.Errorf("%s: %d stations, %d distances, oracle %d", q.String(), len(got), len(res.Distances), len(wantPage))
+		return false
+	}
+	km := o.Distances(append(slices.Clone(got), wantPage...), &qoracle.Near{Lat: q.Near.Lat, Lon: q.Near.Lon})
+	for i := range got {
+		if math.Abs(km[got[i]]-km[wantPage[i]]) > 1e-3 || math.Abs(res.Distances[i]-km[got[i]]) > 1e-3 {
+			t.Errorf("%s: place %d: %v at %.6f km (said %.6f), oracle %v at %.6f km", q.String(), q.Offset+i, got[i], km[got[i]], res.Distances[i], wantPage[i], km[wantPage[i]])
+			return false
+		}
+		if i > 0 && res.Distances[i] == res.Distances[i-1] && o.Rank(got[i]) < o.Rank(got[i-1]) {
+			t.Errorf("%s: place %d: stations at one distance out of name order", q.String(), q.Offset+i)
+			return false
+		}
+	}
+	return true
+}
+
+// BenchmarkSortedSearch is each order of the searches of the search
+// benchmark (and two near a place) against the same search in name
+// order, on the real snapshot: the stored orders walk a permutation
+// where name walks the record numbers.
+func BenchmarkSortedSearch(b *testing.B) {
+	ix, _ := realIndex(b)
+	berlin := &Near{Lat: 52.52, Lon: 13.405, RadiusKm: 100}
+	cases := append(slices.Clone(benchQueries), struct {
+		name string
+		q    Query
+	}{"near", Query{Near: berlin, Limit: 20}}, struct {
+		name string
+		q    Query
+	}{"near_word", Query{Q: "radio", Near: berlin, Limit: 20}})
+	for _, bq := range cases {
+		for _, s := range []Sort{SortName, SortPopular, SortBitrate, SortDistance} {
+			if s == SortDistance && bq.q.Near == nil {
+				continue
+			}
+			q := bq.q
+			q.Sort = s
+			b.Run(bq.name+"/"+s.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := search(ix, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
