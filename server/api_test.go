@@ -46,7 +46,7 @@ var goldenCases = []goldenCase{
 	{"station_unknown", "GET", "/api/stations/00000000-0000-0000-0000-000000000000", 404},
 	{"station_malformed_id", "GET", "/api/stations/not-a-uuid", 404},
 	{"error_invalid_limit", "GET", "/api/stations?limit=100", 400},
-	{"error_unknown_parameter", "GET", "/api/stations?sort=name", 400},
+	{"error_unknown_parameter", "GET", "/api/stations?order=name", 400},
 	{"error_repeated_parameter", "GET", "/api/stations?q=a&q=b", 400},
 	{"error_invalid_utf8", "GET", "/api/stations?q=%FF", 400},
 	{"error_method_not_allowed", "DELETE", "/api/stations", 405},

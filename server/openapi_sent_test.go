@@ -51,7 +51,7 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 	s := newDemoServer(t, nil)
 	envelope := map[string]bool{}
 	for _, target := range []string{
-		core.PathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3",
+		core.PathStations + "?q=radio&codec=mp3&bitrate_min=64&bitrate_max=320&near=38.7223,-9.1393&radius_km=20000&facets=country,language,genre&facet_limit=3&sort=distance",
 		core.PathStations + "?q=jazx",
 		core.PathStations + "?location=lisboa&https=true&working=true&facets=location,codec,working",
 		core.PathStations + "?q=radio&distinct=true&facets=codec",
@@ -65,6 +65,13 @@ func TestOpenAPIPropertiesSent(t *testing.T) {
 	dump := fetchOK(t, s, core.PathDumpNDJSON).Body.Bytes()
 	for line := range bytes.SplitSeq(bytes.TrimSpace(dump), []byte("\n")) {
 		sentKeys(t, station, line)
+	}
+	var sorted struct{ Results []json.RawMessage } // distance_km: only by distance
+	if err := json.Unmarshal(fetchOK(t, s, core.PathStations+"?near=38.7223,-9.1393&radius_km=20000&sort=distance").Body.Bytes(), &sorted); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sorted.Results {
+		sentKeys(t, station, st)
 	}
 	if want, got := openAPISchemaProperties(t, "Station"), mapKeys(station); !slices.Equal(want, got) {
 		t.Errorf("Station documents %v; the stations send %v", want, got)

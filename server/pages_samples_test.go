@@ -17,6 +17,7 @@ var samplePages = []struct{ name, target string }{
 	{"search_invalid", "/search/?q=radio&limit=99"},
 	{"search_did_you_mean", "/search/?q=jaz+cornr"},
 	{"search_near_codec", "/search/?near=48.2082,16.3738&radius_km=300&codec=MP3&bitrate_min=64"},
+	{"search_sorted", "/search/?near=48.2082,16.3738&radius_km=3000&sort=distance&limit=5"},
 	{"guide", "/guide/"},
 	{"countries", "/countries/"},
 	{"country", "/countries/pt/"},

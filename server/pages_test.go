@@ -96,7 +96,7 @@ func TestPageErrors(t *testing.T) {
 	}{
 		{"/search/?q=jazz&limit=99", 400, "limit must be a whole number"},
 		{"/search/?country=xyz", 400, "country must be a two-letter"},
-		{"/search/?sort=name", 400, "unknown parameter"},
+		{"/search/?order=name", 400, "unknown parameter"},
 		{"/search/?q=a&q=b", 400, "more than once"},
 		{"/genres/?page=x", 400, "page must be a whole number"},
 		{"/genres/?page=999", 404, "no page 999"},

@@ -215,7 +215,7 @@ func TestErrorMessagesNameTheRule(t *testing.T) {
 		"country=deu":       {"country", "two-letter"},
 		"q=" + long(121):    {"q", "120"},
 		"genre=" + long(61): {"genre", "60"},
-		"sort=name":         {`"sort"`, "q, country, language, genre, location, codec, https, working, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, distinct, limit, offset"},
+		"order=name":        {`"order"`, "q, country, language, genre, location, codec, https, working, bitrate_min, bitrate_max, near, radius_km, facets, facet_limit, distinct, sort, limit, offset"},
 		"q=a&q=b":           {"q", "once"},
 		"q=%ZZ":             {"percent-encoding"},
 	} {
@@ -294,7 +294,7 @@ func TestParamRows(t *testing.T) {
 			t.Errorf("parameter %s: row %d of %d, or a row without parser, writer or words", name, params.ParamIndex(name), i)
 		}
 	}
-	for _, name := range []string{"", "Q", "limit ", "sort", "page"} {
+	for _, name := range []string{"", "Q", "limit ", "order", "page"} {
 		if params.ParamIndex(name) >= 0 {
 			t.Errorf("%q has a row", name)
 		}

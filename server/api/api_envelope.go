@@ -36,7 +36,9 @@ type SearchEnvelope struct {
 	Near       *stationjson.Point `json:"near"`
 	RadiusKm   *float64           `json:"radius_km"`
 	Distinct   *bool              `json:"distinct,omitempty"`
-	Total      int                `json:"total"`
+	// Sort echoes an order other than relevance, the default.
+	Sort  *string `json:"sort,omitempty"`
+	Total int     `json:"total"`
 	// Entries, with distinct, is the records the groups stand for.
 	Entries     *int                  `json:"entries,omitempty"`
 	Limit       int                   `json:"limit"`
@@ -81,6 +83,7 @@ func (s *Server) SearchEnvelope(meta format.Meta, p params.SearchParams, res que
 		on := p.Distinct == "true"
 		env.Distinct = &on
 	}
+	env.Sort = stationjson.Nullable(p.Sort)
 	if p.IsDistinct(false) {
 		entries := res.Entries
 		env.Entries = &entries
@@ -92,7 +95,7 @@ func (s *Server) SearchEnvelope(meta format.Meta, p params.SearchParams, res que
 
 // appendFilters appends the filter echoes, as the spec orders them: the
 // dimensions of schema 1.0, the bitrate and place filters, then the
-// dimensions echoed only when given, then distinct.
+// dimensions echoed only when given, then distinct and sort.
 func (e *SearchEnvelope) appendFilters(dst []byte) []byte {
 	dst = e.appendEchoes(dst, true)
 	dst = appendNullableInt(append(dst, `,"bitrate_min":`...), e.BitrateMin)
@@ -112,6 +115,9 @@ func (e *SearchEnvelope) appendFilters(dst []byte) []byte {
 	dst = e.appendEchoes(dst, false)
 	if e.Distinct != nil {
 		dst = strconv.AppendBool(append(dst, `,"distinct":`...), *e.Distinct)
+	}
+	if e.Sort != nil {
+		dst = stationjson.AppendString(append(dst, `,"sort":`...), *e.Sort)
 	}
 	return dst
 }

@@ -31,7 +31,7 @@ func (s *Server) appendLLMs(dst []byte, ix core.Index) []byte {
 	out.WriteString("> " + pages.MdText(pages.DirectoryIntro(m)+
 		", with a JSON search API, HTML pages that work without JavaScript, Markdown twins of every page and whole-directory downloads.") + "\n\n")
 	out.WriteString(pages.MdText("Snapshot taken "+core.SnapshotAt(m)+". "+pages.DataNotice(m.Source)+
-		" Search order is name relevance, then alphabetical; there is no paid placement.") + "\n\n")
+		" Search order is name relevance, then alphabetical, unless sort asks for name, popular (the upstream's votes and clicks), distance (with near) or bitrate; there is no paid placement.") + "\n\n")
 	section := func(title string, links [][3]string) {
 		out.WriteString("## " + title + "\n\n")
 		for _, l := range links {

@@ -81,6 +81,8 @@ type capRanking struct {
 	Name        string   `json:"name"`
 	Tiers       []string `json:"tiers"`
 	PaidListing bool     `json:"paid_placement"`
+	// Parameters is sort, the other orders a search may ask for.
+	Parameters map[string]params.CapLimit `json:"parameters"`
 }
 
 type capFormat struct {
@@ -141,8 +143,9 @@ func (s *Server) capabilities(ix core.Index) (any, error) {
 			Counting:       "with distinct=true, total counts groups, entries counts the records they stand for, and a facet value counts the groups with a matching entry that has the value",
 		},
 		Ranking: capRanking{
-			Name:  params.Ranking,
-			Tiers: []string{"exact name match", "every word matches the name", "other matches"},
+			Name:       params.Ranking,
+			Tiers:      []string{"exact name match", "every word matches the name", "other matches"},
+			Parameters: paramSpecs(params.GroupOrder),
 		},
 		Formats: []capFormat{
 			{"application/json", "API, this document, /openapi.json, /data/catalog.json, /data/stations.json"},

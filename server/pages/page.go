@@ -82,12 +82,13 @@ type FormInput struct {
 	Min, Max  float64 // for numbers
 }
 
-// formParams names the parameters of the search form (the facets are
-// the API's: the search page counts every one), for the Markdown twin.
+// formParams names the parameters of the search page (the form's, the
+// order and paging; the facets are the API's: the search page counts
+// every one), for the Markdown twin.
 var formParams = func() string {
 	var names []string
 	for i := range params.SearchParamTable {
-		if row := &params.SearchParamTable[i]; row.Form.Label != "" || row.Group == params.GroupPaging {
+		if row := &params.SearchParamTable[i]; row.Form.Label != "" || row.Group == params.GroupPaging || row.Group == params.GroupOrder {
 			names = append(names, row.Name)
 		}
 	}

@@ -31,7 +31,8 @@ func (s *Server) HomePage(_ *http.Request, ix core.Index, _ []string) (*Page, er
 		Path:    "/",
 		Form:    newSearchForm(s.Base+core.PathSearch, func(string) string { return "" }),
 		Blocks: []Block{
-			{Text: []string{DirectoryIntro(meta) + ". Search order is name relevance, then alphabetical; there is no paid placement and no editorial score."}},
+			{Text: []string{DirectoryIntro(meta) + ". Results come by name relevance, then alphabetically, or in the order you choose: A to Z, most popular " +
+				"(the upstream directory's votes and clicks), nearest to a place or highest bitrate; there is no paid placement and no editorial score."}},
 			{Heading: "Browse", Links: browse},
 			{Heading: "For developers and agents", Links: s.resourceLinks()},
 		},
@@ -67,7 +68,7 @@ func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ []string) (*Page, e
 			"Every response states snapshot_at (when the data snapshot was taken) and source. A response's cache time is not a verification date."}},
 		{Heading: "Search stations", Text: []string{"All words of q must match a station's name, country, location, language or genre; a word also matches as a prefix. " +
 			"Every filter narrows the search, and they combine; each parameter, with what it takes and its limits, is listed below. " +
-			"A list (codec, facets) is comma-separated or the parameter repeated. Results come in the order name_match_then_alphabetical."},
+			"A list (codec, facets) is comma-separated or the parameter repeated. Results come in the order name_match_then_alphabetical unless sort asks for another."},
 			Code: "curl '" + b + core.PathStations + "?q=jazz&country=de&limit=5'\ncurl '" + b + core.PathStations + "?language=german&genre=news'\n" +
 				"curl '" + b + core.PathStations + "?codec=aac,AAC%2B&bitrate_min=128'\ncurl '" + b + core.PathStations + "?location=berlin&https=true'"},
 		{Heading: "Search parameters", Facts: paramFacts()},
@@ -79,6 +80,11 @@ func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ []string) (*Page, e
 		{Heading: "Search near a place", Text: []string{"near=LAT,LON in decimal degrees keeps the stations within radius_km (0.1 to 20000, default 50) " +
 			"along the great circle; each station's position is in geo, null when the source has none. Stations without a position never match."},
 			Code: "curl '" + b + core.PathStations + "?near=" + position + "&radius_km=100&limit=5'"},
+		{Heading: "Sort the results", Text: []string{"sort=relevance is the default: the exact name, then name matches, then the other matches, each alphabetically. " +
+			"sort=name is alphabetical; sort=popular puts the stations with the most votes first, then the most clicks (the upstream directory's counts, as of the snapshot); " +
+			"sort=bitrate the highest bitrate first, unknown last; sort=distance, only with near, the nearest first, and each result then has distance_km. " +
+			"Ties go alphabetically, so pages never overlap; next keeps the order, and the facets and total do not depend on it. Any other value is a 400."},
+			Code: "curl '" + b + core.PathStations + "?q=jazz&sort=popular&limit=5'\ncurl '" + b + core.PathStations + "?near=" + position + "&radius_km=100&sort=distance&limit=5'"},
 		{Heading: "When nothing matches", Text: []string{"A search with q and no result lists up to five suggestions: the same search with misspelt words " +
 			"corrected, each with its total and URL, fewest corrections first. Otherwise suggestions is an empty list."},
 			Code: "curl '" + b + core.PathStations + "?q=jazx'"},

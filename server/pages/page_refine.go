@@ -88,7 +88,8 @@ const nearbyStations = 5
 
 // nearBlock lists the stations nearest to r with their distances, headed
 // with how far the farthest of them is, and links the search around its
-// position within that distance; an empty block when r has none.
+// position within that distance, nearest first; an empty block when r has
+// none.
 func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	if !r.Geo.Known {
 		return Block{}, nil
@@ -107,7 +108,7 @@ func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	within := "within " + kilometres(radius)
 	around := params.SearchParams{Limit: core.DefaultLimit}
 	around.Near = &params.Point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}
-	around.RadiusKm = radius
+	around.RadiusKm, around.Sort = radius, params.SortDistance
 	links = append(links, internalLink("All stations "+within, s.searchPageURL(around)))
 	closest := strings.TrimSuffix(distanceText(near[0].DistanceKm), " away")
 	return Block{Heading: "Nearest stations, " + closest + " to " + distanceText(near[len(near)-1].DistanceKm), Links: links}, nil

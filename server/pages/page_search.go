@@ -37,14 +37,18 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ []string) (*Page, 
 	}
 	s.Observer.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
 	p.Query = params.CanonicalQuery()
-	results := Block{Heading: "Results", Text: []string{resultSummary(res.Total)}, Links: s.StationLinks(res.Stations)}
+	order := sortPhrases[params.Sort]
+	results := Block{Heading: "Results", Text: []string{resultSummary(res.Total, order)}, Links: s.StationLinks(res.Stations)}
+	for i, km := range res.Distances {
+		results.Links[i].Note = distanceText(km) + " · " + results.Links[i].Note
+	}
 	if params.IsDistinct(true) {
-		results.Text[0] = distinctSummary(res.Total, res.Entries)
+		results.Text[0] = distinctSummary(res.Total, res.Entries, order)
 		for i, n := range res.Variants {
 			results.Links[i].Note = joinNote(results.Links[i].Note, moreEntries(n))
 		}
 	}
-	p.Blocks = append([]Block{results}, s.entriesLink(params, res)...)
+	p.Blocks = append([]Block{results, {Heading: "Order", Links: s.sortLinks(params)}}, s.entriesLink(params, res)...)
 	p.Blocks = append(p.Blocks, s.didYouMean(params, res.Suggestions)...)
 	p.Blocks = append(p.Blocks, s.refinements(params, res.Facets)...)
 	api := params
@@ -56,28 +60,64 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ []string) (*Page, 
 	return p, nil
 }
 
-func resultSummary(total int) string {
+func resultSummary(total int, order string) string {
 	switch total {
 	case 0:
 		return "No station matches."
 	case 1:
 		return "1 station matches."
 	}
-	return strconv.Itoa(total) + " stations match, best name matches first, then alphabetically."
+	return strconv.Itoa(total) + " stations match, " + order + "."
 }
 
 // distinctSummary says how many stations a distinct search found and
 // how many entries of the directory they stand for.
-func distinctSummary(groups, entries int) string {
+func distinctSummary(groups, entries int, order string) string {
 	if groups == entries {
-		return resultSummary(groups)
+		return resultSummary(groups, order)
 	}
 	matches := strconv.Itoa(groups) + " stations match"
 	if groups == 1 {
 		matches = "1 station matches"
 	}
 	return matches + ", listed as " + strconv.Itoa(entries) +
-		" entries: each is shown once, at its best place (best name matches first, then alphabetically)."
+		" entries: each is shown once, at its best place (" + order + ")."
+}
+
+// sortPhrases say each order of the search's sort parameter, by its
+// value ("" is relevance, the default).
+var sortPhrases = map[string]string{
+	"":                  "best name matches first, then alphabetically",
+	"name":              "alphabetically",
+	"popular":           "most votes first, then most clicks (the upstream directory's, as of the snapshot)",
+	params.SortDistance: "nearest first",
+	"bitrate":           "highest bitrate first, unknown last",
+}
+
+// sortTitles name the orders in the search page's switch.
+var sortTitles = map[string]string{"": "Best name match", "name": "A to Z", "popular": "Most popular",
+	params.SortDistance: "Nearest", "bitrate": "Highest bitrate"}
+
+// sortLinks offer the search in each other order, from its first page,
+// the current one as text; distance only to a search near a place.
+func (s *Server) sortLinks(p params.SearchParams) []Link {
+	links := make([]Link, 0, len(params.SortNames))
+	for i, name := range params.SortNames {
+		if i == 0 {
+			name = "" // relevance, the default
+		}
+		if name == params.SortDistance && p.Near == nil {
+			continue
+		}
+		if name == p.Sort {
+			links = append(links, Link{Text: sortTitles[name], Note: "(this page)"})
+			continue
+		}
+		other := p
+		other.Sort, other.Offset = name, 0
+		links = append(links, internalLink(sortTitles[name], s.searchPageURL(other)))
+	}
+	return links
 }
 
 // moreEntries notes the other entries of a result's group.

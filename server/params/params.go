@@ -54,7 +54,10 @@ type SearchParams struct {
 	FacetLimit             int
 	// Distinct is "true", "false" or "" (not given: false in the API,
 	// true on the search page; see distinct)
-	Distinct      string
+	Distinct string
+	// Sort is the order asked for, one of SortNames but relevance (the
+	// default, kept as "", so that it names the same search).
+	Sort          string
 	Limit, Offset int
 }
 
@@ -78,6 +81,7 @@ func (p SearchParams) Query() query.Query {
 		q.Near = &query.Near{Lat: p.Near.Lat, Lon: p.Near.Lon, RadiusKm: p.RadiusKm}
 	}
 	q.Distinct = p.IsDistinct(false)
+	q.Sort, _ = query.SortOf(p.Sort) // checked by sortValue
 	return q
 }
 
@@ -167,6 +171,8 @@ func (p *SearchParams) check(seen paramSet) error {
 		return core.Errorf(core.CodeInvalidParameter, "facet_limit needs facets, such as facets=country,genre")
 	case p.BitrateMin > 0 && p.BitrateMax > 0 && p.BitrateMin > p.BitrateMax:
 		return core.Errorf(core.CodeInvalidParameter, "bitrate_min %d is above bitrate_max %d; swap them", p.BitrateMin, p.BitrateMax)
+	case p.Sort == SortDistance && p.Near == nil:
+		return core.Errorf(core.CodeInvalidParameter, "sort=distance needs near=LAT,LON, the place distances are measured from")
 	}
 	if p.Near != nil && p.RadiusKm == 0 {
 		p.RadiusKm = DefaultRadiusKm

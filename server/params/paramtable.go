@@ -48,6 +48,7 @@ const (
 	kindFacetLimit           // written with facets
 	kindPaging               // limit, offset: always written
 	kindDistinct             // true or false, as given
+	kindSort                 // one of SortNames; relevance (the default) is not written
 )
 
 // intField names a whole-number field of searchParams.
@@ -68,6 +69,7 @@ const (
 	GroupPaging
 	GroupFacets
 	GroupGrouping
+	GroupOrder
 )
 
 // FormField is a parameter's field in the search form.
@@ -151,6 +153,10 @@ var trailingParams = [...]param{
 	{Name: "distinct", Group: GroupGrouping, Kind: kindDistinct, Check: boolean("distinct"), Spec: CapLimit{Type: "boolean",
 		Accepts: "true: one result per group of entries (one stream submitted again, or one station's streams), its best-ranked entry at that entry's place; total and facets then count groups. Default false in the API, true on the search page"},
 		Form: FormField{Label: "Entries", Type: "select", Options: []string{"false"}, OptionText: []string{"every entry"}, Unset: "each station once"}},
+	{Name: "sort", Group: GroupOrder, Kind: kindSort, Spec: CapLimit{Type: "string", Items: SortNames[:],
+		Accepts: "the order of the results: relevance (the default: exact name, then name matches, then the other matches, each alphabetically), " +
+			"name (alphabetically), popular (the upstream directory's votes, then its clicks, as of the snapshot; most first), " +
+			"distance (nearest first, only with near; each result says its distance_km) or bitrate (highest first, unknown last); ties go alphabetically"}},
 	{Name: "limit", Group: GroupPaging, Kind: kindPaging, field: fieldLimit, note: "default 20", Spec: CapLimit{Type: "integer",
 		Minimum: nump(core.MinLimit), Maximum: core.MaxLimit, Default: nump(core.DefaultLimit), Accepts: "results per page"}},
 	{Name: "offset", Group: GroupPaging, Kind: kindPaging, field: fieldOffset, note: "default 0; results past 5000 cannot be reached",
@@ -201,6 +207,8 @@ func (row *param) parse(p *SearchParams, value string) (err error) {
 		p.Facets, err = facetList(value)
 	case kindDistinct:
 		p.Distinct, err = row.Check(value)
+	case kindSort:
+		p.Sort, err = sortValue(value)
 	}
 	return err
 }
@@ -249,6 +257,8 @@ func (row *param) appendValue(b []byte, p *SearchParams) (_ []byte, ok bool) {
 		return strconv.AppendInt(b, int64(p.FacetLimit), 10), p.Facets.Any()
 	case kindDistinct:
 		return append(b, p.Distinct...), p.Distinct != ""
+	case kindSort:
+		return append(b, p.Sort...), p.Sort != ""
 	}
 	return b, false
 }

@@ -151,3 +151,23 @@ func digits(s string) bool { return strings.Trim(s, "0123456789") == "" }
 // formatDecimal writes a parsed decimal back in its shortest form, which
 // decimal reads as the same number.
 func formatDecimal(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// SortNames are the values of sort, the default first.
+var SortNames = [...]string{"relevance", "name", "popular", SortDistance, "bitrate"}
+
+// SortDistance is the sort that needs near.
+const SortDistance = "distance"
+
+// sortValue checks a sort: one of SortNames, kept as given but for
+// relevance, the default, kept as "".
+func sortValue(v string) (string, error) {
+	for i, name := range SortNames {
+		if v == name {
+			if i == 0 {
+				return "", nil
+			}
+			return v, nil
+		}
+	}
+	return "", core.Errorf(core.CodeInvalidParameter, "sort must be one of %s; got %s", strings.Join(SortNames[:], ", "), core.QuoteClip(v))
+}
