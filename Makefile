@@ -41,11 +41,13 @@ DEMO_BENCH_PKGS := ./query/core/ ./server/ ./indexer/
 # query/rawroaring is left out: pure functions over bytes, no goroutines.
 RACE_PKGS := ./server/... ./query/ ./query/check/ ./query/core/ ./query/facets/ ./query/groups/ \
              ./query/pagetree/ ./query/rbapi/ ./query/spell/ ./internal/stationjson/ ./indexer/extsort/
-# The tests whose subject is what an outside program sees (a browser, the
-# Radio Browser API's npm and streamtuner2 clients) run in the plain run
-# only: under the race detector they cost minutes and reach no shared
-# state that the other tests of the same handlers do not.
-RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin)$$
+# Two kinds of test run in the plain run only: those whose subject is what
+# an outside program sees (a browser, the Radio Browser API's npm and
+# streamtuner2 clients), and long walks on one goroutine (the crawl of
+# every page, the comparison of the two search paths over every key).
+# Under the race detector each costs minutes and reaches no shared state
+# that the other tests of the same code do not.
+RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys)$$
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all help build run test test-suite test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
@@ -77,8 +79,10 @@ run: build
 
 ## test: the whole suite, as CI runs it, with a private TMPDIR that must be
 ## empty afterwards: a test that leaves files behind fails the run
+# The TMPDIR is opened to others (755): the fleet test's nginx runs as
+# nobody and serves files below it.
 test:
-	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/stationdex-make-test-XXXXXX") || exit 1; \
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/stationdex-make-test-XXXXXX") && chmod 755 "$$tmp" || exit 1; \
 	  TMPDIR=$$tmp $(MAKE) --no-print-directory test-suite; status=$$?; \
 	  left=$$(cd $$tmp && ls -A); rm -rf "$$tmp"; \
 	  if [ -n "$$left" ]; then echo "make test: the tests left files in their TMPDIR:"; echo "$$left"; exit 1; fi; \
@@ -129,7 +133,7 @@ test-unit:
 ## with -short: the real-data tests on the committed sample (the plain
 ## run, test-unit, takes them on the full snapshot where there is one)
 test-race:
-	$(GO) test -count=1 -race -short -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	$(GO) test -count=1 -race -short -timeout 20m -skip '$(RACE_SKIP)' $(RACE_PKGS)
 	$(GO) test -count=1 -race -run '$(RACE_INDEXER_TESTS)' ./indexer/
 
 ## test-fuzz: every fuzz target in the module, each briefly; the list is
