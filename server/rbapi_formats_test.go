@@ -304,7 +304,7 @@ func TestRBAPIFormatsHostile(t *testing.T) {
 	names := []string{
 		`Amp & "quote" <tag> 'apos' ]]> \ back`, "Line\nbreak\r\nTitle2=evil\nFile2=http://evil.example/",
 		`=HYPERLINK("http://evil.example")`, "ctrl \u0001\u0007 chars \uFFFE", "#EXTINF:1,evil\n#EXTM3U\nhttp://evil.example/",
-		`a" ; <http://schema.org/name> "b" . <x> <y> """z`, "[playlist]\nNumberOfEntries=99", "📻 ‮bidi‬",
+		`a" ; <http://schema.org/name> "b" . <x> <y> """z`, "[playlist]\nNumberOfEntries=99", "📻 \u202ebidi\u202c",
 	}
 	var in strings.Builder
 	for i, name := range names {
