@@ -126,3 +126,60 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// TestOpenAPIRequiredIsAlwaysSent: a schema's required list is exactly
+// the properties every answer sends, so that a generated client may rely
+// on each of them and on nothing else: the search envelope over searches
+// of every kind, and the station over every station they return.
+func TestOpenAPIRequiredIsAlwaysSent(t *testing.T) {
+	s := newDemoServer(t, nil)
+	var envelopes, stations []map[string]json.RawMessage
+	for _, query := range []string{"", "?q=radio&facets=country,working", "?q=jazx", "?q=zzzz",
+		"?location=lisboa&https=true&working=true", "?q=radio&distinct=true", "?near=38.7223,-9.1393&radius_km=20000&sort=distance",
+		"?codec=mp3&bitrate_min=64&limit=50"} {
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(fetchOK(t, s, core.PathStations+query).Body.Bytes(), &env); err != nil {
+			t.Fatal(err)
+		}
+		envelopes = append(envelopes, env)
+		var results []map[string]json.RawMessage
+		if err := json.Unmarshal(env["results"], &results); err != nil {
+			t.Fatal(err)
+		}
+		stations = append(stations, results...)
+	}
+	if len(stations) < 40 {
+		t.Fatalf("only %d stations returned", len(stations))
+	}
+	for schema, objects := range map[string][]map[string]json.RawMessage{"SearchResponse": envelopes, "Station": stations} {
+		if want, got := alwaysSent(objects), openAPISchemaRequired(t, schema); !slices.Equal(want, got) {
+			t.Errorf("%s requires %v; every answer sends %v", schema, got, want)
+		}
+	}
+}
+
+// alwaysSent is the sorted keys every one of objects has.
+func alwaysSent(objects []map[string]json.RawMessage) []string {
+	var keys []string
+	for k := range objects[0] {
+		if !slices.ContainsFunc(objects, func(o map[string]json.RawMessage) bool { _, ok := o[k]; return !ok }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// openAPISchemaRequired is the sorted required list of a component schema.
+func openAPISchemaRequired(t *testing.T, name string) []string {
+	t.Helper()
+	var doc struct {
+		Components struct{ Schemas map[string]struct{ Required []string } }
+	}
+	if err := json.Unmarshal(files.OpenAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	required := slices.Clone(doc.Components.Schemas[name].Required)
+	slices.Sort(required)
+	return required
+}
