@@ -44,10 +44,14 @@ const (
 // PathRBAPI is the prefix of the Radio Browser API.
 const PathRBAPI = "/json/"
 
+// RBAPIPrefixes are the prefixes of the Radio Browser API: /json/, and
+// the other formats upstream serves its paths in.
+var RBAPIPrefixes = [...]string{PathRBAPI, "/xml/", "/csv/", "/m3u/", "/pls/", "/xspf/", "/ttl/"}
+
 // IsRBAPIPath reports whether p is under a prefix of the Radio Browser
-// API: /json/, or one of the other formats upstream serves its paths in.
+// API.
 func IsRBAPIPath(p string) bool {
-	for _, prefix := range [...]string{PathRBAPI, "/xml/", "/csv/", "/m3u/", "/pls/", "/xspf/", "/ttl/"} {
+	for _, prefix := range RBAPIPrefixes {
 		if strings.HasPrefix(p, prefix) {
 			return true
 		}

@@ -71,7 +71,8 @@ func (s *Server) appendLLMs(dst []byte, ix core.Index) []byte {
 // does.
 func RBAPILLMsLink(b string, served bool) [3]string {
 	what := "the Radio Browser read API under /json/ (stations/search, stations/byuuid, stations/bytag and the other by-paths, " +
-		"the lists of countries, languages, tags and codecs, url/{uuid}), for programs written for that directory; " +
+		"the lists of countries, languages, tags and codecs, url/{uuid}), for programs written for that directory, " +
+		"and the same paths under /xml/, /csv/, /m3u/, /pls/, /xspf/ and /ttl/ in upstream's other formats; " +
 		"its paths are in the OpenAPI description under the tag radio-browser-compatible, its differences from upstream in the API guide"
 	if !served {
 		return [3]string{"Radio Browser compatible API", b + core.PathGuide + "index.md",

@@ -5,6 +5,7 @@ import (
 	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/params"
+	"strings"
 )
 
 // /.well-known/radio-directory.json: what this directory can do, for
@@ -43,7 +44,10 @@ type capCompatible struct {
 	BaseURL    string `json:"base_url"`
 	Served     bool   `json:"served"`
 	OpenAPITag string `json:"openapi_tag"`
-	Notes      string `json:"notes"`
+	// Formats are the base URLs of the same paths in each format
+	// upstream serves them in, by format name.
+	Formats map[string]string `json:"formats,omitempty"`
+	Notes   string            `json:"notes"`
 }
 
 type capOperation struct {
@@ -171,7 +175,12 @@ func (s *Server) capabilities(ix core.Index) (any, error) {
 
 // compatibleAPIs are the other directories' APIs the node answers.
 func compatibleAPIs(base string, ix core.Index) []capCompatible {
+	formats := map[string]string{}
+	for _, prefix := range core.RBAPIPrefixes {
+		formats[strings.Trim(prefix, "/")] = base + prefix
+	}
 	return []capCompatible{{Name: "radio-browser", BaseURL: base + core.PathRBAPI, Served: ix.HasRBAPI(), OpenAPITag: "radio-browser-compatible",
+		Formats: formats,
 		Notes: "the upstream directory's read paths with its station object; writes answer 403 read_only; served only when the index is built " +
 			"with stationdex index -compat (else 404 compat_not_indexed); the deliberate differences are in the API guide"}}
 }

@@ -47,7 +47,7 @@ var compatDifferences = []Fact{
 		"an unknown order name; only where upstream fails (has_geo_info, has_extended_info or is_https neither true nor false, " +
 		"a list's order other than name or stationcount: its 500) is it 400 invalid_parameter"}}},
 	{Name: "tags and languages", Values: []Link{{Text: "match ignoring case (upstream: case-sensitive); a substring lies within one tag or language, " +
-		"not across the comma-separated list; with tagExact a tag matches in any of its spellings (hip hop, hip-hop, hiphop)"}}},
+		"not across the comma-separated list; with tagExact the whole tag as the source writes it, case aside, so that each name of /json/tags finds the stations it counts"}}},
 	{Name: "order", Values: []Link{{Text: "stations of equal value follow by name, so pages never overlap (upstream has no tie-breaker); " +
 		"reverse turns the whole order round; random shuffles anew on each request"}}},
 	{Name: "bitrate", Values: []Link{{Text: "bitrateMin and bitrateMax leave out stations of unknown bitrate (upstream counted them as 0)"}}},
