@@ -174,7 +174,9 @@ func alwaysSent(objects []map[string]json.RawMessage) []string {
 func openAPISchemaRequired(t *testing.T, name string) []string {
 	t.Helper()
 	var doc struct {
-		Components struct{ Schemas map[string]struct{ Required []string } }
+		Components struct {
+			Schemas map[string]struct{ Required []string }
+		}
 	}
 	if err := json.Unmarshal(files.OpenAPIDocument, &doc); err != nil {
 		t.Fatal(err)
