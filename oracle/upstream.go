@@ -192,12 +192,13 @@ func (u *Upstream) sort(hits []int, order string) {
 // passes applies the conditions of q that Request has no word for.
 func (u *Upstream) passes(i int, q *UpstreamRequest) bool {
 	s, up := &u.o.stations[i], &u.up[i]
-	tags := q.TagList
-	if q.Tag != "" {
-		tags = append([]string{q.Tag}, tags...)
+	if q.Tag != "" && !holdsTag(up.tags, q.Tag, q.TagExact) {
+		return false
 	}
-	for _, t := range tags {
-		if !holdsTag(up.tags, t, q.TagExact) {
+	for _, t := range q.TagList {
+		// A tagList item is trimmed and an empty one dropped, as the
+		// list is read (API.md), unlike tag, which is taken as sent.
+		if t = strings.TrimSpace(t); t != "" && !holdsTag(up.tags, t, q.TagExact) {
 			return false
 		}
 	}
