@@ -27,7 +27,7 @@ func (s *Search) Filtered(q Query, except Dim) (f Set, ok bool, err error) {
 	if err != nil || (ok && f.Empty()) || q.Near == nil {
 		return f, ok, err
 	}
-	near, err := s.near(*q.Near)
+	near, err := s.near(*q.Near, q.Sort == SortDistance && except == NoDim)
 	if err == nil {
 		add(near)
 	}
@@ -95,11 +95,19 @@ func bitrateRange(lo, hi int) (from, end []byte) {
 }
 
 // near is the stations within n's radius: the points of every cell that
-// can hold one, each checked by its exact distance.
-func (s *Search) near(n Near) (Set, error) {
+// can hold one, each checked by its exact distance. With keep (a search
+// by distance), each station is kept with its distance for the page
+// (nearestPage), once a search.
+func (s *Search) near(n Near, keep bool) (Set, error) {
 	out := s.Work.Scratch()
-	err := walkNear(s.Bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, _ float64) {
+	if keep = keep && !s.Work.nearKept; keep {
+		s.Work.nearHits, s.Work.nearKept = s.Work.nearHits[:0], true
+	}
+	err := walkNear(s.Bucket(format.BucketGeo).cursor(), n, func(p format.GeoPoint, km float64) {
 		out.BM.Add(p.Record)
+		if keep {
+			s.Work.nearHits = append(s.Work.nearHits, nearHit{p.Record, km})
+		}
 	})
 	return out, err
 }

@@ -85,6 +85,11 @@ type workspace struct {
 	parts      []conjunct
 	keyA, keyB *keyScratch
 	search     Search // the search using the workspace (newSearch)
+	// sorted searches (sort.go): the stations of the near filter's
+	// circle with their distances, once kept; members keyed by rank
+	nearHits []nearHit
+	nearKept bool
+	sortKeys []uint64
 }
 
 // newSearch is the workspace's search, reset for one on ix: it lives in
@@ -129,6 +134,7 @@ func (w *workspace) Release() {
 	clear(w.Words)
 	w.Words = w.Words[:0]
 	w.recs = w.recs[:0]
+	w.nearHits, w.nearKept = w.nearHits[:0], false
 	clear(w.tiers)
 	w.tiers = w.tiers[:0]
 	w.it = roaring.IntIterator{}
