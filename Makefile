@@ -143,11 +143,25 @@ test-fuzz:
 
 ## fuzz: every fuzz target for FUZZTIME each (default 30s); a crasher is
 ## kept in the package's testdata/fuzz and fails the run
+# The packages with a Fuzz function in a test file are found by go list
+# and grep, without linking a test binary for every package; each is built
+# once with the fuzzing instrumentation (go test -c -fuzz), lists its own
+# targets, and runs each in the package's folder with the flags and fuzz
+# cache go test -fuzz gives it, so a crasher lands in testdata/fuzz as
+# there.
 fuzz:
-	@found=0; for pkg in $$($(GO) list ./...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	@bins=$$(mktemp -d) || exit 1; trap 'rm -rf "$$bins"' EXIT; \
+	cache=$$($(GO) env GOCACHE)/fuzz; found=0; \
+	for line in $$($(GO) list -f '{{.ImportPath}}={{.Dir}}' ./...); do \
+	  pkg=$${line%%=*}; dir=$${line#*=}; \
+	  grep -qs '^func Fuzz' "$$dir"/*_test.go || continue; \
+	  bin=$$bins/$$(echo "$$pkg" | tr / _).test; \
+	  $(GO) test -c -fuzz=. -o "$$bin" "$$pkg" || exit 1; \
+	  targets=$$(cd "$$dir" && "$$bin" -test.list '^Fuzz') || { echo "$$targets"; exit 1; }; \
+	  for target in $$(echo "$$targets" | grep '^Fuzz'); do \
 	    found=$$((found + 1)); echo "fuzz $$pkg $$target $(FUZZTIME)"; \
-	    out=$$($(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg 2>&1) || \
+	    out=$$(cd "$$dir" && "$$bin" -test.paniconexit0 -test.timeout=10m -test.run='^$$' \
+	      -test.fuzz="^$$target\$$" -test.fuzztime=$(FUZZTIME) -test.fuzzcachedir="$$cache/$$pkg" 2>&1) || \
 	      { echo "$$out"; exit 1; }; \
 	  done; done; \
 	[ $$found -gt 0 ] || { echo "no fuzz targets found"; exit 1; }; echo "fuzzed $$found targets"
