@@ -8,6 +8,7 @@
 //   - geo_dictionary.go: the geo cells, the typo dictionary and its reach
 //   - groups.go: groups, group_of, listed groups, word groups, genre labels
 //   - rbapi.go: the Radio Browser API's section: its objects and orders
+//   - search_orders.go: the search's stored orders (popular, bitrate)
 package check
 
 import (
@@ -50,7 +51,8 @@ type BucketCount struct {
 // tree and the checksums, which prove the file is as written): every record decodes, record numbers are dense
 // and in name order, ids and stations agree, every station's stored JSON
 // is its record's (checkStationJSON), the Radio Browser API's stored orders
-// list every record once in order (checkRBAPIOrders), every bitmap deserialises,
+// list every record once in order (checkRBAPIOrders), so do the search's
+// (checkSearchOrders), every bitmap deserialises,
 // passes roaring's Validate and holds only existing record numbers, prefix
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, groups and group_of agree and follow the representative rule,
@@ -83,11 +85,12 @@ type checker struct {
 	rep      *Report
 	stations uint32
 	bm       roaring.Bitmap
+	bitrates []uint32 // by record number (checkRecords)
 }
 
 func (c *checker) run() error {
 	for _, step := range []func() error{
-		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkRBAPIObjects, c.checkRBAPIOrders, c.checkIDs, c.checkBitmaps,
+		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkRBAPIObjects, c.checkRBAPIOrders, c.checkSearchOrders, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkWordGroups, c.checkGenreLabels,
 		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
@@ -175,6 +178,7 @@ func (c *checker) checkRecord(block []byte, slot int, n uint32, prev *format.Nam
 		return fmt.Errorf("%w: record %d (%q) is not after record %d in name order", format.ErrCorrupt, n, r.Name, n-1)
 	}
 	*prev = key
+	c.bitrates = append(c.bitrates, r.BitrateKbps)
 	return nil
 }
 

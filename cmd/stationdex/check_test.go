@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"stationdex/indexer"
+	"stationdex/internal/format"
+)
+
+// TestCheckFindsDamagedSearchOrder: check of the demo index passes; with
+// two places of its stored popular order swapped (and the checksums
+// written again, as a faulty build would), it fails with exit status 1,
+// naming the order and the places, and says what to do.
+func TestCheckFindsDamagedSearchOrder(t *testing.T) {
+	demo, cleanup, err := indexer.BuildDemoTemp(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	var stdout, stderr strings.Builder
+	if code := run([]string{"check", demo}, &stdout, &stderr); code != 0 || !strings.HasSuffix(stdout.String(), "\nok\n") {
+		t.Fatalf("check of the demo index: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	path := filepath.Join(t.TempDir(), "damaged.db")
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var first, second uint32
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(format.BucketSearchOrders)
+		key := format.SearchOrderKey(nil, format.SortPopular, 0)
+		v := bytes.Clone(b.Get(key))
+		first, second = binary.LittleEndian.Uint32(v), binary.LittleEndian.Uint32(v[4:])
+		binary.LittleEndian.PutUint32(v, second)
+		binary.LittleEndian.PutUint32(v[4:], first)
+		if err := b.Put(key, v); err != nil {
+			return err
+		}
+		return reseal(tx)
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code := run([]string{"check", path}, &stdout, &stderr)
+	want := []string{
+		"stationdex check: check index " + path + ": corrupt index: search order popular: record ",
+		" at place 1 sorts before record ",
+		"The index is damaged (truncated or overwritten?): rebuild it with `stationdex index`.",
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	if code != 1 || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout.String())
+	}
+	if first == second {
+		t.Errorf("places 0 and 1 of the popular order hold record %d both", first)
+	}
+}
+
+// reseal stores the checksums of every bucket of tx, as the indexer does,
+// so that the file opens and only check's own verification can find what
+// was changed.
+func reseal(tx *bolt.Tx) error {
+	var sums []format.BucketSum
+	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		var s format.Summer
+		err := b.ForEach(func(k, v []byte) error {
+			if format.Summed(name, k) {
+				s.Add(k, v)
+			}
+			return nil
+		})
+		sums = append(sums, s.Sum(name))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	doc, err := format.EncodeChecksums(sums)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(format.BucketMeta).Put(format.KeyChecksums, doc)
+}
