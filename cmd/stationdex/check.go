@@ -56,6 +56,11 @@ func printCheckReport(w io.Writer, rep query.CheckReport) {
 	fmt.Fprintf(w, "  built by  %s\n", m.BuiltBy)
 	fmt.Fprintf(w, "  stations  %d records decoded, numbered in name order, ids consistent\n", rep.Records)
 	fmt.Fprintf(w, "  postings  %d bitmaps valid\n", rep.Bitmaps)
+	if m.RBAPI {
+		fmt.Fprintf(w, "  orders    popular and bitrate list every station once, sorted\n")
+	} else {
+		fmt.Fprintf(w, "  orders    popular and bitrate list every station once; bitrate sorted (popular's votes and clicks are kept only with -compat)\n")
+	}
 	if rep.Files > 0 {
 		fmt.Fprintf(w, "  files     %d data dumps match their manifest\n", rep.Files)
 	}

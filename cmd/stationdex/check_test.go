@@ -15,10 +15,11 @@ import (
 	"stationdex/internal/format"
 )
 
-// TestCheckFindsDamagedSearchOrder: check of the demo index passes; with
-// two places of its stored popular order swapped (and the checksums
-// written again, as a faulty build would), it fails with exit status 1,
-// naming the order and the places, and says what to do.
+// TestCheckFindsDamagedSearchOrder: check of the demo index passes and
+// says its stored orders are sound; with two places of its stored
+// popular order swapped (and the checksums written again, as a faulty
+// build would), it fails with exit status 1, naming the order and the
+// places, and says what to do.
 func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 	demo, cleanup, err := indexer.BuildDemoTemp(context.Background())
 	if err != nil {
@@ -26,7 +27,8 @@ func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 	}
 	t.Cleanup(cleanup)
 	var stdout, stderr strings.Builder
-	if code := run([]string{"check", demo}, &stdout, &stderr); code != 0 || !strings.HasSuffix(stdout.String(), "\nok\n") {
+	code := run([]string{"check", demo}, &stdout, &stderr)
+	if code != 0 || !strings.HasSuffix(stdout.String(), "\nok\n") || !strings.Contains(stdout.String(), "\n  orders    popular and bitrate list every station once, sorted\n") {
 		t.Fatalf("check of the demo index: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 
@@ -64,7 +66,7 @@ func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 
 	stdout.Reset()
 	stderr.Reset()
-	code := run([]string{"check", path}, &stdout, &stderr)
+	code = run([]string{"check", path}, &stdout, &stderr)
 	want := []string{
 		"stationdex check: check index " + path + ": corrupt index: search order popular: record ",
 		" at place 1 sorts before record ",
