@@ -46,32 +46,32 @@ const (
 // rawStation holds the Radio Browser fields the index uses. Fields absent or
 // null in the input stay "" / 0, which the source uses for "missing" anyway.
 type rawStation struct {
-	StationUUID      string `json:"stationuuid"`
-	Name             string `json:"name"`
-	URL              string `json:"url"`
-	URLResolved      string `json:"url_resolved"`
-	Homepage         string `json:"homepage"`
-	Tags             string `json:"tags"`
-	Country          string `json:"country"`
-	CountryCode      string `json:"countrycode"`
-	State            string `json:"state"`
-	Language         string `json:"language"`
-	LanguageCodes    string `json:"languagecodes"`
-	Bitrate          int64  `json:"bitrate"`
-	Codec            string `json:"codec"`
-	LastChangeTime   string `json:"lastchangetime"`
-	LastChangeTimeTZ string `json:"lastchangetime_iso8601"`
-	LastCheckTime    string `json:"lastchecktime"`
-	LastCheckTimeTZ  string `json:"lastchecktime_iso8601"`
-	// LastCheckOK is 1 when the source's checker reached the stream at
-	// its last check, else 0 (absent counts as failed).
-	LastCheckOK int64      `json:"lastcheckok"`
-	GeoLat      coordinate `json:"geo_lat"`
-	GeoLong     coordinate `json:"geo_long"`
+	StationUUID      string     `json:"stationuuid"`
+	Name             string     `json:"name"`
+	URL              string     `json:"url"`
+	URLResolved      string     `json:"url_resolved"`
+	Homepage         string     `json:"homepage"`
+	Tags             string     `json:"tags"`
+	Country          string     `json:"country"`
+	CountryCode      string     `json:"countrycode"`
+	State            string     `json:"state"`
+	Language         string     `json:"language"`
+	LanguageCodes    string     `json:"languagecodes"`
+	Bitrate          int64      `json:"bitrate"`
+	Codec            string     `json:"codec"`
+	LastChangeTime   string     `json:"lastchangetime"`
+	LastChangeTimeTZ string     `json:"lastchangetime_iso8601"`
+	LastCheckTime    string     `json:"lastchecktime"`
+	LastCheckTimeTZ  string     `json:"lastchecktime_iso8601"`
+	GeoLat           coordinate `json:"geo_lat"`
+	GeoLong          coordinate `json:"geo_long"`
 	// Votes and ClickCount order the search by popularity
 	// (format.SortPopular).
 	Votes      int64 `json:"votes"`
 	ClickCount int64 `json:"clickcount"`
+	// Flags are the source fields the dimension table's flags are read
+	// from (sourceFlags).
+	Flags sourceFlags `json:"-"`
 }
 
 // rawInput is what a source record is decoded into: rawStation, and the
@@ -165,7 +165,7 @@ func cleanStation(raw *rawStation) (format.Record, skipReason) {
 	rec.BitrateKbps = cleanBitrate(raw.Bitrate)
 	rec.Codec = cleanCodec(raw.Codec)
 	rec.Geo = cleanGeo(raw.GeoLat, raw.GeoLong)
-	rec.Working = raw.LastCheckOK == 1
+	rec.Flags = raw.Flags.record()
 	rec.OfficialURL = cleanURL(raw.Homepage)
 	rec.StreamURL = cleanURL(raw.URLResolved)
 	if rec.StreamURL == "" {

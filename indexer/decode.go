@@ -2,8 +2,14 @@ package indexer
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
+
+	"stationdex/internal/dim"
+	"stationdex/internal/format"
 )
 
 // A single-pass decoder for the common shape of a station record, in front
@@ -91,8 +97,6 @@ func fieldOf(st *rawStation, key []byte) stationField {
 		return stationField{str: &st.LastCheckTime}
 	case "lastchecktime_iso8601":
 		return stationField{str: &st.LastCheckTimeTZ}
-	case "lastcheckok":
-		return stationField{num: &st.LastCheckOK}
 	case "geo_lat":
 		return stationField{geo: &st.GeoLat}
 	case "geo_long":
@@ -101,6 +105,9 @@ func fieldOf(st *rawStation, key []byte) stationField {
 		return stationField{num: &st.Votes}
 	case "clickcount":
 		return stationField{num: &st.ClickCount}
+	}
+	if n := st.Flags.field(key); n != nil {
+		return stationField{num: n}
 	}
 	return stationField{}
 }
@@ -447,4 +454,93 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isHexDigit(c byte) bool {
 	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// sourceFlags are the numbers of the source fields that the dimension
+// table's flags are read from (dim.Flag), each at its flag's bit: the
+// fast path finds them by fieldOf, Unmarshal by a struct made from the
+// rows, so a new flag is a row, not a field here.
+type sourceFlags [format.MaxFlags]int64
+
+// flagFields are the rows' flags.
+var flagFields = func() []dim.Flag {
+	var fs []dim.Flag
+	for _, d := range dim.Flags() {
+		fs = append(fs, dim.Rows[d].Flag)
+	}
+	return fs
+}()
+
+// flagStruct has a field per flag, tagged with its source field, in the
+// order of flagFields: what Unmarshal decodes them into.
+var flagStruct = func() reflect.Type {
+	fields := make([]reflect.StructField, len(flagFields))
+	for i, f := range flagFields {
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeFor[int64](), Tag: reflect.StructTag(`json:"` + f.Field + `"`)}
+	}
+	return reflect.StructOf(fields)
+}()
+
+// field is where the number of the source field key goes, nil when no
+// flag is read from it.
+func (s *sourceFlags) field(key []byte) *int64 {
+	for _, f := range flagFields {
+		if string(key) == f.Field {
+			return &s[f.Bit]
+		}
+	}
+	return nil
+}
+
+// value is the number read from the source field name, 0 when no flag
+// is read from it.
+func (s *sourceFlags) value(name string) int64 {
+	if n := s.field([]byte(name)); n != nil {
+		return *n
+	}
+	return 0
+}
+
+// record is the record's Flags: each flag whose field is 1.
+func (s *sourceFlags) record() format.Flags {
+	var fs format.Flags
+	for _, f := range flagFields {
+		if s[f.Bit] == 1 {
+			fs = fs.With(f.Bit)
+		}
+	}
+	return fs
+}
+
+// unmarshal decodes the flags' source fields of raw as Unmarshal decodes
+// a struct field, naming rawStation in a type error as it did when each
+// was a field of it.
+func (s *sourceFlags) unmarshal(raw []byte) error {
+	v := reflect.New(flagStruct)
+	if err := json.Unmarshal(raw, v.Interface()); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Struct == "" {
+			te.Struct = "rawStation"
+		}
+		return err
+	}
+	for i, f := range flagFields {
+		s[f.Bit] = v.Elem().Field(i).Int()
+	}
+	return nil
+}
+
+// unmarshalStation is the slow path: Unmarshal of raw into st (the fields
+// of rawUpstream too when upstreamFields), then the flags' source fields.
+func unmarshalStation(raw []byte, st *rawInput, upstreamFields bool) error {
+	var err error
+	if upstreamFields {
+		err = json.Unmarshal(raw, st)
+	} else {
+		err = json.Unmarshal(raw, &st.rawStation)
+	}
+	if err != nil {
+		return err
+	}
+	return st.Flags.unmarshal(raw)
 }

@@ -276,8 +276,5 @@ func decodeStation(raw []byte, st *rawInput, sections format.Sections) error {
 		return nil
 	}
 	*st = rawInput{} // the fast path may have filled some fields
-	if !upstreamFields {
-		return json.Unmarshal(raw, &st.rawStation)
-	}
-	return json.Unmarshal(raw, st)
+	return unmarshalStation(raw, st, upstreamFields)
 }

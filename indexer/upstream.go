@@ -45,7 +45,7 @@ func upstreamOf(id format.UUID, raw *rawInput) stationjson.Upstream {
 		ISO3166_2: short(up.ISO3166_2), State: text(raw.State), Language: text(raw.Language),
 		LanguageCodes: text(raw.LanguageCodes), Votes: raw.Votes,
 		LastChangeTime: short(raw.LastChangeTime), LastChangeTimeISO: short(raw.LastChangeTimeTZ),
-		Codec: short(raw.Codec), Bitrate: raw.Bitrate, HLS: up.HLS, LastCheckOK: raw.LastCheckOK,
+		Codec: short(raw.Codec), Bitrate: raw.Bitrate, HLS: up.HLS, LastCheckOK: raw.Flags.value("lastcheckok"),
 		LastCheckTime: short(raw.LastCheckTime), LastCheckTimeISO: short(raw.LastCheckTimeTZ),
 		LastCheckOKTime: short(up.LastCheckOKTime), LastCheckOKTimeISO: short(up.LastCheckOKTimeTZ),
 		LastLocalCheckTime: short(up.LastLocalCheckTime), LastLocalCheckTimeISO: short(up.LastLocalCheckTimeTZ),

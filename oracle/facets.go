@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -37,14 +38,14 @@ const (
 	FacetGenre    = "genre"
 	FacetLocation = "location"
 	FacetCodec    = "codec"
-	FacetWorking  = "working"
 )
 
 // Facets counts, for every value of facet, the stations matching q with
 // q's own filter of that dimension left out, and returns every value with
 // a count, most first, ties by value. Genre values are genre keys (GenreKey),
 // location values the facet keys of the labels; language values the ISO codes; country values
-// alpha-2 codes; codec values the codec names.
+// alpha-2 codes; codec values the codec names; the values of a dimension
+// read from a source flag (Request.Flags) "true" and "false".
 func (o *Oracle) Facets(q Request, facet string) []FacetCount {
 	return o.facets(q, facet, func(id format.UUID) format.UUID { return id })
 }
@@ -64,8 +65,9 @@ func (o *Oracle) facets(q Request, facet string, unit func(format.UUID) format.U
 		q.Location = ""
 	case FacetCodec:
 		q.Codecs = nil
-	case FacetWorking:
-		q.Working = ""
+	default:
+		q.Flags = maps.Clone(q.Flags)
+		delete(q.Flags, facet)
 	}
 	type met struct {
 		value string
@@ -105,10 +107,10 @@ func valuesOf(s *oracleStation, facet string) []string {
 		return nonEmpty(s.location)
 	case FacetCodec:
 		return nonEmpty(s.codec)
-	case FacetWorking:
-		return []string{s.working}
+	case FacetGenre:
+		return uniq(s.genres)
 	}
-	return uniq(s.genres)
+	return nonEmpty(s.flag(facet))
 }
 
 func nonEmpty(v string) []string {

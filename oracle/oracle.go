@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"stationdex/indexer"
+	"stationdex/internal/dim"
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	"stationdex/internal/iso"
@@ -51,7 +52,7 @@ type oracleStation struct {
 	homepage        string // as listed
 	location        string // facet key of the location
 	https           string // "true", "false", or "" without a stream address
-	working         string // "true" or "false": the source's last check
+	flags           format.Flags
 	codec           string
 	bitrate         uint32
 	geo             format.Geo
@@ -102,7 +103,7 @@ func prepare(r *format.Record) oracleStation {
 		}
 	}
 	s.tags = r.Genres
-	s.working = strconv.FormatBool(r.Working)
+	s.flags = r.Flags
 	s.location = format.FacetKey(r.Location)
 	switch lower := strings.ToLower(r.StreamURL); {
 	case strings.HasPrefix(lower, "https:"):
@@ -116,12 +117,14 @@ func prepare(r *format.Record) oracleStation {
 // Request is a search: the API's parameters other than paging.
 type Request struct {
 	Q, Country, Language, Genre string
-	Location                    string   // matched after folding, like Genre
-	HTTPS                       string   // "true" or "false"; "" for no filter
-	Working                     string   // "true" or "false"; "" for no filter
-	Codecs                      []string // canonical names; any of them
-	BitrateMin, BitrateMax      int      // 0: no bound
-	Near                        *Near
+	Location                    string // matched after folding, like Genre
+	HTTPS                       string // "true" or "false"; "" for no filter
+	// Flags filter on the dimensions read from a flag of the source
+	// record (dim.Flags), by the dimension's name: "true" or "false".
+	Flags                  map[string]string
+	Codecs                 []string // canonical names; any of them
+	BitrateMin, BitrateMax int      // 0: no bound
+	Near                   *Near
 }
 
 // Near is a distance filter: a position in degrees and a radius in km.
@@ -173,7 +176,8 @@ func anyHasPrefix(tokens []string, w string) bool {
 type filter struct {
 	country, language, code, genre string
 	hasLanguage, hasCode, hasGenre bool
-	location, https, working       string
+	location, https                string
+	flags                          map[string]string
 	hasLocation                    bool
 	codecs                         []string
 	bitrateMin, bitrateMax         int
@@ -184,7 +188,7 @@ func newFilter(q Request) filter {
 	f := filter{country: strings.ToUpper(q.Country), hasLanguage: q.Language != "", hasGenre: q.Genre != "",
 		codecs: q.Codecs, bitrateMin: q.BitrateMin, bitrateMax: q.BitrateMax, near: q.Near,
 		hasLocation: q.Location != "", location: format.FacetKey(q.Location), https: q.HTTPS,
-		working: q.Working}
+		flags: q.Flags}
 	if f.hasGenre {
 		f.genre = GenreKey(q.Genre)
 	}
@@ -212,11 +216,26 @@ func (f filter) passes(s *oracleStation) bool {
 	if f.hasGenre && (f.genre == "" || !slices.Contains(s.genres, f.genre)) {
 		return false
 	}
-	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https ||
-		f.working != "" && s.working != f.working {
+	if f.hasLocation && s.location != f.location || f.https != "" && s.https != f.https {
 		return false
 	}
+	for name, want := range f.flags {
+		if s.flag(name) != want {
+			return false
+		}
+	}
 	return !f.hasLanguage || slices.Contains(s.languages, f.language) || (f.hasCode && slices.Contains(s.codes, f.code))
+}
+
+// flag is "true" or "false": whether the station's source record sets
+// the flag the dimension name is read from ("" when name is no such
+// dimension).
+func (s *oracleStation) flag(name string) string {
+	d, ok := dim.ByName(name)
+	if !ok || dim.Rows[d].Flag.Field == "" {
+		return ""
+	}
+	return strconv.FormatBool(s.flags.Has(dim.Rows[d].Flag.Bit))
 }
 
 // ReadRecords reads the cleaned records of a dump file the way the indexer

@@ -115,7 +115,6 @@ const (
 	DimLocation = core.DimLocation
 	DimCodec    = core.DimCodec
 	DimHTTPS    = core.DimHTTPS
-	DimWorking  = core.DimWorking
 	NumDims     = core.NumDims
 )
 

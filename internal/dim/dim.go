@@ -5,7 +5,11 @@
 // becomes a key, which bucket a facet counts, how a key is named), and the
 // server (the parameter, its check, its words in the guide, the well-known
 // file and the OpenAPI document, the form's field, the envelope's echo, the
-// directory's pages). A new dimension is a new row here.
+// directory's pages). The rows also declare their buckets to package
+// format, name the source record's field a flag dimension is read from
+// (Flag), and say what the API's documents say of them (Doc, which
+// cmd/gendocs writes into openapi.json and API.md). A new dimension is a
+// new row here.
 //
 // File map:
 //   - dim.go: Dim, the rows and what each says
@@ -13,7 +17,11 @@
 //     named for people
 package dim
 
+// The rows' entries of server/files/openapi.json and server/API.md.
+//go:generate go run stationdex/cmd/gendocs -root ../..
+
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"strconv"
@@ -76,6 +84,31 @@ type Row struct {
 
 	// Param is the search parameter that filters on the dimension.
 	Param Param
+
+	// Flag: the dimension is a flag of the source record, kept in the
+	// record's Flags (zero Field: it is not).
+	Flag Flag
+	// Doc is what the API's documents say of it.
+	Doc Doc
+}
+
+// Doc is what the API's documents say of a dimension: cmd/gendocs writes
+// it into server/files/openapi.json and server/API.md.
+type Doc struct {
+	Param   string // the search parameter's description in OpenAPI
+	Example string // its example there, as JSON ("" for none)
+	Table   string // what it takes, in API.md's table of parameters
+	Facet   string // the facet's description in OpenAPI's answer (a facet's)
+}
+
+// Flag is a flag of the source record that a dimension files by: the
+// indexer reads Field of every source record, a number, and sets the
+// flag's Bit of format.Record.Flags when it is 1 (absent counts as 0).
+// Its row files a record under "true" or "false" in its bucket
+// (flagFiling, flagKey).
+type Flag struct {
+	Field string
+	Bit   uint8
 }
 
 // Filing is one bucket a record is filed under: the values of the record
@@ -127,7 +160,7 @@ const (
 // the well-known file, the guide, the HTML form and the OpenAPI document.
 type Param struct {
 	Value   Value
-	Pattern string   // Code: the pattern a value must match
+	Pattern string   // Code: the pattern a value must match; List: each item
 	Items   []string // List: the values allowed
 	Accepts string   // what a value may be, in words
 	// EchoAlways: the search envelope echoes the parameter as null when it
@@ -154,6 +187,11 @@ var Rows = [Count]Row{
 		Facet: true, Directory: format.BucketCountries, Dir: Directory{stationjson.KindCountries, "Countries", "country"},
 		Param: Param{Value: Code, Pattern: "^[A-Za-z]{2}$", Accepts: "ISO 3166-1 alpha-2 code, any case", EchoAlways: true,
 			Form: Form{Label: "Country code", Type: "text", Placeholder: "de", Size: 3}},
+		Doc: Doc{
+			Param: "Two-letter ISO 3166-1 country code, any case.",
+			Table: "a two-letter country code, any case (`de`, `US`)",
+			Facet: "Countries: ISO 3166-1 alpha-2 code and English name.",
+		},
 	},
 	Language: {
 		Name: "language",
@@ -168,6 +206,11 @@ var Rows = [Count]Row{
 		Facet:   true, Directory: format.BucketLangLabels, Dir: Directory{stationjson.KindLanguages, "Languages", "language"},
 		Param: Param{Value: Text, Accepts: "source label, ISO 639-1/639-2/639-3 code or English name, any case", EchoAlways: true,
 			Form: Form{Label: "Language", Type: "text", Placeholder: "German or de"}},
+		Doc: Doc{
+			Param: "Exact source language label, an ISO 639 code (639-1, 639-2/B, 639-2/T or 639-3) or an English language name, any case.",
+			Table: "a language as the source lists it, an ISO 639 code or an English or native name (`de`, `ger`, `German`, `deutsch`), up to 60 characters",
+			Facet: "Languages: the ISO 639 code the language filter takes (639-1 where there is one, else 639-3) and the English name.",
+		},
 	},
 	Genre: {
 		Name:    "genre",
@@ -179,6 +222,11 @@ var Rows = [Count]Row{
 		Param: Param{Value: Text, EchoAlways: true,
 			Accepts: "a source tag in any of its spellings: case, accents, spaces, hyphens, apostrophes and a leading # do not count (hip hop, Hip-Hop and hiphop are one genre)",
 			Form:    Form{Label: "Genre", Type: "text", Placeholder: "jazz"}},
+		Doc: Doc{
+			Param: "Source topic tag in any of its spellings: case, accents, spaces, hyphens, apostrophes (every Unicode form) and a leading # do not count, so hip hop, Hip-Hop and hiphop select the same stations; a tag of punctuation only selects none. Facet values of genre are given in the form this filter takes.",
+			Table: "a tag in any of its spellings (see [Genres](#genres)), up to 60 characters",
+			Facet: "Genres: the tag as the genre filter takes it, and its usual spelling.",
+		},
 	},
 	Location: {
 		Name:    "location",
@@ -188,6 +236,12 @@ var Rows = [Count]Row{
 		Facet:   true, Directory: format.BucketLocations, Dir: Directory{stationjson.KindLocations, "Locations", "location"},
 		Param: Param{Value: Text, Accepts: "the station's place as the directory lists it (see /locations/), any case and accents",
 			Form: Form{Label: "Location", Type: "text", Placeholder: "Berlin"}},
+		Doc: Doc{
+			Param:   "The station's place as the directory lists it (the values of /locations/), matched after folding: any case, accents and width; facet values of location are given in the form this filter takes. A place no station has is not an error: the answer finds nothing.",
+			Example: `"Berlin"`,
+			Table:   "the station's place as the directory lists it (`/locations/`), any case and accents, up to 60 characters",
+			Facet:   "Locations: the folded place the location filter takes, and the spelling a station of it uses.",
+		},
 	},
 	Codec: {
 		Name:    "codec",
@@ -195,8 +249,15 @@ var Rows = [Count]Row{
 		Key:     codecKey, Named: func(key string) string { return key },
 		Facet: true,
 		Param: Param{Value: List, Items: format.Codecs, EchoAlways: true,
+			Pattern: `^([Mm][Pp]3|[Aa][Aa][Cc]\+?|[Oo][Gg][Gg]|[Ff][Ll][Aa][Cc]|[Oo][Pp][Uu][Ss])$`,
 			Accepts: "comma-separated codecs (or codec repeated), any case; a station with any of them matches; write AAC+ as AAC%2B",
 			Form:    Form{Label: "Codec", Type: "select", Options: format.Codecs}},
+		Doc: Doc{
+			Param:   "Audio codecs, comma-separated (or the parameter repeated), each at most once, any case: MP3, AAC, AAC+, OGG, FLAC, OPUS. A station matches when its codec is any of them; a station of unknown codec matches none. Write AAC+ as AAC%2B in a URL, since a + there means a space. An unknown or repeated codec or an empty item is a 400.",
+			Example: `["AAC", "AAC+"]`,
+			Table:   "one or more of `MP3`, `AAC`, `AAC+`, `OGG`, `FLAC`, `OPUS`, comma-separated or the parameter repeated, each once, any case; a station with any of them matches",
+			Facet:   "Codecs: the codec name the codec filter takes, as its own label.",
+		},
 	},
 	HTTPS: {
 		Name:    "https",
@@ -206,37 +267,101 @@ var Rows = [Count]Row{
 			Accepts: "true: stations whose stream address is HTTPS; false: plain HTTP (stations without a stream match neither)",
 			Form: Form{Label: "Stream address", Type: "select", Options: []string{"true", "false"},
 				OptionText: []string{"HTTPS only", "plain HTTP only"}}},
+		Doc: Doc{
+			Param:   "true: only stations whose stream address is HTTPS (it plays on an HTTPS page); false: only those whose stream is plain HTTP. A station without a stream address matches neither. Anything but true or false is a 400.",
+			Example: "true",
+			Table:   "`true`: stations whose stream address is HTTPS (it plays on an HTTPS page); `false`: plain HTTP; a station without a stream address matches neither",
+		},
 	},
 	Working: {
-		Name:    "working",
-		Filings: []Filing{{format.BucketChecks, func(r *format.Record, dst []string) []string { return append(dst, strconv.FormatBool(r.Working)) }, AsIs}},
-		Key:     workingKey, Named: workingName,
+		Name: "working", Flag: Flag{Field: "lastcheckok", Bit: 0},
+		Filings: flagFiling(format.BucketChecks, 0), Key: flagKey(format.BucketChecks),
+		Named: flagNamed("working", "failing"),
 		Facet: true, Dir: Directory{One: "last check"},
 		Param: Param{Value: Boolean,
 			Accepts: "true: stations whose stream passed the source directory's last check before the snapshot; false: those whose stream failed it (the node checks no stream itself)",
 			Form: Form{Label: "Last check", Type: "select", Options: []string{"true", "false"},
 				OptionText: []string{"working streams", "failing streams"}}},
+		Doc: Doc{
+			Param:   "true: only stations whose stream passed the source directory's last check before the snapshot; false: only those whose stream failed it. The node checks no stream itself: a station may have gone off the air, or come back, since. Anything but true or false is a 400.",
+			Example: "true",
+			Table:   "`true`: stations whose stream passed the source directory's last check before the snapshot; `false`: those whose stream failed it. This node checks no stream itself, so a station may have gone off the air, or come back, since the snapshot",
+			Facet:   "Last check: true (the stream passed the source's last check) and false (it failed), labelled working and failing.",
+		},
 	},
 }
 
-// workingKey is the key of the checks bucket for a filter value:
-// "true" or "false"; anything else matches nothing.
-func workingKey(dst []byte, v string) (bucket, key []byte) {
-	if v == "true" || v == "false" {
-		dst = append(dst, v...)
-	}
-	return format.BucketChecks, dst
+// flagFiling files a record under "true" or "false" in bucket: whether
+// the flag of bit is set.
+func flagFiling(bucket []byte, bit uint8) []Filing {
+	return []Filing{{bucket, func(r *format.Record, dst []string) []string {
+		return append(dst, strconv.FormatBool(r.Flags.Has(bit)))
+	}, AsIs}}
 }
 
-// workingName names a key of the checks bucket for people.
-func workingName(key string) string {
-	switch key {
-	case "true":
-		return "working"
-	case "false":
-		return "failing"
+// flagKey keys a filter value of a flag's row in bucket: "true" or
+// "false"; anything else matches nothing.
+func flagKey(bucket []byte) func(dst []byte, v string) (bucket, key []byte) {
+	return func(dst []byte, v string) ([]byte, []byte) {
+		if v == "true" || v == "false" {
+			dst = append(dst, v...)
+		}
+		return bucket, dst
 	}
-	return key
+}
+
+// flagNamed names the keys of a flag's bucket for people.
+func flagNamed(set, unset string) func(key string) string {
+	return func(key string) string {
+		switch key {
+		case "true":
+			return set
+		case "false":
+			return unset
+		}
+		return key
+	}
+}
+
+// Flags lists the rows read from a flag of the source record.
+func Flags() []Dim {
+	var ds []Dim
+	for d := range Count {
+		if Rows[d].Flag.Field != "" {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+func init() { format.DeclareDimensionBuckets(buckets()) }
+
+// buckets are the buckets of the rows, in the table's order: a row's
+// directory bucket, its filings' and its labels; a facet's and the
+// directory's are counted by listed_groups.
+func buckets() []format.DimensionBucket {
+	var bs []format.DimensionBucket
+	add := func(b format.DimensionBucket) {
+		for i := range bs {
+			if bytes.Equal(bs[i].Name, b.Name) {
+				bs[i].Posting, bs[i].Counted = bs[i].Posting || b.Posting, bs[i].Counted || b.Counted
+				return
+			}
+		}
+		bs = append(bs, b)
+	}
+	for _, r := range Rows {
+		if r.Directory != nil {
+			add(format.DimensionBucket{Name: r.Directory, Posting: true, Counted: true})
+		}
+		for _, f := range r.Filings {
+			add(format.DimensionBucket{Name: f.Bucket, Posting: true, Counted: r.Facet || bytes.Equal(f.Bucket, r.Directory)})
+		}
+		if r.Labels != nil {
+			add(format.DimensionBucket{Name: r.Labels})
+		}
+	}
+	return bs
 }
 
 // Name is the dimension's name in the API: its parameter and facet name.

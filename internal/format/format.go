@@ -64,10 +64,13 @@
 //	codecs      codec name (Record.Codec: MP3, AAC, ...) -> bitmap
 //	schemes     SchemeHTTP or SchemeHTTPS -> bitmap: stations whose stream
 //	            address has that scheme (none for a station without one)
-//	upstream_flags UpstreamFlag* -> bitmap: the stations whose snapshot
-//	            record sets that flag (lastcheckok = 1, has_extended_info,
-//	            both coordinates given), for the Radio Browser API's
-//	            hidebroken, has_extended_info and has_geo_info
+//	checks      "true" or "false" -> bitmap: the stations whose source
+//	            record's last check succeeded, or failed (a flag of
+//	            Record.Flags)
+//	upstream_flags RBAPIFlag* -> bitmap: the stations whose snapshot
+//	            record sets that flag (has_extended_info, both coordinates
+//	            given), for the Radio Browser API's has_extended_info and
+//	            has_geo_info (its hidebroken reads checks)
 //	upstream_urls RBAPIURLKey(url) -> bitmap: the stations whose
 //	            snapshot url (as entered, not resolved) has that short
 //	            digest; a reader compares the urls themselves
@@ -177,9 +180,10 @@
 //	14 word_groups: the groups among the stations a broad word finds
 //	   (word_groups.go), so that a distinct search of one word reads its
 //	   total and walks only to its page.
-//	15 record codec v4: the source's last check (Record.Working) after the
-//	   coordinates; checks: the stations by that check's result (keys
-//	   "true" and "false"), for the working filter and facet.
+//	15 record codec v4: a byte of the source's flags (Record.Flags; the
+//	   first is its last check) after the coordinates; checks: the
+//	   stations by that check's result (keys "true" and "false"), for the
+//	   working filter and facet.
 //	16 search_orders: the records in the search's popular order (the
 //	   upstream's votes, then clicks) and bitrate order (order.go), so that
 //	   a search sorted by either walks to its page as the name order does.
@@ -217,6 +221,8 @@
 //   - files.go: the chunk keys of the files bucket
 //   - stationjson.go: station_json and BaseURLMark, the base URL's stand-in
 //     in stored JSON
+//   - dimensions.go: the buckets of the dimension table (package dim),
+//     which it declares here, and the lists of buckets they join
 //   - upstream_orders.go: upstream_orders, the Radio Browser API's orders
 //     stored as permutations of record numbers, and their sort keys
 //   - runs.go: when a posting list's run containers are worth keeping
@@ -286,12 +292,12 @@ var (
 )
 
 // AllBuckets lists every bucket a valid index must contain, in the order
-// `stationdex check` reports them.
+// `stationdex check` reports them: the format's own, with the buckets of
+// the dimension table after all_prefix (DeclareDimensionBuckets).
 var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
-	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketGenreLabels, BucketLocations,
-	BucketCodecs, BucketSchemes, BucketChecks, BucketBitrates, BucketGeo, BucketDictionary,
+	BucketBitrates, BucketGeo, BucketDictionary,
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketSearchOrders, BucketFiles,
 }
 
@@ -303,11 +309,12 @@ var RBAPIBuckets = [][]byte{
 	BucketRBAPIOrders,
 }
 
-// PostingBuckets are the buckets whose every value is a serialised bitmap.
+// PostingBuckets are the buckets whose every value is a serialised bitmap:
+// the format's own, with the dimension table's filings after all_prefix
+// (DeclareDimensionBuckets).
 var PostingBuckets = [][]byte{
 	BucketNames, BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
-	BucketCountries, BucketLangLabels, BucketLangCodes, BucketGenres, BucketLocations,
-	BucketCodecs, BucketSchemes, BucketChecks, BucketBitrates,
+	BucketBitrates,
 }
 
 // RBAPIPostingBuckets are the posting buckets among RBAPIBuckets.
@@ -315,8 +322,9 @@ var RBAPIPostingBuckets = [][]byte{
 	BucketRBAPIFlags, BucketRBAPIURLs, BucketRBAPICountries, BucketNameGrams,
 }
 
-// Keys of BucketRBAPIFlags: the snapshot record's flags (its last check
-// is the working dimension's, in BucketChecks).
+// Keys of BucketRBAPIFlags: the snapshot record's flags that no
+// dimension files (a dimension's flag is in Record.Flags and its own
+// bucket).
 const (
 	RBAPIFlagExtendedInfo = "has_extended_info"
 	RBAPIFlagGeo          = "has_geo_info"

@@ -197,14 +197,12 @@ func allIn(s string, class uint8) bool {
 //	         groups among the stations of key in bucket, one of
 //	         GroupCountedBuckets. No other keys.
 
-// DirectoryBuckets are the buckets the directory lists the values of.
-var DirectoryBuckets = [][]byte{BucketCountries, BucketGenres, BucketLangLabels, BucketLocations}
-
 // GroupCountedBuckets are the buckets listed_groups counts the keys of:
 // the directory's and the facets' (languages are listed by label and
 // counted by code; codecs are counted, not listed), in the order their
-// listed_groups keys sort.
-var GroupCountedBuckets = [][]byte{BucketChecks, BucketCodecs, BucketCountries, BucketGenres, BucketLangCodes, BucketLangLabels, BucketLocations}
+// listed_groups keys sort. The dimension table declares them
+// (DeclareDimensionBuckets).
+var GroupCountedBuckets [][]byte
 
 // ListedGroupsKey is the listed_groups key of key in directory bucket
 // bucket: the bucket's name, a zero byte (no bucket name holds one), key.

@@ -71,17 +71,30 @@ type Record struct {
 	StreamURL     string   // http(s) stream address or ""
 	Codec         string   // the stream's audio codec (MP3, AAC, AAC+, OGG, FLAC, OPUS) or "" when unknown
 	Geo           Geo      // coordinates, when known
-	// Working: the source's checker reached the stream at its last check
-	// before the snapshot. The node checks nothing itself.
-	Working bool
+	// Flags are the flags of the source record that a dimension reads
+	// (each row of package dim with a source flag names its bit and the
+	// field it is read from), so that a new one is not a codec change.
+	Flags Flags
 }
+
+// Flags is a set of the source record's flags, one bit each.
+type Flags uint8
+
+// MaxFlags is the number of flags a record can keep.
+const MaxFlags = 8
+
+// Has reports whether the flag of bit is set.
+func (f Flags) Has(bit uint8) bool { return bit < MaxFlags && f&(1<<bit) != 0 }
+
+// With is f with the flag of bit set.
+func (f Flags) With(bit uint8) Flags { return f | 1<<bit }
 
 // Record codec v4: the 16 UUID bytes, a uvarint bitrate, then the strings
 // Name, CountryCode, Country, Location, OfficialURL, StreamURL, Codec, then the lists
 // Languages, LanguageCodes, Genres, then the coordinates: a byte 0 (none)
 // or 1 followed by latitude and longitude in microdegrees as zigzag
-// varints, then a byte 1 when Working, else 0. A string is a uvarint byte
-// length and the bytes; a list is a uvarint count and that many strings.
+// varints, then a byte of Flags. A string is a uvarint byte length and
+// the bytes; a list is a uvarint count and that many strings.
 
 // maxListLen bounds a list count read from disk so that a corrupt count cannot
 // make the decoder allocate gigabytes before noticing.
@@ -107,10 +120,7 @@ func AppendRecord(dst []byte, r *Record) []byte {
 		dst = binary.AppendVarint(dst, int64(r.Geo.Lat))
 		dst = binary.AppendVarint(dst, int64(r.Geo.Lon))
 	}
-	if r.Working {
-		return append(dst, 1)
-	}
-	return append(dst, 0)
+	return append(dst, byte(r.Flags))
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -170,7 +180,7 @@ func DecodeOwned(owned []byte, r *Record, spare []string) ([]string, error) {
 		*l = d.list()
 	}
 	r.Geo = d.geo()
-	r.Working = d.flag("working")
+	r.Flags = d.flags()
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail("trailing bytes")
 	}
@@ -231,18 +241,18 @@ func (d *decoder) geo() Geo {
 	return g
 }
 
-// flag reads a byte that must be 0 or 1.
-func (d *decoder) flag(what string) bool {
+// flags reads the byte of Flags.
+func (d *decoder) flags() Flags {
 	if d.err != nil {
-		return false
+		return 0
 	}
-	if len(d.buf) == 0 || d.buf[0] > 1 {
-		d.fail(what + " flag missing or not 0 or 1")
-		return false
+	if len(d.buf) == 0 {
+		d.fail("flags missing")
+		return 0
 	}
-	on := d.buf[0] == 1
+	f := Flags(d.buf[0])
 	d.buf = d.buf[1:]
-	return on
+	return f
 }
 
 func (d *decoder) string() string {

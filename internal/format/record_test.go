@@ -139,3 +139,26 @@ func TestUUIDText(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordFlagsByte: the flags are the record's last byte, the first
+// flag's bit its value 1, as codec v4 wrote the source's last check, and
+// every flag comes back.
+func TestRecordFlagsByte(t *testing.T) {
+	for _, f := range []Flags{0, Flags(0).With(0), Flags(0).With(3).With(7)} {
+		r := Record{Name: "x", Languages: []string{}, LanguageCodes: []string{}, Genres: []string{}, Flags: f}
+		enc := AppendRecord(nil, &r)
+		if enc[len(enc)-1] != byte(f) {
+			t.Errorf("flags %08b: last byte %08b", f, enc[len(enc)-1])
+		}
+		var back Record
+		if err := DecodeRecord(enc, &back); err != nil || back.Flags != f {
+			t.Errorf("flags %08b: decoded %08b, %v", f, back.Flags, err)
+		}
+		if err := DecodeRecord(enc[:len(enc)-1], &back); err == nil {
+			t.Errorf("flags %08b: a record without its flags byte decoded", f)
+		}
+	}
+	if !Flags(1).Has(0) || Flags(1).Has(1) || Flags(0xff).Has(MaxFlags) {
+		t.Error("Has")
+	}
+}

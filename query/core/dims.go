@@ -25,7 +25,6 @@ const (
 	DimLocation = dim.Location
 	DimCodec    = dim.Codec
 	DimHTTPS    = dim.HTTPS
-	DimWorking  = dim.Working
 	// NumDims is the number of dimensions.
 	NumDims = dim.Count
 )

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"stationdex/internal/dim"
 	qoracle "stationdex/oracle"
 )
 
@@ -99,6 +100,9 @@ func TestLocationLabelsAsStationsSpellThem(t *testing.T) {
 	}
 }
 
+// DimWorking is the dimension of the source's last check.
+const DimWorking = dim.Working
+
 // workingQueries search the real snapshot by the working dimension, both
 // values, alone and beside words and each other filter kind, and a value
 // that is neither.
@@ -136,13 +140,13 @@ func TestWorkingMatchesOracleOnRealSnapshot(t *testing.T) {
 			t.Fatalf("%s: %v", q.String(), err)
 		}
 		got := res.Facets[DimWorking]
-		if want := oracleTop(o.Facets(request(q), qoracle.FacetWorking), qoracle.FacetWorking, 10); !sameCounts(got, want) {
+		if want := oracleTop(o.Facets(request(q), DimWorking.Name()), DimWorking.Name(), 10); !sameCounts(got, want) {
 			t.Fatalf("%s: facet working\n got %v\nwant %v", q.String(), got, want)
 		}
 		if len(got) == 2 {
 			both++
 		}
-		checkFacetURLs(t, ix, q, qoracle.FacetWorking, got)
+		checkFacetURLs(t, ix, q, DimWorking.Name(), got)
 	}
 	if both < 10 {
 		t.Errorf("only %d searches counted both values of working; the snapshot has both", both)

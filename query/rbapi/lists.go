@@ -74,9 +74,9 @@ func checkedOK(tx *bolt.Tx, wanted bool) (*roaring.Bitmap, error) {
 		return nil, nil
 	}
 	ok := roaring.New()
-	if v := tx.Bucket(format.BucketChecks).Get([]byte("true")); v != nil {
+	if v := tx.Bucket(checkedBucket).Get([]byte(checkedKey)); v != nil {
 		if _, err := ok.FromBuffer(v); err != nil {
-			return nil, fmt.Errorf("%w: %s true: %v", format.ErrCorrupt, format.BucketChecks, err)
+			return nil, fmt.Errorf("%w: %s %s: %v", format.ErrCorrupt, checkedBucket, checkedKey, err)
 		}
 	}
 	return ok, nil

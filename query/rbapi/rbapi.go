@@ -35,6 +35,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
@@ -297,7 +298,7 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 		key    string
 		keep   Tri
 	}{
-		{format.BucketChecks, "true", sel.CheckOK}, // the working dimension
+		{checkedBucket, checkedKey, sel.CheckOK},
 		{format.BucketRBAPIFlags, format.RBAPIFlagExtendedInfo, sel.ExtendedInfo},
 		{format.BucketRBAPIFlags, format.RBAPIFlagGeo, sel.Geo},
 		{format.BucketNames, fold.Key(sel.NameExact), present(sel.NameExact)},
@@ -328,6 +329,10 @@ func matches(s *core.Search, sel Select) (core.Set, error) {
 	}
 	return m, nil
 }
+
+// hidebroken keeps the stations that passed the source's last check, and
+// the lists count only those: the working dimension's key "true".
+var checkedBucket, checkedKey = dim.Working.FacetBucket(), "true"
 
 // Working is the number of stations that passed their last check.
 func Working(ix *core.Index) (int, error) {
