@@ -4,20 +4,30 @@ import (
 	"fmt"
 	"strings"
 
+	"stationdex/internal/dim"
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
 	"stationdex/query"
 )
 
-// siteDirectories are the directory kinds of the pages and the dimension
-// each lists, as server/page_directory.go has them.
-var siteDirectories = []struct {
+// siteDirectory is a directory kind of the pages and the dimension it
+// lists.
+type siteDirectory struct {
 	kind string
 	dim  query.Dim
-}{
-	{stationjson.KindCountries, query.DimCountry}, {stationjson.KindLanguages, query.DimLanguage},
-	{stationjson.KindGenres, query.DimGenre}, {stationjson.KindLocations, query.DimLocation},
 }
+
+// siteDirectories are the rows of the dimension table with a directory,
+// as the pages read them.
+var siteDirectories = func() []siteDirectory {
+	var out []siteDirectory
+	for d := range dim.Count {
+		if d.HasDirectory() {
+			out = append(out, siteDirectory{dim.Rows[d].Dir.Kind, d})
+		}
+	}
+	return out
+}()
 
 // SiteOf reads what a crawler reaches from an index: every station id in
 // the index's order, and every directory value with its station count,
@@ -44,20 +54,20 @@ func SiteOf(ix *query.Index) (Site, error) {
 // directoryOf lists a directory's values. A value whose key has no page
 // (stationjson.HasPage) is listed on the index without a link: it counts
 // for the index's pages and has no Segment.
-func directoryOf(ix *query.Index, kind string, dim query.Dim) (Directory, error) {
+func directoryOf(ix *query.Index, kind string, of query.Dim) (Directory, error) {
 	d := Directory{Kind: kind}
-	n, err := ix.ListingCount(dim)
+	n, err := ix.ListingCount(of)
 	if err != nil {
 		return d, err
 	}
-	_, vals, err := ix.Listings(dim, query.ByStations, 0, n)
+	_, vals, err := ix.Listings(of, query.ByStations, 0, n)
 	if err != nil {
 		return d, err
 	}
 	for _, v := range vals {
 		seg := ""
 		switch {
-		case dim == query.DimCountry:
+		case of == query.DimCountry:
 			seg = stationjson.PathSegment(strings.ToLower(v.Key))
 		case stationjson.HasPage(v.Key):
 			seg = stationjson.PathSegment(v.Key)

@@ -11,6 +11,7 @@ import (
 
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/raw"
+	"stationdex/internal/dim"
 	"stationdex/internal/fold"
 	"stationdex/internal/format"
 )
@@ -275,7 +276,7 @@ const apiMaxLimit = 50
 // apiPath is the /api/stations search with these filters.
 func apiPath(q, country, language, genre, codec string, limit, offset int) string {
 	v := url.Values{}
-	for k, val := range map[string]string{"q": q, "country": country, "language": language, "genre": genre, "codec": codec} {
+	for k, val := range map[string]string{"q": q, dim.Country.Name(): country, dim.Language.Name(): language, dim.Genre.Name(): genre, dim.Codec.Name(): codec} {
 		if val != "" {
 			v.Set(k, val)
 		}
