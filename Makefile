@@ -123,10 +123,16 @@ lint-go:
 	$(GO) tool staticcheck ./...
 	$(GO) tool errcheck -ignoretests -exclude .errcheck-excludes ./...
 
+# The packages whose tests take longest, named first: go test starts the
+# packages' test binaries in the order given, two at a time on two cores,
+# so these start at once and the many short ones run beside them, instead
+# of the longest starting last and running alone.
+SLOW_TEST_PKGS := ./server/ ./query/core/ ./indexer/ ./query/rbapi/
+
 ## test-unit: go test of both modules' packages; the demo micro-benchmarks
 ## once each, so that they cannot rot
 test-unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 $(SLOW_TEST_PKGS) ./...
 	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x $(DEMO_BENCH_PKGS)
 
 ## test-race: the packages with shared state under the race detector,
