@@ -302,3 +302,15 @@ func (c *responseCache) Stats() CacheStats {
 		Bytes: size, MaxBytes: max(c.max, 0), Entries: n, Declined: c.declined.Load(),
 	}
 }
+
+// heldBytes adds up the sizes of the entries held, for the tests to
+// check the running count against.
+func (c *responseCache) heldBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		n += el.Value.(*cacheEntry).size
+	}
+	return n
+}
