@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,8 +42,8 @@ func TestNPMClient(t *testing.T) {
 		if testing.Short() {
 			t.Skip("indexes the real snapshot")
 		}
-		path := realdata.Need(t)
-		s, recs := realServer(t, path)
+		realdata.Need(t)
+		s, recs := realServer(t)
 		checkNPMClient(t, node, module, s, recs)
 	})
 }
@@ -67,24 +68,30 @@ func npmClientModule(t *testing.T) string {
 	return ""
 }
 
-// realServer indexes the real snapshot and serves it; the records are
-// the snapshot's as read.
-func realServer(t *testing.T, path string) (*Server, []map[string]any) {
-	f, err := os.Open(path)
+// realServer serves the real snapshot's index, the one the package's
+// tests share (realIndexOnce: indexed once per test binary, with the Radio
+// Browser API's section and the input's snapshot time, as newBuiltServer
+// would); the records are the snapshot's as read.
+func realServer(t *testing.T) (*Server, []map[string]any) {
+	ix, err := realIndexOnce()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	return newBuiltServer(t, indexer.Input{Name: path, R: f}, time.Time{}), readGzipRecords(t, path)
+	s := New(testConfig(nil), fixedSource{ix})
+	t.Cleanup(func() { _ = s.Close() })
+	recs, err := realSourceRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, recs
 }
 
-func readGzipRecords(t *testing.T, path string) []map[string]any {
-	recs, err := readSourceRecords(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
+// realSourceRecords is the real snapshot's records as the source has them
+// (readSourceRecords), read once per test binary; the tests only read
+// them.
+var realSourceRecords = sync.OnceValues(func() ([]map[string]any, error) {
+	return readSourceRecords(realdata.Path())
+})
 
 // readSourceRecords decodes the records of a gzipped NDJSON snapshot as
 // the source has them; lines that are not JSON objects are left out.

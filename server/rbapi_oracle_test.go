@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"stationdex/indexer/realdata"
 	"stationdex/internal/format"
 	"stationdex/oracle"
 	"stationdex/query"
@@ -91,7 +90,7 @@ var realRBAPIOracle = sync.OnceValues(func() (rbOracleData, error) {
 	if err != nil {
 		return rbOracleData{}, err
 	}
-	source, err := readSourceRecords(realdata.Path())
+	source, err := realSourceRecords()
 	return rbOracleData{oracle.NewUpstream(o, source), source}, err
 })
 
