@@ -1,10 +1,18 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+
+	"stationdex/indexer"
+	"stationdex/internal/format"
+	"stationdex/query/internal/testindex"
 )
 
 // TestPlainMatchesBitmapPathAcrossKeys compares the plain path (key by key
@@ -16,26 +24,12 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an index of 140,000 stations")
 	}
-	const n = 140000
-	rng := rand.New(rand.NewPCG(3, 5))
-	words := []string{"radio", "rock", "jazz", "news", "classic", "fm", "nova", "star", "sun", "deep"}
-	countries := [][2]string{{"DE", "Germany"}, {"FR", "France"}, {"US", "The United States Of America"}, {"GR", "Greece"}}
-	langs := []string{"german", "french", "english", "greek", ""}
-	stations := make([]station, n)
-	for i := range stations {
-		name := words[rng.IntN(len(words))]
-		for range rng.IntN(3) {
-			name += " " + words[rng.IntN(len(words))]
-		}
-		if rng.IntN(4) == 0 {
-			name += fmt.Sprintf(" %d", rng.IntN(300))
-		}
-		c := countries[rng.IntN(len(countries))]
-		tags := words[rng.IntN(len(words))] + "," + words[rng.IntN(len(words))]
-		stations[i] = station{N: i + 1, Name: name, CC: c[0], Country: c[1], State: "",
-			Language: langs[rng.IntN(len(langs))], Tags: tags}
+	const n = acrossKeysStations
+	path, err := acrossKeysIndex()
+	if err != nil {
+		t.Fatal(err)
 	}
-	ix := openIndex(t, buildIndex(t, ndjson(stations)))
+	ix := openIndex(t, path)
 	if got := ix.Meta().Stations; got != n {
 		t.Fatalf("%d stations indexed, want %d", got, n)
 	}
@@ -88,3 +82,38 @@ func TestPlainMatchesBitmapPathAcrossKeys(t *testing.T) {
 		}
 	}
 }
+
+// acrossKeysStations is the number of stations of acrossKeysIndex: over
+// two container keys of 65,536 records.
+const acrossKeysStations = 140000
+
+// acrossKeysIndex is the index file of TestPlainMatchesBitmapPathAcrossKeys,
+// built once per test binary into the shared directory, with the options
+// of testindex.Build: TestConjunctionWithoutKernels runs that test again
+// with the array kernels off, which play no part in building, and each
+// run opens the file afresh.
+var acrossKeysIndex = sync.OnceValues(func() (string, error) {
+	const n = acrossKeysStations
+	rng := rand.New(rand.NewPCG(3, 5))
+	words := []string{"radio", "rock", "jazz", "news", "classic", "fm", "nova", "star", "sun", "deep"}
+	countries := [][2]string{{"DE", "Germany"}, {"FR", "France"}, {"US", "The United States Of America"}, {"GR", "Greece"}}
+	langs := []string{"german", "french", "english", "greek", ""}
+	stations := make([]station, n)
+	for i := range stations {
+		name := words[rng.IntN(len(words))]
+		for range rng.IntN(3) {
+			name += " " + words[rng.IntN(len(words))]
+		}
+		if rng.IntN(4) == 0 {
+			name += fmt.Sprintf(" %d", rng.IntN(300))
+		}
+		c := countries[rng.IntN(len(countries))]
+		tags := words[rng.IntN(len(words))] + "," + words[rng.IntN(len(words))]
+		stations[i] = station{N: i + 1, Name: name, CC: c[0], Country: c[1], State: "",
+			Language: langs[rng.IntN(len(langs))], Tags: tags}
+	}
+	path := filepath.Join(sharedDir, "across-keys.idx")
+	opts := indexer.Options{SnapshotAt: testindex.Snapshot, Sections: format.SectionRBAPI}
+	_, err := indexer.Build(context.Background(), path, opts, indexer.Input{Name: "test.ndjson", R: strings.NewReader(ndjson(stations))})
+	return path, err
+})
