@@ -1,7 +1,9 @@
 package facets
 
 import (
+	"encoding/json"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 
@@ -66,7 +68,7 @@ func realIndex(tb testing.TB) (*core.Index, *oracle) {
 	tb.Helper()
 	path, recs, _ := testindex.Real(tb)
 	real.once.Do(func() {
-		real.recs, real.oracle = recs, &oracle{qoracle.New(recs)}
+		real.recs, real.oracle = recs, &oracle{Oracle: qoracle.New(recs)}
 		real.ix, real.err = core.Open(path)
 	})
 	if real.err != nil {
@@ -76,7 +78,31 @@ func realIndex(tb testing.TB) (*core.Index, *oracle) {
 }
 
 // oracle adapts the linear-scan oracle (package oracle) to core.Query.
-type oracle struct{ *qoracle.Oracle }
+type oracle struct {
+	*qoracle.Oracle
+	// facetCounts holds the facet counts answered so far (the request as
+	// JSON and the facet, to []qoracle.FacetCount): the tests ask the same
+	// ones for each facet limit, and each answer is a scan of every
+	// station.
+	facetCounts sync.Map
+}
+
+type facetKey struct{ request, facet string }
+
+// Facets is the oracle's Facets, each request and facet counted once.
+func (o *oracle) Facets(q qoracle.Request, facet string) []qoracle.FacetCount {
+	request, err := json.Marshal(q)
+	if err != nil { // a bound JSON cannot write (NaN): counted every time
+		return o.Oracle.Facets(q, facet)
+	}
+	key := facetKey{string(request), facet}
+	if counts, ok := o.facetCounts.Load(key); ok {
+		return slices.Clone(counts.([]qoracle.FacetCount))
+	}
+	counts := o.Oracle.Facets(q, facet)
+	o.facetCounts.Store(key, counts)
+	return slices.Clone(counts)
+}
 
 func (o *oracle) search(q core.Query) []format.UUID {
 	if q.Distinct {
