@@ -262,8 +262,10 @@ func (g *upGen) search(kind string) UpRequest {
 		panic("traffic: unknown upstream kind " + kind)
 	}
 	r := UpRequest{Kind: kind, Path: s.Path(), Search: &s}
-	// /api has no "working stations only" filter, and pages of at most
-	// apiMaxLimit: no twin for those.
+	// No twin for a page over apiMaxLimit, which /api does not serve, nor
+	// for hidebroken: /api's working=true would give it one, but the
+	// mix's twins were measured without, and adding them would change
+	// the mix that earlier reports compare against.
 	if twin && !s.HideBroken && s.Limit <= apiMaxLimit {
 		r.API = apiPath(s.Name, s.CountryCode, s.Language, s.Tag, s.Codec, s.Limit, s.Offset)
 	}
