@@ -55,7 +55,7 @@ func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 		if err := b.Put(key, v); err != nil {
 			return err
 		}
-		return reseal(tx)
+		return format.Reseal(tx)
 	})
 	if cerr := db.Close(); err == nil {
 		err = cerr
@@ -83,30 +83,4 @@ func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 	if first == second {
 		t.Errorf("places 0 and 1 of the popular order hold record %d both", first)
 	}
-}
-
-// reseal stores the checksums of every bucket of tx, as the indexer does,
-// so that the file opens and only check's own verification can find what
-// was changed.
-func reseal(tx *bolt.Tx) error {
-	var sums []format.BucketSum
-	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-		var s format.Summer
-		err := b.ForEach(func(k, v []byte) error {
-			if format.Summed(name, k) {
-				s.Add(k, v)
-			}
-			return nil
-		})
-		sums = append(sums, s.Sum(name))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	doc, err := format.EncodeChecksums(sums)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(format.BucketMeta).Put(format.KeyChecksums, doc)
 }

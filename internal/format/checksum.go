@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Checksums. The writer sums every bucket it writes, whatever the bucket,
@@ -190,6 +192,33 @@ func EncodeChecksums(sums []BucketSum) ([]byte, error) {
 	sums = slices.Clone(sums)
 	slices.SortFunc(sums, func(a, b BucketSum) int { return strings.Compare(a.Bucket, b.Bucket) })
 	return json.Marshal(sums)
+}
+
+// Reseal recomputes the checksum of every bucket of tx and stores them
+// as the indexer does, so that a file edited in place (by a test that
+// damages one value, or a repair) opens again and only a deeper check
+// finds what was changed.
+func Reseal(tx *bolt.Tx) error {
+	var sums []BucketSum
+	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		var s Summer
+		err := b.ForEach(func(k, v []byte) error {
+			if Summed(name, k) {
+				s.Add(k, v)
+			}
+			return nil
+		})
+		sums = append(sums, s.Sum(name))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	doc, err := EncodeChecksums(sums)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(BucketMeta).Put(KeyChecksums, doc)
 }
 
 // DecodeChecksums decodes the stored document of KeyChecksums. Errors wrap

@@ -64,7 +64,7 @@ func TestCheckFindsDamagedUpstreamOrders(t *testing.T) {
 				if err := tt.damage(tx); err != nil {
 					return err
 				}
-				return testindex.Reseal(tx)
+				return format.Reseal(tx)
 			})
 			if cerr := db.Close(); err == nil {
 				err = cerr

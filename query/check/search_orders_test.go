@@ -66,7 +66,7 @@ func TestCheckFindsDamagedSearchOrders(t *testing.T) {
 				if err := tt.damage(tx); err != nil {
 					return err
 				}
-				return testindex.Reseal(tx)
+				return format.Reseal(tx)
 			})
 			if cerr := db.Close(); err == nil {
 				err = cerr

@@ -52,7 +52,7 @@ func resealed(t *testing.T, fn func(tx *bolt.Tx) error) string {
 }
 
 // reseal stores the checksums of every bucket of tx, as the indexer does.
-func reseal(tx *bolt.Tx) error { return testindex.Reseal(tx) }
+func reseal(tx *bolt.Tx) error { return format.Reseal(tx) }
 
 func copyFile(t *testing.T, src string) string { t.Helper(); return testindex.CopyFile(t, src) }
 

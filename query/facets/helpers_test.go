@@ -41,7 +41,7 @@ func openIndex(tb testing.TB, path string) *core.Index {
 	return ix
 }
 
-func reseal(tx *bolt.Tx) error { return testindex.Reseal(tx) }
+func reseal(tx *bolt.Tx) error { return format.Reseal(tx) }
 
 func copyFile(t *testing.T, src string) string { t.Helper(); return testindex.CopyFile(t, src) }
 

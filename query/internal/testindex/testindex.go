@@ -4,7 +4,7 @@
 // indexer, so only tests import it (internal: nothing outside query/ may).
 //
 // File map:
-//   - testindex.go: stations, their NDJSON, building, resealing and
+//   - testindex.go: stations, their NDJSON, building and
 //     copying index files, the real snapshot
 //   - race.go, norace.go: whether the race detector is built in
 package testindex
@@ -21,8 +21,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"stationdex/indexer"
 	"stationdex/indexer/realdata"
@@ -154,30 +152,6 @@ func ReadRecords(tb testing.TB, in indexer.Input) []format.Record {
 		tb.Fatalf("read records: %v", err)
 	}
 	return recs
-}
-
-// Reseal stores the checksums of every bucket of tx, as the indexer does.
-func Reseal(tx *bolt.Tx) error {
-	var sums []format.BucketSum
-	err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-		var s format.Summer
-		err := b.ForEach(func(k, v []byte) error {
-			if format.Summed(name, k) {
-				s.Add(k, v)
-			}
-			return nil
-		})
-		sums = append(sums, s.Sum(name))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	doc, err := format.EncodeChecksums(sums)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(format.BucketMeta).Put(format.KeyChecksums, doc)
 }
 
 // CopyFile copies src into a temporary file.
