@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -193,7 +194,9 @@ func (o *npmOracle) checkStations(t *testing.T, got map[string]json.RawMessage, 
 		"byUuid": {b, a},
 		"byUrl":  o.ids(func(r map[string]any) bool { return recText(r, "url") == url }),
 		"substring": o.ids(func(r map[string]any) bool {
-			return working(r) && nameHolds(recText(r, "name"), "jazz")
+			// The name as the node keeps it: entities decoded (README's
+			// cleaning), as the sample's "&#82;&#97;..." station shows.
+			return working(r) && nameHolds(html.UnescapeString(recText(r, "name")), "jazz")
 		}),
 		"topVote":      o.top("votes", 5),
 		"byClickCount": o.top("clickcount", 7),
