@@ -41,25 +41,15 @@ func TestCheckFindsDamagedSearchOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first, second uint32
-	db, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = format.Edit(path, func(tx *bolt.Tx) error {
 		b := tx.Bucket(format.BucketSearchOrders)
 		key := format.SearchOrderKey(nil, format.SortPopular, 0)
 		v := bytes.Clone(b.Get(key))
 		first, second = binary.LittleEndian.Uint32(v), binary.LittleEndian.Uint32(v[4:])
 		binary.LittleEndian.PutUint32(v, second)
 		binary.LittleEndian.PutUint32(v[4:], first)
-		if err := b.Put(key, v); err != nil {
-			return err
-		}
-		return format.Reseal(tx)
+		return b.Put(key, v)
 	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

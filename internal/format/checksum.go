@@ -221,6 +221,26 @@ func Reseal(tx *bolt.Tx) error {
 	return tx.Bucket(BucketMeta).Put(KeyChecksums, doc)
 }
 
+// Edit applies edit to the file at path in one transaction and reseals
+// it (see Reseal): how a test damages one value of a built file so that
+// only a deeper check than the one at open can find it.
+func Edit(path string, edit func(tx *bolt.Tx) error) error {
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		return err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := edit(tx); err != nil {
+			return err
+		}
+		return Reseal(tx)
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // DecodeChecksums decodes the stored document of KeyChecksums. Errors wrap
 // ErrCorrupt.
 func DecodeChecksums(raw []byte) ([]BucketSum, error) {

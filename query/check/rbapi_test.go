@@ -56,20 +56,7 @@ func TestCheckFindsDamagedUpstreamOrders(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := testindex.CopyFile(t, path)
-			db, err := bolt.Open(p, 0o644, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
-				if err := tt.damage(tx); err != nil {
-					return err
-				}
-				return format.Reseal(tx)
-			})
-			if cerr := db.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			if err := format.Edit(p, tt.damage); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := Check(p); !errors.Is(err, format.ErrCorrupt) {
