@@ -433,7 +433,7 @@ func TestSwapEmptiesCache(t *testing.T) {
 	if s.Cache.Get(b, "old", "") != nil {
 		t.Error("a request on the replaced snapshot stored into the cache")
 	}
-	if s.Cache.Current != b {
+	if s.Cache.Current() != b {
 		t.Error("a request on the replaced snapshot made it current again")
 	}
 	misses := s.CacheStats().Misses
@@ -547,8 +547,8 @@ func TestCacheTargetsEvicted(t *testing.T) {
 	}
 	c.Put(ix, "k1", "", &core.Entity{Body: body})
 	c.Put(ix, "k2", "", &core.Entity{Body: body}) // evicts k0, the least recently used
-	if e, _ := c.GetTarget(ix, "t0"); e != nil || len(c.Targets) != 0 {
-		t.Errorf("the target of an evicted entry is still known (%d targets)", len(c.Targets))
+	if e, _ := c.GetTarget(ix, "t0"); e != nil || c.TargetCount() != 0 {
+		t.Errorf("the target of an evicted entry is still known (%d targets)", c.TargetCount())
 	}
 }
 

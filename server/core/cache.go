@@ -21,9 +21,31 @@ import (
 // the index before (the one just replaced) bypass the cache, so a slow old
 // request can neither serve nor store a body of the old snapshot, and can
 // not make it current again.
+//
+// A hit takes no lock that another key's hit takes. The entries are kept
+// in shards by the key's hash, each with its own lock, its own LRU list
+// and its own share of the byte bound, and a shard evicts its own least
+// recently used entries when it is over its share; a request target is
+// kept in the shard of its own hash and names an entry of any shard. Which
+// snapshot is current, and the shards that hold its entities, are one
+// generation, read through an atomic pointer: a new snapshot or a purge
+// makes a new generation (under the one lock that hits never take), so a
+// request can never find a body of another snapshot in the shards it
+// reads. A small cache (under 2*minShardBytes) has one shard, an exact
+// LRU over the whole bound; the default bound has maxShards of 4 MB each,
+// and an entity larger than its shard's share is never stored.
 
 // DefaultCacheBytes is the default bound of the response cache.
 const DefaultCacheBytes = 64 << 20
+
+// Shards: as many as the bound gives minShardBytes each, a power of two
+// up to maxShards. With two cores and a handful of goroutines answering
+// at once, 16 shards make two hits meet on a lock rarely; more would only
+// cut the share an entity may use.
+const (
+	minShardBytes = 4 << 20
+	maxShards     = 16
+)
 
 // Admission. With minUses 2 (the default) a body is stored only when its
 // key was asked for once already, recently: a stream of one-off searches
@@ -33,7 +55,8 @@ const DefaultCacheBytes = 64 << 20
 // key hashes, one slot per seenSlotBytes of the bound (at least
 // minSeenSlots): a key is forgotten once another lands in its slot, so the
 // table remembers about as many keys as the cache could hold several times
-// over, in 8 bytes each. With minUses 1 every 200 is stored.
+// over, in 8 bytes each. Its slots are read and written atomically, with
+// no lock. With minUses 1 every 200 is stored.
 const (
 	DefaultCacheMinUses = 2
 	seenSlotBytes       = 2 << 10
@@ -60,40 +83,91 @@ type responseCache struct {
 	max     int64
 	minUses int
 	seed    maphash.Seed
+	shards  int   // per generation, a power of two
+	share   int64 // each shard's part of max
 
-	mu       sync.Mutex
-	Current  Index // the snapshot whose entities are held
-	previous Index // the one it replaced: bypasses the cache
-	entries  map[string]*list.Element
-	Targets  map[string]*list.Element // request targets known to name an entry (see aliasLocked)
-	lru      list.List                // of *cacheEntry, most recently used first
-	size     int64
-	seen     []uint64 // admission: hashes of keys asked for once (see DefaultCacheMinUses)
+	gen atomic.Pointer[generation]
 
-	hits, misses, evictions, declined atomic.Uint64
+	mu       sync.Mutex  // makes generations; hits never take it
+	counted  shardCounts // of the generations before the current one
+	declined atomic.Uint64
+}
+
+// generation is the cache of one snapshot between purges.
+type generation struct {
+	ix       Index           // the snapshot whose entities are held
+	previous Index           // the one it replaced: bypasses the cache
+	seen     []atomic.Uint64 // admission: hashes of keys asked for once
+	shards   []shard
+}
+
+// shardCounts are a shard's counters, kept under its lock.
+type shardCounts struct{ hits, misses, evictions uint64 }
+
+func (a *shardCounts) add(b shardCounts) {
+	a.hits += b.hits
+	a.misses += b.misses
+	a.evictions += b.evictions
+}
+
+type shard struct {
+	mu      sync.Mutex
+	entries map[string]*list.Element
+	lru     list.List // of *cacheEntry, most recently used first
+	size    int64
+	shardCounts
+
+	tmu     sync.Mutex               // the targets; taken after mu, never before
+	targets map[string]*list.Element // request targets (hashed here) known to name an entry (see aliasLocked)
+
+	_ [64]byte // keeps the next shard's locks off this one's cache line
 }
 
 type cacheEntry struct {
 	key     string
 	e       *Entity
 	size    int64
-	targets []string // its keys in targets
+	shard   *shard   // where it is held; immutable
+	held    bool     // still in its shard, under shard.mu
+	targets []string // its request targets
 }
 
 // NewResponseCache returns a cache bounded to max bytes that stores a body
 // on the minUses-th request for it (1 or 2); max <= 0 gives a disabled
 // cache (every lookup a miss, nothing stored).
 func NewResponseCache(max int64, minUses int) *responseCache {
-	c := &responseCache{max: max, minUses: minUses, seed: maphash.MakeSeed(),
-		entries: map[string]*list.Element{}, Targets: map[string]*list.Element{}}
-	if max > 0 && minUses > 1 {
+	c := &responseCache{max: max, minUses: minUses, seed: maphash.MakeSeed(), shards: 1}
+	for c.shards < maxShards && max/int64(2*c.shards) >= minShardBytes {
+		c.shards *= 2
+	}
+	c.share = max / int64(c.shards)
+	c.gen.Store(c.newGeneration(nil, nil, nil))
+	return c
+}
+
+// newGeneration returns empty shards for ix; seen nil makes a new table.
+func (c *responseCache) newGeneration(ix, previous Index, seen []atomic.Uint64) *generation {
+	if seen == nil && c.max > 0 && c.minUses > 1 {
 		slots := minSeenSlots
-		for int64(slots)*seenSlotBytes < max && slots < maxSeenSlots {
+		for int64(slots)*seenSlotBytes < c.max && slots < maxSeenSlots {
 			slots <<= 1
 		}
-		c.seen = make([]uint64, slots)
+		seen = make([]atomic.Uint64, slots)
 	}
-	return c
+	g := &generation{ix: ix, previous: previous, seen: seen, shards: make([]shard, c.shards)}
+	for i := range g.shards {
+		g.shards[i].entries = map[string]*list.Element{}
+		g.shards[i].targets = map[string]*list.Element{}
+	}
+	return g
+}
+
+// hash is key's hash: its low bits pick an admission slot, its high bits
+// a shard.
+func (c *responseCache) hash(key string) uint64 { return maphash.String(c.seed, key) }
+
+func (g *generation) shardOf(h uint64) *shard {
+	return &g.shards[(h>>40)&uint64(len(g.shards)-1)]
 }
 
 // admit tells whether the body of key, just built for ix after a miss,
@@ -103,21 +177,16 @@ func (c *responseCache) admit(ix Index, key string) bool {
 	if !c.enabled() {
 		return false
 	}
-	if c.seen == nil {
-		return true
-	}
-	h := maphash.String(c.seed, key) | 1 // 0 marks an empty slot
-	slot := &c.seen[h&uint64(len(c.seen)-1)]
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ix != c.Current {
+	g := c.gen.Load()
+	if g.seen == nil || ix != g.ix {
 		return true // put decides (a new snapshot, or a replaced one)
 	}
-	if *slot == h {
-		*slot = 0
+	h := c.hash(key) | 1 // 0 marks an empty slot
+	slot := &g.seen[h&uint64(len(g.seen)-1)]
+	if slot.CompareAndSwap(h, 0) {
 		return true
 	}
-	*slot = h
+	slot.Store(h)
 	c.declined.Add(1)
 	return false
 }
@@ -126,27 +195,33 @@ func (c *responseCache) enabled() bool { return c.max > 0 }
 
 // Get returns the entity stored under key for ix, or nil. When there is
 // one, target (the request as sent; "" for none) is remembered as naming
-// it, for getTarget.
+// it, for GetTarget.
 func (c *responseCache) Get(ix Index, key, target string) *Entity {
 	if !c.enabled() {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.adopt(ix) {
-		c.misses.Add(1)
+	g := c.adopt(ix)
+	if g == nil {
+		g = c.gen.Load()
+		s := g.shardOf(c.hash(key))
+		s.mu.Lock()
+		s.misses++
+		s.mu.Unlock()
 		return nil
 	}
-	el, ok := c.entries[key]
+	s := g.shardOf(c.hash(key))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.entries[key]
 	if !ok {
-		c.misses.Add(1)
+		s.misses++
 		return nil
 	}
-	c.hits.Add(1)
-	c.lru.MoveToFront(el)
+	s.hits++
+	s.lru.MoveToFront(el)
 	e := el.Value.(*cacheEntry).e
-	c.aliasLocked(el, target)
-	c.evict()
+	c.aliasLocked(g, el, target)
+	c.evict(g, s)
 	return e
 }
 
@@ -164,91 +239,132 @@ const (
 
 // GetTarget returns the entity that target was answered with on ix, and
 // its key, or nil. A miss is not counted: the lookup by key that follows
-// counts it.
+// counts it. It takes the target's shard's lock, then the entry's.
 func (c *responseCache) GetTarget(ix Index, target string) (*Entity, string) {
 	if !c.enabled() || target == "" {
 		return nil, ""
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.Targets[target]
-	if !ok || ix != c.Current {
+	g := c.gen.Load()
+	if ix != g.ix {
 		return nil, ""
 	}
-	c.hits.Add(1)
-	c.lru.MoveToFront(el)
+	ts := g.shardOf(c.hash(target))
+	ts.tmu.Lock()
+	el := ts.targets[target]
+	ts.tmu.Unlock()
+	if el == nil {
+		return nil, ""
+	}
 	ce := el.Value.(*cacheEntry)
+	s := ce.shard
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ce.held { // evicted since
+		return nil, ""
+	}
+	s.hits++
+	s.lru.MoveToFront(el)
 	return ce.e, ce.key
 }
 
 // aliasLocked records that target, a request, was answered with the
 // entry el, unless target is empty or known, or the entry has all the
-// targets it may. The caller holds mu and evicts afterwards.
-func (c *responseCache) aliasLocked(el *list.Element, target string) {
+// targets it may. The caller holds the entry's shard's mu and evicts
+// afterwards.
+func (c *responseCache) aliasLocked(g *generation, el *list.Element, target string) {
 	ce := el.Value.(*cacheEntry)
-	if _, known := c.Targets[target]; target == "" || known || len(ce.targets) >= MaxTargets {
+	if target == "" || len(ce.targets) >= MaxTargets {
 		return
 	}
-	c.Targets[target] = el
+	for _, t := range ce.targets {
+		if t == target {
+			return
+		}
+	}
+	ts := g.shardOf(c.hash(target))
+	ts.tmu.Lock()
+	_, known := ts.targets[target]
+	if !known {
+		ts.targets[target] = el
+	}
+	ts.tmu.Unlock()
+	if known {
+		return
+	}
 	ce.targets = append(ce.targets, target)
 	n := int64(len(target) + TargetOverhead)
 	ce.size += n
-	c.size += n
+	ce.shard.size += n
 }
 
 // Put stores e under key for ix, evicting as needed, and remembers target
-// as naming it (see get).
+// as naming it (see Get).
 func (c *responseCache) Put(ix Index, key, target string, e *Entity) {
 	size := EntrySize(key, e)
-	if !c.enabled() || size > c.max {
+	if !c.enabled() || size > c.share {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.adopt(ix) {
+	g := c.adopt(ix)
+	if g == nil {
 		return
 	}
-	el, ok := c.entries[key]
+	s := g.shardOf(c.hash(key))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.entries[key]
 	if ok { // built twice at once: keep the first
-		c.lru.MoveToFront(el)
+		s.lru.MoveToFront(el)
 	} else {
-		el = c.lru.PushFront(&cacheEntry{key: key, e: e, size: size})
-		c.entries[key] = el
-		c.size += size
+		el = s.lru.PushFront(&cacheEntry{key: key, e: e, size: size, shard: s, held: true})
+		s.entries[key] = el
+		s.size += size
 	}
-	c.aliasLocked(el, target)
-	c.evict()
+	c.aliasLocked(g, el, target)
+	c.evict(g, s)
 }
 
 // AddVariant stores z as e's variant in coding cd, when e is still held for
 // ix under key: the variant is then counted in the bound like the rest.
 func (c *responseCache) AddVariant(ix Index, key string, e *Entity, cd Coding, z []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok || ix != c.Current || el.Value.(*cacheEntry).e != e || e.Variants[cd].Load() != nil {
+	g := c.gen.Load()
+	if ix != g.ix || !c.enabled() {
+		return
+	}
+	s := g.shardOf(c.hash(key))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.entries[key]
+	if !ok || el.Value.(*cacheEntry).e != e || e.Variants[cd].Load() != nil {
 		return
 	}
 	ce := el.Value.(*cacheEntry)
 	e.Variants[cd].Store(&z)
 	ce.size += int64(len(z))
-	c.size += int64(len(z))
-	c.evict()
+	s.size += int64(len(z))
+	c.evict(g, s)
 }
 
-// adopt makes ix the current snapshot if it is a new one, emptying the
-// cache, and reports whether ix may use the cache. Called with mu held.
-func (c *responseCache) adopt(ix Index) bool {
+// adopt returns the generation ix may use, making ix the current
+// snapshot (in a new, empty generation) if it is a new one, or nil when
+// ix may not use the cache.
+func (c *responseCache) adopt(ix Index) *generation {
+	g := c.gen.Load()
 	switch ix {
-	case c.Current:
-		return true
-	case c.previous, nil:
-		return false
+	case g.ix:
+		return g
+	case g.previous, nil:
+		return nil
 	}
-	c.previous, c.Current = c.Current, ix
-	c.clear()
-	clear(c.seen)
-	return true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g = c.gen.Load()
+	switch ix {
+	case g.ix:
+		return g
+	case g.previous:
+		return nil
+	}
+	return c.replace(g, c.newGeneration(ix, g.ix, nil))
 }
 
 // Purge empties the cache now, when a new snapshot has been swapped in, so
@@ -256,30 +372,43 @@ func (c *responseCache) adopt(ix Index) bool {
 // one. Which snapshot is current is still decided by adopt.
 func (c *responseCache) Purge() {
 	c.mu.Lock()
-	c.clear()
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	g := c.gen.Load()
+	c.replace(g, c.newGeneration(g.ix, g.previous, g.seen))
 }
 
-// clear empties the cache. Called with mu held.
-func (c *responseCache) clear() {
-	clear(c.entries)
-	clear(c.Targets)
-	c.lru.Init()
-	c.size = 0
+// replace makes next the current generation in place of g, keeping g's
+// counters. Called with mu held.
+func (c *responseCache) replace(g, next *generation) *generation {
+	for i := range g.shards {
+		s := &g.shards[i]
+		s.mu.Lock()
+		c.counted.add(s.shardCounts)
+		s.shardCounts = shardCounts{} // a request still on g counts from nought
+		s.mu.Unlock()
+	}
+	c.gen.Store(next)
+	return next
 }
 
-// evict drops least recently used entries until the size is within the
-// bound. Called with mu held.
-func (c *responseCache) evict() {
-	for c.size > c.max {
-		el := c.lru.Back()
-		ce := c.lru.Remove(el).(*cacheEntry)
-		delete(c.entries, ce.key)
+// evict drops s's least recently used entries until its size is within
+// its share of the bound. Called with s.mu held.
+func (c *responseCache) evict(g *generation, s *shard) {
+	for s.size > c.share {
+		el := s.lru.Back()
+		ce := s.lru.Remove(el).(*cacheEntry)
+		ce.held = false
+		delete(s.entries, ce.key)
 		for _, t := range ce.targets {
-			delete(c.Targets, t)
+			ts := g.shardOf(c.hash(t))
+			ts.tmu.Lock()
+			if ts.targets[t] == el {
+				delete(ts.targets, t)
+			}
+			ts.tmu.Unlock()
 		}
-		c.size -= ce.size
-		c.evictions.Add(1)
+		s.size -= ce.size
+		s.evictions++
 	}
 }
 
@@ -295,22 +424,54 @@ func EntrySize(key string, e *Entity) int64 {
 
 func (c *responseCache) Stats() CacheStats {
 	c.mu.Lock()
-	size, n := c.size, len(c.entries)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	g := c.gen.Load()
+	counts := c.counted
+	var size int64
+	var n int
+	for i := range g.shards {
+		s := &g.shards[i]
+		s.mu.Lock()
+		counts.add(s.shardCounts)
+		size += s.size
+		n += len(s.entries)
+		s.mu.Unlock()
+	}
 	return CacheStats{
-		Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(),
+		Hits: counts.hits, Misses: counts.misses, Evictions: counts.evictions,
 		Bytes: size, MaxBytes: max(c.max, 0), Entries: n, Declined: c.declined.Load(),
 	}
+}
+
+// Current is the snapshot whose entities the cache holds (nil before the
+// first request).
+func (c *responseCache) Current() Index { return c.gen.Load().ix }
+
+// TargetCount is how many request targets name an entry.
+func (c *responseCache) TargetCount() int {
+	g := c.gen.Load()
+	n := 0
+	for i := range g.shards {
+		s := &g.shards[i]
+		s.tmu.Lock()
+		n += len(s.targets)
+		s.tmu.Unlock()
+	}
+	return n
 }
 
 // heldBytes adds up the sizes of the entries held, for the tests to
 // check the running count against.
 func (c *responseCache) heldBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	g := c.gen.Load()
 	var n int64
-	for el := c.lru.Front(); el != nil; el = el.Next() {
-		n += el.Value.(*cacheEntry).size
+	for i := range g.shards {
+		s := &g.shards[i]
+		s.mu.Lock()
+		for el := s.lru.Front(); el != nil; el = el.Next() {
+			n += el.Value.(*cacheEntry).size
+		}
+		s.mu.Unlock()
 	}
 	return n
 }
