@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"stationdex/internal/format"
+	"stationdex/internal/nearby"
 )
 
 // geoPoint is a station with coordinates, under its temporary number until
@@ -23,21 +24,30 @@ type geoPoint struct {
 	lat, lon int32
 }
 
+// numberedGeo is the stations with coordinates under their record
+// numbers, in temporary order; the builder's points are released.
+func (b *builder) numberedGeo() []format.GeoPoint {
+	points := make([]format.GeoPoint, 0, len(b.geo))
+	for _, g := range b.geo {
+		if n := b.final[g.t]; n != dropped {
+			points = append(points, format.GeoPoint{Record: n, Geo: format.Geo{Known: true, Lat: g.lat, Lon: g.lon}})
+		}
+	}
+	b.geo = nil
+	return points
+}
+
 // geoSource yields the geo bucket: per cell of one degree, its stations'
-// points in record order. It runs after the records are numbered.
-func (b *builder) geoSource() kvSource {
+// points in record order.
+func geoSource(numbered []format.GeoPoint) kvSource {
 	type placed struct {
 		cell cellID
 		p    format.GeoPoint
 	}
-	points := make([]placed, 0, len(b.geo))
-	for _, g := range b.geo {
-		if n := b.final[g.t]; n != dropped {
-			p := format.GeoPoint{Record: n, Geo: format.Geo{Known: true, Lat: g.lat, Lon: g.lon}}
-			points = append(points, placed{cell: cellKey(format.CellOf(p.Geo)), p: p})
-		}
+	points := make([]placed, 0, len(numbered))
+	for _, p := range numbered {
+		points = append(points, placed{cell: cellKey(format.CellOf(p.Geo)), p: p})
 	}
-	b.geo = nil
 	slices.SortFunc(points, func(a, b placed) int {
 		return cmp.Or(bytes.Compare(a.cell[:], b.cell[:]), cmp.Compare(a.p.Record, b.p.Record))
 	})
@@ -52,6 +62,32 @@ func (b *builder) geoSource() kvSource {
 			points = points[1:]
 		}
 		return bytes.Clone(cell[:]), v, nil
+	}
+}
+
+// nearbySource yields the nearby bucket: for every block of records,
+// each record's nearest stations (format.BucketNearby), found at once
+// for all (package nearby).
+func nearbySource(points []format.GeoPoint, records int) kvSource {
+	l := nearby.Find(points, format.NearbyPerStation)
+	next := 0 // the next station with coordinates, in l.Records
+	var block uint32
+	return func(*bolt.Tx) ([]byte, []byte, error) {
+		first := block * format.RecordsPerBlock
+		if int64(first) >= int64(records) {
+			return nil, nil, nil
+		}
+		var v []byte
+		for n := first; n < min(first+format.RecordsPerBlock, uint32(records)); n++ {
+			var near []uint32
+			if next < len(l.Records) && l.Records[next] == n {
+				near = l.Of(next)
+				next++
+			}
+			v = format.AppendNearby(v, near)
+		}
+		block++
+		return format.BlockKey(block - 1), v, nil
 	}
 }
 

@@ -346,7 +346,8 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 
 // writeDerived writes the buckets made from the ones written before:
 // the group counts of each directory value and broad word, the
-// positions, the typo dictionary and the facet memo.
+// positions and each station's nearest stations, the typo dictionary and
+// the facet memo.
 func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	groupOf := b.parent[:b.kept] // writeGroups left each record's group there
 	listed := &listedGroupsSource{tally: groupTally{groupOf: groupOf}}
@@ -356,7 +357,11 @@ func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	if err := f.putSorted(ctx, format.BucketWordGroups, wordGroupsSource(groupOf)); err != nil {
 		return err
 	}
-	if err := f.putSorted(ctx, format.BucketGeo, b.geoSource()); err != nil {
+	points := b.numberedGeo()
+	if err := f.putSorted(ctx, format.BucketGeo, geoSource(points)); err != nil {
+		return err
+	}
+	if err := f.putSorted(ctx, format.BucketNearby, nearbySource(points, b.kept)); err != nil {
 		return err
 	}
 	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {

@@ -54,9 +54,10 @@
 //     groups among the stations of a directory value or a broad word
 //   - genre_labels.go: the genre_labels bucket: each genre's commonest
 //     spelling
-//   - geo_dictionary.go: the geo bucket (stations by cell of one degree)
-//     and the dictionary bucket (the FST of every token, each word's
-//     reach), both made once the records are numbered
+//   - geo_dictionary.go: the geo bucket (stations by cell of one degree),
+//     the nearby bucket (each station's nearest stations, found by
+//     package nearby) and the dictionary bucket (the FST of every token,
+//     each word's reach), made once the records are numbered
 //   - facetmemo.go: the facet_memo bucket: which lists and pairs of lists
 //     are memoised, counted on every core
 //   - facetvalues.go: what the facet memo counts with: the counted

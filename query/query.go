@@ -3,10 +3,11 @@
 // lets a new snapshot replace the one being served. The engine itself is in
 // the packages below it: query/core (the index and the search) and the
 // rooms that import it, query/facets (the facet counts), query/groups (a
-// station's variants), query/spell (the dictionary and the "did you mean"
-// searches), query/check (the file's checks) and query/rbapi (the
-// Radio Browser API's side of the engine). This package wires them and
-// names what callers use.
+// station's variants), query/pageparts (what a station page shows of other
+// stations, as the indexer stored it), query/spell (the dictionary and the
+// "did you mean" searches), query/check (the file's checks) and
+// query/rbapi (the Radio Browser API's side of the engine). This package
+// wires them and names what callers use.
 //
 // File map:
 //   - query.go: Index, Open, and the names callers use, forwarded to the
@@ -27,6 +28,7 @@ import (
 	"stationdex/query/core"
 	"stationdex/query/facets"
 	"stationdex/query/groups"
+	"stationdex/query/pageparts"
 	"stationdex/query/rbapi"
 	"stationdex/query/spell"
 )
@@ -67,6 +69,13 @@ func (ix *Index) Warm() error {
 // (groups.Variants).
 func (ix *Index) Variants(id format.UUID) (vs []format.Record, total int, err error) {
 	return groups.Variants(ix.Index, id)
+}
+
+// Nearby returns up to k (at most format.NearbyPerStation) stations
+// nearest to station self, nearest first, as stored by the indexer
+// (pageparts.Nearby): what core.Index.Nearby's search finds, read.
+func (ix *Index) Nearby(self *format.Record, k int) ([]NearStation, error) {
+	return pageparts.Nearby(ix.Index, self, k)
 }
 
 // Derived is the value build makes of the index for key, made on the

@@ -27,7 +27,7 @@ func TestBucketListsFromRows(t *testing.T) {
 			format.BucketMeta, format.BucketStations, format.BucketStationJSON, format.BucketIDs, format.BucketNames,
 			format.BucketNameTokens, format.BucketNamePrefix, format.BucketAllTokens, format.BucketAllPrefix,
 			format.BucketCountries, format.BucketLangLabels, format.BucketLangCodes, format.BucketGenres, format.BucketGenreLabels, format.BucketLocations,
-			format.BucketCodecs, format.BucketSchemes, format.BucketChecks, format.BucketBitrates, format.BucketGeo, format.BucketDictionary,
+			format.BucketCodecs, format.BucketSchemes, format.BucketChecks, format.BucketBitrates, format.BucketGeo, format.BucketNearby, format.BucketDictionary,
 			format.BucketFacetMemo, format.BucketGroups, format.BucketGroupOf, format.BucketListedGroups, format.BucketWordGroups,
 			format.BucketSearchOrders, format.BucketFiles}},
 		{"PostingBuckets", format.PostingBuckets, [][]byte{

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("16")
+//	            "version"  -> Version, decimal ASCII ("18")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -90,6 +90,8 @@
 //	            exactly that bitrate; a range is a cursor walk (few keys)
 //	geo         GeoCellKey(cell) -> the stations with coordinates in that
 //	            cell of one degree, as packed points (see geo.go)
+//	nearby      BlockKey(b) -> the nearest stations of each record of
+//	            block b, as a station page lists them (see nearby.go)
 //	groups      GroupKey(g) -> the members of group g (see groups.go)
 //	group_of    BlockKey(b) -> the group of each record of block b (see
 //	            groups.go): with groups, the entries that are one stream
@@ -187,6 +189,9 @@
 //	16 search_orders: the records in the search's popular order (the
 //	   upstream's votes, then clicks) and bitrate order (order.go), so that
 //	   a search sorted by either walks to its page as the name order does.
+//	18 nearby: every station's nearest stations (nearby.go), found by the
+//	   indexer, so that a station page reads them instead of searching
+//	   around the station.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -226,6 +231,7 @@
 //   - upstream_orders.go: upstream_orders, the Radio Browser API's orders
 //     stored as permutations of record numbers, and their sort keys
 //   - runs.go: when a posting list's run containers are worth keeping
+//   - nearby.go: nearby, each station's nearest stations
 package format
 
 import (
@@ -244,7 +250,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 16
+const Version = 18
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the
@@ -297,7 +303,7 @@ var (
 var AllBuckets = [][]byte{
 	BucketMeta, BucketStations, BucketStationJSON, BucketIDs, BucketNames,
 	BucketNameTokens, BucketNamePrefix, BucketAllTokens, BucketAllPrefix,
-	BucketBitrates, BucketGeo, BucketDictionary,
+	BucketBitrates, BucketGeo, BucketNearby, BucketDictionary,
 	BucketFacetMemo, BucketGroups, BucketGroupOf, BucketListedGroups, BucketWordGroups, BucketSearchOrders, BucketFiles,
 }
 

@@ -6,6 +6,7 @@
 //     bitmaps, prefix fan-out, meta counts and stored files
 //   - facet_memo.go: the facet memo is what the engine counts
 //   - geo_dictionary.go: the geo cells, the typo dictionary and its reach
+//   - nearby.go: each station's stored nearest stations are its nearest
 //   - groups.go: groups, group_of, listed groups, word groups, genre labels
 //   - rbapi.go: the Radio Browser API's section: its objects and orders
 //   - search_orders.go: the search's stored orders (popular, bitrate)
@@ -57,7 +58,8 @@ type BucketCount struct {
 // postings follow the PrefixFanout rule, the counts match the meta
 // document, groups and group_of agree and follow the representative rule,
 // listed_groups counts what group_of gives, every genre has one label
-// that is a spelling of it (groups.go), and the stored files are
+// that is a spelling of it (groups.go), every station's stored nearest
+// stations are its nearest (nearby.go), and the stored files are
 // whole and match their manifest.
 // Errors wrap format.ErrNotIndex, format.ErrVersion, format.ErrCorrupt or
 // the operating system's error.
@@ -92,7 +94,7 @@ func (c *checker) run() error {
 	for _, step := range []func() error{
 		c.countBuckets, c.checkRecords, c.checkStationJSON, c.checkRBAPIObjects, c.checkRBAPIOrders, c.checkSearchOrders, c.checkIDs, c.checkBitmaps,
 		c.checkFanout, c.checkMetaCounts, c.checkGroups, c.checkListedGroups, c.checkWordGroups, c.checkGenreLabels,
-		c.checkGeo, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
+		c.checkGeo, c.checkNearby, c.checkDictionary, c.checkReach, c.checkFacetMemo, c.checkFiles,
 	} {
 		if err := step(); err != nil {
 			return err
