@@ -110,15 +110,21 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
 	for _, way := range []struct {
 		name           string
+		byRecords      bool
 		paired, stride int
-	}{{"value-group pairs", *PairedMax, 1}, {"value by value", 0, 2}} {
+	}{{"by records", true, *PairedMax, 1}, {"value-group pairs", false, *PairedMax, 2}, {"value by value", false, 0, 2}} {
 		t.Run(way.name, func(t *testing.T) {
-			defer func(was int) { *PairedMax = was }(*PairedMax)
-			*PairedMax = way.paired
+			defer func(was bool, paired int) { *DistinctByRecords, *PairedMax = was, paired }(*DistinctByRecords, *PairedMax)
+			*DistinctByRecords, *PairedMax = way.byRecords, way.paired
 			distinctFacetsMatchOracle(t, way.stride)
 		})
 	}
 }
+
+// DistinctByRecords is &facets.CountByRecords, which a test clears to
+// count the facets of distinct searches by posting lists (set by
+// distinct_ways_test.go, as rooms_test.go sets the others).
+var DistinctByRecords *bool
 
 // distinctFacetsMatchOracle checks every stride-th of facetQueries.
 func distinctFacetsMatchOracle(t *testing.T, stride int) {

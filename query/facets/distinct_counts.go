@@ -3,6 +3,7 @@ package facets
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -13,8 +14,10 @@ import (
 // Facet counts of a distinct search: a value counts the groups with an
 // entry in the search that has the value (see distinct.go).
 
-// countDistinct counts groups as countByPostings counts records, less
-// each value's duplicates. With few shared entries in m, the duplicates
+// countDistinct counts groups: a set as small as countTask counts by
+// records, by records (distinctByRecords); a larger one as
+// countByPostings counts records, less each value's duplicates. With few
+// shared entries in m, the duplicates
 // of every value are counted at once (duplicateCounts); with many, only
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
@@ -25,6 +28,9 @@ func countDistinct(s *core.Search, col *facetColumn, m core.Set, top []core.TopC
 		return nil, err
 	}
 	shared := sharedOf(s, m, gi)
+	if n := m.Card(); CountByRecords && col.hasColumn() && (n <= columnMin || n*columnShare <= s.Stations) {
+		return distinctByRecords(s, col, m, shared.BM, gi, top, k)
+	}
 	if shared.Card() > PairedMax {
 		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.Bitmap()})
 	}
@@ -34,6 +40,94 @@ func countDistinct(s *core.Search, col *facetColumn, m core.Set, top []core.TopC
 	}
 	defer done()
 	return countByPostings(s, col, m, top, k, dups)
+}
+
+// distinctByRecords counts the groups of each value by visiting m's
+// records in the column, as countByRecords counts records: an entry that
+// stands alone counts each of its values; the entries that share a group
+// are visited group by group (sharedByGroup, shared being m's), and a
+// value counts once per group. Only the values met are ranked. Probing
+// every value's posting list, as countByPostings does, costs the same for
+// a set of one station as for a million: a search for a rare name spent
+// most of its time on the tens of thousands of genres and places none of
+// its stations has.
+func distinctByRecords(s *core.Search, col *facetColumn, m core.Set, shared *roaring.Bitmap, gi *core.GroupIndex, top []core.TopCount, k int) ([]core.TopCount, error) {
+	c := getGroupCounts(len(col.keys))
+	defer groupCountsPool.Put(c)
+	values := c.values[:0]
+	err := core.EachBatch(s, m.BM, func(batch []uint32) error {
+		for _, r := range batch {
+			if g, err := gi.CompactOf(r); err != nil || g != 0 {
+				if err != nil {
+					return err
+				}
+				continue // counted by group below
+			}
+			values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
+			for _, id := range values {
+				c.add(id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byGroup, err := sharedByGroup(s, shared, gi)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range byGroup {
+		g, r := uint32(e>>32), uint32(e)
+		values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
+		for _, id := range values {
+			if c.last[id] != g {
+				c.last[id] = g
+				c.add(id)
+			}
+		}
+	}
+	c.values = values[:0]
+	for _, id := range c.touched {
+		if !col.skip[id] {
+			top = col.offer(top, core.TopCount{ID: id, N: int(c.count[id])}, k)
+		}
+		c.count[id], c.last[id] = 0, 0
+	}
+	c.touched = c.touched[:0]
+	return top, nil
+}
+
+// CountByRecords lets countDistinct count a set by records
+// (distinctByRecords) where the facet has a column and the set is as
+// small as countTask's by records; false takes the posting lists for
+// every set (a variable for the tests of every way).
+var CountByRecords = true
+
+// groupCounts are the counters of distinctByRecords, by value id, zero
+// between uses: each value's groups, and the last group that counted it
+// (compact group numbers start at 1); touched lists the values met.
+type groupCounts struct {
+	count, last     []uint32
+	touched, values []uint32
+}
+
+func (c *groupCounts) add(id uint32) {
+	if c.count[id] == 0 {
+		c.touched = append(c.touched, id)
+	}
+	c.count[id]++
+}
+
+var groupCountsPool = sync.Pool{New: func() any { return new(groupCounts) }}
+
+// getGroupCounts is pooled counters for at least values value ids.
+func getGroupCounts(values int) *groupCounts {
+	c := groupCountsPool.Get().(*groupCounts)
+	if len(c.count) < values {
+		c.count, c.last = make([]uint32, values), make([]uint32, values)
+	}
+	return c
 }
 
 // PairedMax is the most shared entries whose value-group pairs are

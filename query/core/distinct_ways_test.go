@@ -1,0 +1,8 @@
+package core_test
+
+import (
+	"stationdex/query/core"
+	"stationdex/query/facets"
+)
+
+func init() { core.DistinctByRecords = &facets.CountByRecords }
