@@ -266,7 +266,12 @@ func (s *Server) StationLinks(recs []format.Record) []Link {
 // result list or a station page has one per station it links.
 func resultNote(lead string, r *format.Record) string {
 	var buf [160]byte
-	b := append(buf[:0], lead...)
+	return string(appendNote(append(buf[:0], lead...), r))
+}
+
+// appendNote appends the note of a station in a list to b: its place,
+// codec and bitrate, as far as known, separated.
+func appendNote(b []byte, r *format.Record) []byte {
 	start := len(b)
 	b = appendPlace(b, r)
 	if r.Codec != "" {
@@ -278,7 +283,7 @@ func resultNote(lead string, r *format.Record) string {
 		b = strconv.AppendUint(b, uint64(r.BitrateKbps), 10)
 		b = append(b, " kbps"...)
 	}
-	return string(b)
+	return b
 }
 
 // appendNoteSep separates a note's parts, once one is written past start.

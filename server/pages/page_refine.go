@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"strconv"
-	"strings"
 
 	"stationdex/internal/dim"
 	"stationdex/internal/format"
@@ -89,7 +88,9 @@ const nearbyStations = 5
 // nearBlock lists the stations nearest to r with their distances, headed
 // with how far the farthest of them is, and links the search around its
 // position within that distance, nearest first; an empty block when r has
-// none.
+// none. The stations are read as the indexer stored them (query.Index's
+// Nearby); the block's text (each station's note, the heading, the
+// search's label and address) is written into one string (nearText).
 func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	if !r.Geo.Known {
 		return Block{}, nil
@@ -98,20 +99,58 @@ func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 	if err != nil || len(near) == 0 {
 		return Block{}, err
 	}
-	links := make([]Link, len(near))
+	t := s.nearText(r, near)
+	links := make([]Link, len(near), len(near)+1)
 	for i := range near {
 		st := &near[i].Station
 		links[i] = internalLink(st.Name, stationjson.StationURL(s.Base, st.ID))
-		links[i].Note = resultNote(distanceText(near[i].DistanceKm)+" · ", st)
+		links[i].Note = t.piece(i)
 	}
-	radius := nearRadius(near[len(near)-1].DistanceKm)
-	within := "within " + kilometres(radius)
+	n := len(near)
+	links = append(links, internalLink(t.piece(n+1), t.piece(n+2)))
+	return Block{Heading: t.piece(n), Links: links}, nil
+}
+
+// pieces are strings cut from one: piece i ends at ends[i].
+type pieces struct {
+	text string
+	ends [nearbyStations + 3]int
+}
+
+func (p *pieces) piece(i int) string {
+	start := 0
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	return p.text[start:p.ends[i]]
+}
+
+// nearText is the text of r's block of nearby stations, in one string:
+// each station's distance and note, then the heading ("Nearest stations,
+// 120 m to 3.4 km away"), the label of the search around r ("All stations
+// within 10 km") and its address.
+func (s *Server) nearText(r *format.Record, near []query.NearStation) *pieces {
+	var stack [1024]byte
+	b := stack[:0]
+	t := &pieces{}
+	for i := range near {
+		b = appendNote(append(appendDistance(b, near[i].DistanceKm), " · "...), &near[i].Station)
+		t.ends[i] = len(b)
+	}
+	n := len(near)
+	b = appendDistance(append(b, "Nearest stations, "...), near[0].DistanceKm)
+	b = appendDistance(append(b[:len(b)-len(" away")], " to "...), near[n-1].DistanceKm)
+	t.ends[n] = len(b)
+	radius := nearRadius(near[n-1].DistanceKm)
+	b = appendKilometres(append(b, "All stations within "...), radius)
+	t.ends[n+1] = len(b)
 	around := params.SearchParams{Limit: core.DefaultLimit}
 	around.Near = &params.Point{Lat: r.Geo.LatDeg(), Lon: r.Geo.LonDeg()}
 	around.RadiusKm, around.Sort = radius, params.SortDistance
-	links = append(links, internalLink("All stations "+within, s.searchPageURL(around)))
-	closest := strings.TrimSuffix(distanceText(near[0].DistanceKm), " away")
-	return Block{Heading: "Nearest stations, " + closest + " to " + distanceText(near[len(near)-1].DistanceKm), Links: links}, nil
+	b = around.AppendCanonicalQuery(append(append(append(b, s.Base...), core.PathSearch...), '?')) // searchPageURL
+	t.ends[n+2] = len(b)
+	t.text = string(b)
+	return t
 }
 
 // nearRadius is the radius of the search around a station that finds its
@@ -123,19 +162,23 @@ func nearRadius(farKm float64) float64 {
 
 // distanceText is a distance as people read it: metres below a
 // kilometre, one decimal below 10 km, whole kilometres beyond (kilometres).
-// One string, built in a stack buffer: a station page writes five.
+// One string, built in a stack buffer.
 func distanceText(km float64) string {
 	var buf [32]byte
-	var b []byte
+	return string(appendDistance(buf[:0], km))
+}
+
+// appendDistance appends distanceText(km).
+func appendDistance(b []byte, km float64) []byte {
 	switch {
 	case km < 1:
-		b = append(strconv.AppendInt(buf[:0], int64(km*1000+0.5), 10), " m"...)
+		b = append(strconv.AppendInt(b, int64(km*1000+0.5), 10), " m"...)
 	case km < 10:
-		b = append(strconv.AppendFloat(buf[:0], km, 'f', 1, 64), " km"...)
+		b = append(strconv.AppendFloat(b, km, 'f', 1, 64), " km"...)
 	default:
-		b = appendKilometres(buf[:0], km)
+		b = appendKilometres(b, km)
 	}
-	return string(append(b, " away"...))
+	return append(b, " away"...)
 }
 
 // kilometres is a distance of 10 km or more in whole kilometres, its
