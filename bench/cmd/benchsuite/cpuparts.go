@@ -48,7 +48,9 @@ var cpuPartRules = []cpuPartRule{
 		return strings.HasPrefix(fn, "stationdex/query") || strings.HasPrefix(fn, "stationdex/indexer") ||
 			strings.HasPrefix(fn, "go.etcd.io/bbolt") || strings.HasPrefix(fn, "github.com/RoaringBitmap")
 	}},
-	{"pages", func(fn string) bool { return strings.HasPrefix(fn, "stationdex/server.(*Server).servePage") }},
+	// The pages' room (server/pages): its models and writers, the search
+	// page's included (its search is the index's, above).
+	{"pages", func(fn string) bool { return strings.HasPrefix(fn, "stationdex/server/pages.") }},
 	{"compression", func(fn string) bool {
 		return strings.HasPrefix(fn, "github.com/klauspost/compress") || strings.HasPrefix(fn, "compress/")
 	}},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"time"
@@ -137,7 +136,7 @@ func buildProfile(data, scratch, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=40", path).CombinedOutput()
+	out, err := pprofCommand("-top", "-cum", "-nodecount=40", path).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
 	}
@@ -164,11 +163,11 @@ func profile(e *engines.Stationdex, qs []mix.Query, d time.Duration, path string
 	if err := f.Close(); err != nil {
 		return "", err
 	}
-	flat, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", path).CombinedOutput()
+	flat, err := pprofCommand("-top", "-nodecount=25", path).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w\n%s", err, flat)
 	}
-	cum, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=40", path).CombinedOutput()
+	cum, err := pprofCommand("-top", "-cum", "-nodecount=40", path).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w\n%s", err, cum)
 	}

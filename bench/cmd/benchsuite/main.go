@@ -35,6 +35,9 @@
 //     the ceiling
 //   - crawl.go: the crawl mix: every page of the base set probed, then
 //     loaded a slice per round
+//   - searchpage.go: the search page mixes: the cold and hot searches
+//     asked of the HTML search page with its defaults, probed against the
+//     engine, then loaded like the cold and hot mixes
 //   - facets.go: the cost of facets per class, per search and at the
 //     broadest, and the suggestions of typo searches
 //   - distinct.go: the cost of a distinct search beside the same search
@@ -121,7 +124,7 @@ func configFor(mode string) (config, error) {
 	case "smoke":
 		return config{
 			sizes:    []dataset{{Label: "2k", N: 2000}, {Label: "60k", N: 60_000}},
-			mixPerCl: 3, mariaPerCl: 2, threads: 2, conns: 8, wrkDur: 2 * time.Second, rounds: 1,
+			mixPerCl: 3, mariaPerCl: 2, threads: 2, conns: 8, wrkDur: time.Second, rounds: 1,
 			startRuns: 2, buildRuns: 1, profileDur: time.Second,
 			ours:         timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 20},
 			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
@@ -137,7 +140,7 @@ func configFor(mode string) (config, error) {
 var skipParts = []string{
 	"peers (SQLite, Bleve, MariaDB)",
 	"http (the mix against the ceiling and the peers over HTTP)",
-	"mixes (cold, crawl and hot HTTP mixes)",
+	"mixes (cold, crawl and hot HTTP mixes, and the search page cold and hot)",
 	"facets (facet counts and suggestions)",
 	"distinct (one result per group against every entry)",
 	"upstream (the Radio Browser compatible API under /json/ on a -compat build: against a ceiling, /api and MariaDB)",
@@ -370,6 +373,7 @@ func (s *suite) buildBinaries() error {
 		{s.dir.benchDir, "build", "-o", s.dir.bin("ceiling"), "./cmd/ceiling"},
 		{s.dir.benchDir, "build", "-o", s.dir.bin("gendata"), "./cmd/gendata"},
 		{s.dir.benchDir, "build", "-o", s.dir.bin("peerhttp"), "./cmd/peerhttp"},
+		{s.dir.benchDir, "build", "-o", s.dir.bin("pprof"), "cmd/pprof"},
 	}
 	for _, st := range steps {
 		cmd := exec.Command("go", st[1:]...)
@@ -378,7 +382,22 @@ func (s *suite) buildBinaries() error {
 			return fmt.Errorf("go %s (in %s): %w\n%s", strings.Join(st[1:], " "), st[0], err, out)
 		}
 	}
+	pprofBin = s.dir.bin("pprof")
 	return nil
+}
+
+// pprofBin is the toolchain's pprof built with the binaries: run
+// directly, it reads a profile in a tenth of the time `go tool pprof`
+// takes to start on a busy machine, and the suite reads one per mix.
+var pprofBin string
+
+// pprofCommand is pprof with args: the one built with the binaries, or
+// before they are built, the go command's.
+func pprofCommand(args ...string) *exec.Cmd {
+	if pprofBin != "" {
+		return exec.Command(pprofBin, args...)
+	}
+	return exec.Command("go", append([]string{"tool", "pprof"}, args...)...)
 }
 
 func machine() Machine {

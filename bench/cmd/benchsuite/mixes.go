@@ -75,11 +75,17 @@ type mixBench struct {
 	// length of the hot request sequence.
 	coldPerRound, coldProbes int
 	hotDistinct, hotRequests int
+	// calibrateRounds sizes the rounds of the mixes sent once (cold,
+	// crawl, search page cold) by a calibration run; else each round
+	// takes the configured duration.
+	calibrateRounds bool
 }
 
 // run probes the crawl on a node of its own, then loads one freshly
-// started node with the cold, crawl, hot and gzip mixes and the floor, in
-// that order (nothing is cached before the cold mix).
+// started node with the cold mix and its search pages, the crawl, the
+// hot mix and its search pages, the hot mix with gzip and the floor, in
+// that order (nothing is cached before the cold mix; a page's key is not
+// its search's, so the search page mixes meet a cache without them).
 func (mb *mixBench) run(src *traffic.Source) error {
 	crawl, err := mb.crawlPages()
 	if err != nil {
@@ -94,8 +100,12 @@ func (mb *mixBench) run(src *traffic.Source) error {
 		return err
 	}
 	defer ours.stop()
-	if err := mb.cold(ours, admin, src); err != nil {
+	cold, err := mb.cold(ours, admin, src)
+	if err != nil {
 		return fmt.Errorf("cold mix: %w", err)
+	}
+	if err := mb.searchPageCold(ours, admin, cold); err != nil {
+		return fmt.Errorf("search page cold mix: %w", err)
 	}
 	if err := mb.crawl(ours, admin, crawl); err != nil {
 		return fmt.Errorf("crawl mix: %w", err)
@@ -104,10 +114,14 @@ func (mb *mixBench) run(src *traffic.Source) error {
 	if err != nil {
 		return err
 	}
-	for _, enc := range []string{"", "gzip"} {
-		if err := mb.hot(ours, admin, hot, enc); err != nil {
-			return fmt.Errorf("hot mix %q: %w", enc, err)
-		}
+	if err := mb.hot(ours, admin, hot, ""); err != nil {
+		return fmt.Errorf("hot mix: %w", err)
+	}
+	if err := mb.searchPageHot(ours, admin, hot); err != nil {
+		return fmt.Errorf("search page hot mix: %w", err)
+	}
+	if err := mb.hot(ours, admin, hot, "gzip"); err != nil {
+		return fmt.Errorf("hot mix %q: %w", "gzip", err)
 	}
 	if err := mb.floor(ours, admin); err != nil {
 		return fmt.Errorf("floor: %w", err)
@@ -158,32 +172,40 @@ func bodySize(url string) (int, error) {
 	return len(body), nil
 }
 
+// coldSearches are the cold mix's searches: probes (checked and sized,
+// never loaded), calibration and load.
+type coldSearches struct {
+	probes, calibration, load []mix.Query
+}
+
 // cold draws the cold searches (each of a zero-result kind checked to
 // find nothing in process), checks and sizes the probes (same
 // distribution, never part of the load), then loads each round with its
-// own slice of never-sent searches.
-func (mb *mixBench) cold(ours *server, admin string, src *traffic.Source) error {
+// own slice of never-sent searches. It returns the searches, which the
+// search page cold mix asks of the page.
+func (mb *mixBench) cold(ours *server, admin string, src *traffic.Source) (*coldSearches, error) {
 	zero := func(q mix.Query) bool {
 		n, _, err := mb.b.e.Search(q, false)
 		return err == nil && n == 0
 	}
 	calib := mb.coldPerRound / 4
-	cold, err := traffic.Cold(src, trafficSeed, mb.coldProbes+calib+mb.rounds*mb.coldPerRound, zero)
+	all, err := traffic.Cold(src, trafficSeed, mb.coldProbes+calib+mb.rounds*mb.coldPerRound, zero)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	probes, calibration, load := cold[:mb.coldProbes], cold[mb.coldProbes:mb.coldProbes+calib], cold[mb.coldProbes+calib:]
-	sizes, encs, err := mb.probe("http://"+ours.addr, probes, "")
+	cold := &coldSearches{probes: all[:mb.coldProbes], calibration: all[mb.coldProbes : mb.coldProbes+calib], load: all[mb.coldProbes+calib:]}
+	sizes, encs, err := mb.probe("http://"+ours.addr, cold.probes, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: mb.rounds,
+	load := cold.load
+	m := &HTTPMix{Name: "cold", Distinct: len(load), Sequence: len(load), Checked: len(cold.probes), Rounds: mb.rounds,
 		BodyBytes: medianOf(sizes), Encodings: encs, ZeroShare: zeroShare(load),
 		What: fmt.Sprintf("%d distinct searches generated from the snapshot's words, prefixes, filters and offsets, %.1f%% of them "+
 			"made to find nothing (a name word misspelt by one or two edits, or a name word with a country or language none of its "+
 			"stations has; each checked to find nothing in process), a separate slice per round, each thread walking its part of "+
 			"the slice in order", len(load), 100*zeroShare(load))}
-	return mb.slicedLoad(m, ours, admin, traffic.Paths(calibration), traffic.Paths(load))
+	return cold, mb.slicedLoad(m, ours, admin, traffic.Paths(cold.calibration), traffic.Paths(load))
 }
 
 // zeroShare is the share of qs of a zero-result kind.
@@ -198,23 +220,27 @@ func zeroShare(qs []mix.Query) float64 {
 }
 
 // slicedLoad loads ours and the mix's ceiling with paths each sent once:
-// a separate slice of load per round. The round's duration is sized so
-// that stationdex does not run out: its rate on the calibration paths
+// a separate slice of load per round. With calibrateRounds (not in the
+// smoke run, whose rounds are a second and whose slices may run out) the
+// round's duration is sized so that stationdex does not run out: its rate on the calibration paths
 // (same generator, never loaded again), 80% of what that rate would take,
 // whole seconds (wrk's unit), at most twice the configured duration. With
 // admin set, the node is profiled during its last round.
 func (mb *mixBench) slicedLoad(m *HTTPMix, ours *server, admin string, calibration, load []string) error {
 	base := "http://" + ours.addr
 	perRound := len(load) / m.Rounds
-	var err error
-	if m.CalibrationRPS, err = mb.calibrate(m.Name, base, calibration); err != nil {
-		return err
+	m.DurationSec = mb.load.dur.Seconds()
+	if mb.calibrateRounds {
+		var err error
+		if m.CalibrationRPS, err = mb.calibrate(m.Name, base, calibration); err != nil {
+			return err
+		}
+		dur := time.Duration(float64(perRound) / m.CalibrationRPS * 0.8 * float64(time.Second)).Truncate(time.Second)
+		// Up to twice the configured duration: on a slow machine the run still
+		// sends the 30,000 distinct searches the issue asks for.
+		m.DurationSec = min(max(dur, time.Second), 2*mb.load.dur).Seconds()
+		mb.lg.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
 	}
-	dur := time.Duration(float64(perRound) / m.CalibrationRPS * 0.8 * float64(time.Second)).Truncate(time.Second)
-	// Up to twice the configured duration: on a slow machine the run still
-	// sends the 30,000 distinct searches the issue asks for.
-	m.DurationSec = min(max(dur, time.Second), 2*mb.load.dur).Seconds()
-	mb.lg.logf("  %s calibration: %.0f req/s on %d other paths: %.0f s per round for %d paths", m.Name, m.CalibrationRPS, len(calibration), m.DurationSec, perRound)
 	ceil, ceilURL, err := mb.sv.ceiling(m.BodyBytes)
 	if err != nil {
 		return err

@@ -84,7 +84,7 @@ func (sv servers) profile(admin string, secs int, file string) (string, error) {
 	if err := os.WriteFile(path, body, 0o644); err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=35", sv.dir.bin("stationdex"), path).CombinedOutput()
+	out, err := pprofCommand("-top", "-cum", "-nodecount=35", sv.dir.bin("stationdex"), path).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w\n%s", err, out)
 	}

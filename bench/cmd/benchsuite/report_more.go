@@ -7,22 +7,27 @@ import (
 	"stationdex/bench/internal/mix"
 )
 
-// Goals of issues #10, #11 and #24. The mixes' throughput goals are
-// ratios to the same-size ceiling (mixThroughputGoal), their p99 goal one
-// for all.
+// Goals of issues #10, #11, #24 and #43. The mixes' throughput goals
+// are ratios to the same-size ceiling (mixThroughputGoal), their p99
+// goals too (mixP99Goal): issue #43's, at 50k over HTTP, where it names
+// one (the API's cold and hot mixes, the crawl, the search page cold);
+// the search page hot has the hot mix's, the gzip mix its throughput
+// goal of before and the API's p99.
 const (
-	coldThroughputGoal  = 0.8
-	crawlThroughputGoal = 0.8
-	hotThroughputGoal   = 1.0
-	gzipThroughputGoal  = 0.85
-	mixP99Goal          = 1.5
-	classMedianGoalUs   = 100
-	classP99GoalUs      = 1000
-	allocsGoal          = 16
-	allocsGrowthGoal    = 1.1 // "not growing": at most 10% more at the largest size
-	facetsRatioGoal     = 3
-	facetsP99GoalUs     = 2000
-	suggestGoalUs       = 1000
+	coldThroughputGoal    = 0.75
+	crawlThroughputGoal   = 0.7
+	hotThroughputGoal     = 1.0
+	gzipThroughputGoal    = 0.85
+	searchPageColdGoal    = 0.5
+	apiP99Goal            = 2.0
+	searchPageColdP99Goal = 3.0
+	classMedianGoalUs     = 100
+	classP99GoalUs        = 1000
+	allocsGoal            = 16
+	allocsGrowthGoal      = 1.1 // "not growing": at most 10% more at the largest size
+	facetsRatioGoal       = 3
+	facetsP99GoalUs       = 2000
+	suggestGoalUs         = 1000
 	// Issue #24: a typo met for the first time, against an ordinary
 	// one-word search, and its median at 50k and at 5M (sizes above a
 	// million stations), its p99 at 50k.
@@ -52,17 +57,37 @@ func largestLabel(sizes []Size) (Size, string) {
 
 // mixThroughputGoal is the throughput goal of a mix by its name: the
 // hot mix with an Accept-Encoding compresses every answer, which the
-// ceiling does not, so its goal is lower.
+// ceiling does not, so its goal is lower; the search page cold builds a
+// page with its facets and groups for every request.
 func mixThroughputGoal(name string) float64 {
 	switch {
 	case name == "cold":
 		return coldThroughputGoal
 	case name == "crawl":
 		return crawlThroughputGoal
+	case name == "search page cold":
+		return searchPageColdGoal
 	case strings.HasPrefix(name, "hot, Accept-Encoding"):
 		return gzipThroughputGoal
 	}
 	return hotThroughputGoal
+}
+
+// cpuOverCeiling is the node's CPU per request and its ratio to the
+// ceiling's, the same-size static server of the same run.
+func cpuOverCeiling(m HTTPMix) string {
+	if m.Ceiling.CPUUsPerReq <= 0 {
+		return fmt.Sprintf("%.1f", m.Ours.CPUUsPerReq)
+	}
+	return fmt.Sprintf("%.1f (%.1fx %.1f)", m.Ours.CPUUsPerReq, m.Ours.CPUUsPerReq/m.Ceiling.CPUUsPerReq, m.Ceiling.CPUUsPerReq)
+}
+
+// mixP99Goal is the p99 goal of a mix by its name.
+func mixP99Goal(name string) float64 {
+	if name == "search page cold" {
+		return searchPageColdP99Goal
+	}
+	return apiP99Goal
 }
 
 // mixTargets are the throughput and p99 goals of each HTTP mix.
@@ -72,7 +97,8 @@ func mixTargets(mixes []HTTPMix) []Target {
 		goal := mixThroughputGoal(m.Name)
 		tput := atLeast(fmt.Sprintf("HTTP %s mix throughput vs same-size ceiling", m.Name), fmt.Sprintf(">= %gx", goal), "x", m.ThroughputX, goal)
 		tput.Measured += fmt.Sprintf(" (%.0f vs %.0f req/s)", m.Ours.RPS, m.Ceiling.RPS)
-		p99 := atMost(fmt.Sprintf("HTTP %s mix p99 vs same-size ceiling", m.Name), fmt.Sprintf("<= %gx", mixP99Goal), "x", m.P99X, mixP99Goal)
+		p99Goal := mixP99Goal(m.Name)
+		p99 := atMost(fmt.Sprintf("HTTP %s mix p99 vs same-size ceiling", m.Name), fmt.Sprintf("<= %gx", p99Goal), "x", m.P99X, p99Goal)
 		p99.Measured += fmt.Sprintf(" (%.0f vs %.0f us)", m.Ours.P99Us, m.Ceiling.P99Us)
 		ts = append(ts, tput, p99)
 	}
@@ -180,16 +206,16 @@ func mixesSection(w *strings.Builder, res *Results) {
 		"every distinct search is checked first (which also warms any cache, as real traffic would), the size is the median over the "+
 		"request sequence. With `Accept-Encoding`, the size is the median of the bytes sent as encoded (the ceiling sends them unencoded).\n\n", trafficSeed)
 	fmt.Fprintf(w, "Run: `%s`; data: %s.\n\n", dash(res.Command), dataLine(res.Sizes))
-	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req | requests per distinct search sent |\n")
+	w.WriteString("| mix | distinct | s/round | body B | encodings seen | ceiling req/s | stationdex req/s | throughput ratio | ceiling p99 us | stationdex p99 us | p99 ratio | stationdex CPU us/req (over the ceiling's) | requests per distinct search sent |\n")
 	w.WriteString("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range res.Mixes {
 		per := ""
 		if m.SentPerSearch > 0 {
 			per = fmt.Sprintf("%.2f (%d distinct sent, %d wraps)", m.SentPerSearch, m.DistinctSent, m.Wraps)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx %s | %.0f | %.0f | %.2fx %s | %.0f | %s |\n", m.Name, m.Distinct, m.DurationSec,
+		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx %s | %.0f | %.0f | %.2fx %s | %s | %s |\n", m.Name, m.Distinct, m.DurationSec,
 			m.BodyBytes, m.Encodings, m.Ceiling.RPS, m.Ours.RPS, m.ThroughputX, verdict(m.ThroughputX >= mixThroughputGoal(m.Name)), m.Ceiling.P99Us, m.Ours.P99Us,
-			m.P99X, verdict(m.P99X <= mixP99Goal), m.Ours.CPUUsPerReq, per)
+			m.P99X, verdict(m.P99X <= mixP99Goal(m.Name)), cpuOverCeiling(m), per)
 	}
 	if f := res.Floor; f != nil {
 		fmt.Fprintf(w, "| %s | %d | %.0f | %d | %s | %.0f | %.0f | %.2fx (no target) | %.0f | %.0f | %.2fx | %.0f |  |\n", f.Name, f.Distinct, f.DurationSec,
@@ -203,8 +229,9 @@ func mixesSection(w *strings.Builder, res *Results) {
 		fmt.Fprintf(w, "- %s: %s. A mix of small answers cannot come much above this ratio, whatever its answers cost: "+
 			"the ceiling does none of this per request. Last stationdex round: `%s`.\n", f.Name, f.What, dash(f.Command))
 	}
-	fmt.Fprintf(w, "\nTargets: throughput ratio >= %g (cold), >= %g (crawl), >= %g (hot), >= %g (hot with gzip); p99 ratio <= %gx on each. ",
-		coldThroughputGoal, crawlThroughputGoal, hotThroughputGoal, gzipThroughputGoal, mixP99Goal)
+	fmt.Fprintf(w, "\nTargets: throughput ratio >= %g (cold), >= %g (crawl), >= %g (hot and the search page hot), >= %g (hot with gzip), "+
+		">= %g (search page cold); p99 ratio <= %gx on the search page cold, <= %gx on each other. ",
+		coldThroughputGoal, crawlThroughputGoal, hotThroughputGoal, gzipThroughputGoal, searchPageColdGoal, searchPageColdP99Goal, apiP99Goal)
 	mixWarnings(w, res.Mixes, res.Mode)
 	w.WriteString("\n")
 	cpuSection(w, res)

@@ -203,8 +203,8 @@ func (s *suite) trafficStages(b *base, qs []mix.Query) {
 	}
 	if !s.cfg.skip["mixes"] {
 		mb := &mixBench{b: b, sv: s.sv, load: s.load, rounds: s.cfg.rounds, coldPerRound: s.cfg.coldPerRound, coldProbes: s.cfg.coldProbes,
-			hotDistinct: s.cfg.hotDistinct, hotRequests: s.cfg.hotRequests, res: &s.res, lg: s.lg}
-		s.stage("http: cold, crawl and hot mixes vs ceiling", func() error { return mb.run(src) })
+			hotDistinct: s.cfg.hotDistinct, hotRequests: s.cfg.hotRequests, calibrateRounds: s.mode != "smoke", res: &s.res, lg: s.lg}
+		s.stage("http: cold, search page, crawl and hot mixes vs ceiling", func() error { return mb.run(src) })
 	}
 	if !s.cfg.skip["facets"] {
 		s.stage("facets "+b.data.Label, func() (err error) {

@@ -9,6 +9,9 @@
 //     a long tail rarely.
 //   - Typos: zero-result searches made from real words by one or two
 //     edits, for the "did you mean" suggestions.
+//   - Search pages: the cold and hot searches asked of the HTML search
+//     page, as its form and pager send them, with the page's defaults
+//     (searchpage.go).
 //   - Crawl: every station page, listening page, Markdown twin and
 //     directory page of an index, each once, the way a crawler walks a
 //     site (crawl.go).
@@ -37,6 +40,8 @@
 //     index
 //   - upstream.go: the Radio Browser API's mix under /json/: its kinds,
 //     requests and their /api twins
+//   - searchpage.go: the HTML search page's paths of the cold and hot
+//     searches, as its form and pager ask for them
 package traffic
 
 import (

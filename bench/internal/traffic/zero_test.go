@@ -14,6 +14,11 @@ import (
 
 const coldRealN = 40_000
 
+// samplePerKind is how many searches of the zero-result kinds the oracle
+// checks, spread over the whole cold mix: each check is a linear scan of
+// the snapshot, and make test runs these tests.
+const samplePerKind = 150
+
 var (
 	coldOnce sync.Once
 	coldQs   []mix.Query
@@ -142,16 +147,15 @@ func TestColdTypos(t *testing.T) {
 	}
 	o, src := realOracle(t), real(t)
 	words := nameWords(src)
-	for _, q := range ofKind(qs, 300, KindTypo1, KindTypo2) {
+	for _, q := range ofKind(qs, samplePerKind, KindTypo1, KindTypo2) {
 		bad := strings.Fields(q.Q)[0]
 		if _, found := slices.BinarySearch(src.vocab.tokens, bad); found {
 			t.Fatalf("%q (%s) is in the vocabulary", bad, q.Class)
 		}
+		// Every word of a search must match, so the misspelt word
+		// finding nothing is the whole search finding nothing.
 		if ids := o.Search(qoracle.Request{Q: bad}); len(ids) > 0 {
 			t.Fatalf("%q (%s) finds %d stations", bad, q.Class, len(ids))
-		}
-		if ids := o.Search(qoracle.Request{Q: q.Q}); len(ids) > 0 {
-			t.Fatalf("%q (%s) finds %d stations", q.Q, q.Class, len(ids))
 		}
 		d := nearest(bad, words)
 		if d < 1 || d > 2 || q.Class == KindTypo1 && d != 1 {
@@ -170,7 +174,7 @@ func TestColdExcluded(t *testing.T) {
 	}
 	o := realOracle(t)
 	byCountry := 0
-	for _, q := range ofKind(qs, 300, KindExcluded) {
+	for _, q := range ofKind(qs, samplePerKind, KindExcluded) {
 		if q.Country == "" && q.Language == "" || q.Genre != "" || strings.Contains(q.Q, " ") {
 			t.Fatalf("%+v: want one word and a country or a language", q)
 		}
@@ -184,8 +188,8 @@ func TestColdExcluded(t *testing.T) {
 			t.Fatalf("%+v finds %d stations", q, len(ids))
 		}
 	}
-	if byCountry == 0 || byCountry == 300 {
-		t.Errorf("%d of 300 excluding searches by country, want both filters", byCountry)
+	if byCountry == 0 || byCountry == samplePerKind {
+		t.Errorf("%d of %d excluding searches by country, want both filters", byCountry, samplePerKind)
 	}
 }
 
