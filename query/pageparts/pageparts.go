@@ -26,16 +26,36 @@ func Nearby(ix *core.Index, self *format.Record, k int) ([]core.NearStation, err
 	}
 	var out []core.NearStation
 	err := ix.WithSearch(func(s *core.Search) error {
-		n, err := core.RecordOf(s.Bucket(format.BucketIDs), self.ID)
+		// The search's buckets are read by their concrete type, so that
+		// the keys stay on the stack (through core.ValueGetter they would
+		// escape).
+		v := s.Bucket(format.BucketIDs).Get(self.ID[:])
+		if v == nil {
+			return core.ErrNotFound
+		}
+		n, err := format.ParseRecordKey(v)
+		if err != nil {
+			return err
+		}
+		block, slot := format.BlockOf(n)
+		var key [4]byte
+		binary.BigEndian.PutUint32(key[:], block) // format.BlockKey, on the stack
+		if v = s.Bucket(format.BucketNearby).Get(key[:]); v == nil {
+			return fmt.Errorf("%w: record %d: nearby block %d missing", format.ErrCorrupt, n, block)
+		}
+		entry, err := format.NearbyEntry(v, slot)
 		if err != nil {
 			return err
 		}
 		var recs [format.NearbyPerStation]uint32
-		c, err := nearbyOf(s.Bucket(format.BucketNearby), n, &recs)
-		if err != nil || c == 0 {
-			return err
+		c := min(format.NearbyCount(entry), k)
+		for i := range c {
+			recs[i] = format.NearbyRecord(entry, i)
 		}
-		stations, _, err := core.DecodeRecords(s.Records(format.BucketStations), recs[:min(c, k)], nil)
+		if c == 0 {
+			return nil
+		}
+		stations, _, err := core.DecodeRecords(s.Records(format.BucketStations), recs[:c], nil)
 		if err != nil {
 			return err
 		}
@@ -48,25 +68,4 @@ func Nearby(ix *core.Index, self *format.Record, k int) ([]core.NearStation, err
 		return nil
 	})
 	return out, err
-}
-
-// nearbyOf reads record n's nearest stations into recs and returns how
-// many there are.
-func nearbyOf(b core.ValueGetter, n uint32, recs *[format.NearbyPerStation]uint32) (int, error) {
-	block, slot := format.BlockOf(n)
-	var key [4]byte
-	binary.BigEndian.PutUint32(key[:], block) // format.BlockKey, on the stack
-	v := b.Get(key[:])
-	if v == nil {
-		return 0, fmt.Errorf("%w: record %d: nearby block %d missing", format.ErrCorrupt, n, block)
-	}
-	entry, err := format.NearbyEntry(v, slot)
-	if err != nil {
-		return 0, err
-	}
-	c := format.NearbyCount(entry)
-	for i := range c {
-		recs[i] = format.NearbyRecord(entry, i)
-	}
-	return c, nil
 }

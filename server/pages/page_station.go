@@ -3,7 +3,6 @@ package pages
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
@@ -263,15 +262,23 @@ func (s *Server) ListenPageOf(rec *format.Record) *Page {
 	}
 }
 
-// stationDescription says what and where a station is, for search results.
+// stationDescription says what and where a station is, for search results,
+// written into one buffer.
 func stationDescription(r *format.Record) string {
-	d := CleanText(r.Name) + ": radio station"
+	var stack [512]byte
+	b := append(appendCleanText(stack[:0], r.Name), ": radio station"...)
 	if r.Location != "" || r.Country != "" {
-		var place [96]byte
-		d += " in " + string(appendPlace(place[:0], r))
+		b = appendPlace(append(b, " in "...), r)
 	}
 	if len(r.Genres) > 0 {
-		d += " (" + CleanText(strings.Join(r.Genres[:min(len(r.Genres), 4)], ", ")) + ")"
+		b = append(b, " ("...)
+		for i, g := range r.Genres[:min(len(r.Genres), 4)] {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendCleanText(b, g) // cleaning runes one by one: the same as cleaning the list joined
+		}
+		b = append(b, ')')
 	}
-	return ClipWords(d+". Stream link, details and JSON in the stationdex directory.", MaxDescriptionRunes)
+	return ClipWords(string(append(b, ". Stream link, details and JSON in the stationdex directory."...)), MaxDescriptionRunes)
 }

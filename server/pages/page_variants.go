@@ -11,31 +11,46 @@ import (
 // variantsBlock is a station page's "Also listed as": the other entries of
 // its group (the same stream, or the same station in other codecs and
 // bitrates), each a link to its own page; nothing for a station that
-// stands alone.
+// stands alone. Its text and the entries' notes are cut from one string.
 func (s *Server) variantsBlock(ix core.Index, r *format.Record) (Block, error) {
 	vs, total, err := ix.Variants(r.ID)
 	if err != nil || total == 0 {
 		return Block{}, err
 	}
-	text := "The directory lists this station " + timesMore(total) +
-		": the same stream submitted again, or the station in other codecs and bitrates. Each entry keeps its own page."
+	var stack [2048]byte
+	b := append(stack[:0], "The directory lists this station "...)
+	b = appendTimesMore(b, total)
+	b = append(b, ": the same stream submitted again, or the station in other codecs and bitrates. Each entry keeps its own page."...)
+	ends := make([]int, 0, len(vs)+2)
+	ends = append(ends, len(b))
+	for i := range vs {
+		b = appendNote(b, &vs[i])
+		ends = append(ends, len(b))
+	}
+	more := total - len(vs)
+	if more > 0 {
+		b = append(strconv.AppendInt(append(b, "and "...), int64(more), 10), " more"...)
+		ends = append(ends, len(b))
+	}
+	text := string(b)
+	piece := func(i int) string { return text[ends[i-1]:ends[i]] }
 	links := make([]Link, len(vs), len(vs)+1)
 	for i := range vs {
 		links[i] = internalLink(vs[i].Name, stationjson.StationURL(s.Base, vs[i].ID))
-		links[i].Note = resultNote("", &vs[i])
+		links[i].Note = piece(i + 1)
 	}
-	if more := total - len(vs); more > 0 {
-		links = append(links, textValue("and "+strconv.Itoa(more)+" more"))
+	if more > 0 {
+		links = append(links, textValue(piece(len(vs)+1)))
 	}
-	return Block{Heading: "Also listed as", Text: []string{text}, Links: links}, nil
+	return Block{Heading: "Also listed as", Text: []string{text[:ends[0]]}, Links: links}, nil
 }
 
-// timesMore is "once more" or "n more times".
-func timesMore(n int) string {
+// appendTimesMore appends "once more" or "n more times".
+func appendTimesMore(b []byte, n int) []byte {
 	if n == 1 {
-		return "once more"
+		return append(b, "once more"...)
 	}
-	return strconv.Itoa(n) + " more times"
+	return append(strconv.AppendInt(b, int64(n), 10), " more times"...)
 }
 
 // valueSummary says, once, how many stations a directory value has, and
