@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"stationdex/internal/format"
 	"stationdex/server/core"
 )
 
@@ -21,12 +22,15 @@ import (
 // its cursor, so pages open each bucket once (the directory page went
 // from 387 to 417 when it opened one per value). Directory pages read
 // through the page tree since, as searches do, which opens no bucket
-// through bbolt (310 to 233).
+// through bbolt (310 to 233). The station page went from 84 to 52 when it
+// read its nearest stations as stored (format's nearby bucket) instead of
+// searching, and wrote the text of its nearby, variants and description
+// blocks into one buffer each.
 var pageAllocBounds = map[string]float64{
 	"home":            75,
 	"search":          400, // distinct by default: the tiers less their duplicates
-	"station":         95,  // the model reads the record, links in one array
-	"listen":          22,
+	"station":         55,  // 52: the record, its nearest stations and group read, their text in one string each
+	"listen":          20,  // 18
 	"directory":       250, // each value's note counts entries and stations: a string each
 	"directory_entry": 80,
 	"guide":           170, // with the /json/ part: client facts built on the base URL
@@ -108,4 +112,95 @@ func markdownTwinTarget(target string) string {
 		query = "?" + query
 	}
 	return path + core.MarkdownIndex + query
+}
+
+// realStationAllocs bound the allocations of a station page of the real
+// snapshot that lists nearby stations and other entries of its group,
+// built and written: a base, a few for each station it links (its
+// address, its name where cleaning changes it, its note's share) and for
+// each of its own genres and languages (a directory link each). Measured
+// 54 to 188, the most for a station of some fifty genres.
+const (
+	realStationAllocBase   = 50
+	realStationAllocLinked = 6
+	realStationAllocList   = 3
+)
+
+// TestRealStationPageAllocs guards the station pages whose blocks read
+// other stations, on the real snapshot: the first five with nearby
+// stations and other entries, HTML and Markdown; and the reads of those
+// blocks (the stored nearest stations, the group), a few allocations
+// each (the records decoded into one buffer).
+func TestRealStationPageAllocs(t *testing.T) {
+	if pagesRace {
+		t.Skip("the race detector allocates on its own")
+	}
+	ix := realIx(t)
+	s := serverAt(t, ix, testBase)
+	type station struct {
+		rec           format.Record
+		linked, lists int
+	}
+	var picked []station
+	err := ix.EachStationID(0, ix.Meta().Stations, func(id format.UUID) error {
+		if len(picked) == 5 {
+			return nil
+		}
+		rec, err := ix.Station(id)
+		if err != nil || !rec.Geo.Known {
+			return err
+		}
+		vs, total, err := ix.Variants(id)
+		if err != nil || total == 0 {
+			return err
+		}
+		near, err := ix.Nearby(&rec, 5)
+		picked = append(picked, station{rec, len(vs) + len(near), len(rec.Genres) + len(rec.Languages)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(picked) == 0 {
+		t.Fatal("no station with coordinates and other entries in the snapshot")
+	}
+	for _, st := range picked {
+		target := "/stations/" + st.rec.ID.String() + "/"
+		reads := testing.AllocsPerRun(20, func() {
+			if _, err := ix.Nearby(&st.rec, 5); err != nil {
+				t.Fatal(err)
+			}
+		})
+		groups := testing.AllocsPerRun(20, func() {
+			if _, _, err := ix.Variants(st.rec.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
+		searched := testing.AllocsPerRun(20, func() {
+			if _, err := ix.Index.Nearby(&st.rec, 5); err != nil {
+				t.Fatal(err)
+			}
+		})
+		t.Logf("%s: nearby stations read in %v allocations (searched: %v), its group in %v", target, reads, searched, groups)
+		if reads > 10 || groups > 14 {
+			t.Errorf("%s: reading its nearby stations makes %v allocations (at most 10), its group %v (at most 14)", target, reads, groups)
+		}
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		var dst []byte
+		for _, md := range []bool{false, true} {
+			n := testing.AllocsPerRun(20, func() {
+				p, f := buildPage(s, ix, r)
+				if md {
+					dst = s.pages.AppendMarkdown(dst[:0], p, f)
+				} else {
+					dst = s.pages.AppendHTML(dst[:0], p, f)
+				}
+			})
+			bound := float64(realStationAllocBase + realStationAllocLinked*st.linked + realStationAllocList*st.lists)
+			t.Logf("%s (Markdown %v, %d stations linked): %v allocations", target, md, st.linked, n)
+			if n > bound {
+				t.Errorf("%s (Markdown %v): %v allocations built and written, at most %v", target, md, n, bound)
+			}
+		}
+	}
 }
