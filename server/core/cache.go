@@ -116,9 +116,14 @@ type shard struct {
 	lru     list.List // of *cacheEntry, most recently used first
 	size    int64
 	shardCounts
+	// moves counts the entries put or moved to the front of lru, and
+	// held how many it holds, both written under mu: a hit by target
+	// reads them without it (see GetTarget).
+	moves, held atomic.Uint64
 
-	tmu     sync.Mutex               // the targets; taken after mu, never before
-	targets map[string]*list.Element // request targets (hashed here) known to name an entry (see aliasLocked)
+	tmu        sync.Mutex               // the targets; taken after mu, never before
+	targets    map[string]*list.Element // request targets (hashed here) known to name an entry (see aliasLocked)
+	targetHits uint64                   // hits by target that left the entry where it was, under tmu
 
 	_ [64]byte // keeps the next shard's locks off this one's cache line
 }
@@ -128,8 +133,25 @@ type cacheEntry struct {
 	e       *Entity
 	size    int64
 	shard   *shard   // where it is held; immutable
-	held    bool     // still in its shard, under shard.mu
 	targets []string // its request targets
+	// held is whether it is still in its shard, moved its shard's moves
+	// when it was last put at the front; written under shard.mu.
+	held  atomic.Bool
+	moved atomic.Uint64
+}
+
+// toFront makes el, of s, the most recently used. Called with s.mu held.
+func (s *shard) toFront(el *list.Element) {
+	s.lru.MoveToFront(el)
+	el.Value.(*cacheEntry).moved.Store(s.move())
+}
+
+// move counts a move to the front and returns the count. Called with
+// s.mu held: the one writer needs no read-modify-write.
+func (s *shard) move() uint64 {
+	n := s.moves.Load() + 1
+	s.moves.Store(n)
+	return n
 }
 
 // NewResponseCache returns a cache bounded to max bytes that stores a body
@@ -218,7 +240,7 @@ func (c *responseCache) Get(ix Index, key, target string) *Entity {
 		return nil
 	}
 	s.hits++
-	s.lru.MoveToFront(el)
+	s.toFront(el)
 	e := el.Value.(*cacheEntry).e
 	c.aliasLocked(g, el, target)
 	c.evict(g, s)
@@ -239,7 +261,12 @@ const (
 
 // GetTarget returns the entity that target was answered with on ix, and
 // its key, or nil. A miss is not counted: the lookup by key that follows
-// counts it. It takes the target's shard's lock, then the entry's.
+// counts it. It takes the target's shard's lock and, to move the entry to
+// the front, the entry's; not when the entry was moved there recently
+// (within the last quarter of its shard's entries' moves): it is then
+// still in the front quarter of its shard's LRU order, far from
+// eviction, and a hot entry's hits take one lock, not two. A shard of
+// fewer than four entries moves it on every hit: an exact LRU.
 func (c *responseCache) GetTarget(ix Index, target string) (*Entity, string) {
 	if !c.enabled() || target == "" {
 		return nil, ""
@@ -251,19 +278,25 @@ func (c *responseCache) GetTarget(ix Index, target string) (*Entity, string) {
 	ts := g.shardOf(c.hash(target))
 	ts.tmu.Lock()
 	el := ts.targets[target]
-	ts.tmu.Unlock()
 	if el == nil {
+		ts.tmu.Unlock()
 		return nil, ""
 	}
 	ce := el.Value.(*cacheEntry)
 	s := ce.shard
+	if ce.held.Load() && s.moves.Load()-ce.moved.Load() < s.held.Load()/4 {
+		ts.targetHits++
+		ts.tmu.Unlock()
+		return ce.e, ce.key
+	}
+	ts.tmu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !ce.held { // evicted since
+	if !ce.held.Load() { // evicted since
 		return nil, ""
 	}
 	s.hits++
-	s.lru.MoveToFront(el)
+	s.toFront(el)
 	return ce.e, ce.key
 }
 
@@ -313,11 +346,15 @@ func (c *responseCache) Put(ix Index, key, target string, e *Entity) {
 	defer s.mu.Unlock()
 	el, ok := s.entries[key]
 	if ok { // built twice at once: keep the first
-		s.lru.MoveToFront(el)
+		s.toFront(el)
 	} else {
-		el = s.lru.PushFront(&cacheEntry{key: key, e: e, size: size, shard: s, held: true})
+		ce := &cacheEntry{key: key, e: e, size: size, shard: s}
+		ce.held.Store(true)
+		el = s.lru.PushFront(ce)
+		ce.moved.Store(s.move())
 		s.entries[key] = el
 		s.size += size
+		s.held.Store(s.held.Load() + 1)
 	}
 	c.aliasLocked(g, el, target)
 	c.evict(g, s)
@@ -386,6 +423,10 @@ func (c *responseCache) replace(g, next *generation) *generation {
 		c.counted.add(s.shardCounts)
 		s.shardCounts = shardCounts{} // a request still on g counts from nought
 		s.mu.Unlock()
+		s.tmu.Lock()
+		c.counted.hits += s.targetHits
+		s.targetHits = 0
+		s.tmu.Unlock()
 	}
 	c.gen.Store(next)
 	return next
@@ -397,7 +438,8 @@ func (c *responseCache) evict(g *generation, s *shard) {
 	for s.size > c.share {
 		el := s.lru.Back()
 		ce := s.lru.Remove(el).(*cacheEntry)
-		ce.held = false
+		ce.held.Store(false)
+		s.held.Store(s.held.Load() - 1)
 		delete(s.entries, ce.key)
 		for _, t := range ce.targets {
 			ts := g.shardOf(c.hash(t))
@@ -436,6 +478,9 @@ func (c *responseCache) Stats() CacheStats {
 		size += s.size
 		n += len(s.entries)
 		s.mu.Unlock()
+		s.tmu.Lock()
+		counts.hits += s.targetHits
+		s.tmu.Unlock()
 	}
 	return CacheStats{
 		Hits: counts.hits, Misses: counts.misses, Evictions: counts.evictions,

@@ -209,3 +209,28 @@ func TestCacheHitTakesNoGlobalLock(t *testing.T) {
 		t.Errorf("%d of 8,000 hits missed or returned another key's entity", wrong.Load())
 	}
 }
+
+// TestCacheHotTargetSurvives: an entry hit only by its request target
+// (which moves it to the front only when it has fallen out of the front
+// quarter) outlives a stream of 10,000 others put after it, in a cache
+// of 100 entries, while every other entry goes, least recently used
+// first.
+func TestCacheHotTargetSurvives(t *testing.T) {
+	ix := &testIndex{name: "a"}
+	body := make([]byte, 100)
+	one := EntrySize("k100000", &Entity{Body: body}) // every key below has 7 bytes
+	c := NewResponseCache(100*one+TargetOverhead+3, 1)
+	c.Put(ix, "hot0000", "t/h", &Entity{Body: body})
+	for i := range 10_000 {
+		if e, k := c.GetTarget(ix, "t/h"); e == nil || k != "hot0000" {
+			t.Fatalf("after %d puts the hot entry is gone", i)
+		}
+		c.Put(ix, "k"+strconv.Itoa(100_000+i), "", &Entity{Body: body})
+	}
+	if st := c.Stats(); st.Evictions != 10_000-99 || st.Hits != 10_000 {
+		t.Errorf("%+v: want %d evictions (every other entry but the last 99) and 10,000 hits", st, 10_000-99)
+	}
+	if c.Get(ix, "k109901", "") == nil || c.Get(ix, "k109900", "") != nil {
+		t.Error("the entries kept are not the most recently put")
+	}
+}
