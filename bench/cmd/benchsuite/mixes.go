@@ -248,7 +248,7 @@ func (mb *mixBench) slicedLoad(m *HTTPMix, ours *server, admin string, calibrati
 	defer ceil.stop()
 	var sent int64
 	for r := 0; r < m.Rounds; r++ {
-		paths, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-%d.txt", m.Name, r+1), load[r*perRound:(r+1)*perRound])
+		paths, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-%d.txt", slug(m.Name), r+1), load[r*perRound:(r+1)*perRound])
 		if err != nil {
 			return err
 		}
@@ -275,7 +275,7 @@ func (mb *mixBench) calibrate(name, base string, calibration []string) (float64,
 	half := len(calibration) / 2
 	var rps float64
 	for i, part := range [][]string{calibration[:half], calibration[half:]} {
-		path, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-calibration-%d.txt", name, i+1), part)
+		path, err := mb.sv.dir.writeLines(fmt.Sprintf("paths-%s-calibration-%d.txt", slug(name), i+1), part)
 		if err != nil {
 			return 0, err
 		}

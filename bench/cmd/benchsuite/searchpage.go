@@ -10,7 +10,7 @@ import (
 	"stationdex/bench/internal/traffic"
 )
 
-// The search page mixes (issue #43): the HTML search page (/search) with
+// The search page mixes (issue #43): the HTML search page (/search/) with
 // its defaults (one result per group with its count of other entries,
 // and the page's facets), asked the cold and the hot searches of the API
 // mixes the way its form and pager ask them (traffic.SearchPagePath),
@@ -32,7 +32,7 @@ func (mb *mixBench) searchPageCold(ours *server, admin string, cold *coldSearche
 	}
 	m := &HTTPMix{Name: "search page cold", Distinct: len(load), Sequence: len(load), Checked: len(probes), Rounds: mb.rounds,
 		BodyBytes: medianOf(sizes), Encodings: "identity (HTML)", ZeroShare: zeroShare(cold.load),
-		What: fmt.Sprintf("the HTML search page (/search) with its defaults (one result per group with its count of other entries, "+
+		What: fmt.Sprintf("the HTML search page (/search/) with its defaults (one result per group with its count of other entries, "+
 			"and the page's facets) for %d distinct searches: the cold mix's, as the form and its pager ask for them (no limit, "+
 			"offsets on a page boundary), a separate slice per round, each page requested once", len(load))}
 	return mb.slicedLoad(m, ours, admin, calibration, load)
@@ -69,7 +69,10 @@ func (mb *mixBench) searchPageHot(ours *server, admin string, hot *traffic.Hot) 
 // same page is asked again). Every page must answer 200 with HTML, and say
 // that nothing matches exactly when the engine, in process, finds nothing.
 func (mb *mixBench) probePages(base string, qs []mix.Query) ([]int, error) {
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
+	// A redirect is an answer of its own, not the page: wrk does not
+	// follow it (nor count it as an error), so neither does the probe.
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	sizes := make([]int, len(qs))
 	for i, q := range qs {
 		total, _, err := mb.b.e.Search(q, false)

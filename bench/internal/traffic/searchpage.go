@@ -7,7 +7,8 @@ import (
 	"stationdex/bench/internal/mix"
 )
 
-// The search page as people reach it: the form's fields (words, country,
+// The search page (/search/, the path its links and form use; /search
+// redirects to it) as people reach it: the form's fields (words, country,
 // language, genre) and the pager's offsets, with no limit (the page's own
 // size) and nothing else, so that the page answers with its defaults:
 // one result per group of entries, each with its count of other entries,
@@ -32,7 +33,7 @@ func SearchPagePath(q mix.Query) string {
 	if off := q.Offset / SearchPageSize * SearchPageSize; off > 0 {
 		v.Set("offset", strconv.Itoa(off))
 	}
-	return "/search?" + v.Encode()
+	return "/search/?" + v.Encode()
 }
 
 // SearchPages lists the distinct search page paths of qs in their first

@@ -20,7 +20,7 @@ func TestSearchPagePath(t *testing.T) {
 		{Q: "a&b", Limit: 20, Offset: 20},
 	}
 	paths, page := SearchPages(qs)
-	want := []string{"/search?country=DE&offset=120&q=jazz+fm", "/search?genre=rock&language=de", "/search?offset=20&q=a%26b"}
+	want := []string{"/search/?country=DE&offset=120&q=jazz+fm", "/search/?genre=rock&language=de", "/search/?offset=20&q=a%26b"}
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
 		t.Errorf("pages %q, want %q", paths, want)
 	}
@@ -29,7 +29,7 @@ func TestSearchPagePath(t *testing.T) {
 	}
 	for _, p := range paths {
 		u, err := url.Parse(p)
-		if err != nil || u.Path != "/search" || u.Query().Has("limit") {
+		if err != nil || u.Path != "/search/" || u.Query().Has("limit") {
 			t.Errorf("%s: not the search page without a limit (%v)", p, err)
 		}
 	}
