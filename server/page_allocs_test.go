@@ -31,7 +31,7 @@ var pageAllocBounds = map[string]float64{
 	"search":          400, // distinct by default: the tiers less their duplicates
 	"station":         55,  // 52: the record, its nearest stations and group read, their text in one string each
 	"listen":          20,  // 18
-	"directory":       250, // each value's note counts entries and stations: a string each
+	"directory":       155, // 148: the values' addresses and notes cut from one string
 	"directory_entry": 80,
 	"guide":           170, // with the /json/ part: client facts built on the base URL
 }

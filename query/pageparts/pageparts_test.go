@@ -130,3 +130,41 @@ func TestNearbyTiesAndStrays(t *testing.T) {
 		t.Fatalf("%d stations with coordinates read, want 6", with)
 	}
 }
+
+// BenchmarkNearby reads the nearest stations of the real snapshot's
+// stations with coordinates as a station page does (stored) and as it
+// did before the nearby bucket (searched: query/core's Nearby).
+//
+//	go test ./query/pageparts -run '^$' -bench Nearby -benchmem -count 6 | benchstat -col /way
+func BenchmarkNearby(b *testing.B) {
+	path, recs, _ := testindex.Real(b)
+	ix := openIndex(b, path)
+	var geo []format.Record
+	for i := range recs {
+		if recs[i].Geo.Known && len(geo) < 2000 {
+			rec, err := ix.Station(recs[i].ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			geo = append(geo, rec)
+		}
+	}
+	for _, way := range []struct {
+		name   string
+		nearby func(*format.Record, int) ([]core.NearStation, error)
+	}{
+		{"stored", func(r *format.Record, k int) ([]core.NearStation, error) { return Nearby(ix, r, k) }},
+		{"searched", ix.Nearby},
+	} {
+		b.Run("way="+way.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := way.nearby(&geo[i%len(geo)], format.NearbyPerStation); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

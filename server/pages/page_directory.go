@@ -177,18 +177,59 @@ func (s *Server) orderLinks(d Directory, current query.Order) []Link {
 }
 
 // valueIndexLinks link each value to its page, with its entries and the
-// stations they stand for, counted as on the value's page.
+// stations they stand for, counted as on the value's page. The values'
+// addresses and notes are cut from one string (an index page lists a
+// hundred).
 func (s *Server) valueIndexLinks(d Directory, vals []query.Listing) []Link {
 	links := make([]Link, len(vals))
-	for i, v := range vals {
-		label := listingLabel(d.Facet, v.Label)
-		links[i] = textValue(label)
+	b := make([]byte, 0, len(vals)*(len(s.Base)+64))
+	ends := make([]int, 0, 2*len(vals))
+	for _, v := range vals {
 		if d.Facet == query.DimCountry || stationjson.HasPage(v.Key) {
-			links[i] = internalLink(label, d.ValueURL(s.Base, v.Key))
+			b = d.appendValueURL(b, s.Base, v.Key)
 		}
-		links[i].Note = entriesOf(v.Stations, v.Groups)
+		ends = append(ends, len(b))
+		b = appendEntries(b, v.Stations, v.Groups)
+		ends = append(ends, len(b))
+	}
+	text, start := string(b), 0
+	for i, v := range vals {
+		label, href := listingLabel(d.Facet, v.Label), text[start:ends[2*i]]
+		links[i] = textValue(label)
+		if href != "" {
+			links[i] = internalLink(label, href)
+		}
+		links[i].Note = text[ends[2*i]:ends[2*i+1]]
+		start = ends[2*i+1]
 	}
 	return links
+}
+
+// appendValueURL appends d.ValueURL(base, key), without a string of its
+// own where the key needs no escaping (most).
+func (d Directory) appendValueURL(b []byte, base, key string) []byte {
+	plain := key != ""
+	for i := 0; i < len(key) && plain; i++ {
+		c := key[i]
+		plain = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || d.Facet == query.DimCountry && 'A' <= c && c <= 'Z'
+	}
+	if !plain {
+		return append(b, d.ValueURL(base, key)...)
+	}
+	kind := d.Kind
+	if d.Facet == query.DimCountry {
+		kind = stationjson.KindCountries
+	}
+	b = append(append(append(b, base...), '/'), kind...)
+	b = append(b, '/')
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A' // CountryURL's strings.ToLower, on ASCII
+		}
+		b = append(b, c)
+	}
+	return append(b, '/')
 }
 
 func (s *Server) DirectoryValue(d Directory) PageFunc {

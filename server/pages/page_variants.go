@@ -72,18 +72,16 @@ func entriesWord(entries, groups int) string {
 	return "Entries"
 }
 
-// entriesOf counts a directory value in the index of its kind: "n
-// stations", and "n stations in m entries" where entries of one station
-// are counted once. An index page writes a hundred, so it is built in one
-// allocation.
-func entriesOf(entries, groups int) string {
-	b := make([]byte, 0, 64)
+// appendEntries appends how a directory value is counted in the index of
+// its kind: "n stations", and "n stations in m entries" where entries of
+// one station are counted once (an index page writes a hundred, into one
+// buffer).
+func appendEntries(b []byte, entries, groups int) []byte {
 	b = appendCount(b, groups, "station", "stations")
 	if entries == groups {
-		return string(b)
+		return b
 	}
-	b = append(b, " in "...)
-	return string(appendCount(b, entries, "entry", "entries"))
+	return appendCount(append(b, " in "...), entries, "entry", "entries")
 }
 
 // appendCount appends "1 one" or "n many".
