@@ -28,11 +28,11 @@ import (
 // blocks into one buffer each.
 var pageAllocBounds = map[string]float64{
 	"home":            75,
-	"search":          400, // distinct by default: the tiers less their duplicates
+	"search":          345, // 329: distinct by default, the tiers less their duplicates; results cut from one string
 	"station":         55,  // 52: the record, its nearest stations and group read, their text in one string each
 	"listen":          20,  // 18
 	"directory":       155, // 148: the values' addresses and notes cut from one string
-	"directory_entry": 80,
+	"directory_entry": 48,  // 44: its stations' addresses and notes cut from one string
 	"guide":           170, // with the /json/ part: client facts built on the base URL
 }
 

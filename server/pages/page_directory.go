@@ -291,12 +291,23 @@ func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
 // StationLinks lists stations as links to their pages, each with what
 // tells look-alikes apart: many stations share a name, so the note says
 // where each is and how it streams.
+// Their addresses and notes are cut from one string.
 func (s *Server) StationLinks(recs []format.Record) []Link {
 	links := make([]Link, len(recs))
+	b := make([]byte, 0, len(recs)*(len(s.Base)+112))
+	ends := make([]int, 0, 2*len(recs))
 	for i := range recs {
-		r := &recs[i]
-		links[i] = internalLink(r.Name, stationjson.StationURL(s.Base, r.ID))
-		links[i].Note = resultNote("", r)
+		b = append(append(b, s.Base...), "/stations/"...) // stationjson.StationURL
+		b = append(recs[i].ID.Append(b), '/')
+		ends = append(ends, len(b))
+		b = appendNote(b, &recs[i])
+		ends = append(ends, len(b))
+	}
+	text, start := string(b), 0
+	for i := range recs {
+		links[i] = internalLink(recs[i].Name, text[start:ends[2*i]])
+		links[i].Note = text[ends[2*i]:ends[2*i+1]]
+		start = ends[2*i+1]
 	}
 	return links
 }
