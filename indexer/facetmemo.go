@@ -17,10 +17,11 @@ import (
 
 // facetMemoSource yields the facet memo bucket (see format/facetmemo.go):
 // the top values of the counted facets of every large list and of the
-// largest pairs of lists, counted from the lists already written by
-// sweeping each set's records once over a per-record table of their values
-// (facetValues). A reader used to count the same sets at start-up, value
-// by value against each list, which took 10 s at 5M stations; the sweep
+// largest pairs of lists, in stations and in groups, counted from the lists
+// already written by sweeping each set's records once over a per-record
+// table of their values (facetValues) and their groups (group_of, written
+// before). A reader used to count the same sets at start-up, value by
+// value against each list, which took 10 s at 5M stations; the sweep
 // takes a fraction of that, on every core.
 func facetMemoSource(stations int) kvSource {
 	return onePass(func(tx *bolt.Tx) ([][2][]byte, error) {
@@ -75,16 +76,21 @@ type memoSet struct {
 type memoBuild struct {
 	stations int
 	min      int
-	facets   []*facetValues
+	facets   []*facetValues // format.DistinctMemoFacets'
 	values   *recordValues
+	groupOf  []uint32 // each record's group, format.NoGroup when alone
 	lists    []*memoList
 	sets     []memoSet
-	counts   []format.MemoCounts
+	counts   []format.MemoEntry
 }
 
 func newMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 	m := &memoBuild{stations: stations, min: format.FacetMemoMin(stations)}
-	for _, f := range format.FacetMemoFacets {
+	var err error
+	if m.groupOf, err = readGroupOf(tx.Bucket(format.BucketGroupOf), stations); err != nil {
+		return nil, fmt.Errorf("facet memo: %w", err)
+	}
+	for _, f := range format.DistinctMemoFacets {
 		fv, err := newFacetValues(tx.Bucket(f.Bucket), stations, f.Fold)
 		if err != nil {
 			return nil, fmt.Errorf("facet memo: %s: %w", f.Bucket, err)
@@ -211,10 +217,10 @@ func sampleMask(keys int) (*roaring.Bitmap, int) {
 // sets' order.
 func (m *memoBuild) countAll() {
 	var pool sync.Pool // a counter per worker, not per set
-	m.counts = eachRow(len(m.sets), func(i int) format.MemoCounts {
+	m.counts = eachRow(len(m.sets), func(i int) format.MemoEntry {
 		c, _ := pool.Get().(*memoCounter)
 		if c == nil {
-			c = newMemoCounter(m.facets, m.values)
+			c = newMemoCounter(m.facets, len(format.FacetMemoFacets), m.values, m.groupOf)
 		}
 		defer pool.Put(c)
 		s := m.sets[i]
@@ -234,7 +240,24 @@ func (m *memoBuild) entries() [][2][]byte {
 		if s.b != nil {
 			k = format.MemoPairKey(s.a.source, s.a.key, s.b.source, s.b.key)
 		}
-		out[i] = [2][]byte{k, format.AppendMemoCounts(nil, &m.counts[i])}
+		out[i] = [2][]byte{k, format.AppendMemoEntry(nil, &m.counts[i])}
 	}
 	return out
+}
+
+// readGroupOf reads every record's group from the group_of bucket.
+func readGroupOf(b *bolt.Bucket, stations int) ([]uint32, error) {
+	groupOf := make([]uint32, stations)
+	for start := 0; start < stations; start += format.RecordsPerBlock {
+		block, _ := format.BlockOf(uint32(start))
+		v := b.Get(format.BlockKey(block))
+		for slot := range min(format.RecordsPerBlock, stations-start) {
+			g, err := format.GroupOf(v, slot)
+			if err != nil {
+				return nil, err
+			}
+			groupOf[start+slot] = g
+		}
+	}
+	return groupOf, nil
 }

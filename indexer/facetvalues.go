@@ -101,36 +101,85 @@ func newRecordValues(facets []*facetValues, stations int) *recordValues {
 	return rv
 }
 
-// memoCounter counts sets over recordValues, with counters of its own.
+// memoCounter counts sets over recordValues, with counters of its own:
+// the first plain facets in stations, every facet in groups.
 type memoCounter struct {
-	facets []*facetValues
-	rv     *recordValues
-	counts []uint32
-	recs   []uint32
+	facets   []*facetValues
+	plainIDs uint32 // the ids of the plain facets are below
+	rv       *recordValues
+	groupOf  []uint32
+	counts   []uint32 // stations per value id
+	groups   []uint32 // groups per value id
+	last     []uint32 // the last group (plus one) that counted each value id
+	recs     []uint32
+	shared   []uint64 // group<<32 | record of the set's grouped records
 }
 
-func newMemoCounter(facets []*facetValues, rv *recordValues) *memoCounter {
-	return &memoCounter{facets: facets, rv: rv, counts: make([]uint32, rv.ids), recs: make([]uint32, 1024)}
+func newMemoCounter(facets []*facetValues, plain int, rv *recordValues, groupOf []uint32) *memoCounter {
+	c := &memoCounter{facets: facets, plainIDs: uint32(rv.ids), rv: rv, groupOf: groupOf, recs: make([]uint32, 1024),
+		counts: make([]uint32, rv.ids), groups: make([]uint32, rv.ids), last: make([]uint32, rv.ids)}
+	if plain < len(facets) {
+		c.plainIDs = facets[plain].base
+	}
+	return c
 }
 
 // count is the memo of set bm (n stations): the top limit values of each
-// facet.
-func (c *memoCounter) count(bm *roaring.Bitmap, n, limit int) format.MemoCounts {
+// facet, in stations for the plain facets and in groups for every one.
+// A record that stands alone counts its values in both; the grouped ones
+// are then sorted by group, and count a value once per group.
+func (c *memoCounter) count(bm *roaring.Bitmap, n, limit int) format.MemoEntry {
 	clear(c.counts)
-	first, vals, counts := c.rv.first, c.rv.vals, c.counts
+	clear(c.groups)
+	first, vals, counts, groups := c.rv.first, c.rv.vals, c.counts, c.groups
+	shared, alone := c.shared[:0], 0
 	it := bm.ManyIterator()
 	for k := it.NextMany(c.recs); k > 0; k = it.NextMany(c.recs) {
 		for _, r := range c.recs[:k] {
-			for _, v := range vals[first[r]:first[r+1]] {
-				counts[v]++
+			vs := vals[first[r]:first[r+1]]
+			for _, v := range vs {
+				if v < c.plainIDs {
+					counts[v]++
+				}
+			}
+			if g := c.groupOf[r]; g != format.NoGroup {
+				shared = append(shared, uint64(g)<<32|uint64(r))
+				continue
+			}
+			alone++
+			for _, v := range vs {
+				groups[v]++
 			}
 		}
 	}
-	m := format.MemoCounts{Stations: n, Limit: limit, Facets: make([][]format.MemoCount, len(c.facets))}
-	for f, fv := range c.facets {
-		m.Facets[f] = fv.top(counts[fv.base:int(fv.base)+len(fv.total)], limit)
+	slices.Sort(shared)
+	sets, last := alone, ^uint64(0)
+	for _, e := range shared {
+		g, r := uint32(e>>32)+1, uint32(e)
+		if e>>32 != last {
+			sets, last = sets+1, e>>32
+		}
+		for _, v := range vals[first[r]:first[r+1]] {
+			if c.last[v] != g {
+				c.last[v] = g
+				groups[v]++
+			}
+		}
 	}
-	return m
+	clear(c.last)
+	c.shared = shared[:0]
+	e := format.MemoEntry{
+		Plain:    format.MemoCounts{Stations: n, Limit: limit},
+		Distinct: format.MemoCounts{Stations: sets, Limit: limit, Facets: make([][]format.MemoCount, len(c.facets))},
+	}
+	for f, fv := range c.facets {
+		ids := int(fv.base)
+		if uint32(ids) < c.plainIDs {
+			e.Plain.Facets = append(e.Plain.Facets, fv.top(counts[ids:ids+len(fv.total)], limit))
+		}
+		e.Distinct.Facets[f] = fv.top(groups[ids:ids+len(fv.total)], limit)
+	}
+	return e
 }
 
 // top is the first limit counted values, most first, ties in key order;

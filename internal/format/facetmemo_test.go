@@ -83,3 +83,30 @@ func FuzzParseMemo(f *testing.F) {
 		}
 	})
 }
+
+func TestMemoEntryRoundTripAndBounds(t *testing.T) {
+	plain := MemoCounts{Stations: 900, Limit: 2, Facets: [][]MemoCount{{{2, 500}}, nil}}
+	distinct := MemoCounts{Stations: 700, Limit: 2, Facets: [][]MemoCount{{{2, 400}, {0, 300}}, nil, {{1, 2}}}}
+	e := MemoEntry{Plain: plain, Distinct: distinct}
+	v := AppendMemoEntry(nil, &e)
+	got, err := ParseMemoEntry(v, []int{8, 1}, []int{8, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Plain.Stations != 900 || got.Distinct.Stations != 700 || len(got.Distinct.Facets) != 3 || got.Distinct.Facets[2][0] != (MemoCount{1, 2}) {
+		t.Fatalf("%+v, want %+v", got, e)
+	}
+	for name, bad := range map[string]MemoEntry{
+		"more groups than stations": {Plain: plain, Distinct: MemoCounts{Stations: 901, Limit: 2, Facets: [][]MemoCount{nil, nil, nil}}},
+		"another limit":             {Plain: plain, Distinct: MemoCounts{Stations: 700, Limit: 3, Facets: [][]MemoCount{nil, nil, nil}}},
+	} {
+		if _, err := ParseMemoEntry(AppendMemoEntry(nil, &bad), []int{8, 1}, []int{8, 1, 2}); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	for name, v := range map[string][]byte{"plain part alone": AppendMemoCounts(nil, &plain), "trailing byte": append(v, 0)} {
+		if _, err := ParseMemoEntry(v, []int{8, 1}, []int{8, 1, 2}); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+}

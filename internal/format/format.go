@@ -189,6 +189,9 @@
 //	16 search_orders: the records in the search's popular order (the
 //	   upstream's votes, then clicks) and bitrate order (order.go), so that
 //	   a search sorted by either walks to its page as the name order does.
+//	17 facet_memo entries hold the set's facets counted in groups too (every
+//	   facet a search can count: facetmemo.go's MemoEntry), so that a distinct
+//	   search of a broad set, the search page's default, reads its facets.
 //	18 nearby: every station's nearest stations (nearby.go), found by the
 //	   indexer, so that a station page reads them instead of searching
 //	   around the station.

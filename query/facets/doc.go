@@ -5,7 +5,8 @@
 // each record its value ids (counted by visiting the records of a small
 // match set); a large set is counted by intersecting posting lists, most
 // stations first; the facet memo the indexer stores answers the large
-// stored lists at once. The search calls Count through core.FacetCounter;
+// stored lists at once, in stations and, for a distinct search, in
+// groups. The search calls Count through core.FacetCounter;
 // the columns and the memo are the facets' state in each index (a slot of
 // core.Index), built on first use or by Warm.
 //

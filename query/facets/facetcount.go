@@ -98,7 +98,7 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 		if t.col, err = column(s.Index, d); err != nil {
 			return tasks, err
 		}
-		if !q.Distinct && fromMemo(s, t, ops, -1, q.FacetLimit) {
+		if fromMemo(s, t, ops, -1, q.FacetLimit, q.Distinct) {
 			continue
 		}
 		if filtered.Has(d) && everyStationWithout(s, q, d) {
@@ -120,8 +120,10 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 			case isEveryStation(s, t): // no memo entry holds every station
 				t.Top = t.col.topOfEveryStation(s.Work.Tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				t.Top, err = countDistinct(s, t.col, t.m, s.Work.Tops[t.d][:0], q.FacetLimit)
-			case !fromMemo(s, t, ops, t.n, q.FacetLimit):
+				if !fromMemo(s, t, ops, t.n, q.FacetLimit, true) {
+					t.Top, err = countDistinct(s, t.col, t.m, s.Work.Tops[t.d][:0], q.FacetLimit)
+				}
+			case !fromMemo(s, t, ops, t.n, q.FacetLimit, false):
 				err = countTask(s, t, q.FacetLimit)
 			}
 		}
@@ -134,14 +136,15 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 }
 
 // fromMemo takes t's top k values from the memo when it knows t's set by
-// its operands (see memoOf; n: the set's size once built, else -1).
-func fromMemo(s *core.Search, t *facetTask, ops []core.MemoOperand, n, k int) bool {
+// its operands (see memoOf; n: the set's size once built, else -1), in
+// groups with distinct.
+func fromMemo(s *core.Search, t *facetTask, ops []core.MemoOperand, n, k int, distinct bool) bool {
 	memo := memoOf(s.Index, ops, t.except, n)
 	if memo == nil {
 		return false
 	}
 	var ok bool
-	if t.Top, ok = memo.tops(t.d, k, s.Work.Tops[t.d][:0]); ok {
+	if t.Top, ok = memo.tops(t.d, k, s.Work.Tops[t.d][:0], distinct); ok {
 		s.MemoFacets++
 	}
 	return ok

@@ -19,7 +19,9 @@ import (
 // q=music radio), and their facets are the expensive ones: counting tens
 // of thousands of stations costs several times the search itself, which
 // only decodes its page. With the memo such a search's facets are a copy
-// of a list.
+// of a list. Each entry holds the set's facets in groups too, every facet
+// a search can count, for a distinct search (the search page's default),
+// whose counts read every grouped entry's values.
 //
 // The indexer counts the memo and stores it (format/facetmemo.go says
 // which lists and pairs, and how); it is read once, by Warm or the first
@@ -27,13 +29,19 @@ import (
 // place in the file (listID). For any other set, or a larger facet limit
 // for a pair, facets are counted. Check recounts every entry.
 
-// memoDims is the dimension of each of format.FacetMemoFacets, and
-// memoFacetSet those dimensions: the facets a stored memo entry lists, in
-// that order.
-var MemoDims, MemoFacetSet = func() ([]core.Dim, core.DimSet) {
+// MemoDims is the dimension of each of format.FacetMemoFacets, and
+// MemoFacetSet those dimensions: the facets a stored memo entry lists in
+// stations, in that order; DistinctDims and DistinctFacetSet are those of
+// format.DistinctMemoFacets, which it lists in groups.
+var (
+	MemoDims, MemoFacetSet         = memoDims(format.FacetMemoFacets)
+	DistinctDims, DistinctFacetSet = memoDims(format.DistinctMemoFacets)
+)
+
+func memoDims(facets []format.FacetMemoFacet) ([]core.Dim, core.DimSet) {
 	var ds []core.Dim
 	var set core.DimSet
-	for _, f := range format.FacetMemoFacets {
+	for _, f := range facets {
 		d := dimOfFacetBucket(f.Bucket)
 		if !sameFold(core.Dims[d].Folded, f.Fold) {
 			panic(fmt.Sprintf("facet memo: %s folded unlike its row", f.Bucket))
@@ -41,7 +49,7 @@ var MemoDims, MemoFacetSet = func() ([]core.Dim, core.DimSet) {
 		ds, set = append(ds, d), set.With(d)
 	}
 	return ds, set
-}()
+}
 
 // sameFold reports whether a and b are the same folding function (or
 // both none): the indexer's memo skips the keys the row's function does.
@@ -78,21 +86,26 @@ func idOf(ix *core.Index, v []byte) core.ListID {
 }
 
 // memoFacets is the top limit values of each facet of one set, most
-// first, as facetTops finds them.
+// first, as facetTops finds them: in stations (lists), and in groups
+// (distinct), as a distinct search counts them.
 type memoFacets struct {
-	limit int
-	n     int // stations in the set
-	lists [core.NumDims][]memoCount
+	limit    int
+	n        int // stations in the set
+	lists    [core.NumDims][]memoCount
+	distinct [core.NumDims][]memoCount
 }
 
 type memoCount = format.MemoCount
 
-// tops appends the first k values of facet d to top, or reports that the
-// memo has fewer than k of them when the facet has more, or does not
-// count d.
-func (f *memoFacets) tops(d core.Dim, k int, top []core.TopCount) ([]core.TopCount, bool) {
-	l := f.lists[d]
-	if !MemoFacetSet.Has(d) || k > f.limit && len(l) == f.limit {
+// tops appends the first k values of facet d to top, in groups with
+// distinct, or reports that the memo has fewer than k of them when the
+// facet has more, or does not count d.
+func (f *memoFacets) tops(d core.Dim, k int, top []core.TopCount, distinct bool) ([]core.TopCount, bool) {
+	l, has := f.lists[d], MemoFacetSet.Has(d)
+	if distinct {
+		l, has = f.distinct[d], DistinctFacetSet.Has(d)
+	}
+	if !has || k > f.limit && len(l) == f.limit {
 		return top, false
 	}
 	for _, c := range l[:min(k, len(l))] {
@@ -123,8 +136,8 @@ func FacetMemo(ix *core.Index) (*facetMemo, error) {
 // readFacetMemo decodes the memo bucket through the page tree, as
 // searches read (they know lists by the places they read them at).
 func readFacetMemo(ix *core.Index) (*facetMemo, error) {
-	values := make([]int, len(format.FacetMemoFacets))
-	for f, facet := range format.FacetMemoFacets {
+	values := make([]int, len(format.DistinctMemoFacets))
+	for f, facet := range format.DistinctMemoFacets {
 		c, err := core.TreeCursor(ix, facet.Bucket)
 		if err != nil {
 			return nil, err
@@ -143,13 +156,16 @@ func readFacetMemo(ix *core.Index) (*facetMemo, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := format.ParseMemoCounts(v, values)
+		e, err := format.ParseMemoEntry(v, values[:len(format.FacetMemoFacets)], values)
 		if err != nil {
 			return nil, err
 		}
-		f := &memoFacets{limit: m.Limit, n: m.Stations}
-		for i, l := range m.Facets {
+		f := &memoFacets{limit: e.Plain.Limit, n: e.Plain.Stations}
+		for i, l := range e.Plain.Facets {
 			f.lists[MemoDims[i]] = l
+		}
+		for i, l := range e.Distinct.Facets {
+			f.distinct[DistinctDims[i]] = l
 		}
 		if len(ids) == 1 {
 			memo.lists[ids[0]] = f
