@@ -48,25 +48,55 @@ func distinctTiers(s *Search, q Query) error {
 			return err
 		}
 	}
+	// the groups of every tier, when the indexer counted them: then the
+	// tiers past the page are not looked at (see lumpTiers)
+	known, stored := 0, false
+	if len(tiers) > 1 && q.Sort <= SortName {
+		if known, stored, err = wordGroups(s, q); err != nil {
+			return err
+		}
+	}
 	seen := gi.NewSeen(&s.Work.Seen) // the groups met so far
 	before := 0                      // groups in the tiers before
 	for i, t := range tiers {
 		if t.n == 0 {
 			continue
 		}
-		m := s.members(t)
 		upto := q.Offset + q.Limit - before
+		if stored && upto <= 0 {
+			lumpTiers(tiers[i:], known-before)
+			return nil
+		}
+		m := s.members(t)
 		if q.Sort > SortName {
 			upto = t.n // another order reads the whole tier: every duplicate
 		}
-		dups, n, err := duplicates(s, m, gi, seen, upto)
+		dups, n, whole, err := duplicates(s, m, gi, seen, upto, stored)
 		if err != nil {
 			return err
 		}
 		tiers[i] = tier{of: m, minus: dups, n: t.n - n}
+		if !whole {
+			lumpTiers(tiers[i:], known-before)
+			return nil
+		}
 		before += tiers[i].n
 	}
 	return nil
+}
+
+// lumpTiers gives the first of tiers, where the page ends, the n groups
+// of them all, and the others none: a search whose groups the indexer
+// counted (a broad word: "radio" finds 1.7 million entries at 5M
+// stations) reads the entries of its tiers up to its page's end only,
+// where finding every duplicate for the tiers' sizes looked up each of
+// their grouped entries. The page is located as before, and the total is
+// the stored count.
+func lumpTiers(tiers []tier, n int) {
+	tiers[0].n = n
+	for i := range tiers[1:] {
+		tiers[1+i].n = 0
+	}
 }
 
 // storedGroups is the number of groups a search matches when the indexer
@@ -163,17 +193,23 @@ var errEnough = errors.New("enough records")
 // the page's end, m's upto-th entry that is not one (see pageEnd):
 // collectTier locates the page by rank and passes over duplicates up to
 // its last record, and never looks further, so a broad search does not
-// build a set of thousands of duplicates for a page of twenty.
-func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int) (Set, int, error) {
+// build a set of thousands of duplicates for a page of twenty. With
+// toEnd, the entries past the page's end are not looked at either, and
+// whole is false when some were not: the count is then of those before.
+func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int, toEnd bool) (dups Set, n int, whole bool, err error) {
 	found := s.Work.GroupIDs[:0]
 	defer func() { s.Work.GroupIDs = found[:0] }()
 	end, err := findPageEnd(s, m, upto)
 	if err != nil {
-		return Set{}, 0, err
+		return Set{}, 0, false, err
 	}
-	n := 0
+	whole = true
 	err = eachShared(s, m, gi, func(batch []uint32) error {
 		for _, r := range batch {
+			if toEnd && !end.covers(r) {
+				whole = false
+				return errEnough
+			}
 			if gi.FirstIn(seen, r) {
 				continue
 			}
@@ -185,9 +221,12 @@ func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int) (Set
 		}
 		return nil
 	})
-	dups := s.Work.Scratch()
+	if err == errEnough {
+		err = nil
+	}
+	dups = s.Work.Scratch()
 	dups.BM.AddMany(found)
-	return dups, n, err
+	return dups, n, whole, err
 }
 
 // eachShared calls fn with m's grouped entries in ascending order, many
