@@ -52,6 +52,7 @@ func TestPagesWrittenAsTemplateAwkward(t *testing.T) {
 // page of every directory index, every 20th directory value and every
 // 20th station.
 func TestPagesWrittenAsTemplateReal(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	ix := realIx(t)
 	s := serverAt(t, ix, testBase)
 	targets := pageTargets(t, ix, 20)

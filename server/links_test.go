@@ -74,6 +74,7 @@ const maxSortedTargets = 300
 // link, form action and resource the pages print under the base URL, HTML
 // pages and Markdown twins alike: each must answer 2xx or 3xx.
 func TestEveryLinkAnswers(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	s := serverAt(t, awkwardIndex(t), testBase)
 	seen := map[string]bool{"/": true}
 	queue := []string{"/"}

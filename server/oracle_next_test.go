@@ -25,6 +25,7 @@ var realOracle = sync.OnceValues(func() (*oracle.Oracle, error) {
 // and every page's total with the linear-scan oracle. The walk covers the
 // pages the API can reach (offsets up to 5000).
 func TestOracleNextWalk(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	ix := realIx(t)
 	o, err := realOracle()
 	if err != nil {

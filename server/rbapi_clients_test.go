@@ -227,6 +227,7 @@ func checkRadioBrowserClient(t *testing.T, s *Server) {
 // call, on the demo and on the real snapshot (its index built once per
 // test binary).
 func TestRadioBrowserClient(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	t.Run("demo", func(t *testing.T) { checkRadioBrowserClient(t, newDemoServer(t, nil)) })
 	t.Run("real", func(t *testing.T) { checkRadioBrowserClient(t, serverAt(t, realIx(t), testBase)) })
 }
@@ -261,6 +262,7 @@ func TestRBAPIClientRequestsDocumented(t *testing.T) {
 // lists and the title search, each shown as the node answers the request
 // the plugin sent, none empty; on the demo and on the real snapshot.
 func TestStreamtuner2Plugin(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	const plugin = "/usr/share/streamtuner2/channels/radiobrowser.py"
 	if _, err := os.Stat(plugin); err != nil {
 		realdata.Missing(t, "streamtuner2 (Debian streamtuner2 and gir1.2-gtk-3.0): %v", err)

@@ -255,6 +255,7 @@ func TestRBAPIPreflightJSONBody(t *testing.T) {
 // and bycodecexact find exactly those stations, as upstream's Codec
 // column does.
 func TestRBAPISourceCodecs(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	check := func(t *testing.T, s *Server, source []map[string]any) {
 		want := map[string]int{}
 		seen, kept := map[string]bool{}, map[string]bool{}
@@ -368,6 +369,7 @@ func TestRBAPIUpstreamValues(t *testing.T) {
 // spellings not merged, none cut, none past a station's 64th), each
 // counting the stations that list it, and tagExact finds exactly those.
 func TestRBAPISourceTags(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	check := func(t *testing.T, s *Server, source []map[string]any) {
 		kept := map[string]bool{}
 		for _, id := range rbListIDs(t, s, "/json/stations") {

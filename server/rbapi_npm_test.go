@@ -31,6 +31,7 @@ import (
 // from the node's own name order), the lists' counts, the click, and the
 // statuses of what the node refuses.
 func TestNPMClient(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		realdata.Missing(t, "node (for the npm client): %v", err)
@@ -157,7 +158,7 @@ func checkNPMClient(t *testing.T, node, module string, s *Server, recs []map[str
 	a, b := o.all[0], o.all[len(o.all)/2]
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "npmclient.mjs"))
 	cmd.Env = append(os.Environ(), "RB_MODULE="+module, "RB_BASE="+ts.URL, "RB_IDS="+a+","+b, "RB_URL="+recText(o.in[a], "url"))

@@ -35,6 +35,7 @@ import (
 // flag that is neither true nor false) are a 400 with a JSON error,
 // never a 5xx.
 func TestRBAPIOracleAgrees(t *testing.T) {
+	t.Parallel() // one of the long tests, run beside each other (server_test.go)
 	start := time.Now()
 	ix := realIx(t)
 	data, err := realRBAPIOracle()

@@ -75,6 +75,15 @@ func testConfig(obs core.Observer) Config {
 	return Config{BaseURL: base, Observer: obs}
 }
 
+// The package's long tests (the crawl, the real snapshot's oracles, the
+// clients of the Radio Browser API, the pages written as the template
+// writes them) call t.Parallel: they run after the short ones, two at a
+// time on two cores, each on fixtures of its own or shared read-only
+// through a sync.Once (realIndexOnce, realOracle). Without it the package,
+// the last to finish in make test, ran them one after the other on one
+// core. A test that changes package state (a variable, the environment)
+// must not be among them.
+
 // serve runs one request through s and returns the recorded response.
 func serve(s *Server, method, target string, header ...string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, target, nil)
