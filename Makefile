@@ -89,7 +89,23 @@ test:
 	  exit $$status
 
 ## test-suite: the steps of make test, without its TMPDIR check
-test-suite: vet lint-go test-unit test-race test-fuzz lint-public check-deploy bench-smoke
+# Two lanes side by side: test-unit in one, the other steps one after the
+# other in the second. Each step alone leaves a core idle for much of its
+# time (the server package's long tests and its browsers, the race
+# detector's last package, the smoke's start-up), so on two cores the
+# lanes take the time of their CPU, not the sum of the steps' tails. The
+# unit lane's output is held and printed when it ends, so that neither
+# lane's lines break into the other's; a step that fails fails the suite
+# after both lanes end.
+TEST_CHECKS := vet lint-go test-race test-fuzz lint-public check-deploy bench-smoke
+test-suite:
+	@log=$$(mktemp "$${TMPDIR:-/tmp}/stationdex-unit-XXXXXX.log") || exit 1; \
+	  { $(MAKE) --no-print-directory test-unit >"$$log" 2>&1; echo $$? >"$$log.status"; } & \
+	  $(MAKE) --no-print-directory $(TEST_CHECKS); checks=$$?; wait; \
+	  echo "== test-unit"; cat "$$log"; unit=$$(cat "$$log.status"); rm -f "$$log" "$$log.status"; \
+	  [ "$$checks" = 0 ] || echo "make test: a step of $(TEST_CHECKS) failed (above)"; \
+	  [ "$$unit" = 0 ] || echo "make test: test-unit failed (above)"; \
+	  [ "$$checks" = 0 ] && [ "$$unit" = 0 ]
 
 # External checkers (npm linters, promtool, MariaDB, wrk) are installed by
 # .ci/run. On a machine without one, its step says so and is skipped; under
@@ -132,7 +148,7 @@ SLOW_TEST_PKGS := ./server/ ./query/core/ ./indexer/ ./query/rbapi/
 ## test-unit: go test of both modules' packages; the demo micro-benchmarks
 ## once each, so that they cannot rot
 test-unit:
-	$(GO) test -count=1 $(SLOW_TEST_PKGS) ./...
+	$(GO) test -count=1 -timeout 20m $(SLOW_TEST_PKGS) ./...
 	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x $(DEMO_BENCH_PKGS)
 
 ## test-race: the packages with shared state under the race detector,
