@@ -50,7 +50,7 @@ RACE_PKGS := ./server/... ./query/ ./query/check/ ./query/core/ ./query/facets/ 
 RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys)$$
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
-.PHONY: all help build run test test-suite test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
+.PHONY: all help build run test test-suite test-lanes test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
         bench-smoke bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time \
         clean FORCE
 
@@ -98,7 +98,10 @@ test:
 # lane's lines break into the other's; a step that fails fails the suite
 # after both lanes end.
 TEST_CHECKS := vet lint-go test-race test-fuzz lint-public check-deploy bench-smoke
-test-suite:
+test-suite: test-lanes
+
+## test-lanes: test-suite's two lanes (test-unit beside the other steps)
+test-lanes:
 	@log=$$(mktemp "$${TMPDIR:-/tmp}/stationdex-unit-XXXXXX.log") || exit 1; \
 	  { $(MAKE) --no-print-directory test-unit >"$$log" 2>&1; echo $$? >"$$log.status"; } & \
 	  $(MAKE) --no-print-directory $(TEST_CHECKS); checks=$$?; wait; \
