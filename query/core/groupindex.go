@@ -199,6 +199,12 @@ func (gi *GroupIndex) CompactOf(r uint32) (uint32, error) {
 	return gi.compact[r], nil
 }
 
+// Alone reports whether record r stands alone, in no group; a record
+// past the records (a damaged posting list) counts as alone, as FirstIn
+// has it. One load, inlined: a distinct count by records asks it of every
+// record of its set.
+func (gi *GroupIndex) Alone(r uint32) bool { return int(r) >= len(gi.compact) || gi.compact[r] == 0 }
+
 // newSeen empties seen, the groups met by a search, for this index's
 // groups.
 func (gi *GroupIndex) NewSeen(seen *groupSet) *groupSet {

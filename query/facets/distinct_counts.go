@@ -57,10 +57,7 @@ func distinctByRecords(s *core.Search, col *facetColumn, m core.Set, shared *roa
 	values := c.values[:0]
 	err := core.EachBatch(s, m.BM, func(batch []uint32) error {
 		for _, r := range batch {
-			if g, err := gi.CompactOf(r); err != nil || g != 0 {
-				if err != nil {
-					return err
-				}
+			if !gi.Alone(r) {
 				continue // counted by group below
 			}
 			values = col.tail.appendValues(col.head.appendValues(values[:0], r), r)
