@@ -44,10 +44,12 @@ RACE_PKGS := ./server/... ./query/ ./query/check/ ./query/core/ ./query/facets/ 
 # Two kinds of test run in the plain run only: those whose subject is what
 # an outside program sees (a browser, the Radio Browser API's npm and
 # streamtuner2 clients), and long walks on one goroutine (the crawl of
-# every page, the comparison of the two search paths over every key).
+# every page, the comparison of the two search paths over every key, the
+# conjunction's kernels against roaring's, the pages against the
+# template's writing of them on hostile and real stations).
 # Under the race detector each costs minutes and reaches no shared state
 # that the other tests of the same code do not.
-RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys)$$
+RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys|TestConjunction(MatchesRoaring|WithoutKernels)|TestPagesWrittenAsTemplate(Hostile|Real))$$
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all help build run test test-suite test-lanes test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
