@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -74,15 +73,6 @@ func TestCheckFindsDamagedNearby(t *testing.T) {
 			return tx.Bucket(format.BucketNearby).Put(format.BlockKey(1), []byte{0})
 		}, "corrupt index: 2 nearby blocks for 8 stations"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p := testindex.CopyFile(t, path)
-			if err := format.Edit(p, tt.damage); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Check(p)
-			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Check: %v, want ErrCorrupt and %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkRefusesDamage(t, path, tt.damage, tt.want) })
 	}
 }

@@ -3,8 +3,6 @@ package check
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,15 +54,6 @@ func TestCheckFindsDamagedSearchOrders(t *testing.T) {
 			return tx.Bucket(format.BucketSearchOrders).Delete(format.SearchOrderKey(nil, format.SortPopular, 0))
 		}, "1 search order chunks, want 2"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p := testindex.CopyFile(t, path)
-			if err := format.Edit(p, tt.damage); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Check(p)
-			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Check: %v, want ErrCorrupt and %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkRefusesDamage(t, path, tt.damage, tt.want) })
 	}
 }
