@@ -27,19 +27,11 @@ import (
 // worst, and the costliest searches. STATIONDEX_PAGE_MIX sets the number
 // of searches (500).
 func BenchmarkPageMix(b *testing.B) {
-	path := os.Getenv("STATIONDEX_BENCH_INDEX")
-	if path == "" {
-		b.Skip("STATIONDEX_BENCH_INDEX not set")
-	}
+	ix := openBenchIndex(b)
 	n := 500
 	if v, err := strconv.Atoi(os.Getenv("STATIONDEX_PAGE_MIX")); err == nil && v > 0 {
 		n = v
 	}
-	ix, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
 	if err := Warm(ix); err != nil {
 		b.Fatal(err)
 	}

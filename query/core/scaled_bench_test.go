@@ -12,15 +12,7 @@ import (
 // reports what the first faceted search costs: the facet columns are
 // built then.
 func BenchmarkScaled(b *testing.B) {
-	path := os.Getenv("STATIONDEX_BENCH_INDEX")
-	if path == "" {
-		b.Skip("STATIONDEX_BENCH_INDEX not set")
-	}
-	ix, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openBenchIndex(b)
 	all := threeFacets
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -69,4 +61,20 @@ func BenchmarkScaled(b *testing.B) {
 		{"jazz_facets_distinct", Query{Q: "jazz", Facets: all, Distinct: true}},
 	}
 	benchNamed(b, ix, cases)
+}
+
+// openBenchIndex opens the index named by STATIONDEX_BENCH_INDEX (a
+// scaled set from bench/cmd/gendata) until the benchmark ends; without
+// it the benchmark is skipped.
+func openBenchIndex(b *testing.B) *Index {
+	path := os.Getenv("STATIONDEX_BENCH_INDEX")
+	if path == "" {
+		b.Skip("STATIONDEX_BENCH_INDEX not set")
+	}
+	ix, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix
 }
