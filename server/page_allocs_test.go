@@ -208,3 +208,46 @@ func TestRealStationPageAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPageCacheHits: a page answered from the response cache is found by
+// its request target before its key is made, as an API search is, and
+// allocates nothing, but for the router's parameter of a page below a
+// path shape's top (httprouter's catch-all, made per request); a client preferring Markdown at the same target
+// still gets the Markdown twin, not the HTML the target was answered with.
+func TestPageCacheHits(t *testing.T) {
+	s := newServerWithCache(t, fixedSource{demoIx(t)}, 0)
+	h := s.Handler()
+	for _, k := range pageKinds {
+		for _, target := range []string{k.target, markdownTwinTarget(k.target)} {
+			r := httptest.NewRequest(http.MethodGet, target, nil)
+			w := &discardWriter{h: http.Header{}}
+			serve := func() {
+				w.reset()
+				h.ServeHTTP(w, r)
+				if w.code != http.StatusOK {
+					t.Fatalf("%s: status %d", target, w.code)
+				}
+			}
+			serve()
+			before := s.Cache.Stats().Hits
+			n := testing.AllocsPerRun(20, serve)
+			if hits := s.Cache.Stats().Hits - before; hits < 20 {
+				t.Errorf("%s: %d of 21 answers from the cache", target, hits)
+			}
+			bound := 1.0 // the router's parameter
+			if k.name == "home" || k.name == "search" || k.name == "guide" {
+				bound = 0 // routes of their own
+			}
+			if n > bound && !pagesRace {
+				t.Errorf("%s: %v allocations per answer from the cache, at most %v", target, n, bound)
+			}
+		}
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, k.target, nil)
+		r.Header.Set("Accept", "text/markdown")
+		h.ServeHTTP(rec, r)
+		if ct := rec.Header().Get("Content-Type"); rec.Code != http.StatusOK || ct != core.MarkdownMediaType {
+			t.Errorf("%s with Accept: text/markdown after its HTML was cached: %d %s", k.target, rec.Code, ct)
+		}
+	}
+}

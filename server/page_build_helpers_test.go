@@ -23,8 +23,8 @@ func builtPage(t testing.TB, s *Server, ix *query.Index, target string) (*pages.
 
 // buildPage is the page the handler answers r with, and its footer.
 func buildPage(s *Server, ix *query.Index, r *http.Request) (*pages.Page, pages.Footer) {
-	build, args := pageBuilder(s, r.URL.EscapedPath())
-	p, err := build(r, ix, args)
+	build, arg := pageBuilder(s, r.URL.EscapedPath())
+	p, err := build(r, ix, arg)
 	if err != nil {
 		p = s.pages.ErrorPage(r, err)
 	}
@@ -33,34 +33,34 @@ func buildPage(s *Server, ix *query.Index, r *http.Request) (*pages.Page, pages.
 }
 
 // pageBuilder is the builder the routes (pageRoutes) pick for an HTML
-// page's escaped path, and its arguments; noPage for any other path.
-func pageBuilder(s *Server, path string) (pages.PageFunc, []string) {
+// page's escaped path, and its argument; noPage for any other path.
+func pageBuilder(s *Server, path string) (pages.PageFunc, string) {
 	switch path {
 	case "/":
-		return s.pages.HomePage, nil
+		return s.pages.HomePage, ""
 	case core.PathSearch:
-		return s.pages.SearchPage, nil
+		return s.pages.SearchPage, ""
 	case core.PathGuide:
-		return s.pages.GuidePage, nil
+		return s.pages.GuidePage, ""
 	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if !strings.HasSuffix(path, "/") {
-		return pages.NoPage, nil
+		return pages.NoPage, ""
 	}
 	switch {
 	case parts[0] == "stations" && len(parts) == 2:
-		return s.pages.StationPage, pages.SegmentArgs(parts[1])
+		return s.pages.StationPage, pages.SegmentArg(parts[1])
 	case parts[0] == "stations" && len(parts) == 3 && parts[2] == "listen":
-		return s.pages.ListenPage, pages.SegmentArgs(parts[1])
+		return s.pages.ListenPage, pages.SegmentArg(parts[1])
 	}
 	for _, d := range pages.Directories {
 		switch {
 		case parts[0] != d.Kind:
 		case len(parts) == 1:
-			return s.pages.DirectoryIndex(d), nil
+			return s.pages.DirectoryIndex(d), ""
 		case len(parts) == 2:
-			return s.pages.DirectoryValue(d), pages.SegmentArgs(parts[1])
+			return s.pages.DirectoryValue(d), pages.SegmentArg(parts[1])
 		}
 	}
-	return pages.NoPage, nil
+	return pages.NoPage, ""
 }

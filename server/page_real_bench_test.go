@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"stationdex/internal/format"
+	"stationdex/query"
 	"stationdex/server/core"
 )
 
@@ -114,4 +116,91 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 func (w *discardWriter) reset() {
 	clear(w.h)
 	w.code = 0
+}
+
+// BenchmarkRealSearchPage answers the search page of the real snapshot
+// with its defaults, beside the API's search, over the same searches
+// (words of station names, some with a country): hot, every answer from
+// the response cache (asked for once before the loop), as the bench
+// suite's Zipf mixes mostly are; and cold, the search page built for each
+// request with the cache off. A page's hit should cost about what the
+// API's does.
+func BenchmarkRealSearchPage(b *testing.B) {
+	ix := realIx(b)
+	u, err := url.Parse(testBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	searches := realSearches(b, ix, 500)
+	for _, bc := range []struct {
+		name  string
+		cache int64
+		path  string
+	}{
+		{"api_hot", 0, "/api/stations?limit=20&"},
+		{"page_hot", 0, "/search/?"},
+		{"page_cold", -1, "/search/?"},
+	} {
+		s := New(Config{BaseURL: u, CacheBytes: bc.cache, CacheMinUses: 1}, fixedSource{ix})
+		b.Cleanup(func() { _ = s.Close() })
+		h := s.Handler()
+		reqs := make([]*http.Request, len(searches))
+		w := &discardWriter{h: http.Header{}}
+		for i, q := range searches {
+			reqs[i] = httptest.NewRequest(http.MethodGet, bc.path+q, nil)
+			w.reset()
+			h.ServeHTTP(w, reqs[i])
+			if w.code != http.StatusOK {
+				b.Fatalf("%s: status %d", reqs[i].URL, w.code)
+			}
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				w.reset()
+				h.ServeHTTP(w, reqs[i%len(reqs)])
+				if w.code != http.StatusOK {
+					b.Fatalf("%s: status %d", reqs[i%len(reqs)].URL, w.code)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// realSearches are n queries of the search form made from words of the
+// snapshot's station names, every third with the station's country.
+func realSearches(b *testing.B, ix *query.Index, n int) []string {
+	var out []string
+	seen := map[string]bool{}
+	step := max(ix.Meta().Stations/(2*n), 1)
+	err := ix.EachStationID(0, ix.Meta().Stations, func(id format.UUID) error {
+		step--
+		if len(out) == n || step > 0 {
+			return nil
+		}
+		step = max(ix.Meta().Stations/(2*n), 1)
+		rec, err := ix.Station(id)
+		if err != nil {
+			return err
+		}
+		words := strings.Fields(strings.ToLower(rec.Name))
+		if len(words) == 0 {
+			return nil
+		}
+		v := url.Values{"q": {words[len(out)%len(words)]}}
+		if len(out)%3 == 0 && rec.CountryCode != "" {
+			v.Set("country", rec.CountryCode)
+		}
+		if q := v.Encode(); !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		b.Fatalf("%d searches: %v", len(out), err)
+	}
+	return out
 }

@@ -22,7 +22,8 @@
 //     wrapper) and panic recovery
 //   - handle.go: the one handler shape (resolver: a canonical key and a
 //     builder), answer (cache lookup, build into a pooled buffer, store);
-//     apiResource looks the request target up in the cache first
+//     apiResource and ServeTarget (the pages) look the request target up
+//     in the cache first
 //   - respond.go: the one writer (send): headers, ETag per coding, 304,
 //     HEAD, Content-Length, an answer sent in one writev (package
 //     server/wire); the media types and the pages' security headers

@@ -85,6 +85,28 @@ func (s *Server) ServeResource(w http.ResponseWriter, r *http.Request, key strin
 	}
 }
 
+// ServeTarget answers the resource key names, as ServeResource does, for a
+// request whose target (the path and query as sent) names that resource
+// alone, as an API request's does (see apiResource): a target answered
+// from the response cache before is answered again before key is called,
+// so a hit makes no key. A page whose representation the Accept header
+// picks is not named by its target alone: it is served by ServeResource.
+func (s *Server) ServeTarget(w http.ResponseWriter, r *http.Request, key func() string, build Builder, fail failFunc) {
+	ix, release := s.Acquire()
+	if ix == nil {
+		fail(w, r, ErrNoIndex)
+		return
+	}
+	defer release()
+	if e, k := s.Cache.GetTarget(ix, r.RequestURI); e != nil {
+		s.sendCached(w, r, ix, k, e)
+		return
+	}
+	if err := s.answer(w, r, ix, key(), r.RequestURI, build); err != nil {
+		fail(w, r, err)
+	}
+}
+
 // answer sends the resource named key: from the response cache, or built
 // now, tagged, and stored for the next request when it is a 200. A cached
 // entry is remembered under target, the request as sent ("" for none),

@@ -163,7 +163,7 @@ func shapeParts(pattern, below string) []string {
 }
 
 // serve finds the row of a request below t's top and answers it.
-func (t *shapeTop) serve(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (t *shapeTop) serve(w http.ResponseWriter, r *http.Request, rest httprouter.Params) {
 	escaped := strings.TrimPrefix(r.URL.EscapedPath(), t.top)
 	twin := strings.HasSuffix(escaped, "/"+MarkdownIndex)
 	for i := range t.rows {
@@ -172,12 +172,12 @@ func (t *shapeTop) serve(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		var ok bool
 		switch row.kind {
 		case ShapeFile:
-			ps, ok = row.match(strings.TrimPrefix(escaped, "/"), false)
+			ps, ok = row.match(strings.TrimPrefix(escaped, "/"), false, rest)
 		case ShapePage:
 			if twin {
 				continue
 			}
-			if ps, ok = row.match(strings.Trim(escaped, "/"), false); ok && !strings.HasSuffix(escaped, "/") {
+			if ps, ok = row.match(strings.Trim(escaped, "/"), false, rest); ok && !strings.HasSuffix(escaped, "/") {
 				redirectSlash(w, r)
 				return
 			}
@@ -185,9 +185,9 @@ func (t *shapeTop) serve(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			if !twin {
 				continue
 			}
-			ps, ok = row.match(strings.Trim(strings.TrimSuffix(escaped, "/"+MarkdownIndex), "/"), false)
+			ps, ok = row.match(strings.Trim(strings.TrimSuffix(escaped, "/"+MarkdownIndex), "/"), false, rest)
 		case ShapeDecoded:
-			ps, ok = row.match(strings.Trim(strings.TrimPrefix(r.URL.Path, t.top), "/"), true)
+			ps, ok = row.match(strings.Trim(strings.TrimPrefix(r.URL.Path, t.top), "/"), true, rest)
 		}
 		if ok {
 			row.handle(w, r, ps)
@@ -200,8 +200,9 @@ func (t *shapeTop) serve(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // match reports whether segs, path segments joined by '/' ("" for none),
 // has the row's segments: the fixed ones equal, a parameter any segment
 // (non-empty unless empty), "*" the rest. It returns the parameters,
-// made only for a match.
-func (row *shapeRow) match(segs string, empty bool) (httprouter.Params, bool) {
+// made only for a match, in spare's room when they fit: the router's
+// parameters of the top's catch-all route, which the row's replace.
+func (row *shapeRow) match(segs string, empty bool, spare httprouter.Params) (httprouter.Params, bool) {
 	if segs == "" || len(row.parts) == 0 {
 		return nil, segs == "" && len(row.parts) == 0
 	}
@@ -236,7 +237,7 @@ func (row *shapeRow) match(segs string, empty bool) (httprouter.Params, bool) {
 	if n == 0 {
 		return nil, true
 	}
-	return append(httprouter.Params(nil), found[:n]...), true
+	return append(spare[:0], found[:n]...), true
 }
 
 // redirectSlash sends a page's path without its trailing slash to the

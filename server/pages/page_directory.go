@@ -81,7 +81,7 @@ func (d Directory) lookup(ix core.Index, segment string) (fv query.Listing, ok b
 }
 
 func (s *Server) DirectoryIndex(d Directory) PageFunc {
-	return func(r *http.Request, ix core.Index, _ []string) (*Page, error) {
+	return func(r *http.Request, ix core.Index, _ string) (*Page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err
@@ -233,12 +233,12 @@ func (d Directory) appendValueURL(b []byte, base, key string) []byte {
 }
 
 func (s *Server) DirectoryValue(d Directory) PageFunc {
-	return func(r *http.Request, ix core.Index, args []string) (*Page, error) {
+	return func(r *http.Request, ix core.Index, arg string) (*Page, error) {
 		n, err := pageNumber(r)
 		if err != nil {
 			return nil, err
 		}
-		fv, ok, err := d.lookup(ix, args[0])
+		fv, ok, err := d.lookup(ix, arg)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 
 // The home page (also the Markdown home, /text/index.md) and the API guide.
 
-func (s *Server) HomePage(_ *http.Request, ix core.Index, _ []string) (*Page, error) {
+func (s *Server) HomePage(_ *http.Request, ix core.Index, _ string) (*Page, error) {
 	meta := ix.Meta()
 	browse := make([]Link, 0, len(Directories))
 	for _, d := range Directories {
@@ -55,7 +55,7 @@ func (s *Server) resourceLinks() []Link {
 	}
 }
 
-func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ []string) (*Page, error) {
+func (s *Server) GuidePage(_ *http.Request, ix core.Index, _ string) (*Page, error) {
 	b := s.Base
 	// A real id and a real position, so the examples work as pasted.
 	example, position := "{id}", guideFallbackPosition

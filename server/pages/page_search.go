@@ -15,7 +15,7 @@ import (
 // (parseSearchParams), over an HTML form. The one difference is that a
 // form sends every field, so an empty field means "not given" here.
 
-func (s *Server) SearchPage(r *http.Request, ix core.Index, _ []string) (*Page, error) {
+func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, error) {
 	form := formValues(s.Base+core.PathSearch, r.URL.RawQuery)
 	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: core.PathSearch, Form: form}
 	raw := dropEmptyPairs(r.URL.RawQuery)

@@ -28,8 +28,8 @@ func StationRecord(ix core.Index, segment string) (format.Record, error) {
 	return ix.Station(id)
 }
 
-func (s *Server) StationPage(_ *http.Request, ix core.Index, args []string) (*Page, error) {
-	rec, err := StationRecord(ix, args[0])
+func (s *Server) StationPage(_ *http.Request, ix core.Index, arg string) (*Page, error) {
+	rec, err := StationRecord(ix, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +220,8 @@ func unknownValue(label string) Link {
 	return textValue("not listed")
 }
 
-func (s *Server) ListenPage(_ *http.Request, ix core.Index, args []string) (*Page, error) {
-	rec, err := StationRecord(ix, args[0])
+func (s *Server) ListenPage(_ *http.Request, ix core.Index, arg string) (*Page, error) {
+	rec, err := StationRecord(ix, arg)
 	if err != nil {
 		return nil, err
 	}

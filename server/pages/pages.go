@@ -44,9 +44,11 @@ import (
 // share with the other rooms.
 type Server struct{ *core.Server }
 
-// PageFunc builds one page from the index. An *Error makes an error page
-// with its status (400, 404); anything else is a 500.
-type PageFunc func(r *http.Request, ix core.Index, args []string) (*Page, error)
+// PageFunc builds one page from the index, arg being the one segment its
+// path shape's parameter matched (see SegmentArg; "" for a page without
+// one). An *Error makes an error page with its status (400, 404); anything
+// else is a 500.
+type PageFunc func(r *http.Request, ix core.Index, arg string) (*Page, error)
 
 // Routes is the pages' route table: the pages at fixed paths and their
 // twins.
@@ -96,38 +98,48 @@ func (s *Server) page(build PageFunc, md bool) httprouter.Handle {
 		if len(ps) > 0 {
 			arg = ps[0].Value
 		}
-		s.servePage(w, req, build, SegmentArgs(arg), md || wantsMarkdown(req))
+		s.servePage(w, req, build, SegmentArg(arg), md)
 	}
 }
 
-// SegmentArgs gives a page its arguments: the one segment its shape's
+// SegmentArg gives a page its argument: the one segment its shape's
 // parameter matched, path-unescaped (a tag "rock/pop" travels as one
-// segment "rock%2Fpop"), or none for a shape without a parameter.
-func SegmentArgs(segment string) []string {
-	if segment == "" {
-		return nil
+// segment "rock%2Fpop"), or "" for a shape without a parameter.
+func SegmentArg(segment string) string {
+	if strings.IndexByte(segment, '%') < 0 {
+		return segment // nothing to unescape: a station id, most keys
 	}
 	u, err := url.PathUnescape(segment)
 	if err != nil {
 		u = "\x00" // matches no key: the page is a 404
 	}
-	return []string{u}
+	return u
 }
 
-// servePage answers one page in the representation asked for.
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build PageFunc, args []string, md bool) {
+// servePage answers one page in the representation asked for: a twin
+// (twin), in Markdown; otherwise Markdown when the client prefers it, else
+// HTML. A twin and an HTML page are named by the request target alone,
+// and a repeat is answered from the response cache by its target.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build PageFunc, arg string, twin bool) {
 	h := w.Header()
 	h["Referrer-Policy"] = core.FieldNoReferrer
 	core.AddVary(h, core.FieldVaryAccept)
-	s.ServeResource(w, r, pageResource(r, md), func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
+	md := twin || wantsMarkdown(r)
+	buildPage := func(ix core.Index, dst []byte) (core.EntityHead, []byte, error) {
 		meta := ix.Meta()
-		p, err := build(r, ix, args)
+		p, err := build(r, ix, arg)
 		if err != nil {
 			p = s.ErrorPage(r, err)
 		}
 		head, body := s.renderPage(dst, p, Footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
 		return head, body, nil
-	}, func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) })
+	}
+	fail := func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) }
+	if md && !twin {
+		s.ServeResource(w, r, pageResource(r, md), buildPage, fail)
+		return
+	}
+	s.ServeTarget(w, r, func() string { return pageResource(r, md) }, buildPage, fail)
 }
 
 // failPage answers a page that could not be built: 503 while no index is
@@ -283,8 +295,7 @@ func errPageRange(n int) error {
 // for a path ending in index.md or a client preferring Markdown).
 func (s *Server) NotFound(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if !core.IsAPIPath(r.URL.Path) {
-		md := strings.HasSuffix(r.URL.Path, "/"+core.MarkdownIndex) || wantsMarkdown(r)
-		s.servePage(w, r, NoPage, nil, md)
+		s.servePage(w, r, NoPage, "", strings.HasSuffix(r.URL.Path, "/"+core.MarkdownIndex))
 		return
 	}
 	core.SetCORS(w.Header(), r)
@@ -295,4 +306,4 @@ func (s *Server) NotFound(w http.ResponseWriter, r *http.Request, _ httprouter.P
 var errNoPage = &core.Error{Code: core.CodeNotFound, Message: "there is no page at this address"}
 
 // NoPage builds the page of a path no route matches: always not found.
-func NoPage(*http.Request, core.Index, []string) (*Page, error) { return nil, errNoPage }
+func NoPage(*http.Request, core.Index, string) (*Page, error) { return nil, errNoPage }

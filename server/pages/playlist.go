@@ -52,7 +52,7 @@ func (s *Server) playlist(f playlistFormat) httprouter.Handle {
 		segment := ps.ByName("id")
 		id, err := format.ParseUUID(segment)
 		if err != nil {
-			s.servePage(w, r, failedPage(core.ErrNoStation), nil, wantsMarkdown(r))
+			s.servePage(w, r, failedPage(core.ErrNoStation), "", false)
 			return
 		}
 		w.Header().Set("Content-Disposition", `attachment; filename="station-`+id.String()+"."+strings.TrimPrefix(f.Name, "listen.")+`"`)
@@ -65,7 +65,7 @@ func (s *Server) playlist(f playlistFormat) httprouter.Handle {
 				s.failPage(w, r, err, wantsMarkdown(r))
 				return
 			}
-			s.servePage(w, r, failedPage(err), nil, wantsMarkdown(r))
+			s.servePage(w, r, failedPage(err), "", false)
 		})
 	}
 }
@@ -90,7 +90,7 @@ func RenderPlaylist(f playlistFormat, rec *format.Record) (string, error) {
 
 // failedPage is a page builder that fails with err: the error page.
 func failedPage(err error) PageFunc {
-	return func(*http.Request, core.Index, []string) (*Page, error) { return nil, err }
+	return func(*http.Request, core.Index, string) (*Page, error) { return nil, err }
 }
 
 // addPlaylists appends the links to rec's playlists and its stream: none
