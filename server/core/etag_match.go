@@ -24,6 +24,15 @@ const etagVersion = "1"
 // each other) and hashed at once: the same bytes as hashing them one by
 // one, without a conversion per part.
 func etag(m format.Meta, base, resource string) string {
+	var space [etagLength]byte
+	return string(appendETag(space[:0], m, base, resource))
+}
+
+// etagLength is the length of a tag etag makes: 32 hex digits, quoted.
+const etagLength = 2 + 2*16
+
+// appendETag appends etag(m, base, resource) to dst.
+func appendETag(dst []byte, m format.Meta, base, resource string) []byte {
 	var space [512]byte
 	b := append(space[:0], etagVersion...)
 	b = append(append(b, 0), SchemaVersion(m)...)
@@ -34,10 +43,10 @@ func etag(m format.Meta, base, resource string) string {
 	b = append(append(b, 0), base...)
 	b = append(append(b, 0), resource...)
 	sum := sha256.Sum256(append(b, 0))
-	var tag [2 + 2*16]byte
+	var tag [etagLength]byte
 	tag[0], tag[len(tag)-1] = '"', '"'
 	hex.Encode(tag[1:len(tag)-1], sum[:16])
-	return string(tag[:])
+	return append(dst, tag[:]...)
 }
 
 // etagMatches reports whether an If-None-Match header (all its values) lists

@@ -133,12 +133,14 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ix Index, key, t
 		s.Send(w, r, e, Reply{Status: head.Status}, nil)
 		return nil
 	}
-	e.Tag = etag(ix.Meta(), s.Base, key)
-	if s.Cache.admit(ix, key) {
-		e.Single = false
-		e.Body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
-		s.Cache.Put(ix, key, target, e)
+	e.setTag(ix.Meta(), s.Base, key)
+	if !s.Cache.admit(ix, key) {
+		s.Send(w, r, e, Reply{CacheControl: s.CacheControl}, nil) // no variant to keep
+		return nil
 	}
+	e.Single = false
+	e.Body = bytes.Clone(body) // the cache keeps it; the buffer goes back to the pool
+	s.Cache.Put(ix, key, target, e)
 	s.Send(w, r, e, Reply{CacheControl: s.CacheControl}, s.storeVariant(ix, key))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stationdex/internal/format"
 	"stationdex/server/wire"
 )
 
@@ -132,6 +133,23 @@ type Entity struct {
 	fields   atomic.Pointer[entityFields]
 	tags     [numCodings]atomic.Pointer[[]string] // ETag field per coding, made when first sent
 	lengths  [numCodings]atomic.Pointer[lengthField]
+	// identity is the ETag and Content-Length fields of the identity body,
+	// made with the tag by setTag in one string: an answer built for one
+	// request is sent with them, and a cached one's first send keeps them.
+	identity struct {
+		tag, length [1]string
+		n           int // the length the field says
+	}
+}
+
+// setTag sets e's ETag, that of the resource key of the snapshot m under
+// base, and its identity fields (see Entity.identity): one allocation.
+func (e *Entity) setTag(m format.Meta, base, key string) {
+	var space [etagLength + 20]byte
+	b := strconv.AppendInt(appendETag(space[:0], m, base, key), int64(len(e.Body)), 10)
+	text := string(b)
+	e.Tag = text[:etagLength]
+	e.identity.tag[0], e.identity.length[0], e.identity.n = e.Tag, text[etagLength:], len(e.Body)
 }
 
 // lengthField is a Content-Length value as net/http keeps it, with the
@@ -146,6 +164,9 @@ type lengthField struct {
 // is sent again and again (and made again should a variant's length
 // differ, which deterministic compression never makes it).
 func (e *Entity) lengthField(c Coding, body []byte) []string {
+	if c == Identity && e.identity.length[0] != "" && e.identity.n == len(body) {
+		return e.identity.length[:]
+	}
 	if e.Single {
 		return []string{strconv.Itoa(len(body))}
 	}
@@ -198,6 +219,9 @@ var commonFields = [...]*entityFields{
 // tagField is e's ETag field in coding c, made once per coding actually
 // sent: an answer built for one request is sent in one coding.
 func (e *Entity) tagField(c Coding) []string {
+	if c == Identity && e.identity.tag[0] != "" && e.identity.tag[0] == e.Tag {
+		return e.identity.tag[:]
+	}
 	if e.Single {
 		return []string{c.Tag(e.Tag)}
 	}

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	_ "embed"
 	"strings"
 	"time"
@@ -71,13 +72,26 @@ type layout struct {
 
 // LayoutOf is what the layout adds to p: its URLs are the page's path and
 // query under the base URL.
+// Both URLs are cut from one string.
 func (s *Server) LayoutOf(p *Page, f Footer) layout {
-	canonical := s.Base + p.Path
+	var space [512]byte
+	b := append(append(space[:0], s.Base...), p.Path...)
 	if p.Query != "" {
-		canonical += "?" + p.Query
+		b = append(append(b, '?'), p.Query...)
 	}
-	return layout{Footer: f, Base: s.Base, Canonical: canonical, Markdown: mdTwin(canonical),
+	n := len(b)
+	path, _, _ := bytes.Cut(b, []byte("?")) // as mdTwin cuts the URL
+	twin := bytes.HasSuffix(path, []byte("/"))
+	if twin {
+		b = append(append(append(b, path...), core.MarkdownIndex...), b[len(path):n]...)
+	}
+	urls := string(b)
+	l := layout{Footer: f, Base: s.Base, Canonical: urls[:n], Markdown: urls[:n],
 		Notice: DataNotice(f.Source), Description: description(p)}
+	if twin {
+		l.Markdown = urls[n:]
+	}
+	return l
 }
 
 // AppendHTML appends p as an HTML page.
