@@ -38,9 +38,9 @@ import (
 const chunkSize = 1 << 20
 
 // recOverhead is what a buffered record costs besides its bytes: its entry
-// in the index of the buffer. It counts against the budget so that many
-// tiny records cannot blow it.
-const recOverhead = 16
+// in the index of the buffer (rec). It counts against the budget so that
+// many tiny records cannot blow it.
+const recOverhead = 24
 
 // maxFanIn bounds the runs merged at once; each open run holds a read
 // buffer. With more runs, the oldest are first merged into one.
@@ -65,10 +65,25 @@ type Sorter struct {
 }
 
 // rec locates a buffered record: key then value, contiguous in a chunk.
+// prefix is the key's first bytes (keyPrefix), which decide most
+// comparisons of the sort without reading the chunks.
 type rec struct {
+	prefix     uint64
 	chunk      uint32
 	off        uint32
 	klen, vlen uint32
+}
+
+// keyPrefix is the first 8 bytes of key as a big-endian number, padded
+// with zeros. Keys whose prefixes differ compare as their prefixes do;
+// keys with equal prefixes must be compared in full.
+func keyPrefix(key []byte) uint64 {
+	if len(key) >= 8 {
+		return binary.BigEndian.Uint64(key)
+	}
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // New returns a sorter that keeps at most about budget bytes of records in
@@ -99,7 +114,7 @@ func (s *Sorter) Add(key, value []byte) error {
 	off := len(s.chunks[c])
 	buf := append(s.chunks[c], key...)
 	s.chunks[c] = append(buf, value...)
-	s.recs = append(s.recs, rec{uint32(c), uint32(off), uint32(len(key)), uint32(len(value))})
+	s.recs = append(s.recs, rec{keyPrefix(key), uint32(c), uint32(off), uint32(len(key)), uint32(len(value))})
 	s.used += size + recOverhead
 	s.sorted = false
 	s.added++
@@ -144,6 +159,9 @@ func (s *Sorter) value(r rec) []byte {
 func (s *Sorter) sortBuffer() {
 	if !s.sorted {
 		slices.SortFunc(s.recs, func(a, b rec) int {
+			if a.prefix != b.prefix {
+				return cmp.Compare(a.prefix, b.prefix)
+			}
 			if c := bytes.Compare(s.key(a), s.key(b)); c != 0 {
 				return c
 			}

@@ -202,3 +202,21 @@ func TestCompactBeforeIter(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyPrefixOrder checks that keys whose prefixes differ compare as
+// their prefixes do, keys of few distinct bytes (zero among them) and of
+// lengths around 8 included, where the padding could mislead.
+func TestKeyPrefixOrder(t *testing.T) {
+	in := records(3000, 11)
+	for i := 1; i < len(in); i++ {
+		a, b := in[i-1].k, in[i].k
+		pa, pb := keyPrefix(a), keyPrefix(b)
+		if pa == pb {
+			continue
+		}
+		want := bytes.Compare(a, b)
+		if got := map[bool]int{true: -1, false: 1}[pa < pb]; got != want {
+			t.Fatalf("keys %v and %v: prefixes order %d, bytes %d", a, b, got, want)
+		}
+	}
+}

@@ -16,9 +16,10 @@ type Iterator struct {
 
 func (it *Iterator) start() {
 	it.cur = -1
-	it.h = mergeHeap{srcs: it.srcs}
+	it.h = mergeHeap{srcs: it.srcs, prefix: make([]uint64, len(it.srcs))}
 	for i, src := range it.srcs {
 		if src.next() {
+			it.h.prefix[i] = keyPrefix(src.key())
 			it.h.idx = append(it.h.idx, i)
 		} else if err := src.err(); err != nil {
 			it.e = err
@@ -38,6 +39,7 @@ func (it *Iterator) Next() bool {
 		// the heap; its key is only valid until now.
 		src := it.srcs[it.cur]
 		if src.next() {
+			it.h.prefix[it.cur] = keyPrefix(src.key())
 			heap.Fix(&it.h, 0)
 		} else {
 			if err := src.err(); err != nil {
@@ -85,14 +87,20 @@ func (it *Iterator) err() error    { return it.e }
 func (it *Iterator) close() error  { return it.Close() }
 
 // mergeHeap orders source indexes by their current key, then by index.
+// prefix holds each source's current key's prefix (keyPrefix), which
+// decides most comparisons without reading the keys.
 type mergeHeap struct {
-	srcs []source
-	idx  []int
+	srcs   []source
+	prefix []uint64
+	idx    []int
 }
 
 func (h *mergeHeap) Len() int { return len(h.idx) }
 func (h *mergeHeap) Less(i, j int) bool {
 	a, b := h.idx[i], h.idx[j]
+	if pa, pb := h.prefix[a], h.prefix[b]; pa != pb {
+		return pa < pb
+	}
 	if c := bytes.Compare(h.srcs[a].key(), h.srcs[b].key()); c != 0 {
 		return c < 0
 	}
