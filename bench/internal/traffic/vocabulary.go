@@ -58,9 +58,19 @@ func (v *vocabulary) absent(w string) bool { return len(v.prefixed(w)) == 0 }
 // matching lists the stations a word finds, or ok false when there are
 // more than most (a common word has every filter value among its
 // stations, and listing them would cost more than drawing another word).
+// The list may be the vocabulary's own: read it, never change it.
 func (v *vocabulary) matching(w string, most int) (stations []int32, ok bool) {
-	seen := map[int32]bool{}
-	for _, t := range v.prefixed(w) {
+	toks := v.prefixed(w)
+	for _, t := range toks {
+		if len(v.stations[t]) > most { // the union is at least as long
+			return nil, false
+		}
+	}
+	if len(toks) == 1 { // one list is already distinct
+		return v.stations[toks[0]], true
+	}
+	seen := make(map[int32]bool, most+1)
+	for _, t := range toks {
 		for _, s := range v.stations[t] {
 			if !seen[s] {
 				if seen[s] = true; len(seen) > most {
