@@ -25,12 +25,16 @@ import (
 // through bbolt (310 to 233). The station page went from 84 to 52 when it
 // read its nearest stations as stored (format's nearby bucket) instead of
 // searching, and wrote the text of its nearby, variants and description
-// blocks into one buffer each.
+// blocks into one buffer each; to 30 (listening page 18 to 8) when the
+// page, its blocks and facts became one allocation and its addresses and
+// short texts were cut from one string, with its nearby stations' and
+// other entries' addresses cut from their blocks' text, and a page's
+// canonical and Markdown URLs from one string.
 var pageAllocBounds = map[string]float64{
 	"home":            75,
 	"search":          345, // 329: distinct by default, the tiers less their duplicates; results cut from one string
-	"station":         55,  // 52: the record, its nearest stations and group read, their text in one string each
-	"listen":          20,  // 18
+	"station":         33,  // 30: the record, its nearest stations and group read, their text and addresses in one string each
+	"listen":          10,  // 8: the page in one allocation, its texts and addresses in another, the record
 	"directory":       155, // 148: the values' addresses and notes cut from one string
 	"directory_entry": 48,  // 44: its stations' addresses and notes cut from one string
 	"guide":           170, // with the /json/ part: client facts built on the base URL
@@ -65,10 +69,11 @@ func TestPageAllocs(t *testing.T) {
 // pageAnswerAllocBound is the most allocations answering a page may add to
 // building and writing it (TestPageAllocs): routing, the cache key and
 // tag, the header fields and the test's own request and recorder.
-// Measured 22 to 23 on every kind; 30 to 40 before the page trees' routing
-// stopped splitting paths and shapes per request, and before a page sent
-// once stopped allocating header fields kept for a next time.
-const pageAnswerAllocBound = 25
+// Measured 19 on every kind since an answer built for one request is tagged
+// in one allocation (22 to 23 before); 30 to 40 before the page trees'
+// routing stopped splitting paths and shapes per request, and before a
+// page sent once stopped allocating header fields kept for a next time.
+const pageAnswerAllocBound = 21
 
 // TestAllocsPerPageResponse guards what the response path adds to a page
 // of each kind, answered through the whole handler with the response cache
@@ -119,10 +124,12 @@ func markdownTwinTarget(target string) string {
 // built and written: a base, a few for each station it links (its
 // address, its name where cleaning changes it, its note's share) and for
 // each of its own genres and languages (a directory link each). Measured
-// 54 to 188, the most for a station of some fifty genres.
+// 54 to 188, the most for a station of some fifty genres; 36 to 67 on the
+// first five since the page's and its linked stations' addresses are cut
+// from one string per block.
 const (
-	realStationAllocBase   = 50
-	realStationAllocLinked = 6
+	realStationAllocBase   = 35
+	realStationAllocLinked = 3
 	realStationAllocList   = 3
 )
 

@@ -242,3 +242,47 @@ var firstBidiControl = rune(unicode.Bidi_Control.R16[0].Lo)
 func IsBidiControl(r rune) bool {
 	return unicode.Is(unicode.Bidi_Control, r)
 }
+
+// cuts are a page's short strings (addresses, titles, notes) cut from one:
+// each is appended to b and marked (mark gives its number), then done makes
+// b one string, from which get cuts the numbered one. A page's dozen
+// addresses then cost one allocation, not one each. b may start on an
+// array of the caller's stack: the strings done makes hold no pointer into
+// it, so it stays there.
+type cuts struct {
+	b    []byte
+	n    int
+	ends [maxCuts]int
+}
+
+// maxCuts bounds the strings of one cuts.
+const maxCuts = 16
+
+// mark ends the string appended since the last mark and returns its number.
+func (t *cuts) mark() int { return t.markAt(len(t.b)) }
+
+// markAt ends a string at n, within what was appended since the last
+// mark, and returns its number.
+func (t *cuts) markAt(n int) int {
+	t.ends[t.n] = n
+	t.n++
+	return t.n - 1
+}
+
+// done makes the marked strings one.
+func (t *cuts) done() cutText { return cutText{text: string(t.b), ends: t.ends} }
+
+// cutText is the strings of a cuts made one.
+type cutText struct {
+	text string
+	ends [maxCuts]int
+}
+
+// get is string i.
+func (c *cutText) get(i int) string {
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.text[start:c.ends[i]]
+}

@@ -7,7 +7,6 @@ import (
 
 	"stationdex/internal/dim"
 	"stationdex/internal/format"
-	"stationdex/internal/stationjson"
 	"stationdex/query"
 	"stationdex/server/core"
 	"stationdex/server/params"
@@ -100,13 +99,12 @@ func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 		return Block{}, err
 	}
 	t := s.nearText(r, near)
-	links := make([]Link, len(near), len(near)+1)
+	n := len(near)
+	links := make([]Link, n, n+1)
 	for i := range near {
-		st := &near[i].Station
-		links[i] = internalLink(st.Name, stationjson.StationURL(s.Base, st.ID))
+		links[i] = internalLink(near[i].Station.Name, t.piece(n+3+i))
 		links[i].Note = t.piece(i)
 	}
-	n := len(near)
 	links = append(links, internalLink(t.piece(n+1), t.piece(n+2)))
 	return Block{Heading: t.piece(n), Links: links}, nil
 }
@@ -114,7 +112,7 @@ func (s *Server) nearBlock(ix core.Index, r *format.Record) (Block, error) {
 // pieces are strings cut from one: piece i ends at ends[i].
 type pieces struct {
 	text string
-	ends [nearbyStations + 3]int
+	ends [2*nearbyStations + 3]int
 }
 
 func (p *pieces) piece(i int) string {
@@ -128,11 +126,11 @@ func (p *pieces) piece(i int) string {
 // nearText is the text of r's block of nearby stations, in one string:
 // each station's distance and note, then the heading ("Nearest stations,
 // 120 m to 3.4 km away"), the label of the search around r ("All stations
-// within 10 km") and its address.
-func (s *Server) nearText(r *format.Record, near []query.NearStation) *pieces {
-	var stack [1024]byte
+// within 10 km") and its address; then each station's address.
+func (s *Server) nearText(r *format.Record, near []query.NearStation) pieces {
+	var stack [2048]byte
 	b := stack[:0]
-	t := &pieces{}
+	var t pieces
 	for i := range near {
 		b = appendNote(append(appendDistance(b, near[i].DistanceKm), " · "...), &near[i].Station)
 		t.ends[i] = len(b)
@@ -149,6 +147,10 @@ func (s *Server) nearText(r *format.Record, near []query.NearStation) *pieces {
 	around.RadiusKm, around.Sort = radius, params.SortDistance
 	b = around.AppendCanonicalQuery(append(append(append(b, s.Base...), core.PathSearch...), '?')) // searchPageURL
 	t.ends[n+2] = len(b)
+	for i := range near {
+		b = appendStationURL(b, s.Base, near[i].Station.ID, "")
+		t.ends[n+3+i] = len(b)
+	}
 	t.text = string(b)
 	return t
 }

@@ -102,30 +102,127 @@ func genreLabelsOf(ix *query.Index) (any, error) {
 // StationPageOf is the station page of rec, near being its nearby stations
 // and variants the other entries of its group (none: a station that
 // stands alone has no such section). It reads the record itself rather
-// than stationjson.New's model, whose facet URLs it would build twice, and
-// keeps its links in one backing array (pageLinks).
+// than stationjson.New's model, whose facet URLs it would build twice,
+// keeps its links in one backing array (pageLinks), its blocks and facts
+// with the page (stationModel), and cuts its addresses and short texts
+// from one string (cuts).
 func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
-	id := rec.ID.String()
+	var space [1024]byte
+	t := cuts{b: space[:0]}
+	t.b = rec.ID.Append(t.b)
+	id := t.mark()
+	t.b = appendStationURL(t.b, "", rec.ID, "")
+	path := t.mark()
+	t.b = appendStationURL(t.b, s.Base, rec.ID, "listen/")
+	listen := t.mark()
+	playable := IsWebURL(rec.StreamURL)
+	if playable {
+		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistM3U.Name)
+		t.mark()
+		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistPLS.Name)
+		t.mark()
+	}
+	t.b = rec.ID.Append(append(append(t.b, s.Base...), core.PathStation...))
+	api := t.mark()
+	t.b = append(append(t.b, s.Base...), core.PathCatalog...)
+	catalog := t.mark()
+	t.b = appendCleanText(t.b, rec.Name)
+	heading := t.mark()
+	t.b = appendPageTitle(t.b, rec)
+	title := t.mark()
+	country := -1
+	var text, address int
+	if t.b, text, address = appendCountry(t.b, s.Base, rec); text >= 0 {
+		country = t.markAt(text)
+		t.markAt(address)
+	}
+	bitrate := -1
+	if rec.BitrateKbps != 0 {
+		t.b = append(strconv.AppendUint(t.b, uint64(rec.BitrateKbps), 10), " kbps"...)
+		bitrate = t.mark()
+	}
+	c := t.done()
+
+	countryLink := unknownValue(rec.Country) // countryValue's when there is no code
+	if country >= 0 {
+		countryLink = Link{Text: c.get(country), Href: c.get(country + 1), Internal: true}
+	}
+	bitrateLink := unknownValue("")
+	if bitrate >= 0 {
+		bitrateLink = Link{Text: c.get(bitrate)}
+	}
+	m := &stationModel{}
 	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.Genres))
-	blocks := make([]Block, 0, 5)
-	blocks = append(blocks, Block{Facts: stationFacts(s.Base, rec, id, &ls)})
+	blocks := append(m.blocks[:0], Block{Facts: stationFacts(m.facts[:0], s.Base, rec, countryLink, bitrateLink, c.get(id), &ls)})
 	start := len(ls)
-	ls = append(ls, internalLink("Listening page", stationjson.ListenURL(s.Base, rec.ID)))
-	ls.addPlaylists(s.Base, rec)
+	ls = append(ls, internalLink("Listening page", c.get(listen)))
+	if playable {
+		ls.addPlaylistLinks(c.get(listen+1), c.get(listen+2), rec.StreamURL)
+	}
 	blocks = append(blocks, Block{Heading: "Listen", Notice: availabilityNotice, Links: ls.from(start)})
 	if variants.Heading != "" {
 		blocks = append(blocks, variants)
 	}
-	return &Page{
-		Title:       CleanText(stationjson.PageTitle(rec)),
-		Heading:     CleanText(rec.Name),
-		Path:        stationjson.StationURL("", rec.ID), // the path: the address without a base
+	m.page = Page{
+		Title:       c.get(title),
+		Heading:     c.get(heading),
+		Path:        c.get(path), // the path: the address without a base
 		Description: stationDescription(rec),
 		Blocks: append(blocks, near, Block{Heading: "Data", Links: ls.add(
-			internalLink("This station in the JSON API", s.Base+core.PathStation+id),
-			internalLink("All stations as a download", s.Base+core.PathCatalog),
+			internalLink("This station in the JSON API", c.get(api)),
+			internalLink("All stations as a download", c.get(catalog)),
 		)}),
 	}
+	return &m.page
+}
+
+// stationModel is a station page with its blocks and the facts of its
+// first: one allocation.
+type stationModel struct {
+	page   Page
+	blocks [5]Block
+	facts  [8]Fact
+}
+
+// appendStationURL appends stationjson.StationFileURL(base, id, name).
+func appendStationURL(b []byte, base string, id format.UUID, name string) []byte {
+	b = append(append(b, base...), "/stations/"...)
+	return append(append(id.Append(b), '/'), name...)
+}
+
+// appendPageTitle appends CleanText(stationjson.PageTitle(rec)), cleaned
+// part by part (cleaning goes rune by rune: the same).
+func appendPageTitle(b []byte, rec *format.Record) []byte {
+	where := rec.Country
+	if where == "" {
+		where = "radio station"
+	}
+	b = append(appendCleanText(b, rec.Name), " — "...)
+	return append(appendCleanText(b, where), " | stationdex"...)
+}
+
+// appendCountry appends the text and then the address of rec's country
+// link (countryValue's), or nothing when rec names no country code: the
+// lengths of b after each.
+func appendCountry(b []byte, base string, rec *format.Record) (_ []byte, text, address int) {
+	code := rec.CountryCode
+	if code == "" {
+		return b, -1, -1
+	}
+	label := countryName(rec)
+	if label == "" {
+		label = code
+	}
+	b = append(appendCleanText(append(appendCleanText(b, label), " ("...), code), ')')
+	text = len(b)
+	if len(code) == 2 && code[0]|0x20-'a' < 26 && code[1]|0x20-'a' < 26 {
+		// stationjson.CountryURL: two letters, lower case, need no escape.
+		b = append(append(b, base...), "/"+stationjson.KindCountries+"/"...)
+		b = append(b, code[0]|0x20, code[1]|0x20, '/')
+	} else {
+		b = append(b, stationjson.CountryURL(base, code)...)
+	}
+	return b, text, len(b)
 }
 
 // pageLinks is the backing array of a page's link lists: each list is a run
@@ -144,30 +241,20 @@ func (p *pageLinks) add(ls ...Link) []Link {
 // their own: appending to it cannot overwrite the next list.
 func (p *pageLinks) from(start int) []Link { return (*p)[start:len(*p):len(*p)] }
 
-// stationFacts lists the record's fields, each value linked to its
-// directory page where it has one, as the station's JSON links them.
-func stationFacts(base string, r *format.Record, id string, ls *pageLinks) []Fact {
-	return []Fact{
-		{"Country", ls.add(countryValue(base, r))},
-		{"Location", ls.add(locationValue(base, r.Location))},
-		{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages, languageLabel)},
-		{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres, nil)},
-		{"Bitrate", ls.add(bitrateValue(r.BitrateKbps))},
-		{"Codec", ls.add(unknownValue(r.Codec))},
-		{"Official website", ls.add(officialValue(r.OfficialURL))},
-		{"Station id", ls.add(textValue(id))},
-	}
-}
-
-func countryValue(base string, r *format.Record) Link {
-	label := countryName(r)
-	if label == "" {
-		label = r.CountryCode
-	}
-	if r.CountryCode == "" {
-		return unknownValue(label)
-	}
-	return internalLink(label+" ("+r.CountryCode+")", stationjson.CountryURL(base, r.CountryCode))
+// stationFacts lists the record's fields into facts, each value linked to
+// its directory page where it has one, as the station's JSON links them;
+// its country, bitrate and id are given, as cut from the page's string.
+func stationFacts(facts []Fact, base string, r *format.Record, country, bitrate Link, id string, ls *pageLinks) []Fact {
+	return append(facts,
+		Fact{"Country", ls.add(country)},
+		Fact{"Location", ls.add(locationValue(base, r.Location))},
+		Fact{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages, languageLabel)},
+		Fact{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres, nil)},
+		Fact{"Bitrate", ls.add(bitrate)},
+		Fact{"Codec", ls.add(unknownValue(r.Codec))},
+		Fact{"Official website", ls.add(officialValue(r.OfficialURL))},
+		Fact{"Station id", ls.add(Link{Text: id})},
+	)
 }
 
 func locationValue(base, place string) Link {
@@ -199,13 +286,6 @@ func (p *pageLinks) facetValues(base string, labels []string, kind string, show 
 	return p.from(start)
 }
 
-func bitrateValue(kbps uint32) Link {
-	if kbps == 0 {
-		return unknownValue("")
-	}
-	return textValue(strconv.FormatUint(uint64(kbps), 10) + " kbps")
-}
-
 func officialValue(u string) Link {
 	if u == "" {
 		return unknownValue("")
@@ -228,39 +308,75 @@ func (s *Server) ListenPage(_ *http.Request, ix core.Index, arg string) (*Page, 
 	return s.ListenPageOf(&rec), nil
 }
 
-// ListenPageOf is the listening page of rec.
+// ListenPageOf is the listening page of rec: one allocation for the
+// page with its blocks and links (listenModel), one for its texts and
+// addresses (cuts).
 func (s *Server) ListenPageOf(rec *format.Record) *Page {
 	// Not stationjson.New: the page needs four of its fields, and the
 	// others (each facet's URL) were most of the page's model.
-	title, pageURL := CleanText(stationjson.PageTitle(rec)), stationjson.StationURL(s.Base, rec.ID)
+	var space [512]byte
+	t := cuts{b: space[:0]}
+	t.b = appendPageTitle(append(t.b, "Listen: "...), rec)
+	title := t.mark()
+	t.b = appendCleanText(append(t.b, "Listen: "...), rec.Name)
+	heading := t.mark()
+	t.b = appendStationURL(t.b, s.Base, rec.ID, "")
+	pageURL := t.mark()
+	t.b = appendStationURL(t.b, "", rec.ID, "listen/")
+	path := t.mark()
+	playable := IsWebURL(rec.StreamURL)
+	if playable {
+		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistM3U.Name)
+		t.mark()
+		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistPLS.Name)
+		t.mark()
+	}
+	c := t.done()
+
+	m := &listenModel{}
 	player := Block{Heading: "Player", Notice: availabilityNotice}
-	if IsWebURL(rec.StreamURL) {
+	if playable {
 		player.Audio = rec.StreamURL
 		if note := mixedContentNotice(rec.StreamURL); note != "" {
-			player.Text = []string{note}
+			m.text[0] = note
+			player.Text = m.text[:]
 		}
 	} else {
-		player.Text = []string{"No playable http(s) stream address is listed for this station."}
+		player.Text = noStreamText
 	}
-	ls := make(pageLinks, 0, 5)
-	blocks := make([]Block, 0, 3)
-	blocks = append(blocks, player)
-	if ls.addPlaylists(s.Base, rec); len(ls) > 0 {
+	ls := pageLinks(m.links[:0])
+	blocks := append(m.blocks[:0], player)
+	if playable {
+		ls.addPlaylistLinks(c.get(path+1), c.get(path+2), rec.StreamURL)
 		blocks = append(blocks, Block{Heading: "In another player", Links: ls.from(0)})
 	}
 	start := len(ls)
-	ls = append(ls, internalLink("Station page", pageURL))
+	ls = append(ls, internalLink("Station page", c.get(pageURL)))
 	if rec.OfficialURL != "" {
 		ls = append(ls, externalLink("Official website", rec.OfficialURL))
 	}
-	return &Page{
-		Title:   "Listen: " + title,
-		Heading: "Listen: " + CleanText(rec.Name),
-		Path:    stationjson.ListenURL("", rec.ID), // the path: the address without a base
+	m.page = Page{
+		Title:   c.get(title),
+		Heading: c.get(heading),
+		Path:    c.get(path), // the path: the address without a base
 		Media:   player.Audio != "",
 		Blocks:  append(blocks, Block{Heading: "More", Links: ls.from(start)}),
 	}
+	return &m.page
 }
+
+// listenModel is a listening page with its blocks, links and the
+// player's note: one allocation.
+type listenModel struct {
+	page   Page
+	blocks [3]Block
+	links  [5]Link
+	text   [1]string
+}
+
+// noStreamText is the player's text for a station with no playable
+// stream (the renderers only read it).
+var noStreamText = []string{"No playable http(s) stream address is listed for this station."}
 
 // stationDescription says what and where a station is, for search results,
 // written into one buffer.

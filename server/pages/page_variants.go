@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"stationdex/internal/format"
-	"stationdex/internal/stationjson"
 	"stationdex/server/core"
 )
 
@@ -21,7 +20,7 @@ func (s *Server) variantsBlock(ix core.Index, r *format.Record) (Block, error) {
 	b := append(stack[:0], "The directory lists this station "...)
 	b = appendTimesMore(b, total)
 	b = append(b, ": the same stream submitted again, or the station in other codecs and bitrates. Each entry keeps its own page."...)
-	ends := make([]int, 0, len(vs)+2)
+	ends := make([]int, 0, 2*len(vs)+2)
 	ends = append(ends, len(b))
 	for i := range vs {
 		b = appendNote(b, &vs[i])
@@ -32,11 +31,16 @@ func (s *Server) variantsBlock(ix core.Index, r *format.Record) (Block, error) {
 		b = append(strconv.AppendInt(append(b, "and "...), int64(more), 10), " more"...)
 		ends = append(ends, len(b))
 	}
+	urls := len(ends) // each entry's address follows
+	for i := range vs {
+		b = appendStationURL(b, s.Base, vs[i].ID, "")
+		ends = append(ends, len(b))
+	}
 	text := string(b)
 	piece := func(i int) string { return text[ends[i-1]:ends[i]] }
 	links := make([]Link, len(vs), len(vs)+1)
 	for i := range vs {
-		links[i] = internalLink(vs[i].Name, stationjson.StationURL(s.Base, vs[i].ID))
+		links[i] = internalLink(vs[i].Name, piece(urls+i))
 		links[i].Note = piece(i + 1)
 	}
 	if more > 0 {

@@ -7,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"stationdex/internal/format"
-	"stationdex/internal/stationjson"
 	"stationdex/server/core"
 )
 
@@ -38,11 +37,6 @@ var (
 
 // ErrNoStream answers a playlist of a station without a playable address.
 var ErrNoStream = &core.Error{Code: core.CodeNotFound, Message: "no playable http(s) stream address is listed for this station"}
-
-// playlistURL is the address of a station's playlist of format f.
-func playlistURL(base string, id format.UUID, f playlistFormat) string {
-	return stationjson.StationFileURL(base, id, f.Name)
-}
 
 // playlist serves a station's playlist file through the one response
 // writer. Its file name is the station id, known before the lookup; an
@@ -93,16 +87,13 @@ func failedPage(err error) PageFunc {
 	return func(*http.Request, core.Index, string) (*Page, error) { return nil, err }
 }
 
-// addPlaylists appends the links to rec's playlists and its stream: none
-// when it has no playable stream.
-func (p *pageLinks) addPlaylists(base string, rec *format.Record) {
-	if !IsWebURL(rec.StreamURL) {
-		return
-	}
+// addPlaylistLinks appends the links to a station's playlists, at the
+// addresses m3u and pls, and to its stream, a playable one.
+func (p *pageLinks) addPlaylistLinks(m3u, pls, stream string) {
 	*p = append(*p,
-		internalLink("Playlist for a desktop or phone player (M3U)", playlistURL(base, rec.ID, PlaylistM3U)),
-		internalLink("Playlist (PLS)", playlistURL(base, rec.ID, PlaylistPLS)),
-		externalLink("Direct stream address", rec.StreamURL),
+		internalLink("Playlist for a desktop or phone player (M3U)", m3u),
+		internalLink("Playlist (PLS)", pls),
+		externalLink("Direct stream address", stream),
 	)
 }
 
