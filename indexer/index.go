@@ -79,7 +79,8 @@ type builder struct {
 	sorts searchSortKeys
 	// sections: the optional parts of the file to write (Options.Sections).
 	sections format.Sections
-	budget   int    // bytes, shared out among the sorters
+	budget   int // bytes, shared out among the sorters
+	clock    phaseClock
 	key, val []byte // scratch
 }
 
@@ -274,33 +275,40 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		}
 		defer up.close()
 	}
+	b.clock.begin("stations and ids")
 	storedJSON, err := b.writeRecords(ctx, f, dump, up)
 	if err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("search orders")
 	if err := f.putSorted(ctx, format.BucketSearchOrders, b.sorts.source(b.kept)); err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("postings")
 	if err := b.postingsCompacted(); err != nil {
 		return f.fail(err)
 	}
 	if err := b.writePostings(ctx, f); err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("groups")
 	if err := b.writeGroups(ctx, f); err != nil {
 		return f.fail(err)
 	}
 	if err := b.writeDerived(ctx, f); err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("station_json")
 	if err := f.putSortedAhead(ctx, format.BucketStationJSON, storedJSON); err != nil {
 		return f.fail(err)
 	}
 	if up != nil {
+		b.clock.begin("rbapi")
 		if err := b.writeUpstream(ctx, f, up); err != nil {
 			return f.fail(err)
 		}
 	}
+	b.clock.begin("data dumps")
 	files, err := dump.finish()
 	if err != nil {
 		return f.fail(fmt.Errorf("data dumps: %w", err))
@@ -308,6 +316,7 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := f.putSorted(ctx, format.BucketFiles, files.next); err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("meta and sync")
 	meta.Tokens = b.keys[bAllTokens]
 	meta.Countries = b.keys[postingBucket(format.BucketCountries)]
 	meta.Languages = b.keys[postingBucket(format.BucketLangLabels)]
@@ -350,6 +359,7 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 // the facet memo.
 func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	groupOf := b.parent[:b.kept] // writeGroups left each record's group there
+	b.clock.begin("listed groups")
 	listed := &listedGroupsSource{tally: groupTally{groupOf: groupOf}}
 	if err := f.putSorted(ctx, format.BucketListedGroups, listed.next); err != nil {
 		return err
@@ -357,6 +367,7 @@ func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	if err := f.putSorted(ctx, format.BucketWordGroups, wordGroupsSource(groupOf)); err != nil {
 		return err
 	}
+	b.clock.begin("geo and nearby")
 	points := b.numberedGeo()
 	if err := f.putSorted(ctx, format.BucketGeo, geoSource(points)); err != nil {
 		return err
@@ -364,9 +375,11 @@ func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	if err := f.putSorted(ctx, format.BucketNearby, nearbySource(points, b.kept)); err != nil {
 		return err
 	}
+	b.clock.begin("dictionary")
 	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
 		return err
 	}
+	b.clock.begin("facet memo")
 	return f.putSorted(ctx, format.BucketFacetMemo, facetMemoSource(b.kept))
 }
 

@@ -80,6 +80,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"stationdex/internal/format"
@@ -139,6 +140,54 @@ type Summary struct {
 	Skipped    format.Skipped
 	SnapshotAt time.Time
 	Read       int // input records seen, indexed or skipped
+	// Phases are the build's steps in the order it waited on them, each
+	// with its wall time and the CPU time the process spent meanwhile.
+	Phases []Phase
+}
+
+// Phase is one step of a build: reading, sorting, or writing some buckets.
+// Work a step starts in the background (merging sorted runs, the grouping's
+// joins, the data dumps) runs on beside the next steps, and its CPU time
+// counts in the steps it overlaps, so the CPU times add up to the build's.
+type Phase struct {
+	Name string
+	Wall time.Duration
+	// CPU is the user and system time of the whole process during the
+	// phase, every core's: above Wall when more than one core was busy.
+	CPU time.Duration
+}
+
+// phaseClock times the phases of a build (Summary.Phases).
+type phaseClock struct {
+	phases []Phase
+	name   string // the phase running; "" before the first
+	start  time.Time
+	cpu    time.Duration
+}
+
+// begin ends the phase running, if any, and starts the phase name.
+func (c *phaseClock) begin(name string) {
+	c.end()
+	c.name, c.start, c.cpu = name, time.Now(), processCPU()
+}
+
+// end ends the phase running, if any.
+func (c *phaseClock) end() {
+	if c.name == "" {
+		return
+	}
+	c.phases = append(c.phases, Phase{Name: c.name, Wall: time.Since(c.start), CPU: processCPU() - c.cpu})
+	c.name = ""
+}
+
+// processCPU is the user and system time the process has used; 0 where it
+// cannot be read.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Sentinel errors of a build.
@@ -175,6 +224,8 @@ func Build(ctx context.Context, path string, opts Options, inputs ...Input) (Sum
 	if err := b.write(ctx, path, tmp, meta(sum, sourceName(opts)).WithSections(opts.Sections), base, opts.Progress); err != nil {
 		return sum, err
 	}
+	b.clock.end()
+	sum.Phases = b.clock.phases
 	progressf(opts.Progress, "done: %d stations, %d tokens\n", sum.Stations, b.keys[bAllTokens])
 	return sum, nil
 }
@@ -196,11 +247,13 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 	rr.warn = opts.Warnings
 	rr.sections = opts.Sections
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
+	b.clock.begin("read")
 	err := readParallel(ctx, rr, inputs, b.add)
 	sum := Summary{Skipped: rr.skipped, Read: rr.read}
+	b.clock.begin("sort")
 	if err == nil {
 		err = b.ps.drain()
-		b.ps.lists = [maxPostingBuckets]map[string][]uint32{} // cleared maps keep their size
+		b.ps.lists, b.ps.held = [maxPostingBuckets]map[string]int32{}, nil // cleared maps keep their size
 	}
 	if err == nil {
 		b.spilled = b.runs()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	mathbits "math/bits"
 	"slices"
 	"strings"
 
@@ -85,7 +86,11 @@ func postingBucket(name []byte) int {
 // each list is sorted and a repeated add for the same station is caught by
 // looking at the last element.
 type postingBuffer struct {
-	lists  [maxPostingBuckets]map[string][]uint32
+	// lists maps each bucket's keys to their lists in held: one map
+	// lookup per key filed, where a map of lists took a second to store
+	// the grown list back.
+	lists  [maxPostingBuckets]map[string]int32
+	held   [][]uint32
 	mem    int // estimated bytes held by lists
 	budget int
 	runs   *extsort.Sorter
@@ -100,7 +105,7 @@ const mapEntryCost = 64
 func newPostingBuffer(budget int, runs *extsort.Sorter) *postingBuffer {
 	pb := &postingBuffer{budget: budget, runs: runs}
 	for i := range pb.lists {
-		pb.lists[i] = map[string][]uint32{}
+		pb.lists[i] = map[string]int32{}
 	}
 	return pb
 }
@@ -111,16 +116,20 @@ func (pb *postingBuffer) add(b int, key string, t uint32) {
 	if key == "" {
 		return // bbolt has no empty keys; such a value cannot be looked up
 	}
-	l, ok := pb.lists[b][key]
+	i, ok := pb.lists[b][key]
 	if !ok {
 		pb.mem += len(key) + mapEntryCost
-	} else if l[len(l)-1] == t {
+		i = int32(len(pb.held))
+		pb.held = append(pb.held, nil)
+		pb.lists[b][key] = i
+	} else if l := pb.held[i]; l[len(l)-1] == t {
 		return
 	}
+	l := pb.held[i]
 	c := cap(l)
 	l = append(l, t)
 	pb.mem += 4 * (cap(l) - c)
-	pb.lists[b][key] = l
+	pb.held[i] = l
 }
 
 // addStation files temporary number t under keys, the station's keys
@@ -289,7 +298,8 @@ func (k *postingKeyer) countryName(code string) string {
 // drain, so the result does not depend on it.
 func (pb *postingBuffer) drain() error {
 	for b, lists := range pb.lists {
-		for key, l := range lists {
+		for key, i := range lists {
+			l := pb.held[i]
 			pb.key = append(append(pb.key[:0], byte(b)), key...)
 			pb.val = pb.val[:0]
 			prev := uint32(0)
@@ -303,7 +313,8 @@ func (pb *postingBuffer) drain() error {
 		}
 		clear(lists)
 	}
-	pb.mem = 0
+	clear(pb.held)
+	pb.held, pb.mem = pb.held[:0], 0
 	return nil
 }
 
@@ -323,10 +334,18 @@ type postingStream struct {
 	keys    [maxPostingBuckets]int // distinct keys written, per bucket
 	pending bool                   // it is on an entry not yet consumed
 	scratch []uint32               // record numbers not yet added to the bitmap
+	// dense holds a long list's record numbers as bits, one per record,
+	// once it has more than scratchMax of them (see addList); lo and hi
+	// bound the words set, and inDense says whether the key being read
+	// is so held.
+	dense   []uint64
+	lo, hi  int
+	inDense bool
 }
 
-// scratchMax bounds the record numbers gathered before they are sorted
-// into the bitmap, so a list of millions costs no more than this.
+// scratchMax is the most record numbers of a key gathered to be sorted;
+// past it, the key's list is gathered as bits (dense), which a country or
+// a language of millions of stations costs a pass over instead of a sort.
 const scratchMax = 1 << 16
 
 // source yields the pairs of bucket b: key -> serialised bitmap. It stops
@@ -380,7 +399,11 @@ func (s *postingStream) group(b int) ([]byte, *roaring.Bitmap, error) {
 			break
 		}
 	}
-	s.sortInto(bm)
+	if s.inDense {
+		s.denseInto(bm)
+	} else {
+		s.sortInto(bm)
+	}
 	return key, bm, nil
 }
 
@@ -395,11 +418,16 @@ func (s *postingStream) addList(bm *roaring.Bitmap, list []byte) error {
 		}
 		t += d
 		list = list[n:]
-		if f := s.final[t]; f != dropped {
+		f := s.final[t]
+		switch {
+		case f == dropped:
+		case s.inDense:
+			s.setDense(f)
+		default:
 			s.scratch = append(s.scratch, f)
-		}
-		if len(s.scratch) == scratchMax {
-			s.sortInto(bm)
+			if len(s.scratch) == scratchMax {
+				s.toDense()
+			}
 		}
 	}
 	return nil
@@ -409,6 +437,42 @@ func (s *postingStream) sortInto(bm *roaring.Bitmap) {
 	slices.Sort(s.scratch)
 	bm.AddMany(s.scratch)
 	s.scratch = s.scratch[:0]
+}
+
+// toDense moves the gathered record numbers into dense, and the rest of
+// the key's list goes there too.
+func (s *postingStream) toDense() {
+	if s.dense == nil {
+		s.dense = make([]uint64, (len(s.final)+63)/64)
+	}
+	s.inDense, s.lo, s.hi = true, len(s.dense), 0
+	for _, f := range s.scratch {
+		s.setDense(f)
+	}
+	s.scratch = s.scratch[:0]
+}
+
+func (s *postingStream) setDense(f uint32) {
+	w := int(f / 64)
+	s.dense[w] |= 1 << (f % 64)
+	s.lo, s.hi = min(s.lo, w), max(s.hi, w)
+}
+
+// denseInto adds the record numbers of dense to bm in ascending order, as
+// sortInto would have, and clears dense for the next key.
+func (s *postingStream) denseInto(bm *roaring.Bitmap) {
+	for w := s.lo; w <= s.hi; w++ {
+		for bits := s.dense[w]; bits != 0; bits &= bits - 1 {
+			s.scratch = append(s.scratch, uint32(w*64+mathbits.TrailingZeros64(bits)))
+		}
+		s.dense[w] = 0
+		if len(s.scratch) >= scratchMax {
+			bm.AddMany(s.scratch)
+			s.scratch = s.scratch[:0]
+		}
+	}
+	bm.AddMany(s.scratch)
+	s.scratch, s.inDense = s.scratch[:0], false
 }
 
 // minMeanRun is the mean run length from which a posting list is stored

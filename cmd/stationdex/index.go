@@ -209,4 +209,21 @@ func printIndexSummary(w io.Writer, ia indexArgs, sum indexer.Summary, elapsed t
 	fmt.Fprintf(w, "skipped %d of %d records: %d invalid uuid, %d empty name, %d duplicate uuid, %d malformed\n",
 		sk.Total(), sum.Read, sk.InvalidUUID, sk.EmptyName, sk.DuplicateUUID, sk.Malformed)
 	fmt.Fprintf(w, "snapshot_at %s, source %q\n", sum.SnapshotAt.Format(time.RFC3339), ia.opts.Source)
+	printPhases(w, sum.Phases)
+}
+
+// printPhases writes a table of the build's phases: wall time, and the
+// process's CPU time meanwhile (on every core, so it can exceed the wall
+// time; background work counts in the phases it overlaps).
+func printPhases(w io.Writer, phases []indexer.Phase) {
+	if len(phases) == 0 {
+		return
+	}
+	var wall, cpu time.Duration
+	fmt.Fprintf(w, "%-18s %9s %9s\n", "phase", "wall", "cpu")
+	for _, p := range phases {
+		fmt.Fprintf(w, "%-18s %8.1fs %8.1fs\n", p.Name, p.Wall.Seconds(), p.CPU.Seconds())
+		wall, cpu = wall+p.Wall, cpu+p.CPU
+	}
+	fmt.Fprintf(w, "%-18s %8.1fs %8.1fs\n", "total", wall.Seconds(), cpu.Seconds())
 }

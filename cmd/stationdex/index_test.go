@@ -54,7 +54,8 @@ func TestIndexBuild(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"indexed ", "stations into " + out, "skipped ", "snapshot_at "} {
+	for _, want := range []string{"indexed ", "stations into " + out, "skipped ", "snapshot_at ",
+		"\nphase ", "\nread ", "\nstations and ids ", "\npostings ", "\nfacet memo ", "\ntotal "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
