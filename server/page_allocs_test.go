@@ -32,7 +32,7 @@ import (
 // canonical and Markdown URLs from one string.
 var pageAllocBounds = map[string]float64{
 	"home":            75,
-	"search":          345, // 329: distinct by default, the tiers less their duplicates; results cut from one string
+	"search":          100, // 91: distinct by default; results, and the facets' refining links, cut from one string (329 before)
 	"station":         33,  // 30: the record, its nearest stations and group read, their text and addresses in one string each
 	"listen":          10,  // 8: the page in one allocation, its texts and addresses in another, the record
 	"directory":       155, // 148: the values' addresses and notes cut from one string

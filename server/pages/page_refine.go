@@ -64,21 +64,70 @@ func (s *Server) didYouMean(p params.SearchParams, sg []query.Suggestion) []Bloc
 }
 
 // refinements lists each facet's values, each linking this search with
-// that filter set.
+// that filter set. The links' addresses and notes are cut from one string
+// and the links are one array: a search page lists some forty.
 func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
-	var out []Block
+	n, facets := 0, 0
+	for _, counts := range f {
+		n += len(counts)
+		facets += min(len(counts), 1)
+	}
+	if n == 0 {
+		return nil
+	}
+	var stack [8192]byte
+	b := stack[:0]
+	ends := make([]int, 0, 2*n)
+	var one [1]string
+	for d, counts := range f {
+		for _, c := range counts {
+			alt := p // p.Refined(d, c.Value) as searchPageURL writes it, its filter in one
+			alt.Offset, alt.Facets, alt.FacetLimit = 0, 0, 0
+			one[0] = c.Value
+			alt.Filter[d] = one[:]
+			b = alt.AppendCanonicalQuery(append(append(append(b, s.Base...), core.PathSearch...), '?'))
+			ends = append(ends, len(b))
+			b = appendStationCount(b, c.Count)
+			ends = append(ends, len(b))
+		}
+	}
+	text := string(b)
+	links := make([]Link, n)
+	out := make([]Block, 0, facets)
+	k := 0
 	for d, counts := range f {
 		if len(counts) == 0 {
 			continue
 		}
-		links := make([]Link, len(counts))
-		for j, c := range counts {
-			links[j] = internalLink(c.Label, s.searchPageURL(p.Refined(query.Dim(d), c.Value)))
-			links[j].Note = stationCount(c.Count)
+		first := k
+		for _, c := range counts {
+			start := 0
+			if k > 0 {
+				start = ends[2*k-1]
+			}
+			links[k] = internalLink(c.Label, text[start:ends[2*k]])
+			links[k].Note = text[ends[2*k]:ends[2*k+1]]
+			k++
 		}
-		out = append(out, Block{Heading: "Narrow by " + cmp.Or(dim.Rows[d].Dir.One, query.Dim(d).Name()), Links: links})
+		out = append(out, Block{Heading: narrowHeadings[d], Links: links[first:k:k]})
 	}
 	return out
+}
+
+// narrowHeadings head each facet's block of refinements.
+var narrowHeadings = func() (h [query.NumDims]string) {
+	for d := range h {
+		h[d] = "Narrow by " + cmp.Or(dim.Rows[d].Dir.One, query.Dim(d).Name())
+	}
+	return h
+}()
+
+// appendStationCount appends stationCount(n).
+func appendStationCount(b []byte, n int) []byte {
+	if n == 1 {
+		return append(b, "1 station"...)
+	}
+	return append(strconv.AppendInt(b, int64(n), 10), " stations"...)
 }
 
 // nearbyStations is how many stations a station page lists near it.
