@@ -322,6 +322,43 @@ func (e *pageEnd) passDuplicate() {
 	e.at = e.it.Next()
 }
 
+// Groups is the number of groups of two or more entries: their compact
+// numbers run from 1 to Groups.
+func (gi *GroupIndex) Groups() int { return gi.groups }
+
+// SplitFirsts sorts the entries of batch (ascending, the next of a set's)
+// for a distinct facet count: those that stand alone and the first met
+// (seen) of each group whose bit in mixed (a bit per compact group number)
+// is clear are appended to firsts; those of a group whose bit is set, to
+// byGroup as compact group<<32 | record; the later entries of the other
+// groups are passed over. seen is NewSeen's. A record past the records (a
+// damaged posting list) stands alone, as in FirstIn.
+func (gi *GroupIndex) SplitFirsts(seen *groupSet, batch []uint32, mixed []uint64, firsts []uint32, byGroup []uint64) ([]uint32, []uint64) {
+	compact := gi.compact
+	for _, r := range batch {
+		if int(r) >= len(compact) || compact[r] == 0 {
+			firsts = append(firsts, r)
+			continue
+		}
+		c := compact[r]
+		if mixed[c>>6]&(1<<(c&63)) != 0 {
+			byGroup = append(byGroup, uint64(c)<<32|uint64(r))
+			continue
+		}
+		w, bit := c>>6, uint64(1)<<(c&63)
+		x := seen.words[w]
+		if x&bit != 0 {
+			continue
+		}
+		if x == 0 {
+			seen.touched = append(seen.touched, w)
+		}
+		seen.words[w] = x | bit
+		firsts = append(firsts, r)
+	}
+	return firsts, byGroup
+}
+
 // recordBuffer is the workspace's buffer for records read many at a time.
 func RecordBuffer(s *Search) []uint32 {
 	if len(s.Work.recBuf) == 0 {

@@ -86,14 +86,9 @@ func TestDistinctFacetsMatchOracleOnDuplicatedSample(t *testing.T) {
 		{Filter: oneFilter(DimCountry, "DE")}, {Filter: oneFilter(DimGenre, "pop")}, {Q: "radio", Filter: oneFilter(DimCountry, "US")},
 		{Q: "city", Filter: oneFilter(DimLanguage, "es")}, {Q: "sound", Filter: oneFilter(DimCodec, "AAC")},
 		{Q: "news", Filter: oneFilter(DimWorking, "true")}, {Q: "hits", Filter: oneFilter(DimLocation, "berlin")}}
-	for _, way := range []struct {
-		name      string
-		byRecords bool
-		paired    int
-	}{{"by records", true, *PairedMax}, {"value-group pairs", false, 1 << 30}, {"value by value", false, 0}} {
+	for _, way := range distinctWays(1<<30, *PairedMax) {
 		t.Run(way.name, func(t *testing.T) {
-			defer func(was bool, paired int) { *DistinctByRecords, *PairedMax = was, paired }(*DistinctByRecords, *PairedMax)
-			*DistinctByRecords, *PairedMax = way.byRecords, way.paired
+			defer way.set()()
 			differ := 0
 			for _, q := range queries {
 				for _, k := range []int{3, 8} {

@@ -108,23 +108,43 @@ func TestDistinctResultCountsEntries(t *testing.T) {
 // value counts the groups with a matching entry that has it, and that is
 // the total of the distinct search with the value's filter.
 func TestDistinctFacetsMatchOracleOnRealSnapshot(t *testing.T) {
-	for _, way := range []struct {
-		name           string
-		byRecords      bool
-		paired, stride int
-	}{{"by records", true, *PairedMax, 1}, {"value-group pairs", false, *PairedMax, 2}, {"value by value", false, 0, 2}} {
+	for _, way := range distinctWays(*PairedMax, *PairedMax) {
 		t.Run(way.name, func(t *testing.T) {
-			defer func(was bool, paired int) { *DistinctByRecords, *PairedMax = was, paired }(*DistinctByRecords, *PairedMax)
-			*DistinctByRecords, *PairedMax = way.byRecords, way.paired
+			defer way.set()()
 			distinctFacetsMatchOracle(t, way.stride)
 		})
 	}
 }
 
+// distinctWay is one way of counting a distinct search's facets: from
+// its firsts (by records or by posting lists), by records, by value-group
+// pairs (at most paired shared entries) or value by value; stride thins
+// the queries of the slower ways.
+type distinctWay struct {
+	name                string
+	byFirsts, byRecords bool
+	paired, stride      int
+}
+
+// distinctWays is every way, pairing at most paired shared entries.
+func distinctWays(paired, defaultPaired int) []distinctWay {
+	return []distinctWay{{"by firsts", true, true, defaultPaired, 1}, {"by firsts and posting lists", true, false, defaultPaired, 3},
+		{"by records", false, true, defaultPaired, 4}, {"value-group pairs", false, false, paired, 2}, {"value by value", false, false, 0, 2}}
+}
+
+// set takes the way, and returns what puts the last back.
+func (w distinctWay) set() func() {
+	firsts, records, paired := *DistinctByFirsts, *DistinctByRecords, *PairedMax
+	*DistinctByFirsts, *DistinctByRecords, *PairedMax = w.byFirsts, w.byRecords, w.paired
+	return func() { *DistinctByFirsts, *DistinctByRecords, *PairedMax = firsts, records, paired }
+}
+
 // DistinctByRecords is &facets.CountByRecords, which a test clears to
-// count the facets of distinct searches by posting lists (set by
-// distinct_ways_test.go, as rooms_test.go sets the others).
-var DistinctByRecords *bool
+// count the facets of distinct searches by posting lists, and
+// DistinctByFirsts &facets.CountByFirsts, which a test clears to count
+// every entry's values (set by distinct_ways_test.go, as rooms_test.go
+// sets the others).
+var DistinctByRecords, DistinctByFirsts *bool
 
 // distinctFacetsMatchOracle checks every stride-th of facetQueries.
 func distinctFacetsMatchOracle(t *testing.T, stride int) {

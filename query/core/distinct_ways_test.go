@@ -5,4 +5,6 @@ import (
 	"stationdex/query/facets"
 )
 
-func init() { core.DistinctByRecords = &facets.CountByRecords }
+func init() {
+	core.DistinctByRecords, core.DistinctByFirsts = &facets.CountByRecords, &facets.CountByFirsts
+}

@@ -6,7 +6,9 @@
 // match set); a large set is counted by intersecting posting lists, most
 // stations first; the facet memo the indexer stores answers the large
 // stored lists at once, in stations and, for a distinct search, in
-// groups. The search calls Count through core.FacetCounter;
+// groups; a distinct search's other sets are counted from their firsts,
+// one entry per group whose entries agree in every facet. The search
+// calls Count through core.FacetCounter;
 // the columns and the memo are the facets' state in each index (a slot of
 // core.Index), built on first use or by Warm.
 //
@@ -17,5 +19,7 @@
 //     posting lists, the labels
 //   - facetmemo.go: the stored facet memo and its look-up
 //   - distinct_counts.go: the counts of groups of a distinct search
+//   - distinct_firsts.go: those counts from the set's firsts and its
+//     mixed groups (the facets with a column)
 //   - doc.go: this comment
 package facets

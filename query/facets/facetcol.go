@@ -193,8 +193,9 @@ func (col *facetColumn) buildDense(cs []rawroaring.Container) {
 // facetState is what the facet counts keep of an index: its columns,
 // built on first use, and the stored memo, read on first use (or by Warm).
 type facetState struct {
-	cols [core.NumDims]lazyColumn
-	memo lazyMemo
+	cols  [core.NumDims]lazyColumn
+	memo  lazyMemo
+	mixed lazyMixed
 }
 
 // facetSlot is the facet counts' slot in every index.
@@ -207,8 +208,9 @@ func facetsOf(ix *core.Index) *facetState {
 
 func newFacetState() any { return new(facetState) }
 
-// Warm builds the facet columns and reads the facet memo now, which the
-// first faceted search would otherwise do (query.Index.Warm runs it).
+// Warm builds the facet columns, reads the facet memo and finds the mixed
+// groups now, which the first faceted search would otherwise do
+// (query.Index.Warm runs it).
 func Warm(ix *core.Index) error {
 	var wg sync.WaitGroup
 	errs := make([]error, core.NumDims+1)
@@ -221,5 +223,14 @@ func Warm(ix *core.Index) error {
 		errs[core.NumDims] = ix.Read(func() error { _, err := FacetMemo(ix); return err })
 	})
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ix.WithSearch(func(s *core.Search) error { // the mixed groups, once the columns are built
+		gi, err := core.GroupIndexOf(s)
+		if err == nil {
+			_, err = mixedGroups(ix, gi)
+		}
+		return err
+	})
 }

@@ -37,6 +37,10 @@ type facetTask struct {
 	Top    []core.TopCount
 	// byRecords: counted in the pass over m's records
 	byRecords bool
+	// byFirsts: a distinct count, made from m's firsts (countFirsts);
+	// extra is then its mixed groups' counts, added before ranking
+	byFirsts bool
+	extra    []core.ValueCount // by value id, ascending
 }
 
 // Count counts the facets q asks for and names their values. matches
@@ -120,7 +124,11 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 			case isEveryStation(s, t): // no memo entry holds every station
 				t.Top = t.col.topOfEveryStation(s.Work.Tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
-				if !fromMemo(s, t, ops, t.n, q.FacetLimit, true) {
+				switch {
+				case fromMemo(s, t, ops, t.n, q.FacetLimit, true):
+				case CountByFirsts && t.col.hasColumn():
+					t.byFirsts = true
+				default:
 					t.Top, err = countDistinct(s, t.col, t.m, s.Work.Tops[t.d][:0], q.FacetLimit)
 				}
 			case !fromMemo(s, t, ops, t.n, q.FacetLimit, false):
@@ -130,6 +138,9 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 		if err != nil {
 			return tasks, err
 		}
+	}
+	if err := countDistinctTasks(s, &tasks, q.FacetLimit); err != nil {
+		return tasks, err
 	}
 	countGroups(s, &tasks, q.FacetLimit)
 	return tasks, nil
@@ -285,10 +296,41 @@ func (col *facetColumn) topOfAll(top []core.TopCount, k int) []core.TopCount {
 // kept unless the set is small beside the number of values (see
 // sparseFor). It returns how many tails it left uncounted.
 func countByRecords(s *core.Search, m core.Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+	return countRecordsOf(s, records{bm: m.BM, n: m.Card()}, group, k, fold)
+}
+
+// records is what a count by records visits: a set's records (bm), or a
+// list of them, ascending; n bounds any count (the set's size).
+type records struct {
+	bm   *roaring.Bitmap
+	list []uint32
+	n    int
+}
+
+// each calls fn with the records, many at a time.
+func (src records) each(s *core.Search, fn func(recs []uint32)) {
+	buf := core.RecordBuffer(s)
+	if src.bm == nil {
+		for i := 0; i < len(src.list); i += len(buf) {
+			fn(src.list[i:min(i+len(buf), len(src.list))])
+		}
+		return
+	}
+	it := &s.Work.Many
+	it.Initialize(src.bm)
+	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
+		fn(buf[:got])
+	}
+	*it = roaring.ManyIntIterator{}
+}
+
+// countRecordsOf is countByRecords over src; a task's extra counts are
+// added to its values' before they are ranked.
+func countRecordsOf(s *core.Search, src records, group []*facetTask, k, fold int) (tailsSkipped int) {
 	for _, t := range group {
 		t.Top = s.Work.Tops[t.d][:0]
 	}
-	n := m.Card()
+	m, n := src, src.n
 	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
 	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
 		switch {
@@ -315,23 +357,19 @@ type partCount struct {
 
 // countPart counts part(t) of each task's column (none where it is nil)
 // over m's n records in one pass, and ranks it into t.top.
-func countPart(s *core.Search, m core.Set, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
+func countPart(s *core.Search, m records, n, fold int, group []*facetTask, k int, part func(*facetTask) *slotColumn) {
 	var pcs [core.NumDims]partCount
 	if !partCounters(s, pcs[:len(group)], n, fold, group, part) {
 		return
 	}
 	w := s.Work
-	it := &w.Many
-	buf := core.RecordBuffer(s)
-	it.Initialize(m.BM)
 	since := 0 // records counted since the last fold
-	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
-		if since+got > fold {
+	m.each(s, func(recs []uint32) {
+		if since+len(recs) > fold {
 			foldCounts(pcs[:len(group)])
 			since = 0
 		}
-		since += got
-		recs := buf[:got]
+		since += len(recs)
 		for j := range group {
 			switch pc := &pcs[j]; {
 			case pc.p == nil:
@@ -342,9 +380,13 @@ func countPart(s *core.Search, m core.Set, n, fold int, group []*facetTask, k in
 				pc.p.countRecords(recs, pc.narrow)
 			}
 		}
-	}
-	*it = roaring.ManyIntIterator{}
+	})
 	foldCounts(pcs[:len(group)])
+	for j, t := range group {
+		if t.extra != nil && pcs[j].p != nil {
+			pcs[j].add(t.extra, &w.Touched[t.d])
+		}
+	}
 	for j, t := range group {
 		switch pc := &pcs[j]; {
 		case pc.p == nil:
@@ -381,6 +423,29 @@ func partCounters(s *core.Search, pcs []partCount, n, fold int, group []*facetTa
 		counting = true
 	}
 	return counting
+}
+
+// add adds counts (by value id) to the part's counters of their values,
+// the first set of them, listing a sparse count's newly raised counters
+// in touched. The counters hold them: the counts of a set never pass its
+// size, which chose narrow or wide counters.
+func (pc *partCount) add(counts []core.ValueCount, touched *[]uint16) {
+	for _, c := range counts {
+		i := int(c.ID) - pc.p.base
+		if i < 0 || i >= pc.p.values {
+			continue
+		}
+		v, n := spareSlots+i, c.N
+		switch {
+		case pc.wide != nil:
+			pc.wide[v] += n
+		case pc.sparse && pc.narrow[v] == 0:
+			*touched = append(*touched, uint16(v))
+			fallthrough
+		default:
+			pc.narrow[v] += uint16(n)
+		}
+	}
 }
 
 // pooledCounters is the first size counters of a workspace pool, which
@@ -438,7 +503,12 @@ func (col *facetColumn) offer(top []core.TopCount, c core.TopCount, k int) []cor
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
 func countByPostings(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int, dups valueDuplicates) ([]core.TopCount, error) {
-	dense := denseOf(s, m)
+	return countDense(s, col, denseOf(s, m), top, k, dups, nil)
+}
+
+// countDense is countByPostings of a set written out as dense; each
+// value's count in extra (none when nil) is added to its own.
+func countDense(s *core.Search, col *facetColumn, dense []uint64, top []core.TopCount, k int, dups valueDuplicates, extra []core.ValueCount) ([]core.TopCount, error) {
 	cs := s.Work.Raw2[:0]
 	defer func() { s.Work.Raw2 = cs[:0] }()
 	for id, key := range col.keys {
@@ -460,8 +530,15 @@ func countByPostings(s *core.Search, col *facetColumn, m core.Set, top []core.To
 		if len(top) == k {
 			need = top[k-1].N
 		}
-		// AndCount is exact from need up, and duplicates only lower it
-		n := rawroaring.AndCount(cs, blocks, dense, need, int(col.count[id]))
+		x := 0
+		for len(extra) > 0 && int(extra[0].ID) < id {
+			extra = extra[1:]
+		}
+		if len(extra) > 0 && int(extra[0].ID) == id {
+			x = int(extra[0].N)
+		}
+		// AndCount is exact from need-x up, and duplicates only lower it
+		n := rawroaring.AndCount(cs, blocks, dense, max(need-x, 0), int(col.count[id])) + x
 		if n == 0 || n < need {
 			continue
 		}
