@@ -448,6 +448,7 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 		return nil, fmt.Errorf("internal error: %d records in name order, %d after de-duplication", st.n, b.kept)
 	}
 	b.order.Close() // its buffer is the largest share of the budget
+	b.sorts.sortAhead()
 	storedJSON, err := dump.startDumps()
 	if err != nil {
 		return nil, fmt.Errorf("data dumps: %w", err)

@@ -130,6 +130,34 @@ func (s *ordersSource) complete() error {
 // record number.
 type searchSortKeys struct {
 	keys [len(format.SearchSorts)][]uint64
+	// perms are the orders' permutations once sorted is closed
+	// (sortAhead); sorted is nil until sortAhead starts.
+	perms  [len(format.SearchSorts)][]uint32
+	sorted chan struct{}
+}
+
+// sortAhead sorts every order's permutation on a goroutine of its own,
+// once every record's keys are in (the stations bucket is written): the
+// sorts, seconds at millions of records, then run beside the ids
+// bucket's writer instead of holding up the search_orders bucket's.
+func (k *searchSortKeys) sortAhead() {
+	k.sorted = make(chan struct{})
+	go func() {
+		defer close(k.sorted)
+		for s, keys := range k.keys {
+			k.perms[s] = permutation(keys)
+		}
+	}()
+}
+
+// permutation is the record numbers sorted by key, then by number.
+func permutation(keys []uint64) []uint32 {
+	perm := make([]uint32, len(keys))
+	for i := range perm {
+		perm[i] = uint32(i)
+	}
+	slices.SortFunc(perm, func(a, b uint32) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+	return perm
 }
 
 // add keeps the keys of the next record, rec as format.AppendRecord
@@ -157,25 +185,27 @@ func recordBitrate(rec []byte) (uint32, error) {
 }
 
 // source yields the search_orders bucket: each order's permutation of
-// the records, in chunks of format.OrderChunkLen.
+// the records, in chunks of format.OrderChunkLen. It sorts them first
+// unless sortAhead did.
 func (k *searchSortKeys) source(records int) kvSource {
 	s, c := 0, uint32(0)
 	var perm []uint32
 	return func(*bolt.Tx) ([]byte, []byte, error) {
+		if k.sorted == nil {
+			k.sortAhead()
+		}
+		<-k.sorted
 		for s < len(k.keys) {
 			keys := k.keys[s]
 			if len(keys) != records {
 				return nil, nil, fmt.Errorf("internal error: order %s of %d records, not %d", format.SearchSorts[s], len(keys), records)
 			}
 			if perm == nil {
-				perm = make([]uint32, records)
-				for i := range perm {
-					perm[i] = uint32(i)
-				}
-				slices.SortFunc(perm, func(a, b uint32) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+				perm = k.perms[s]
 			}
 			first := int(c) * format.OrderChunkLen
 			if first >= records {
+				k.perms[s], k.keys[s] = nil, nil // written
 				s, c, perm = s+1, 0, nil
 				continue
 			}
