@@ -36,7 +36,7 @@ var pageAllocBounds = map[string]float64{
 	"station":         33,  // 30: the record, its nearest stations and group read, their text and addresses in one string each
 	"listen":          10,  // 8: the page in one allocation, its texts and addresses in another, the record
 	"directory":       155, // 148: the values' addresses and notes cut from one string
-	"directory_entry": 48,  // 44: its stations' addresses and notes cut from one string
+	"directory_entry": 34,  // 31: its stations' addresses and notes, and its search and API links, cut from one string each (44 before)
 	"guide":           170, // with the /json/ part: client facts built on the base URL
 }
 

@@ -268,9 +268,14 @@ func (s *Server) DirectoryValue(d Directory) PageFunc {
 	}
 }
 
-// valueLinks offers the same list through the search and the API.
+// valueLinks offers the same list through the search and the API: the
+// links' texts and addresses cut from one string, the query made once.
 func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
-	links := []Link{internalLink("All "+strings.ToLower(d.title), d.IndexURL(s.Base))}
+	var stack [1024]byte
+	b := append(append(stack[:0], "All "...), strings.ToLower(d.title)...)
+	all := len(b)
+	b = append(append(append(append(b, s.Base...), '/'), d.Kind...), '/') // d.IndexURL
+	index := len(b)
 	value := fv.Key
 	if d.Facet != query.DimCountry {
 		value = fv.Label
@@ -279,13 +284,25 @@ func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
 		// Longer than the filter takes (a keyword-stuffed tag): a link
 		// to the search would answer 400, and this page is the only
 		// list of its stations.
-		return links
+		text := string(b)
+		return []Link{internalLink(text[:all], text[all:index])}
 	}
 	q := params.SearchParams{Limit: core.DefaultLimit}
 	q.Filter[d.Facet] = []string{value}
-	return append(links,
-		internalLink("Search within this "+d.one, s.Base+core.PathSearch+"?"+q.CanonicalQuery()),
-		internalLink("The same search in the JSON API", s.Base+core.PathStations+"?"+q.CanonicalQuery()))
+	b = append(append(b, "Search within this "...), d.one...)
+	search := len(b)
+	b = append(append(append(b, s.Base...), core.PathSearch...), '?')
+	queryStart := len(b)
+	b = q.AppendCanonicalQuery(b)
+	searchEnd := len(b)
+	b = append(append(append(b, s.Base...), core.PathStations...), '?')
+	b = append(b, b[queryStart:searchEnd]...) // the same query
+	text := string(b)
+	return []Link{
+		internalLink(text[:all], text[all:index]),
+		internalLink(text[index:search], text[search:searchEnd]),
+		internalLink("The same search in the JSON API", text[searchEnd:]),
+	}
 }
 
 // StationLinks lists stations as links to their pages, each with what
