@@ -49,10 +49,12 @@ RACE_PKGS := ./server/... ./query/ ./query/check/ ./query/core/ ./query/facets/ 
 # streamtuner2 clients), and long walks on one goroutine (the crawl of
 # every page, the comparison of the two search paths over every key, the
 # conjunction's kernels against roaring's, the pages against the
-# template's writing of them on hostile and real stations).
+# template's writing of them on hostile and real stations, the distinct
+# facets against the oracle on a grouped sample, the small index opened
+# with each of its bytes flipped, a search's allocations by its matches).
 # Under the race detector each costs minutes and reaches no shared state
 # that the other tests of the same code do not.
-RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys|TestConjunction(MatchesRoaring|WithoutKernels)|TestPagesWrittenAsTemplate(Hostile|Real))$$
+RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtuner2Plugin|TestEveryLinkAnswers|TestPlainMatchesBitmapPathAcrossKeys|TestConjunction(MatchesRoaring|WithoutKernels)|TestPagesWrittenAsTemplate(Hostile|Real)|TestDistinctFacetsMatchOracleOnDuplicatedSample|TestOpenRefusesFlippedBytesOfTheFile|TestAllocsDoNotGrowWithMatches)$$
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all help build run test test-suite test-lanes test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \

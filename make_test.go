@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,4 +283,67 @@ func TestMakeTestFailsOnLeftovers(t *testing.T) {
 			t.Errorf("make test left %d entries in the outer TMPDIR", len(left))
 		}
 	}
+}
+
+// TestRaceSkipNamesTests: every alternative of RACE_SKIP matches a test
+// function of the tree, so that a renamed test cannot slip back into the
+// race run (or a name out of it) unnoticed.
+func TestRaceSkipNamesTests(t *testing.T) {
+	makefile, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^RACE_SKIP := \^\((.*)\)\$\$$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("no RACE_SKIP := ^(...)$$ line in the Makefile")
+	}
+	var tests []string
+	decl := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		for _, f := range decl.FindAllSubmatch(src, -1) {
+			tests = append(tests, string(f[1]))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alternatives := topLevelAlternatives(string(m[1]))
+	if len(alternatives) < 2 {
+		t.Fatalf("RACE_SKIP has %d alternatives", len(alternatives))
+	}
+	for _, alt := range alternatives {
+		re := regexp.MustCompile("^(" + alt + ")$")
+		if !slices.ContainsFunc(tests, re.MatchString) {
+			t.Errorf("RACE_SKIP names %s, which matches no test function", alt)
+		}
+	}
+}
+
+// topLevelAlternatives splits a regular expression at the bars outside
+// its parentheses.
+func topLevelAlternatives(expr string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range expr {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				out = append(out, expr[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, expr[start:])
 }
