@@ -122,7 +122,7 @@ var FormQuery = func() string {
 // newSearchForm is the search form with the values of sent (any
 // parameter not sent is empty).
 func newSearchForm(action string, sent func(name string) string) *SearchForm {
-	f := &SearchForm{Action: action}
+	f := &SearchForm{Action: action, Fields: make([]FormInput, 0, 1), More: make([]FormInput, 0, formFields)}
 	for i := range params.SearchParamTable {
 		row := &params.SearchParamTable[i]
 		if row.Form.Label == "" {
@@ -144,6 +144,17 @@ func newSearchForm(action string, sent func(name string) string) *SearchForm {
 	}
 	return f
 }
+
+// formFields is how many parameters have a field in the search form.
+var formFields = func() int {
+	n := 0
+	for i := range params.SearchParamTable {
+		if params.SearchParamTable[i].Form.Label != "" {
+			n++
+		}
+	}
+	return n
+}()
 
 // internalLink links a page of this service.
 func internalLink(text, href string) Link {
