@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -83,6 +84,22 @@ func appendRank(dst []byte, root uint32, r rankInfo) []byte {
 		dst = append(dst, 1)
 	}
 	return append(dst, r.id[:]...)
+}
+
+// timeLen is the length of appendTime's encoding.
+const timeLen = 12
+
+// appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
+func appendTime(dst []byte, t time.Time) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix()))
+	return binary.BigEndian.AppendUint32(dst, uint32(t.Nanosecond()))
+}
+
+func decodeTime(b []byte) time.Time {
+	if len(b) < timeLen {
+		return time.Time{}
+	}
+	return time.Unix(int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint32(b[8:]))).UTC()
 }
 
 // rankInfo is what the representative rule reads of an entry; the ids

@@ -190,22 +190,6 @@ func splitOrderValue(v []byte) (record, upstream []byte, pop format.Popularity, 
 	return v[:n], v[n:], pop, nil
 }
 
-// timeLen is the length of appendTime's encoding.
-const timeLen = 12
-
-// appendTime encodes t for the ids sorter: Unix seconds and nanoseconds.
-func appendTime(dst []byte, t time.Time) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix()))
-	return binary.BigEndian.AppendUint32(dst, uint32(t.Nanosecond()))
-}
-
-func decodeTime(b []byte) time.Time {
-	if len(b) < timeLen {
-		return time.Time{}
-	}
-	return time.Unix(int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint32(b[8:]))).UTC()
-}
-
 // dedup walks the ids in order: the first occurrence of a UUID (lowest
 // temporary number) is kept, later ones are dropped. It sizes final and
 // marks the dropped records in it.

@@ -48,8 +48,8 @@
 //   - dumps.go: the data dumps of the files bucket and the station_json
 //     bucket, encoded from the record blocks on goroutines of their own
 //   - groups.go: the groups (entries that are one stream or one station):
-//     relation keys joined by union-find, members ranked; the groups and
-//     group_of buckets
+//     relation keys joined by union-find, members ranked (on the time and
+//     rank the ids sorter carries); the groups and group_of buckets
 //   - listed_groups.go: the listed_groups and word_groups buckets: the
 //     groups among the stations of a directory value or a broad word
 //   - genre_labels.go: the genre_labels bucket: each genre's commonest

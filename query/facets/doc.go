@@ -13,10 +13,11 @@
 // core.Index), built on first use or by Warm.
 //
 // File map:
-//   - facetcol.go: the columns, built once per index, and Warm
+//   - facetcol.go: the columns, built once per index, Warm, and the
+//     values' labels
 //   - facetslots.go: the per-record counters of a column (slots)
 //   - facetcount.go: Count: the tasks, and counting by records or by
-//     posting lists, the labels
+//     posting lists
 //   - facetmemo.go: the stored facet memo and its look-up
 //   - distinct_counts.go: the counts of groups of a distinct search
 //   - distinct_firsts.go: those counts from the set's firsts and its
