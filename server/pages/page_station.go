@@ -115,13 +115,7 @@ func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
 	path := t.mark()
 	t.b = appendStationURL(t.b, s.Base, rec.ID, "listen/")
 	listen := t.mark()
-	playable := IsWebURL(rec.StreamURL)
-	if playable {
-		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistM3U.Name)
-		t.mark()
-		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistPLS.Name)
-		t.mark()
-	}
+	playable := t.markPlaylists(s.Base, rec)
 	t.b = rec.ID.Append(append(append(t.b, s.Base...), core.PathStation...))
 	api := t.mark()
 	t.b = append(append(t.b, s.Base...), core.PathCatalog...)
@@ -324,13 +318,7 @@ func (s *Server) ListenPageOf(rec *format.Record) *Page {
 	pageURL := t.mark()
 	t.b = appendStationURL(t.b, "", rec.ID, "listen/")
 	path := t.mark()
-	playable := IsWebURL(rec.StreamURL)
-	if playable {
-		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistM3U.Name)
-		t.mark()
-		t.b = appendStationURL(t.b, s.Base, rec.ID, PlaylistPLS.Name)
-		t.mark()
-	}
+	playable := t.markPlaylists(s.Base, rec)
 	c := t.done()
 
 	m := &listenModel{}
@@ -397,4 +385,17 @@ func stationDescription(r *format.Record) string {
 		b = append(b, ')')
 	}
 	return ClipWords(string(append(b, ". Stream link, details and JSON in the stationdex directory."...)), MaxDescriptionRunes)
+}
+
+// markPlaylists cuts the station's M3U and PLS addresses, in that order,
+// when its stream can be played from a page, and says whether it can.
+func (t *cuts) markPlaylists(base string, rec *format.Record) bool {
+	if !IsWebURL(rec.StreamURL) {
+		return false
+	}
+	for _, name := range []string{PlaylistM3U.Name, PlaylistPLS.Name} {
+		t.b = appendStationURL(t.b, base, rec.ID, name)
+		t.mark()
+	}
+	return true
 }
