@@ -43,19 +43,7 @@ func BenchmarkRealPages(b *testing.B) {
 				}
 				reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
 			}
-			b.Run(name, func(b *testing.B) {
-				w := &discardWriter{h: http.Header{}}
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					w.reset()
-					h.ServeHTTP(w, reqs[i%len(reqs)])
-					if w.code != http.StatusOK {
-						b.Fatalf("%s: status %d", reqs[i%len(reqs)].URL, w.code)
-					}
-					i++
-				}
-			})
+			b.Run(name, func(b *testing.B) { answerInTurn(b, h, reqs, &discardWriter{h: http.Header{}}) })
 		}
 	}
 }
@@ -154,18 +142,7 @@ func BenchmarkRealSearchPage(b *testing.B) {
 				b.Fatalf("%s: status %d", reqs[i].URL, w.code)
 			}
 		}
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				w.reset()
-				h.ServeHTTP(w, reqs[i%len(reqs)])
-				if w.code != http.StatusOK {
-					b.Fatalf("%s: status %d", reqs[i%len(reqs)].URL, w.code)
-				}
-				i++
-			}
-		})
+		b.Run(bc.name, func(b *testing.B) { answerInTurn(b, h, reqs, w) })
 	}
 }
 
@@ -203,4 +180,19 @@ func realSearches(b *testing.B, ix *query.Index, n int) []string {
 		b.Fatalf("%d searches: %v", len(out), err)
 	}
 	return out
+}
+
+// answerInTurn is a benchmark's loop: reqs answered in turn by h into w,
+// each of which must answer 200.
+func answerInTurn(b *testing.B, h http.Handler, reqs []*http.Request, w *discardWriter) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		w.reset()
+		h.ServeHTTP(w, reqs[i%len(reqs)])
+		if w.code != http.StatusOK {
+			b.Fatalf("%s: status %d", reqs[i%len(reqs)].URL, w.code)
+		}
+		i++
+	}
 }
