@@ -45,7 +45,7 @@ func (s *Server) facetsJSON(p params.SearchParams, f query.Facets) *facetsJSON {
 		entries := make([]facetEntry, len(counts))
 		for j, c := range counts {
 			entries[j] = facetEntry{Value: c.Value, Label: c.Label, Count: c.Count,
-				URL: s.Base + core.PathStations + "?" + p.Refined(query.Dim(d), c.Value).CanonicalQuery()}
+				URL: p.Refined(query.Dim(d), c.Value).LinkURL(s.Base, core.PathStations)}
 		}
 		out[d] = &entries
 	}
@@ -59,7 +59,7 @@ func (s *Server) suggestionsJSON(p params.SearchParams, sg []query.Suggestion) [
 	for i, g := range sg {
 		link := p
 		link.Q, link.Offset = g.Q, 0
-		out[i] = suggestionJSON{Q: g.Q, Total: g.Total, URL: s.Base + core.PathStations + "?" + link.CanonicalQuery()}
+		out[i] = suggestionJSON{Q: g.Q, Total: g.Total, URL: link.LinkURL(s.Base, core.PathStations)}
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func pageQuery(p params.SearchParams) query.Query {
 // parameters.
 func (s *Server) searchPageURL(p params.SearchParams) string {
 	p.Facets, p.FacetLimit = 0, 0
-	return s.Base + core.PathSearch + "?" + p.CanonicalQuery()
+	return p.LinkURL(s.Base, core.PathSearch)
 }
 
 func (s *Server) didYouMean(p params.SearchParams, sg []query.Suggestion) []Block {

@@ -55,7 +55,7 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, er
 	if api.IsDistinct(true) {
 		api.Distinct = "true" // the API's default is every entry
 	}
-	p.Blocks = append(p.Blocks, Block{Links: []Link{internalLink("These results in the JSON API", s.Base+core.PathStations+"?"+api.CanonicalQuery())}})
+	p.Blocks = append(p.Blocks, Block{Links: []Link{internalLink("These results in the JSON API", api.LinkURL(s.Base, core.PathStations))}})
 	p.Pager = s.searchPager(params, res.Total)
 	return p, nil
 }
@@ -165,7 +165,7 @@ func (s *Server) searchPager(p params.SearchParams, total int) *Pager {
 	if p.Offset > 0 {
 		prev := p
 		prev.Offset = max(0, p.Offset-p.Limit)
-		pg.Prev = s.Base + core.PathSearch + "?" + prev.CanonicalQuery()
+		pg.Prev = prev.LinkURL(s.Base, core.PathSearch)
 	}
 	if next := params.NextPage(s.Base, p, total); next != nil {
 		pg.Next = strings.Replace(*next, s.Base+core.PathStations+"?", s.Base+core.PathSearch+"?", 1)

@@ -233,7 +233,20 @@ func hasControl(s string) bool {
 // CanonicalQuery is the query string that denotes p and only p: parameters in
 // a fixed order, limit and offset always present. It keys the ETag and forms
 // the next link, so one request spelt two ways shares a cache entry.
-func (p SearchParams) CanonicalQuery() string { return string(p.AppendCanonicalQuery(nil)) }
+// It is written into a buffer on the stack first (a query rarely passes
+// it), so that the string is the one allocation.
+func (p SearchParams) CanonicalQuery() string {
+	var space [256]byte
+	return string(p.AppendCanonicalQuery(space[:0]))
+}
+
+// LinkURL is base, path, "?" and p's canonical query: a page's link to
+// the search p denotes, made in one allocation as CanonicalQuery is.
+func (p SearchParams) LinkURL(base, path string) string {
+	var space [512]byte
+	b := append(append(append(space[:0], base...), path...), '?')
+	return string(p.AppendCanonicalQuery(b))
+}
 
 // AppendCanonicalQuery appends canonicalQuery to b. The search key is made
 // on every request, cache hits included: appending it to one buffer costs
