@@ -76,7 +76,7 @@ var (
 // same at any scale. A pair is memoised when its intersection holds at
 // least FacetMemoPairShare times FacetMemoMin and is not one of its lists,
 // among the FacetMemoPairLists largest lists, largest first (estimated on
-// FacetMemoPairKeys ranges of 65,536 records spread over the records),
+// every n-th record, FacetMemoPairKeys times 65,536 of them),
 // until FacetMemoPairBudget records have been counted.
 //
 // The budget grows with the stations (FacetMemoPairPerStation records
