@@ -163,7 +163,7 @@ func (m *memoBuild) findPairs() {
 		return row
 	})...)
 	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Compare(y.est, x.est) })
-	budget := format.FacetMemoPairBudget(m.stations)
+	budget := format.FacetMemoPairBudget
 	for _, p := range pairs {
 		if budget < 0 {
 			break

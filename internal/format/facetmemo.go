@@ -78,24 +78,13 @@ var (
 // among the FacetMemoPairLists largest lists, largest first (estimated on
 // every n-th record, FacetMemoPairKeys times 65,536 of them),
 // until FacetMemoPairBudget records have been counted.
-//
-// The budget grows with the stations (FacetMemoPairPerStation records
-// each, at least FacetMemoPairFloor): a fixed budget held 14 pairs of
-// 896k entries or more at 5M stations, and a search whose set was one of
-// the 100k-400k pairs (a word with a language, two common words) counted
-// its facets afresh, tens of milliseconds. Which pairs are memoised is
-// the indexer's choice alone: a reader looks a pair up and counts it when
-// absent, and the check recounts each stored entry, so the budget is no
-// part of the format (indexes built with the fixed budget stay version
-// 18 and read the same).
 const (
-	FacetMemoShare          = 256
-	FacetMemoFloor          = 256
-	FacetMemoPairShare      = 2
-	FacetMemoPairLists      = 256
-	FacetMemoPairKeys       = 8
-	FacetMemoPairFloor      = 1 << 24
-	FacetMemoPairPerStation = 128
+	FacetMemoShare      = 256
+	FacetMemoFloor      = 256
+	FacetMemoPairShare  = 2
+	FacetMemoPairLists  = 256
+	FacetMemoPairKeys   = 8
+	FacetMemoPairBudget = 1 << 24
 	// FacetMemoListLimit and FacetMemoPairLimit are the values kept per
 	// facet: a search's largest facet limit for a list, its default for
 	// a pair (a larger limit for a pair is counted).
@@ -105,12 +94,6 @@ const (
 
 // FacetMemoMin is the smallest list memoised among stations.
 func FacetMemoMin(stations int) int { return max(FacetMemoFloor, stations/FacetMemoShare) }
-
-// FacetMemoPairBudget is the records the pairs of an index of stations
-// may count together.
-func FacetMemoPairBudget(stations int) int {
-	return max(FacetMemoPairFloor, stations*FacetMemoPairPerStation)
-}
 
 // MaxFilterRunes is the longest language, genre or location filter value,
 // in runes.

@@ -110,16 +110,3 @@ func TestMemoEntryRoundTripAndBounds(t *testing.T) {
 		}
 	}
 }
-
-// The pair budget keeps its floor for small indexes (the real snapshot's
-// memo is as before) and grows with the stations above it.
-func TestFacetMemoPairBudgetScales(t *testing.T) {
-	for _, c := range []struct{ stations, want int }{
-		{0, FacetMemoPairFloor}, {50_000, FacetMemoPairFloor}, {FacetMemoPairFloor / FacetMemoPairPerStation, FacetMemoPairFloor},
-		{5_000_000, 5_000_000 * FacetMemoPairPerStation},
-	} {
-		if got := FacetMemoPairBudget(c.stations); got != c.want {
-			t.Errorf("FacetMemoPairBudget(%d) = %d, want %d", c.stations, got, c.want)
-		}
-	}
-}
