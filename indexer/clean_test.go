@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -224,6 +225,32 @@ func TestCleanURL(t *testing.T) {
 	for in, want := range tests {
 		if got := cleanURL(in); got != want {
 			t.Errorf("cleanURL(%.60q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPlainHTTPURL holds plainHTTPURL, cleanURL's shortcut, to the long
+// way: every URL it takes, url.Parse takes too, as an http(s) URL with a
+// host name; what it leaves (false) goes the long way.
+func TestPlainHTTPURL(t *testing.T) {
+	for in, want := range map[string]bool{
+		"http://example.org": true, "https://example.org/": true, "http://a:/x": true,
+		"https://a/%41%4a/b?c#d": true, "https://a.b:1/?": true, "http://a.b-c_d~e:8000/x?y=1#f%41": true,
+		"http://a.b-c_d~e:8000/x?y=%zz": false, "http://example.org/a%4": false, "http://example.org/a%zz": false,
+		"http://example.org#%zz": false, "http://:80/x": false, "http://a::80/x": false, "http://a:8b/x": false,
+		"http://[::1]:80/": false, "http://user@example.org/": false, "http://%41/": false, "http:///x": false,
+		"http://?x": false, "http://#x": false, "http://a/\x7f": false, "http://a/é": false, "http://": false,
+		"http://exa mple.org/": false, "http://a/#?%": false, "HTTP://a/": false, "http:/a/": false,
+	} {
+		if got := plainHTTPURL(in); got != want {
+			t.Errorf("plainHTTPURL(%q) = %v, want %v", in, got, want)
+		}
+		if !want {
+			continue
+		}
+		u, err := url.Parse(in)
+		if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			t.Errorf("plainHTTPURL(%q) = true, url.Parse: %+v, %v", in, u, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package indexer
 import (
 	"bufio"
 	"fmt"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -150,4 +151,21 @@ func checkCodes(codes []string) error {
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// FuzzPlainHTTPURL holds cleanURL's shortcut to url.Parse on any string:
+// what plainHTTPURL takes, the long way takes too.
+func FuzzPlainHTTPURL(f *testing.F) {
+	for _, s := range []string{"http://a.b:80/x?y#z", "https://a/%41", "http://a:/", "http://a/%4g", "http://[::1]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !plainHTTPURL(s) {
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			t.Fatalf("plainHTTPURL(%q) = true, url.Parse: %+v, %v", s, u, err)
+		}
+	})
 }
