@@ -22,6 +22,8 @@
 //   - verify.go: Verify and Walk, the bounds-checked walk of the meta
 //     pages, branch and leaf pages and inline buckets, each bucket summed;
 //     bbolt's page layout written down once
+//   - page.go: a page as the walk reads it, from the file through the
+//     walker's window or from bytes in memory, and its bounds checks
 //   - parallel.go: the walk spread over goroutines: the plan that cuts a
 //     large bucket into runs of its root's children, and the join of the
 //     runs' sums

@@ -36,7 +36,7 @@ func (w *pageWalker) walkParallel(buckets []rootEntry, stored []format.BucketSum
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for i := range walkers {
-		wk := &pageWalker{data: w.data, size: w.size, file: w.file, pageSize: w.pageSize, highWater: w.highWater, seen: w.seen}
+		wk := &pageWalker{data: w.data, size: w.size, file: w.file, pageSize: w.pageSize, highWater: w.highWater, seen: w.seen, later: w.later}
 		walkers[i] = wk
 		wg.Go(func() { errs[i] = wk.walkTasks(tasks, &next, &failed) })
 	}
@@ -60,7 +60,7 @@ type walkTask struct {
 	// by splitBucket), the run's children [lo, hi), which of the runs it
 	// is and, once walked, its sum.
 	rootID uint64
-	root   []byte
+	root   page
 	lo, hi uint64
 	run    int // -1: the whole bucket
 	sum    format.SumPart
@@ -87,9 +87,9 @@ func (w *pageWalker) walkTasks(tasks []walkTask, next *atomic.Int64, failed *ato
 		if t.run < 0 {
 			err = w.walkBucket(t.bucket)
 		} else {
-			b := &bucketWalk{name: t.bucket.name}
+			b := w.bucketWalk(t.bucket.name)
 			_, err = w.walkChildren(t.rootID, t.root, t.lo, t.hi, b)
-			t.sum = b.sum.Part() // tasks[i] is this walker's alone
+			t.sum = b.part() // tasks[i] is this walker's alone
 		}
 		if err != nil {
 			return err
@@ -149,11 +149,11 @@ func (w *pageWalker) splitBucket(whole walkTask, limit int) ([]walkTask, error) 
 	if err != nil || boltOrder.Uint16(h[8:]) != boltBranchPage || boltOrder.Uint16(h[10:]) < 2 {
 		return []walkTask{whole}, nil
 	}
-	page, _, count, err := w.claimPage(id)
+	root, _, count, err := w.claimPage(id)
 	if err != nil {
 		return nil, err
 	}
-	if err := elements(page, count); err != nil {
+	if _, err := elements(root, count); err != nil {
 		return nil, err
 	}
 	k := uint64(min(limit, int(count)))
@@ -161,7 +161,7 @@ func (w *pageWalker) splitBucket(whole walkTask, limit int) ([]walkTask, error) 
 	for r := range k {
 		lo, hi := r*uint64(count)/k, (r+1)*uint64(count)/k
 		runs[r] = walkTask{bucket: whole.bucket, index: whole.index, size: whole.size * (hi - lo) / uint64(count),
-			rootID: id, root: page, lo: lo, hi: hi, run: int(r)}
+			rootID: id, root: root, lo: lo, hi: hi, run: int(r)}
 	}
 	return runs, nil
 }

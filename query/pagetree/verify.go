@@ -29,12 +29,15 @@ import (
 // as they were written. Together these cover every byte bbolt reads from
 // the tree, in one linear pass: a few milliseconds for the real snapshot.
 //
-// The tree is read through a mapping of its own, released before return,
-// so that the pages read count against the process only while it runs;
-// large values, most of the bytes of a large file, are read with pread
-// into a buffer instead (sumFromFile). Reading a mapped file that shrinks
-// underneath faults, and a read of it comes up short; either is turned
-// into an error.
+// The pages are read from the file with pread, through a window of the
+// walker's own (page.go), rather than through a mapping: on the virtual
+// machines this runs on a first touch of a mapped page costs more than
+// reading it, and the walk touches each page once. Large values, most of
+// the bytes of a large file, are read in chunks into a buffer as they are
+// summed (sumFromFile). A mapping of its own, released before return,
+// serves the meta pages. A read of a file that shrinks underneath comes up
+// short, and reading a mapping of it faults; either is turned into an
+// error.
 //
 // The layout is bbolt's (go.etcd.io/bbolt/internal/common, version 2), in
 // the machine's byte order as bbolt writes it:
@@ -51,6 +54,42 @@ import (
 // The root of the tree holds only buckets (the index's top-level buckets)
 // and those hold only pairs: the format nests no buckets.
 func Verify(f *os.File, size int64) (layout Layout, err error) {
+	return verify(f, size, scope{})
+}
+
+// VerifyDeferring is Verify but for the contents of the buckets named in
+// later: their pages are walked and bounds-checked as every other's and
+// their keys counted, but their values are not read, so their sums wait
+// for VerifySums. A server starts answering sooner this way when most of
+// a large file is values it only copies to clients (format.CopiedBuckets):
+// at 5M stations they are 4.4 of its 6.6 GB.
+func VerifyDeferring(f *os.File, size int64, later [][]byte) (Layout, error) {
+	return verify(f, size, scope{later: nameSet(later)})
+}
+
+// VerifySums finishes what VerifyDeferring left: it walks the pages of the
+// buckets named, reads their values and compares their sums with those
+// stored. It trusts the rest of the tree to the VerifyDeferring of the same
+// file (the pages shared between buckets, the branch keys, the buckets not
+// named), so it reads the named buckets' pages and nothing else.
+func VerifySums(f *os.File, size int64, names [][]byte) error {
+	_, err := verify(f, size, scope{only: nameSet(names)})
+	return err
+}
+
+// scope is what a walk sums: every bucket (the zero scope), all but later
+// (whose keys it counts only), or only the buckets in only.
+type scope struct{ later, only map[string]bool }
+
+func nameSet(names [][]byte) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[string(n)] = true
+	}
+	return set
+}
+
+func verify(f *os.File, size int64, sc scope) (layout Layout, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil { // a fault, or a bug here: neither may take the server down
@@ -65,7 +104,7 @@ func Verify(f *os.File, size int64) (layout Layout, err error) {
 		return Layout{}, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	defer func() { _ = syscall.Munmap(data) }() // read-only: nothing to lose
-	return Walk(data, f)
+	return walk(data, f, sc)
 }
 
 // Layout is what the search path needs of a verified file to read it
@@ -84,7 +123,11 @@ type Layout struct {
 // file, when not nil, holds the same bytes as data: large values are summed
 // from it (see sumFromFile) instead of through the mapping.
 func Walk(data []byte, file io.ReaderAt) (Layout, error) {
-	w := &pageWalker{data: data, size: uint64(len(data)), file: file}
+	return walk(data, file, scope{})
+}
+
+func walk(data []byte, file io.ReaderAt, sc scope) (Layout, error) {
+	w := &pageWalker{data: data, size: uint64(len(data)), file: file, later: sc.later}
 	root, err := w.readMetas()
 	if err != nil {
 		return Layout{}, err
@@ -107,13 +150,17 @@ func Walk(data []byte, file io.ReaderAt) (Layout, error) {
 	// reported there, after the walk, as before the walk planned from it.
 	stored, storedErr := format.DecodeChecksums(w.stored)
 	rest := slices.Delete(slices.Clone(w.buckets), meta, meta+1)
+	if sc.only != nil {
+		rest = slices.DeleteFunc(rest, func(b rootEntry) bool { return !sc.only[string(b.name)] })
+		w.sums = nil // the meta bucket's: VerifyDeferring compared it
+	}
 	if err := w.walkParallel(rest, stored); err != nil {
 		return Layout{}, err
 	}
 	if storedErr != nil {
 		return Layout{}, storedErr
 	}
-	if err := format.CompareChecksums(stored, w.sums); err != nil {
+	if err := format.CompareChecksums(sc.stored(stored), sc.summed(stored, w.sums)); err != nil {
 		return Layout{}, err
 	}
 	layout := Layout{pageSize: w.pageSize}
@@ -141,27 +188,84 @@ const (
 var boltOrder = binary.NativeEndian
 
 type pageWalker struct {
-	data      []byte      // the file
-	size      uint64      // of the file
-	file      io.ReaderAt // the file again, for sumFromFile; nil: sum from data
-	chunk     []byte      // sumFromFile's buffer, one per walker
-	pageSize  uint64
-	highWater uint64        // meta's pgid: the pages of the tree are below it
-	seen      []atomic.Bool // pages reached so far, overflow pages included
-	buckets   []rootEntry
-	sums      []format.BucketSum
+	data  []byte      // the file
+	size  uint64      // of the file
+	file  io.ReaderAt // the file again, for sumFromFile; nil: sum from data
+	chunk []byte      // sumFromFile's buffer, one per walker
+	win   []byte      // the walker's window on the file (window)
+	winAt uint64      // its offset
+	// afterOverflow: the last page claimed has overflow pages (window).
+	afterOverflow bool
+	pageSize      uint64
+	highWater     uint64          // meta's pgid: the pages of the tree are below it
+	seen          []atomic.Bool   // pages reached so far, overflow pages included
+	later         map[string]bool // buckets whose keys are counted, their values left unread
+	buckets       []rootEntry
+	sums          []format.BucketSum
 	// From the meta bucket: the format marker, the version and the stored
 	// checksums.
 	magic, version, stored []byte
 }
 
+// stored is the part of the stored sums a walk in scope compares: the
+// named buckets' alone when it walks only those.
+func (sc scope) stored(all []format.BucketSum) []format.BucketSum {
+	if sc.only == nil {
+		return all
+	}
+	return slices.DeleteFunc(slices.Clone(all), func(s format.BucketSum) bool { return !sc.only[s.Bucket] })
+}
+
+// summed is what a walk in scope found, ready to compare with the stored
+// sums: a bucket whose contents it left for later has only its key count
+// compared, so it takes the stored sum and length of its contents.
+func (sc scope) summed(stored, got []format.BucketSum) []format.BucketSum {
+	if len(sc.later) == 0 {
+		return got
+	}
+	want := make(map[string]format.BucketSum, len(stored))
+	for _, s := range stored {
+		want[s.Bucket] = s
+	}
+	got = slices.Clone(got)
+	for i, g := range got {
+		if s, ok := want[g.Bucket]; ok && sc.later[g.Bucket] {
+			got[i].CRC32C, got[i].Bytes = s.CRC32C, s.Bytes
+		}
+	}
+	return got
+}
+
 // rootEntry is a top-level bucket: its name and its bucket value.
 type rootEntry struct{ name, value []byte }
 
-// bucketWalk is the bucket being walked: its name and running sum.
+// bucketWalk is the bucket being walked: its name and running sum, or,
+// for a bucket whose contents are left for later, its count of keys.
 type bucketWalk struct {
-	name []byte
-	sum  format.Summer
+	name     []byte
+	sum      format.Summer
+	keysOnly bool
+	keys     int
+}
+
+func (w *pageWalker) bucketWalk(name []byte) *bucketWalk {
+	return &bucketWalk{name: name, keysOnly: w.later[string(name)]}
+}
+
+// total is the bucket's sum, of its keys alone when keysOnly.
+func (b *bucketWalk) total() format.BucketSum {
+	if b.keysOnly {
+		return format.BucketSum{Bucket: string(b.name), Keys: b.keys}
+	}
+	return b.sum.Sum(b.name)
+}
+
+// part is the sum of a run of the bucket's pairs, as total.
+func (b *bucketWalk) part() format.SumPart {
+	if b.keysOnly {
+		return format.SumPart{Keys: b.keys}
+	}
+	return b.sum.Part()
 }
 
 // read returns n bytes at off, which must lie inside the file.
@@ -228,73 +332,76 @@ func (w *pageWalker) meta(off uint64) (boltMeta, error) {
 // bucket b (nil: the root, which holds buckets). It returns the page's first
 // key, which a branch above must repeat.
 func (w *pageWalker) walkPage(id uint64, b *bucketWalk) ([]byte, error) {
-	page, flags, count, err := w.claimPage(id)
+	p, flags, count, err := w.claimPage(id)
 	if err != nil {
 		return nil, err
 	}
 	switch flags {
 	case boltBranchPage:
-		return w.walkBranch(id, page, count, b)
+		return w.walkBranch(id, p, count, b)
 	case boltLeafPage:
-		return w.walkLeaf(page, int64(id*w.pageSize), count, b)
+		return w.walkLeaf(p, count, b)
 	}
 	return nil, fmt.Errorf("%w: page %d has flags %#x in the tree", format.ErrCorrupt, id, flags)
 }
 
 // claimPage checks page id's header and marks it and its overflow pages
 // reached, and returns the page with its flags and element count.
-func (w *pageWalker) claimPage(id uint64) (page []byte, flags, count uint16, err error) {
+func (w *pageWalker) claimPage(id uint64) (p page, flags, count uint16, err error) {
 	if id < 2 || id >= w.highWater {
-		return nil, 0, 0, fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
+		return page{}, 0, 0, fmt.Errorf("%w: page id %d outside 2..%d", format.ErrCorrupt, id, w.highWater-1)
 	}
-	h, err := w.read(id*w.pageSize, boltPageHeader)
-	if err != nil {
-		return nil, 0, 0, err
+	if p, err = w.readPage(id); err != nil {
+		return page{}, 0, 0, err
 	}
+	h := p.data[:boltPageHeader]
 	self, overflow := boltOrder.Uint64(h[0:]), uint64(boltOrder.Uint32(h[12:]))
 	flags, count = boltOrder.Uint16(h[8:]), boltOrder.Uint16(h[10:])
 	if self != id {
-		return nil, 0, 0, fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
+		return page{}, 0, 0, fmt.Errorf("%w: page %d says it is page %d", format.ErrCorrupt, id, self)
 	}
 	if overflow >= w.highWater-id {
-		return nil, 0, 0, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
+		return page{}, 0, 0, fmt.Errorf("%w: page %d overflows past the last page", format.ErrCorrupt, id)
 	}
-	for p := id; p <= id+overflow; p++ {
-		if !w.seen[p].CompareAndSwap(false, true) {
-			return nil, 0, 0, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, p)
+	for q := id; q <= id+overflow; q++ {
+		if !w.seen[q].CompareAndSwap(false, true) {
+			return page{}, 0, 0, fmt.Errorf("%w: page %d is reached twice", format.ErrCorrupt, q)
 		}
 	}
-	page, err = w.read(id*w.pageSize, (overflow+1)*w.pageSize)
-	return page, flags, count, err
-}
-
-// elements checks that count elements fit page.
-func elements(page []byte, count uint16) error {
-	if n := boltElement * uint64(count); boltPageHeader+n > uint64(len(page)) {
-		return fmt.Errorf("%w: %d elements do not fit a page of %d bytes", format.ErrCorrupt, count, len(page))
+	p.size = (overflow + 1) * w.pageSize
+	w.afterOverflow = overflow > 0
+	switch {
+	case w.file == nil:
+		p.data, err = w.read(id*w.pageSize, p.size)
+	case flags == boltBranchPage:
+		p.data = bytes.Clone(p.data) // in use while its children are read (readPage)
 	}
-	return nil
+	return p, flags, count, err
 }
 
-func (w *pageWalker) walkBranch(id uint64, page []byte, count uint16, b *bucketWalk) ([]byte, error) {
+func (w *pageWalker) walkBranch(id uint64, p page, count uint16, b *bucketWalk) ([]byte, error) {
 	if count == 0 {
 		return nil, fmt.Errorf("%w: branch page %d is empty", format.ErrCorrupt, id) // bbolt's cursor would index element -1
 	}
-	if err := elements(page, count); err != nil {
+	if _, err := elements(p, count); err != nil {
 		return nil, err
 	}
-	return w.walkChildren(id, page, 0, uint64(count), b)
+	return w.walkChildren(id, p, 0, uint64(count), b)
 }
 
 // walkChildren walks the children [lo, hi) of branch page id, whose
-// elements fit it, and returns the first one's key.
-func (w *pageWalker) walkChildren(id uint64, page []byte, lo, hi uint64, b *bucketWalk) ([]byte, error) {
+// elements fit it (elements), and returns the first one's key.
+func (w *pageWalker) walkChildren(id uint64, p page, lo, hi uint64, b *bucketWalk) ([]byte, error) {
+	table, err := p.bytes(boltPageHeader+lo*boltElement, (hi-lo)*boltElement)
+	if err != nil {
+		return nil, err
+	}
 	var first []byte
 	for i := lo; i < hi; i++ {
 		at := boltPageHeader + i*boltElement
-		e := page[at:]
+		e := table[(i-lo)*boltElement:]
 		pos, ksize := uint64(boltOrder.Uint32(e[0:])), uint64(boltOrder.Uint32(e[4:]))
-		key, err := inside(page, at, pos, ksize)
+		key, err := inside(p, at, pos, ksize)
 		if err != nil {
 			return nil, err
 		}
@@ -312,57 +419,79 @@ func (w *pageWalker) walkChildren(id uint64, page []byte, lo, hi uint64, b *buck
 	return first, nil
 }
 
-// walkLeaf checks a leaf page (in the file at offset base or, for an
-// inline bucket, in its parent's value, base -1) and sums its pairs into b;
-// in the root (b nil) it walks the buckets its elements hold.
-func (w *pageWalker) walkLeaf(page []byte, base int64, count uint16, b *bucketWalk) ([]byte, error) {
-	if err := elements(page, count); err != nil {
+// walkLeaf checks a leaf page (in the file or, for an inline bucket, in
+// its parent's value) and sums its pairs into b; in the root (b nil) it
+// walks the buckets its elements hold. A value is read only when it is
+// summed here: not one whose bucket's contents are left for later, nor a
+// large one, summed from the file (sumFromFile).
+func (w *pageWalker) walkLeaf(p page, count uint16, b *bucketWalk) ([]byte, error) {
+	table, err := elements(p, count)
+	if err != nil {
 		return nil, err
 	}
 	var first []byte
 	for i := range uint64(count) {
 		at := boltPageHeader + i*boltElement
-		e := page[at:]
+		e := table[i*boltElement:]
 		flags, pos := boltOrder.Uint32(e[0:]), uint64(boltOrder.Uint32(e[4:]))
 		ksize, vsize := uint64(boltOrder.Uint32(e[8:])), uint64(boltOrder.Uint32(e[12:]))
-		kv, err := inside(page, at, pos, ksize+vsize)
+		if _, err := within(p, at, pos, ksize+vsize); err != nil {
+			return nil, err
+		}
+		key, err := p.bytes(at+pos, ksize)
 		if err != nil {
 			return nil, err
 		}
-		key, value := kv[:ksize:ksize], kv[ksize:]
 		if i == 0 {
 			first = key
 		}
+		valueAt := at + pos + ksize
 		switch {
-		case b == nil && flags == boltBucketLeaf:
-			w.buckets = append(w.buckets, rootEntry{key, value})
-		case b == nil:
+		case b == nil && flags != boltBucketLeaf:
 			return nil, fmt.Errorf("%w: pair %.40q outside any bucket", format.ErrCorrupt, key)
-		case flags != 0:
+		case b != nil && flags != 0:
 			return nil, fmt.Errorf("%w: bucket %s: element %.40q has flags %#x (a nested bucket?)", format.ErrCorrupt, b.name, key, flags)
-		case !format.Summed(b.name, key):
-			w.stored = value
-		case len(value) >= fileSummed && w.file != nil && base >= 0:
-			if err := w.sumFromFile(&b.sum, key, base+int64(at+pos+ksize), len(value)); err != nil {
-				return nil, err
-			}
+		case b != nil && b.keysOnly:
+			b.keys++
+		case b != nil && vsize >= fileSummed && w.file != nil && p.at >= 0 && format.Summed(b.name, key):
+			err = w.sumFromFile(&b.sum, key, p.at+int64(valueAt), int(vsize))
 		default:
-			b.sum.Add(key, value)
-			if bytes.Equal(b.name, format.BucketMeta) {
-				w.noteMeta(key, value)
-			}
+			err = w.takePair(b, key, p, valueAt, vsize)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return first, nil
+}
+
+// takePair reads the value of a pair whose key walkLeaf read and takes
+// it: a bucket of the root (b nil), the stored sums, or a pair summed.
+func (w *pageWalker) takePair(b *bucketWalk, key []byte, p page, valueAt, vsize uint64) error {
+	value, err := p.bytes(valueAt, vsize)
+	switch {
+	case err != nil:
+		return err
+	case b == nil:
+		w.buckets = append(w.buckets, rootEntry{bytes.Clone(key), bytes.Clone(value)}) // kept past the page (readPage)
+	case !format.Summed(b.name, key):
+		w.stored = bytes.Clone(value)
+	default:
+		b.sum.Add(key, value)
+		if bytes.Equal(b.name, format.BucketMeta) {
+			w.noteMeta(key, value)
+		}
+	}
+	return nil
 }
 
 // noteMeta keeps the pairs of the meta bucket that identify the file.
 func (w *pageWalker) noteMeta(key, value []byte) {
 	switch {
 	case bytes.Equal(key, format.KeyFormat):
-		w.magic = value
+		w.magic = bytes.Clone(value)
 	case bytes.Equal(key, format.KeyVersion):
-		w.version = value
+		w.version = bytes.Clone(value)
 	}
 }
 
@@ -373,12 +502,12 @@ func (w *pageWalker) walkBucket(e rootEntry) error {
 	if len(e.value) < boltBucketHeader {
 		return fmt.Errorf("%w: bucket value of %d bytes", format.ErrCorrupt, len(e.value))
 	}
-	b := &bucketWalk{name: e.name}
+	b := w.bucketWalk(e.name)
 	if root := boltOrder.Uint64(e.value[0:]); root != 0 {
 		if _, err := w.walkPage(root, b); err != nil {
 			return err
 		}
-		w.sums = append(w.sums, b.sum.Sum(e.name))
+		w.sums = append(w.sums, b.total())
 		return nil
 	}
 	page := e.value[boltBucketHeader:]
@@ -388,10 +517,10 @@ func (w *pageWalker) walkBucket(e rootEntry) error {
 	if flags := boltOrder.Uint16(page[8:]); flags != boltLeafPage {
 		return fmt.Errorf("%w: inline bucket page with flags %#x", format.ErrCorrupt, flags)
 	}
-	if _, err := w.walkLeaf(page, -1, boltOrder.Uint16(page[10:]), b); err != nil {
+	if _, err := w.walkLeaf(inline(page), boltOrder.Uint16(page[10:]), b); err != nil {
 		return err
 	}
-	w.sums = append(w.sums, b.sum.Sum(e.name))
+	w.sums = append(w.sums, b.total())
 	return nil
 }
 
@@ -424,14 +553,4 @@ func (w *pageWalker) sumFromFile(sum *format.Summer, key []byte, off int64, n in
 		n -= len(part)
 	}
 	return nil
-}
-
-// inside returns the n bytes at pos from the element at elem, which must
-// lie inside page.
-func inside(page []byte, elem, pos, n uint64) ([]byte, error) {
-	span := uint64(len(page))
-	if pos > span || elem+pos > span || n > span-elem-pos {
-		return nil, fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
-	}
-	return page[elem+pos : elem+pos+n : elem+pos+n], nil
 }

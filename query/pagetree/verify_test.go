@@ -122,7 +122,7 @@ func requireRunsCover(t *testing.T, name string, runs []walkTask) {
 		}
 		next = r.hi
 	}
-	if n := uint64(boltOrder.Uint16(runs[0].root[10:])); next != n {
+	if n := uint64(boltOrder.Uint16(runs[0].root.data[10:])); next != n {
 		t.Fatalf("%s: runs end at child %d of %d", name, next, n)
 	}
 }
