@@ -20,6 +20,9 @@ type Source interface {
 type Holder struct {
 	mu  sync.Mutex
 	cur *lease
+	// withdrawn is told of an index withdrawn because its copied
+	// buckets failed their sums (prepare); nil: nobody.
+	withdrawn func(ix *Index, err error)
 }
 
 // lease counts the readers of one index.
@@ -34,16 +37,43 @@ func NewHolder(ix *Index) *Holder {
 	h := &Holder{}
 	if ix != nil {
 		h.cur = &lease{ix: ix}
-		go warm(ix)
+		go h.prepare(ix)
 	}
 	return h
 }
 
-// warm builds, in the background, what an index otherwise builds on its
-// first faceted or misspelt search (Index.Warm). Its error is not lost:
-// the structure keeps it and the first search that needs it returns it.
-// Closing the index meanwhile waits for the warm-up's read transaction.
-func warm(ix *Index) { _ = ix.Warm() }
+// OnWithdrawn names the function told when an index is withdrawn because
+// its copied buckets failed their sums (see prepare). Set it before the
+// index it concerns is swapped in.
+func (h *Holder) OnWithdrawn(fn func(ix *Index, err error)) {
+	h.mu.Lock()
+	h.withdrawn = fn
+	h.mu.Unlock()
+}
+
+// prepare finishes, in the background, what opening ix left undone: the
+// sums of the buckets OpenServing leaves unread (Index.VerifyCopied: nothing
+// for an index Open verified whole), withdrawing ix if they fail, then what
+// ix otherwise builds on its first faceted or misspelt search (Index.Warm).
+// One task after the other: the first answers of a node that has just
+// started share the machine with one of them at a time. A warm-up error is
+// not lost: the structure keeps it and the first search that needs it
+// returns it. Closing the index meanwhile waits for the warm-up's read
+// transaction.
+func (h *Holder) prepare(ix *Index) {
+	if err := ix.VerifyCopied(); err != nil {
+		if h.Withdraw(ix) {
+			h.mu.Lock()
+			fn := h.withdrawn
+			h.mu.Unlock()
+			if fn != nil {
+				fn(ix, err)
+			}
+		}
+		return
+	}
+	_ = ix.Warm()
+}
 
 // Acquire returns the current index and the function that releases it,
 // which must be called exactly once when the caller no longer uses the
@@ -80,19 +110,28 @@ func (h *Holder) release(l *lease) {
 // Swap installs ix (nil: serve nothing) as the current index. The previous
 // one is closed at once if idle, else by its last reader's release.
 // Swapping in the index already current changes nothing.
-func (h *Holder) Swap(ix *Index) {
+func (h *Holder) Swap(ix *Index) { h.swap(ix, nil) }
+
+// Withdraw stops serving ix, as Swap(nil) does, if it is still the current
+// index (a reload may have replaced it meanwhile), and reports whether it
+// was.
+func (h *Holder) Withdraw(ix *Index) bool { return ix != nil && h.swap(nil, ix) }
+
+// swap installs ix in place of the current index, or of only that index
+// when only is not nil, and reports whether it did.
+func (h *Holder) swap(ix, only *Index) bool {
 	var next *lease
 	if ix != nil {
 		next = &lease{ix: ix}
 	}
 	h.mu.Lock()
 	old := h.cur
-	if old != nil && old.ix == ix {
+	if old != nil && old.ix == ix || only != nil && (old == nil || old.ix != only) {
 		h.mu.Unlock()
-		return
+		return false
 	}
 	if ix != nil {
-		go warm(ix)
+		go h.prepare(ix)
 	}
 	h.cur = next
 	closeNow := false
@@ -104,6 +143,7 @@ func (h *Holder) Swap(ix *Index) {
 	if closeNow {
 		closeRetired(old.ix)
 	}
+	return true
 }
 
 // Close stops serving: the current index is closed once idle. Later

@@ -21,7 +21,6 @@ package query
 
 import (
 	"errors"
-	"sync"
 
 	"stationdex/internal/format"
 	"stationdex/query/check"
@@ -48,21 +47,37 @@ func Open(path string) (*Index, error) {
 	return &Index{Index: c}, nil
 }
 
-// Warm builds, side by side, what an index otherwise builds on its first
-// faceted, misspelt, distinct or Radio Browser API search: the facet
-// columns and memo (facets.Warm), the dictionary, the group index and the
-// Radio Browser API's folded names; then the key filters and token tables
+// OpenServing opens an index read-only for a server to answer from at
+// once, leaving the sums of the buckets it only copies to clients to
+// VerifyCopied (core.OpenServing).
+func OpenServing(path string) (*Index, error) {
+	c, err := core.OpenServing(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{Index: c}, nil
+}
+
+// Warm builds what an index otherwise builds on its first faceted,
+// misspelt, distinct or Radio Browser API search: the facet columns and
+// memo (facets.Warm), the dictionary, the group index and the Radio
+// Browser API's folded names; then the key filters and token tables
 // (core.Index.WarmLookups), last, as searches do without them until they
-// are built and at 5M stations the facets come first on two cores.
+// are built. The parts are built one after another, not side by side: a
+// node warms up while it answers, and a search that needs a part before
+// it is built builds it (or waits for it) as it would without Warm.
 func (ix *Index) Warm() error {
-	var fc, words, grouped, rb error
-	var wg sync.WaitGroup
-	wg.Go(func() { fc = facets.Warm(ix.Index) })
-	wg.Go(func() { _, words = spell.Dictionary(ix.Index) })
-	wg.Go(func() { grouped = ix.WarmGroups() })
-	wg.Go(func() { rb = rbapi.Warm(ix.Index) })
-	wg.Wait()
-	return errors.Join(fc, words, grouped, rb, ix.WarmLookups())
+	var errs []error
+	for _, part := range []func() error{
+		func() error { return facets.Warm(ix.Index) },
+		func() error { _, err := spell.Dictionary(ix.Index); return err },
+		ix.WarmGroups,
+		func() error { return rbapi.Warm(ix.Index) },
+		ix.WarmLookups,
+	} {
+		errs = append(errs, part())
+	}
+	return errors.Join(errs...)
 }
 
 // Variants returns the other entries of the group of station id

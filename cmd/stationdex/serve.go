@@ -174,7 +174,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	} else {
 		meta = ix.Meta()
 	}
-	holder := query.NewHolder(ix)
+	holder := query.NewHolder(nil)
+	holder.OnWithdrawn(func(_ *query.Index, err error) {
+		log.Error("index damaged: answering 503 until a reload succeeds", "err", err)
+	})
+	if ix != nil {
+		holder.Swap(ix) // then the holder verifies what openIndex left, and warms it
+	}
 	defer holder.Close()
 	// Bound before the handler is built: with -addr :0 (or any port the
 	// system picks) the base URL's port is known only now.
@@ -192,7 +198,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 		log.Warn("listening on every interface; links name the loopback address: pass -base-url with the address clients use",
 			"addr", ln.Addr().String(), "base_url", baseURL.String())
 	}
-	return serveOn(ctx, f, log, ln, baseURL, servedIndex{path, holder, meta, ix != nil})
+	return serveOn(ctx, f, log, ln, baseURL, servedIndex{path, holder, meta, ix})
 }
 
 // servedIndex is the index a node starts with: its file, the holder that
@@ -201,7 +207,7 @@ type servedIndex struct {
 	path   string
 	holder *query.Holder
 	meta   format.Meta
-	loaded bool
+	ix     *query.Index // nil: none loaded
 }
 
 // serveOn builds the API and the node on a bound public listener and
@@ -213,7 +219,7 @@ func serveOn(ctx context.Context, f serveFlags, log *slog.Logger, ln net.Listene
 		_ = ln.Close()
 		return err
 	}
-	if si.loaded {
+	if si.ix != nil {
 		m.SetIndex(si.meta)
 	}
 	m.SetInFlightLimit(f.maxInFlight)
@@ -371,14 +377,19 @@ func (p baseURLPlan) resolve(bound net.Addr) *url.URL {
 	return &url.URL{Scheme: "http", Host: net.JoinHostPort(p.host, port)}
 }
 
-// openIndex opens the index to serve first. query.Open verifies the page
-// tree and every bucket's checksum, which refuses any damaged file in one
-// read of it (milliseconds for the real snapshot, under a second at 5M
-// stations); -check-on-start adds the full decode of stationdex check,
-// which at millions of stations takes longer than a restart should.
+// openIndex opens the index to serve first. query.OpenServing verifies
+// the page tree and the checksum of every bucket the engine reads, which
+// refuses a damaged file before it answers; the buckets it only copies to
+// clients (the station JSON and the data files, two thirds of a large
+// file) are summed by the holder once the node answers, and damage found
+// there withdraws the index (query.Holder.OnWithdrawn): the node answers
+// 503, and /readyz says so, until a reload or -follow brings a good file,
+// as when it starts without one. -check-on-start adds the full decode of
+// stationdex check, which at millions of stations takes longer than a
+// restart should.
 func openIndex(path string, check bool) (*query.Index, error) {
 	if check {
 		return node.OpenChecked(path)
 	}
-	return query.Open(path)
+	return query.OpenServing(path)
 }

@@ -43,7 +43,7 @@ func badIndexes(t *testing.T) map[string]badIndex {
 	}
 	zeroed := bytes.Clone(good)
 	clear(zeroed[len(zeroed)/3 : 2*len(zeroed)/3])
-	flipped := flipRecordByte(t, good)
+	flipped := flipValueByte(t, good, format.BucketStations)
 	return map[string]badIndex{
 		"missing":             {filepath.Join(dir, "nope.db"), "no index file at", "no index file at", "stationdex index -o "},
 		"directory":           {dir, "is a folder, not an index file", "not a stationdex index", "stationdex index -o "},
@@ -62,11 +62,11 @@ type badIndex struct {
 	path, serveSays, checkSays, next string
 }
 
-// flipRecordByte returns a copy of the index file good with one bit
-// changed in the middle of its first record block: damage that leaves every
-// page well-formed, which only the bucket checksums reveal without decoding
-// the records.
-func flipRecordByte(t *testing.T, good []byte) []byte {
+// flipValueByte returns a copy of the index file good with one bit
+// changed in the middle of bucket's first value (a record block, a block of
+// station JSON): damage that leaves every page well-formed, which only the
+// bucket checksums reveal without decoding the values.
+func flipValueByte(t *testing.T, good []byte, bucket []byte) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "read.db")
 	if err := os.WriteFile(path, good, 0o644); err != nil {
@@ -79,13 +79,13 @@ func flipRecordByte(t *testing.T, good []byte) []byte {
 	defer db.Close()
 	var block []byte
 	err = db.View(func(tx *bolt.Tx) error {
-		_, v := tx.Bucket(format.BucketStations).Cursor().First()
+		_, v := tx.Bucket(bucket).Cursor().First()
 		block = bytes.Clone(v)
 		return nil
 	})
 	at := bytes.Index(good, block)
 	if err != nil || len(block) < 64 || at < 0 {
-		t.Fatalf("first record block (%d bytes) not found in the file: %v", len(block), err)
+		t.Fatalf("first value of %s (%d bytes) not found in the file: %v", bucket, len(block), err)
 	}
 	d := bytes.Clone(good)
 	d[at+len(block)/2] ^= 0x04
@@ -217,6 +217,41 @@ func TestAllowUnready(t *testing.T) {
 	}
 	if code := statusOf(t, p.admin+"/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz after the swap: %d, want 200", code)
+	}
+	p.stop(t)
+}
+
+// TestStartupWithdrawsDamagedStationJSON: the station JSON, which a node
+// copies to clients without decoding, is summed after the node starts
+// answering; damage found there withdraws the index (503 on the API and
+// /readyz, a log line saying why) until a good file is swapped in.
+func TestStartupWithdrawsDamagedStationJSON(t *testing.T) {
+	dir := t.TempDir()
+	good := buildTestIndex(t, dir, "good.db", demo.SnapshotAt, demo.NDJSON)
+	sound, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(dir, "live.db")
+	if err := os.WriteFile(live, flipValueByte(t, sound, format.BucketStationJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startChild(t, "serve", "-index", live, "-watch", "50ms",
+		"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-log-format", "json")
+	damage := p.waitLog(t, "index damaged: answering 503 until a reload succeeds")
+	if msg, _ := damage["err"].(string); !strings.Contains(msg, live) || !strings.Contains(msg, string(format.BucketStationJSON)) {
+		t.Errorf("damage logged as %q; want the file and the bucket named", msg)
+	}
+	if code := statusOf(t, p.base+"/api/stations?limit=1"); code != http.StatusServiceUnavailable {
+		t.Errorf("API after the damage was found: %d, want 503", code)
+	}
+	if code := statusOf(t, p.admin+"/readyz"); code != http.StatusServiceUnavailable {
+		t.Errorf("/readyz after the damage was found: %d, want 503", code)
+	}
+	copyOver(t, good, live)
+	p.waitLog(t, "snapshot swapped")
+	if code := statusOf(t, p.base+"/api/stations?limit=1"); code != http.StatusOK {
+		t.Fatalf("API after the swap: %d, want 200", code)
 	}
 	p.stop(t)
 }

@@ -140,11 +140,13 @@ type Index struct {
 	derived derivedValues  // what callers derive once (Derived)
 	filters keyFilters     // of the buckets searches ask in vain, built by Warm
 	tokens  tokenTables    // the token buckets in memory, built by Warm
+	copied  copiedSums     // the sums OpenServing left for VerifyCopied
 }
 
 // Close releases the file. No call may be in flight: bitmaps read during a
 // call point into the mapping that Close unmaps (Holder arranges this).
 func (ix *Index) Close() error {
+	ix.copied.release()
 	// bbolt's Close waits for the read transactions in flight, and every
 	// search reads the tree inside one: unmapping after it is safe.
 	if err := ix.db.Close(); err != nil {

@@ -278,6 +278,8 @@ func bucketKeysOf(t *testing.T, bucket []byte) [][]byte {
 // offsets spread over the whole file, and opens each copy: either Open
 // refuses it, or the byte was one no reader uses (page padding, the
 // freelist, the unused meta page) and every answer is the sound file's.
+// OpenServing followed by VerifyCopied refuses exactly what Open does (at
+// a third of the offsets, spread over the file as the others are).
 func TestOpenRefusesFlippedBytesOfTheFile(t *testing.T) {
 	small(t)
 	sound, err := os.ReadFile(smallPath)
@@ -294,6 +296,9 @@ func TestOpenRefusesFlippedBytesOfTheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix, err := Open(path)
+		if off%3 == 1 && refusedServing(path) != (err != nil) { // a third of the offsets: the test's time
+			t.Fatalf("byte %d flipped: Open says %v, OpenServing and VerifyCopied disagree", off, err)
+		}
 		if err != nil {
 			refused++
 			continue
@@ -308,6 +313,17 @@ func TestOpenRefusesFlippedBytesOfTheFile(t *testing.T) {
 	if refused == 0 {
 		t.Error("no flipped file refused")
 	}
+}
+
+// refusedServing reports whether OpenServing or, after it, VerifyCopied
+// refuses the file at path: together they must refuse what Open refuses.
+func refusedServing(path string) bool {
+	ix, err := OpenServing(path)
+	if err != nil {
+		return true
+	}
+	defer ix.Close()
+	return ix.VerifyCopied() != nil
 }
 
 // answers opens path and renders the answers to a few reads as text.
@@ -333,4 +349,50 @@ func answers(t *testing.T, path string) string {
 		fmt.Fprintf(&out, "%s %v %v\n", doc, b, err)
 	}
 	return out.String()
+}
+
+// TestOpenServingLeavesTheCopiedBucketsToVerifyCopied: a flipped bit in a
+// station's stored JSON passes OpenServing, whose index answers, and is
+// refused by VerifyCopied, naming the bucket, on every call; an index Open
+// verified whole has nothing left to verify; and an index closed before
+// VerifyCopied says so instead of reading a closed file.
+func TestOpenServingLeavesTheCopiedBucketsToVerifyCopied(t *testing.T) {
+	path := damaged(t, func(tx *bolt.Tx) error {
+		b := tx.Bucket(format.BucketStationJSON)
+		k, v := b.Cursor().First()
+		v = bytes.Clone(v)
+		v[len(v)/2] ^= 0x01
+		return b.Put(bytes.Clone(k), v)
+	})
+	ix, err := OpenServing(path)
+	if err != nil {
+		t.Fatalf("OpenServing: %v", err)
+	}
+	if _, err := search(ix, Query{Q: "radio", Limit: 5}); err != nil {
+		t.Errorf("search before VerifyCopied: %v", err)
+	}
+	for range 2 {
+		if err := ix.VerifyCopied(); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(format.BucketStationJSON)) {
+			t.Errorf("VerifyCopied: %v, want ErrCorrupt naming bucket %s", err, format.BucketStationJSON)
+		}
+	}
+	ix.Close()
+
+	whole, err := Open(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := whole.VerifyCopied(); err != nil {
+		t.Errorf("VerifyCopied after Open: %v", err)
+	}
+	whole.Close()
+
+	early, err := OpenServing(smallPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early.Close()
+	if err := early.VerifyCopied(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("VerifyCopied after Close: %v, want an error saying the index was closed", err)
+	}
 }
