@@ -53,7 +53,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, error
 	fs.Int64Var(&f.cacheBytes, "cache-bytes", server.DefaultCacheBytes, "bound of the response cache (encoded and compressed answers, emptied on a snapshot swap), in bytes; 0 disables it")
 	fs.IntVar(&f.cacheMinUses, "cache-min-uses", server.DefaultCacheMinUses, "store an answer in the response cache on its Nth request: 2 keeps one-off requests (crawlers, cold traffic) from evicting what repeats, 1 stores every answer")
 	fs.BoolVar(&f.checkOnStart, "check-on-start", false, "also decode and cross-check the whole index (as stationdex check does) before serving it; "+
-		"without it the file is still verified against its checksums, which refuses a damaged, truncated or foreign file, in one linear read")
+		"without it the page tree and the checksums of the buckets the engine reads are verified before the first answer, which refuses a damaged, truncated or foreign file, "+
+		"and those of the buckets only copied to clients (station JSON, data files) right after, withdrawing the index (503) if they fail")
 	f.follow.register(fs)
 	fs.BoolVar(&f.allowUnready, "allow-unready", false, "start even when -index cannot be served, answering 503 (and /readyz 503) until SIGHUP or -watch loads a good file")
 	if err := parseCommand(fs, serveHelp, args, stdout, stderr); err != nil {
