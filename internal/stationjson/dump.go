@@ -129,6 +129,13 @@ type dumpDoc struct {
 	ended bool        // full is closed
 }
 
+// dumpLevel is the dumps' gzip level. Compressing them was the largest
+// single cost of a build (a seventh of its CPU time at 5M stations); at
+// the fastest level it takes 44% of the default level's time, for
+// streams 17% larger (measured on 1M stations' NDJSON, 827 MB: 1.8 s and
+// 106 MB against 4.2 s and 91 MB).
+const dumpLevel = gzip.BestSpeed
+
 // Batching: the unit handed to the compressing goroutine, and how many
 // batches may wait for it.
 const (
@@ -145,7 +152,7 @@ func newDumpDoc(name, mediaType string, out io.Writer) *dumpDoc {
 	d.gz = counter{w: out, h: sha256.New()}
 	// The default gzip header has no name and no time, so the same
 	// stations give the same bytes: the index stays deterministic.
-	d.zw = gzip.NewWriter(&d.gz)
+	d.zw, _ = gzip.NewWriterLevel(&d.gz, dumpLevel) // a valid level cannot fail
 	d.raw = counter{w: d.zw, h: sha256.New()}
 	for range dumpBatches + 1 {
 		d.empty <- make([]byte, 0, dumpBatch)
