@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -58,12 +59,14 @@ func onePass(build func(tx *bolt.Tx) ([][2][]byte, error)) kvSource {
 }
 
 // memoList is one memoised list: its source, key, stations and bitmap (a
-// view of the written list, valid during the transaction).
+// view of the written list, valid during the transaction); or with union,
+// the union of the token lists that start with key (source -1).
 type memoList struct {
 	source, facet int
 	key           []byte
 	bm            *roaring.Bitmap
 	n             int
+	union         bool
 }
 
 // memoSet is a set the memo counts: one list (b nil) or a pair.
@@ -105,8 +108,91 @@ func newMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 		m.sets = append(m.sets, memoSet{a: l, limit: format.FacetMemoListLimit, n: l.n})
 	}
 	m.findPairs()
+	if err := m.findUnions(tx); err != nil {
+		return nil, err
+	}
 	m.countAll()
 	return m, nil
+}
+
+// findUnions adds the sets of the query words that have no list of their
+// own (format/facetmemo.go: MemoUnionKey) and hold at least min stations
+// and not all of them: each set of tokens once, found from the tokens
+// large enough to bring a union of at most PrefixFanout of them to min.
+// A word's tokens are those that start with it, a run of the bucket's
+// keys; the union is named by the longest prefix the run shares.
+func (m *memoBuild) findUnions(tx *bolt.Tx) error {
+	tokens, prefixes := tx.Bucket(format.BucketAllTokens), tx.Bucket(format.BucketAllPrefix)
+	least := (m.min + format.PrefixFanout - 1) / format.PrefixFanout
+	var large [][]byte
+	bm := roaring.New()
+	cardOf := func(k, v []byte) (int, error) {
+		if _, err := bm.FromBuffer(v); err != nil {
+			return 0, fmt.Errorf("facet memo: %s %q: %w", format.BucketAllTokens, k, err)
+		}
+		return int(bm.GetCardinality()), nil
+	}
+	err := tokens.ForEach(func(k, v []byte) error {
+		n, err := cardOf(k, v)
+		if n >= least {
+			large = append(large, k)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	c := tokens.Cursor()
+	var run, runKeys [][]byte
+	for _, tok := range large {
+		for end := 0; end < len(tok); {
+			_, size := utf8.DecodeRune(tok[end:])
+			end += size
+			word := tok[:end]
+			if prefixes.Get(word) != nil {
+				continue // the word's set is that list
+			}
+			run, runKeys, sum := run[:0], runKeys[:0], 0
+			for k, v := c.Seek(word); k != nil && bytes.HasPrefix(k, word) && len(run) <= format.PrefixFanout; k, v = c.Next() {
+				n, err := cardOf(k, v)
+				if err != nil {
+					return err
+				}
+				run, runKeys, sum = append(run, v), append(runKeys, k), sum+n
+			}
+			if sum < m.min || len(run) > format.PrefixFanout {
+				continue // small; or a damaged bucket, which a search of the word reports
+			}
+			shared := commonPrefix(runKeys[0], runKeys[len(runKeys)-1])
+			if seen[string(shared)] {
+				continue
+			}
+			seen[string(shared)] = true
+			u := roaring.New()
+			for _, v := range run {
+				one := roaring.New()
+				if _, err := one.FromBuffer(v); err != nil {
+					return fmt.Errorf("facet memo: %s under %q: %w", format.BucketAllTokens, word, err)
+				}
+				u.Or(one)
+			}
+			if n := int(u.GetCardinality()); n >= m.min && n < m.stations {
+				l := &memoList{source: -1, facet: -1, key: shared, bm: u, n: n, union: true}
+				m.sets = append(m.sets, memoSet{a: l, limit: format.FacetMemoListLimit, n: n})
+			}
+		}
+	}
+	return nil
+}
+
+// commonPrefix is the longest prefix a and b share.
+func commonPrefix(a, b []byte) []byte {
+	n := 0
+	for n < min(len(a), len(b)) && a[n] == b[n] {
+		n++
+	}
+	return a[:n]
 }
 
 // findLists collects the lists of the memoised buckets that hold at least
@@ -239,7 +325,10 @@ func (m *memoBuild) entries() [][2][]byte {
 	out := make([][2][]byte, len(m.sets))
 	for i, s := range m.sets {
 		k := format.MemoListKey(s.a.source, s.a.key)
-		if s.b != nil {
+		switch {
+		case s.a.union:
+			k = format.MemoUnionKey(s.a.key)
+		case s.b != nil:
 			k = format.MemoPairKey(s.a.source, s.a.key, s.b.source, s.b.key)
 		}
 		out[i] = [2][]byte{k, format.AppendMemoEntry(nil, &m.counts[i])}

@@ -23,9 +23,18 @@ import (
 //
 //	MemoListKey(source, key)              -> AppendMemoEntry of that list
 //	MemoPairKey(sourceA, keyA, sourceB, keyB) -> of the intersection
+//	MemoUnionKey(prefix)                  -> of the union of the lists of
+//	                                         BucketAllTokens whose keys
+//	                                         start with prefix
 //
 // A source is an index into FacetMemoSources. A value id is the value's
 // place among its facet bucket's keys in FacetOrder.
+//
+// A union is the set of a query word that has no list of its own in
+// BucketAllPrefix: the few tokens (at most PrefixFanout) that start with
+// it (mp3, aac, russi, alternative). It is memoised on the same terms as a
+// list, once per set of tokens, under the longest prefix its tokens share
+// (any word whose tokens they are names the same set).
 //
 // An entry holds the set's facets twice: counted in stations
 // (FacetMemoFacets), and counted in groups (DistinctMemoFacets: every
@@ -113,9 +122,16 @@ func FacetOrder(aStations, bStations uint32, aKey, bKey string) int {
 
 // Memo key kinds.
 const (
-	memoList = 1
-	memoPair = 2
+	memoList  = 1
+	memoPair  = 2
+	memoUnion = 3
 )
+
+// MemoUnionKey is the key of the memo of the union of the lists of
+// BucketAllTokens whose keys start with prefix.
+func MemoUnionKey(prefix []byte) []byte {
+	return append([]byte{memoUnion}, prefix...)
+}
 
 // MemoListKey is the key of the memo of list key of source.
 func MemoListKey(source int, key []byte) []byte {
@@ -129,28 +145,41 @@ func MemoPairKey(sourceA int, keyA []byte, sourceB int, keyB []byte) []byte {
 	return append(append(k, byte(sourceB)), keyB...)
 }
 
-// MemoList is one list a memo key names.
+// MemoList is one list a memo key names: with Union, the union of the
+// lists of BucketAllTokens whose keys start with Key (Source -1).
 type MemoList struct {
 	Source int
 	Key    []byte
+	Union  bool
+}
+
+// Bucket is the bucket of l's list, or of the lists of its union.
+func (l MemoList) Bucket() []byte {
+	if l.Union {
+		return BucketAllTokens
+	}
+	return FacetMemoSources[l.Source].Bucket
 }
 
 // ParseMemoKey returns the one or two lists a memo key names.
 func ParseMemoKey(k []byte) ([]MemoList, error) {
 	bad := fmt.Errorf("%w: facet memo key %x", ErrCorrupt, k)
+	if len(k) >= 2 && k[0] == memoUnion { // a word's prefix: never empty
+		return []MemoList{{Source: -1, Key: k[1:], Union: true}}, nil
+	}
 	if len(k) < 2 || int(k[1]) >= len(FacetMemoSources) {
 		return nil, bad
 	}
 	switch k[0] {
 	case memoList:
-		return []MemoList{{int(k[1]), k[2:]}}, nil
+		return []MemoList{{Source: int(k[1]), Key: k[2:]}}, nil
 	case memoPair:
 		n, w := binary.Uvarint(k[2:])
 		rest := k[2+max(w, 0):]
 		if w <= 0 || n >= uint64(len(rest)) || int(rest[n]) >= len(FacetMemoSources) {
 			return nil, bad
 		}
-		return []MemoList{{int(k[1]), rest[:n]}, {int(rest[n]), rest[n+1:]}}, nil
+		return []MemoList{{Source: int(k[1]), Key: rest[:n]}, {Source: int(rest[n]), Key: rest[n+1:]}}, nil
 	}
 	return nil, bad
 }

@@ -12,20 +12,23 @@ func TestMemoKeysRoundTrip(t *testing.T) {
 		key  []byte
 		want []MemoList
 	}{
-		{MemoListKey(0, []byte("DE")), []MemoList{{0, []byte("DE")}}},
-		{MemoListKey(4, nil), []MemoList{{4, []byte{}}}},
-		{MemoPairKey(1, []byte("en"), 4, []byte("radio")), []MemoList{{1, []byte("en")}, {4, []byte("radio")}}},
-		{MemoPairKey(4, []byte("a\x00b"), 4, []byte("")), []MemoList{{4, []byte("a\x00b")}, {4, []byte{}}}},
+		{MemoListKey(0, []byte("DE")), []MemoList{{Source: 0, Key: []byte("DE")}}},
+		{MemoListKey(4, nil), []MemoList{{Source: 4, Key: []byte{}}}},
+		{MemoPairKey(1, []byte("en"), 4, []byte("radio")), []MemoList{{Source: 1, Key: []byte("en")}, {Source: 4, Key: []byte("radio")}}},
+		{MemoPairKey(4, []byte("a\x00b"), 4, []byte("")), []MemoList{{Source: 4, Key: []byte("a\x00b")}, {Source: 4, Key: []byte{}}}},
+		{MemoUnionKey([]byte("mp3")), []MemoList{{Source: -1, Key: []byte("mp3"), Union: true}}},
 	} {
 		got, err := ParseMemoKey(tc.key)
 		if err != nil {
 			t.Fatalf("%x: %v", tc.key, err)
 		}
-		if !slices.EqualFunc(got, tc.want, func(a, b MemoList) bool { return a.Source == b.Source && bytes.Equal(a.Key, b.Key) }) {
+		if !slices.EqualFunc(got, tc.want, func(a, b MemoList) bool {
+			return a.Source == b.Source && bytes.Equal(a.Key, b.Key) && a.Union == b.Union && bytes.Equal(a.Bucket(), b.Bucket())
+		}) {
 			t.Errorf("%x: %v, want %v", tc.key, got, tc.want)
 		}
 	}
-	for _, bad := range [][]byte{nil, {memoList}, {3, 0}, {memoList, byte(len(FacetMemoSources))}, {memoPair, 0, 5, 'a'}, {memoPair, 0, 1, 'a', 9}} {
+	for _, bad := range [][]byte{nil, {memoList}, {memoUnion}, {4, 0}, {memoList, byte(len(FacetMemoSources))}, {memoPair, 0, 5, 'a'}, {memoPair, 0, 1, 'a', 9}} {
 		if _, err := ParseMemoKey(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%x: %v, want ErrCorrupt", bad, err)
 		}

@@ -25,7 +25,7 @@
 //	meta        "checksums" -> the sum of every bucket, as JSON (see
 //	                          checksum.go): what Open verifies
 //	            "format"   -> Magic ("stationdex-index")
-//	            "version"  -> Version, decimal ASCII ("18")
+//	            "version"  -> Version, decimal ASCII ("19")
 //	            "meta"     -> Meta as JSON (schema_version, snapshot_at, source,
 //	                          counts, build info)
 //	stations    BlockKey(b)   -> record block b: records b*RecordsPerBlock
@@ -195,6 +195,9 @@
 //	18 nearby: every station's nearest stations (nearby.go), found by the
 //	   indexer, so that a station page reads them instead of searching
 //	   around the station.
+//	19 facet_memo also holds the unions of a query word's tokens where the
+//	   word has no list of its own in all_prefix (MemoUnionKey), so that a
+//	   broad word such as mp3 or russi reads its facets as a list does.
 //
 // Opening a file whose version differs from Version fails with ErrVersion,
 // naming both versions.
@@ -253,7 +256,7 @@ import (
 const Magic = "stationdex-index"
 
 // Version is the file format version this build reads and writes.
-const Version = 18
+const Version = 19
 
 // SchemaVersion is the version label of the JSON response schema served from
 // an index of this format. It is stored in the meta document so that the

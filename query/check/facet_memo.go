@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -56,7 +57,17 @@ func countMemoEntry(ix *core.Index, tx *bolt.Tx, k []byte, limit int) (format.Me
 	s.Tx = tx
 	var m core.Set
 	for i, l := range lists {
-		one, err := w.View(tx.Bucket(format.FacetMemoSources[l.Source].Bucket).Get(l.Key))
+		var one core.Set
+		if l.Union {
+			var raw [][]byte
+			c := tx.Bucket(l.Bucket()).Cursor()
+			for k, v := c.Seek(l.Key); k != nil && bytes.HasPrefix(k, l.Key); k, v = c.Next() {
+				raw = append(raw, v)
+			}
+			one, err = w.UnionRaw(raw)
+		} else {
+			one, err = w.View(tx.Bucket(l.Bucket()).Get(l.Key))
+		}
 		if err != nil {
 			return format.MemoEntry{}, err
 		}

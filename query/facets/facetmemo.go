@@ -13,8 +13,11 @@ import (
 // The facet memo: the top values of the counted facets (country,
 // language, genre) of each large stored posting list a search can match
 // exactly (a country, language or genre filter alone, or one query word
-// whose stations are stored as one list: the prefix buckets), and of the
-// largest intersections of two of them (a word and a country, two words).
+// whose stations are stored as one list: the prefix buckets), of each
+// large union of the few tokens a word without such a list stands for
+// (mp3, russi: known here by its first list and their number, unionID),
+// and of the largest intersections of two lists (a word and a country,
+// two words).
 // These are the broadest searches people make (country=FR, q=radio, q=u,
 // q=music radio), and their facets are the expensive ones: counting tens
 // of thousands of stations costs several times the search itself, which
@@ -168,7 +171,7 @@ func readFacetMemo(ix *core.Index) (*facetMemo, error) {
 			f.distinct[DistinctDims[i]] = l
 		}
 		if len(ids) == 1 {
-			memo.lists[ids[0]] = f
+			memo.lists[ids[0]] = f // a list, or a union of tokens
 		} else {
 			memo.pairs[pairOf(ids[0], ids[1])] = f
 		}
@@ -176,7 +179,8 @@ func readFacetMemo(ix *core.Index) (*facetMemo, error) {
 	return memo, nil
 }
 
-// memoLists finds the lists memo key k names.
+// memoLists finds the lists memo key k names: a union of tokens is
+// known by its first list and their number (unionID).
 func memoLists(ix *core.Index, k []byte) ([]core.ListID, error) {
 	lists, err := format.ParseMemoKey(k)
 	if err != nil {
@@ -184,17 +188,38 @@ func memoLists(ix *core.Index, k []byte) ([]core.ListID, error) {
 	}
 	ids := make([]core.ListID, len(lists))
 	for i, l := range lists {
-		c, err := core.TreeCursor(ix, format.FacetMemoSources[l.Source].Bucket)
+		c, err := core.TreeCursor(ix, l.Bucket())
 		if err != nil {
 			return nil, err
 		}
 		key, v := c.Seek(l.Key)
+		if l.Union {
+			first, n := v, 0
+			for ; key != nil && bytes.HasPrefix(key, l.Key) && n <= format.PrefixFanout; key, _ = c.Next() {
+				n++
+			}
+			if n == 0 || n > format.PrefixFanout {
+				return nil, fmt.Errorf("%w: facet memo of the %d tokens under %q", format.ErrCorrupt, n, l.Key)
+			}
+			ids[i] = unionID(idOf(ix, first), n)
+			continue
+		}
 		if key == nil || !bytes.Equal(key, l.Key) {
 			return nil, fmt.Errorf("%w: facet memo of %q, which has no list", format.ErrCorrupt, l.Key)
 		}
 		ids[i] = idOf(ix, v)
 	}
 	return ids, nil
+}
+
+// unionID names the union of n lists that follow one another in a token
+// bucket from the list at first (an offset in the file): the list itself
+// when n is 1, else an id no offset has (the top bit set, and n).
+func unionID(first core.ListID, n int) core.ListID {
+	if n == 1 {
+		return first
+	}
+	return first | core.ListID(n)<<56 | 1<<63
 }
 
 // memoOperands looks up once the lists of q's words and filters, for
@@ -210,10 +235,10 @@ func memoOperands(s *core.Search, q core.Query) ([]core.MemoOperand, error) {
 		return nil, err
 	}
 	one := func(lists [][]byte) core.ListID {
-		if len(lists) != 1 {
+		if len(lists) == 0 {
 			return 0
 		}
-		return idOf(s.Index, lists[0])
+		return unionID(idOf(s.Index, lists[0]), len(lists))
 	}
 	for _, word := range s.Work.Words {
 		lists, err := s.WordLists(core.AllSpace, word)
