@@ -137,6 +137,7 @@ func open(path string, later bool) (*Index, error) {
 		_ = tree.Unmap()
 		return nil, err
 	}
+	ix.locateFromTree()
 	if later {
 		if ix.copied.file, err = dupOf(f)(path, 0, 0); err != nil {
 			_ = ix.Close() // the dup's error is the one worth reporting

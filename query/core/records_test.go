@@ -80,3 +80,49 @@ func TestSearchesLocateTheStoredBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBlocksLocatedAtOpenAreTheBucketsBlocks: the block locators Open
+// fills from the verification's notes (locateFromTree) hold, for every
+// record bucket of the real snapshot's index, the same blocks in the same
+// order as reading the bucket does (ReadBlocks), and at least the station
+// records and their JSON are located so.
+func TestBlocksLocatedAtOpenAreTheBucketsBlocks(t *testing.T) {
+	realIndex(t)
+	ix, err := Open(real.ix.path) // a fresh one: no search has located anything in it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	preset := 0
+	for i, name := range blockBuckets {
+		spans, all := ix.Tree.Large(string(name))
+		if !all {
+			continue
+		}
+		preset++
+		var want [][]byte
+		if err := ix.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(name).Cursor()
+			k, v := c.First()
+			want = ReadBlocks(func() ([]byte, []byte) {
+				defer func() { k, v = c.Next() }()
+				return k, v
+			})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := ix.blocks[i].blocks
+		if len(got) != len(want) || len(got) != len(spans) || len(got) == 0 {
+			t.Fatalf("bucket %s: %d blocks located at open, %d read from the bucket, %d noted", name, len(got), len(want), len(spans))
+		}
+		for j := range got {
+			if !bytes.Equal(got[j], want[j]) {
+				t.Fatalf("bucket %s: block %d located at open differs from the bucket's", name, j)
+			}
+		}
+	}
+	if preset < 2 {
+		t.Errorf("%d record buckets located at open, want the station records and their JSON at least", preset)
+	}
+}

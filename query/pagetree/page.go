@@ -1,6 +1,7 @@
 package pagetree
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -121,4 +122,26 @@ func within(p page, elem, pos, n uint64) (uint64, error) {
 		return 0, fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
 	}
 	return elem + pos, nil
+}
+
+// A Span is a value of a bucket as the walk found it: its key and where
+// the value lies in the file.
+type Span struct {
+	Key []byte
+	Off uint64
+	Len int
+}
+
+// noteLarge notes where a large value lies, for Tree.Large: a reader that
+// wants such values by key (the record blocks, located by number) finds
+// them without reading the leaf pages that hold their keys again.
+func (w *pageWalker) noteLarge(bucket, key []byte, off int64, n uint64) {
+	w.noteSpans(string(bucket), []Span{{Key: bytes.Clone(key), Off: uint64(off), Len: int(n)}})
+}
+
+func (w *pageWalker) noteSpans(bucket string, spans []Span) {
+	if w.large == nil {
+		w.large = map[string][]Span{}
+	}
+	w.large[bucket] = append(w.large[bucket], spans...)
 }

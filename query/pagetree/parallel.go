@@ -1,6 +1,7 @@
 package pagetree
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"runtime"
@@ -46,8 +47,14 @@ func (w *pageWalker) walkParallel(buckets []rootEntry, stored []format.BucketSum
 			return errs[i]
 		}
 		w.sums = append(w.sums, wk.sums...)
+		for name, spans := range wk.large {
+			w.noteSpans(name, spans)
+		}
 	}
 	w.sums = append(w.sums, joinSplit(tasks)...)
+	for _, spans := range w.large { // runs of a bucket were walked in any order
+		slices.SortFunc(spans, func(a, b Span) int { return bytes.Compare(a.Key, b.Key) })
+	}
 	return nil
 }
 

@@ -22,6 +22,8 @@ type Tree struct {
 	data     []byte // the whole file, mapped read-only
 	pageSize int
 	roots    map[string]Root // the top-level buckets
+	large    map[string][]Span
+	keys     map[string]int
 }
 
 // Root is where a bucket's pairs are: a root page, or a page stored
@@ -45,7 +47,8 @@ func Map(fd uintptr, size int64, layout Layout) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map index: %w", err)
 	}
-	t := &Tree{data: data, pageSize: int(layout.pageSize), roots: make(map[string]Root, len(layout.buckets))}
+	t := &Tree{data: data, pageSize: int(layout.pageSize), roots: make(map[string]Root, len(layout.buckets)),
+		large: layout.large, keys: layout.keys}
 	for _, b := range layout.buckets {
 		if len(b.value) < boltBucketHeader {
 			_ = t.Unmap()
@@ -90,6 +93,17 @@ func (t *Tree) Offset(v []byte) (off uint64, ok bool) {
 // read through t, kept as its offset.
 func (t *Tree) At(off uint64, n int) []byte {
 	return t.data[off : off+uint64(n) : off+uint64(n)]
+}
+
+// Large returns the values of bucket of fileSummed bytes or more (32 KiB)
+// as the verification found them, in key order (At reads one), and
+// whether they are all of the bucket's values. The walk read their keys
+// already: a reader that wants such values by key, such as the record
+// blocks by number, need not touch the leaf pages that hold the keys, a
+// page fault each the first time.
+func (t *Tree) Large(bucket string) (spans []Span, all bool) {
+	spans = t.large[bucket]
+	return spans, len(spans) > 0 && len(spans) == t.keys[bucket]
 }
 
 // Unmap releases the mapping. No key or value read through t may be used

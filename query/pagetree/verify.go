@@ -113,6 +113,8 @@ func verify(f *os.File, size int64, sc scope) (layout Layout, err error) {
 type Layout struct {
 	pageSize uint64
 	buckets  []rootEntry
+	large    map[string][]Span // by bucket, in key order (see Tree.Large)
+	keys     map[string]int    // each bucket's count of keys
 }
 
 // Walk verifies the page tree of data, a whole index file, and every
@@ -163,7 +165,10 @@ func walk(data []byte, file io.ReaderAt, sc scope) (Layout, error) {
 	if err := format.CompareChecksums(sc.stored(stored), sc.summed(stored, w.sums)); err != nil {
 		return Layout{}, err
 	}
-	layout := Layout{pageSize: w.pageSize}
+	layout := Layout{pageSize: w.pageSize, large: w.large, keys: make(map[string]int, len(w.sums))}
+	for _, s := range w.sums {
+		layout.keys[s.Bucket] = s.Keys
+	}
 	for _, b := range w.buckets {
 		layout.buckets = append(layout.buckets, rootEntry{name: bytes.Clone(b.name), value: bytes.Clone(b.value)})
 	}
@@ -197,9 +202,10 @@ type pageWalker struct {
 	// afterOverflow: the last page claimed has overflow pages (window).
 	afterOverflow bool
 	pageSize      uint64
-	highWater     uint64          // meta's pgid: the pages of the tree are below it
-	seen          []atomic.Bool   // pages reached so far, overflow pages included
-	later         map[string]bool // buckets whose keys are counted, their values left unread
+	highWater     uint64            // meta's pgid: the pages of the tree are below it
+	seen          []atomic.Bool     // pages reached so far, overflow pages included
+	later         map[string]bool   // buckets whose keys are counted, their values left unread
+	large         map[string][]Span // where the large values are, by bucket (noteLarge)
 	buckets       []rootEntry
 	sums          []format.BucketSum
 	// From the meta bucket: the format marker, the version and the stored
@@ -446,6 +452,9 @@ func (w *pageWalker) walkLeaf(p page, count uint16, b *bucketWalk) ([]byte, erro
 			first = key
 		}
 		valueAt := at + pos + ksize
+		if b != nil && flags == 0 && vsize >= fileSummed && p.at >= 0 {
+			w.noteLarge(b.name, key, p.at+int64(valueAt), vsize)
+		}
 		switch {
 		case b == nil && flags != boltBucketLeaf:
 			return nil, fmt.Errorf("%w: pair %.40q outside any bucket", format.ErrCorrupt, key)
