@@ -210,19 +210,18 @@ func newFacetState() any { return new(facetState) }
 
 // Warm builds the facet columns, reads the facet memo and finds the mixed
 // groups now, which the first faceted search would otherwise do
-// (query.Index.Warm runs it).
+// (query.Index.Warm runs it). One after another, on the caller's
+// goroutine: a node warms up while it answers, and its first answers keep
+// the other cores (a faceted search that needs a column first builds it).
 func Warm(ix *core.Index) error {
-	var wg sync.WaitGroup
-	errs := make([]error, core.NumDims+1)
+	errs := make([]error, 0, core.NumDims+1)
 	for d := range core.NumDims {
 		if d.Facetable() {
-			wg.Go(func() { _, errs[d] = column(ix, d) })
+			_, err := column(ix, d)
+			errs = append(errs, err)
 		}
 	}
-	wg.Go(func() { // read like a search: Close waits for it
-		errs[core.NumDims] = ix.Read(func() error { _, err := FacetMemo(ix); return err })
-	})
-	wg.Wait()
+	errs = append(errs, ix.Read(func() error { _, err := FacetMemo(ix); return err })) // read like a search: Close waits for it
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
