@@ -23,7 +23,7 @@ import (
 )
 
 // builder is a build in progress. Reading only appends: every cleaned
-// record goes, under a temporary number t in input order, into three
+// record goes, under a temporary number t, its place in the input, into
 // external sorters, so that memory stays within Options.MemoryBudget
 // whatever the input size:
 //
@@ -32,7 +32,8 @@ import (
 //   - ids: UUID, t -> check/change time. Merged, equal UUIDs are adjacent
 //     with the first occurrence first: that settles duplicates and the
 //     snapshot time, and later yields the ids bucket in key order.
-//   - postings (postingBuffer): bucket and key -> lists of t.
+//   - postings (postingFilers, filled as records are decoded): bucket and
+//     key -> lists of t.
 //   - rels: relation key -> t, for grouping entries (groups.go).
 //
 // The structures that grow with the input are final, 4 bytes per
@@ -42,7 +43,7 @@ import (
 type builder struct {
 	order *extsort.Sorter
 	ids   *extsort.Sorter
-	ps    *postingBuffer
+	ps    *postingFilers
 	rels  *extsort.Sorter // relation key -> t
 	ranks *classRanks     // class and rank -> t (joinRelations, idsSource)
 	geo   []geoPoint      // stations with coordinates, by temporary number
@@ -58,7 +59,7 @@ type builder struct {
 	orderCompacted, relsCompacted, postingsCompacted func() error
 	spilled                                          int // runs written while reading
 
-	temps uint32   // records read, before de-duplication
+	temps uint32   // 1 + the last temporary number: records read, skipped ones too
 	final []uint32 // temporary number -> record number, or dropped
 	// duplicates marks the dropped records too, a bit each, for the
 	// grouping, which runs while the stations bucket fills in final
@@ -110,7 +111,7 @@ func newBuilder(tmp string, budget int) *builder {
 	b.order = extsort.New(tmp, b.share(orderShare))
 	b.ids = extsort.New(tmp, b.share(idsShare))
 	b.rels = extsort.New(tmp, b.share(groupsShare))
-	b.ps = newPostingBuffer(b.share(postingsShare), extsort.New(tmp, b.share(postingRunsShare)))
+	b.ps = &postingFilers{budget: b.share(postingsShare), runs: extsort.New(tmp, b.share(postingRunsShare))}
 	return b
 }
 
@@ -139,14 +140,11 @@ func (b *builder) close() {
 	}
 }
 
-// add files one cleaned record, with its check/change time, under the next
-// temporary number; f is the record's filing (fileBatch).
-func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
-	if b.temps == maxTemporaryCount {
-		return fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
-	}
-	t := b.temps
-	b.temps++
+// add files one cleaned record, with its check/change time, under
+// temporary number t, its place in the input (rawBatch.temporary); f is
+// the record's filing, its postings already filed (rawBatch.decode).
+func (b *builder) add(t uint32, rec *format.Record, f *filing, at time.Time) error {
+	b.temps = t + 1 // skipped records leave gaps, never looked up
 	b.val = appendOrderValue(binary.BigEndian.AppendUint32(b.val[:0], t), f)
 	if err := b.order.Add(f.order, b.val); err != nil {
 		return err
@@ -162,7 +160,7 @@ func (b *builder) add(rec *format.Record, f *filing, at time.Time) error {
 	if rec.Geo.Known {
 		b.geo = append(b.geo, geoPoint{t: t, lat: rec.Geo.Lat, lon: rec.Geo.Lon})
 	}
-	return b.ps.addStation(t, f.postings)
+	return nil
 }
 
 // appendOrderValue appends the value a record is sorted into name order
@@ -422,8 +420,9 @@ func (b *builder) writeRecords(ctx context.Context, f *indexFile, dump *dumpWrit
 	if err != nil {
 		return nil, err
 	}
+	b.sorts.grow(b.kept)
 	st := &stationsSource{it: it, final: b.final, dump: dump, upstream: up, sorts: &b.sorts}
-	err = f.putSorted(ctx, format.BucketStations, st.next)
+	err = f.putSortedAhead(ctx, format.BucketStations, st.next) // the merge beside bbolt
 	it.Close()
 	if err != nil {
 		return nil, err
@@ -499,7 +498,7 @@ func (s *stationsSource) next(*bolt.Tx) ([]byte, []byte, error) {
 	}
 	// A new buffer per block: bbolt refers to a value until commit, and
 	// the dumps read it on their own goroutine.
-	v := format.AppendBlock(nil, s.recs)
+	v := format.AppendBlock(make([]byte, 0, 4*(len(s.recs)+2)+len(s.data)), s.recs)
 	s.dump.addBlock(v)
 	return format.BlockKey(block), v, nil
 }

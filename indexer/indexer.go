@@ -248,12 +248,11 @@ func read(ctx context.Context, b *builder, opts Options, inputs []Input) (Summar
 	rr.sections = opts.Sections
 	rr.progress = func(n int) { progressf(opts.Progress, "read %d records\n", n) }
 	b.clock.begin("read")
-	err := readParallel(ctx, rr, inputs, b.add)
+	err := readParallel(ctx, rr, inputs, b.add, b.ps)
 	sum := Summary{Skipped: rr.skipped, Read: rr.read}
 	b.clock.begin("sort")
 	if err == nil {
 		err = b.ps.drain()
-		b.ps.lists, b.ps.held = [maxPostingBuckets]map[string]int32{}, nil // cleared maps keep their size
 	}
 	if err == nil {
 		b.spilled = b.runs()

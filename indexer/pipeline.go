@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"time"
 
@@ -14,12 +15,15 @@ import (
 // anything else in a build (about half of its CPU time on the real
 // snapshot) and do not depend on other records, so they run on several
 // goroutines; reading the input (inflating it, cutting records) runs on
-// one, and filing records in the sorters and posting maps on the
-// caller's. Records reach add, and skips are counted and warned about, in
-// input order, so the result is the same whatever the scheduling.
+// one, and filing records in the sorters on the caller's. The decoders
+// also file the postings, each in posting maps of its own (postingFilers):
+// a record's temporary number is its place in the input, known before
+// the consumer gets to it. Records reach add, and skips are counted and
+// warned about, in input order, so the result is the same whatever the
+// scheduling.
 //
-//	reader --batches--> decoders (decodeWorkers) --\
-//	      \--same batches, in order--------------- consumer: account, add
+//	reader --batches--> decoders: decode, file postings --\
+//	      \--same batches, in order---------------------- consumer: account, add
 //
 // pipeQueued bounds the batches in flight, and so the memory of the
 // pipeline (about 300 KB a batch). It is a few times what keeps the
@@ -39,11 +43,13 @@ const (
 // once done is closed, what decoding made of them.
 type rawBatch struct {
 	input string
+	first int64 // the records of the inputs before this batch's first
 	pos   []position
 	raw   [][]byte // nil: a record over maxLineBytes, handed on as malformed
 	data  []byte   // raw's backing bytes
 	out   []decoded
 	done  chan struct{}
+	err   error // filing the postings failed (decode)
 
 	// The filings' buffers (see file), kept for the batch's next use.
 	filed    []byte
@@ -81,8 +87,9 @@ type filing struct {
 	pop format.Popularity
 }
 
-// filingsAdder is how readParallel hands on a kept record.
-type filingsAdder func(rec *format.Record, f *filing, at time.Time) error
+// filingsAdder is how readParallel hands on a kept record, with its
+// temporary number (rawBatch.temporary).
+type filingsAdder func(t uint32, rec *format.Record, f *filing, at time.Time) error
 
 // newRawBatch makes an empty batch with room for pipeBatch records of
 // dataHint bytes in all: the size of the batch before it, so that a batch
@@ -115,7 +122,7 @@ func newBatchPool() batchPool { return make(batchPool, pipeQueued+maxDecoders+2)
 func (p batchPool) get(input string, dataHint int) *rawBatch {
 	select {
 	case b := <-p:
-		b.input, b.done = input, make(chan struct{})
+		b.input, b.done, b.err = input, make(chan struct{}), nil
 		b.pos, b.raw, b.data = b.pos[:0], b.raw[:0], b.data[:0]
 		return b
 	default:
@@ -145,9 +152,10 @@ func (b *rawBatch) add(pos position, raw []byte) {
 	b.raw = append(b.raw, b.data[start:len(b.data):len(b.data)])
 }
 
-// decode decodes, cleans and files every record of b. Slices of data are
-// re-cut here because data may have moved while it grew.
-func (b *rawBatch) decode(k *postingKeyer) {
+// decode decodes, cleans and files every record of b, its postings in pb
+// (nil: not filed). Slices of data are re-cut here because data may have
+// moved while it grew.
+func (b *rawBatch) decode(k *postingKeyer, pb *postingBuffer) {
 	defer close(b.done)
 	b.recut()
 	if cap(b.out) < len(b.raw) {
@@ -173,6 +181,38 @@ func (b *rawBatch) decode(k *postingKeyer) {
 		}
 	}
 	b.file(k)
+	if pb != nil {
+		b.err = b.filePostings(pb)
+	}
+}
+
+// filePostings files the postings of b's kept records in pb. A decoding
+// goroutine gets batches in input order, so its numbers increase, as pb
+// requires.
+func (b *rawBatch) filePostings(pb *postingBuffer) error {
+	for i := range b.out {
+		if b.out[i].reason != kept {
+			continue
+		}
+		t, err := b.temporary(i)
+		if err != nil {
+			return err
+		}
+		if err := pb.addStation(t, b.out[i].f.postings); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// temporary is the temporary number of b's i-th record: its place among
+// every input's records, so that the decoding goroutines number records
+// as the consumer does, without waiting for it.
+func (b *rawBatch) temporary(i int) (uint32, error) {
+	if t := b.first + int64(i); t < maxTemporaryCount {
+		return uint32(t), nil
+	}
+	return 0, fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
 }
 
 // file makes the filings of the kept records of b, in two buffers for the
@@ -239,18 +279,19 @@ func (b *rawBatch) recut() {
 }
 
 // readParallel reads inputs through the pipeline and hands every kept
-// record to add, in input order; rr counts and warns about the skipped.
-func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add filingsAdder) error {
+// record to add, in input order, its postings filed in ps; rr counts and
+// warns about the skipped.
+func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add filingsAdder, ps *postingFilers) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan *rawBatch, pipeQueued)
 	ordered := make(chan *rawBatch, pipeQueued)
-	for range min(max(runtime.GOMAXPROCS(0), 1), maxDecoders) {
+	for _, pb := range ps.split(min(max(runtime.GOMAXPROCS(0), 1), maxDecoders)) {
 		go func() {
 			k := newPostingKeyer()
 			k.sections = rr.sections
 			for b := range work {
-				b.decode(k)
+				b.decode(k, pb)
 			}
 		}()
 	}
@@ -288,10 +329,13 @@ func readParallel(ctx context.Context, rr *recordReader, inputs []Input, add fil
 // readBatches cuts every input into batches and sends them; send reports
 // false when the pipeline stopped.
 func readBatches(ctx context.Context, inputs []Input, pool batchPool, send func(*rawBatch) bool) error {
+	var records int64
 	for _, in := range inputs {
 		b := pool.get(in.Name, 0)
+		b.first = records
 		err := readInput(ctx, in, func(pos position, raw []byte) error {
 			b.add(pos, raw)
+			records++
 			if len(b.raw) < pipeBatch {
 				return nil
 			}
@@ -299,6 +343,7 @@ func readBatches(ctx context.Context, inputs []Input, pool batchPool, send func(
 				return ctx.Err()
 			}
 			b = pool.get(in.Name, len(b.data))
+			b.first = records
 			return nil
 		})
 		if err != nil {
@@ -320,6 +365,10 @@ func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, po
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		if b.err != nil {
+			cancel()
+			return b.err
+		}
 		for i := range b.out {
 			d := &b.out[i]
 			rr.read++
@@ -330,7 +379,11 @@ func consume(ctx context.Context, rr *recordReader, ordered <-chan *rawBatch, po
 				rr.skip(d.reason, b.input, b.pos[i], d.detail)
 				continue
 			}
-			if err := add(&d.rec, &d.f, d.at); err != nil {
+			t, err := b.temporary(i)
+			if err == nil {
+				err = add(t, &d.rec, &d.f, d.at)
+			}
+			if err != nil {
 				cancel()
 				return err
 			}

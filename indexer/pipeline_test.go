@@ -8,7 +8,7 @@ func TestBatchPoolRecycles(t *testing.T) {
 	p := newBatchPool()
 	b := p.get("a", 0)
 	b.add(position{}, []byte(`{"name":"x"}`))
-	b.decode(newPostingKeyer())
+	b.decode(newPostingKeyer(), nil)
 	p.put(b)
 	r := p.get("b", 0)
 	if r != b {

@@ -7,6 +7,7 @@ import (
 	mathbits "math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -94,23 +95,60 @@ type postingBuffer struct {
 	mem    int // estimated bytes held by lists
 	budget int
 	runs   *extsort.Sorter
+	mu     *sync.Mutex // held while draining into runs, shared with other buffers
 
 	key, val []byte // scratch
 }
+
+// postingFilers are the postings sorter and the posting buffers that fill
+// it, one per decoding goroutine of the read pipeline (pipeline.go), each
+// with its share of the budget: records are filed on every core, where
+// one goroutine filing them all held up the read. A buffer drains into
+// the sorter under mu, a run at a time. A key's lists then come from the
+// runs of several buffers in no set order, which postingStream.group's
+// union does not depend on.
+type postingFilers struct {
+	mu      sync.Mutex
+	runs    *extsort.Sorter
+	budget  int // of all buffers
+	buffers []*postingBuffer
+}
+
+// split makes n buffers, one for each goroutine that files records.
+func (p *postingFilers) split(n int) []*postingBuffer {
+	for range n {
+		p.buffers = append(p.buffers, newPostingBuffer(p.budget/n, p.runs, &p.mu))
+	}
+	return p.buffers
+}
+
+// drain moves what every buffer holds into the sorter, to be merged with
+// its runs, and lets the buffers go. The filing goroutines must be done.
+func (p *postingFilers) drain() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pb := range p.buffers {
+		if err := pb.drain(); err != nil {
+			return err
+		}
+	}
+	p.buffers = nil
+	return nil
+}
+
+func (p *postingFilers) close() { p.runs.Close() }
 
 // mapEntryCost estimates what a new key costs in a map beyond its bytes:
 // string and slice headers and the map's own slot.
 const mapEntryCost = 64
 
-func newPostingBuffer(budget int, runs *extsort.Sorter) *postingBuffer {
-	pb := &postingBuffer{budget: budget, runs: runs}
+func newPostingBuffer(budget int, runs *extsort.Sorter, mu *sync.Mutex) *postingBuffer {
+	pb := &postingBuffer{budget: budget, runs: runs, mu: mu}
 	for i := range pb.lists {
 		pb.lists[i] = map[string]int32{}
 	}
 	return pb
 }
-
-func (pb *postingBuffer) close() { pb.runs.Close() }
 
 func (pb *postingBuffer) add(b int, key string, t uint32) {
 	if key == "" {
@@ -293,7 +331,8 @@ func (k *postingKeyer) countryName(code string) string {
 	return name
 }
 
-// drain moves every list into the sorter and empties the maps. Map order
+// drain moves every list into the sorter and empties the maps; the
+// caller holds pb.mu. Map order
 // is random, but the sorter orders by key and each key occurs once per
 // drain, so the result does not depend on it.
 func (pb *postingBuffer) drain() error {
@@ -318,12 +357,14 @@ func (pb *postingBuffer) drain() error {
 	return nil
 }
 
-// flush drains the maps and writes what they held as one run.
+// flush drains the maps into the sorter, which writes a run whenever its
+// own share of the budget is full. Writing one per drain made a run of
+// every buffer's drain, twice as many with two filing goroutines, and
+// the merge of the postings that much slower.
 func (pb *postingBuffer) flush() error {
-	if err := pb.drain(); err != nil {
-		return err
-	}
-	return pb.runs.Flush()
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	return pb.drain()
 }
 
 // postingStream merges the postings sorter into one bitmap per key, in

@@ -160,6 +160,14 @@ func permutation(keys []uint64) []uint32 {
 	return perm
 }
 
+// grow makes room for the keys of n records, so that adding them does
+// not copy every order's keys over and over as they grow.
+func (k *searchSortKeys) grow(n int) {
+	for s := range k.keys {
+		k.keys[s] = slices.Grow(k.keys[s], n)
+	}
+}
+
 // add keeps the keys of the next record, rec as format.AppendRecord
 // encoded it.
 func (k *searchSortKeys) add(rec []byte, pop format.Popularity) error {
