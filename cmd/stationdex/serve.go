@@ -175,13 +175,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger) error {
 	} else {
 		meta = ix.Meta()
 	}
-	holder := query.NewHolder(nil)
-	holder.OnWithdrawn(func(_ *query.Index, err error) {
-		log.Error("index damaged: answering 503 until a reload succeeds", "err", err)
-	})
-	if ix != nil {
-		holder.Swap(ix) // then the holder verifies what openIndex left, and warms it
-	}
+	holder := query.NewHolder(nil) // ix goes in once the metrics can hear of it (serveOn)
 	defer holder.Close()
 	// Bound before the handler is built: with -addr :0 (or any port the
 	// system picks) the base URL's port is known only now.
@@ -218,10 +212,18 @@ func serveOn(ctx context.Context, f serveFlags, log *slog.Logger, ln net.Listene
 	m, err := metrics.New(reg)
 	if err != nil {
 		_ = ln.Close()
+		if si.ix != nil {
+			_ = si.ix.Close() // not in the holder yet; the metrics error is the one worth reporting
+		}
 		return err
 	}
+	si.holder.OnWithdrawn(func(_ *query.Index, err error) {
+		m.ClearIndex()
+		log.Error("index damaged: answering 503 until a reload succeeds", "err", err)
+	})
 	if si.ix != nil {
 		m.SetIndex(si.meta)
+		si.holder.Swap(si.ix) // then the holder verifies what openIndex left, and warms it
 	}
 	m.SetInFlightLimit(f.maxInFlight)
 	api := server.New(server.Config{BaseURL: baseURL, Observer: m, Logger: log, CacheBytes: configCacheBytes(f.cacheBytes), CacheMinUses: f.cacheMinUses}, si.holder)

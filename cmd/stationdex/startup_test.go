@@ -248,12 +248,33 @@ func TestStartupWithdrawsDamagedStationJSON(t *testing.T) {
 	if code := statusOf(t, p.admin+"/readyz"); code != http.StatusServiceUnavailable {
 		t.Errorf("/readyz after the damage was found: %d, want 503", code)
 	}
+	if m := metricsText(t, p.admin); strings.Contains(m, "stationdex_index_info{") {
+		t.Error("/metrics still describes the withdrawn index (stationdex_index_info)")
+	}
 	copyOver(t, good, live)
 	p.waitLog(t, "snapshot swapped")
 	if code := statusOf(t, p.base+"/api/stations?limit=1"); code != http.StatusOK {
 		t.Fatalf("API after the swap: %d, want 200", code)
 	}
+	if m := metricsText(t, p.admin); !strings.Contains(m, "stationdex_index_info{") {
+		t.Error("/metrics does not describe the index swapped in (stationdex_index_info)")
+	}
 	p.stop(t)
+}
+
+// metricsText is the admin listener's /metrics.
+func metricsText(t *testing.T, admin string) string {
+	t.Helper()
+	resp, err := http.Get(admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
+	}
+	return string(body)
 }
 
 func statusOf(t *testing.T, url string) int {
