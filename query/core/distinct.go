@@ -67,15 +67,14 @@ func distinctTiers(s *Search, q Query) error {
 			lumpTiers(tiers[i:], known-before)
 			return nil
 		}
-		m := s.members(t)
 		if q.Sort > SortName {
 			upto = t.n // another order reads the whole tier: every duplicate
 		}
-		dups, n, whole, err := duplicates(s, m, gi, seen, upto, stored)
+		dups, n, whole, err := duplicates(s, t, gi, seen, upto, stored)
 		if err != nil {
 			return err
 		}
-		tiers[i] = tier{of: m, minus: dups, n: t.n - n}
+		tiers[i] = tier{of: t.of, minus: t.minus, dups: dups, n: t.n - n}
 		if !whole {
 			lumpTiers(tiers[i:], known-before)
 			return nil
@@ -196,15 +195,15 @@ var errEnough = errors.New("enough records")
 // build a set of thousands of duplicates for a page of twenty. With
 // toEnd, the entries past the page's end are not looked at either, and
 // whole is false when some were not: the count is then of those before.
-func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int, toEnd bool) (dups Set, n int, whole bool, err error) {
+func duplicates(s *Search, t tier, gi *GroupIndex, seen *groupSet, upto int, toEnd bool) (dups Set, n int, whole bool, err error) {
 	found := s.Work.GroupIDs[:0]
 	defer func() { s.Work.GroupIDs = found[:0] }()
-	end, err := findPageEnd(s, m, upto)
+	end, err := findPageEnd(t, upto)
 	if err != nil {
 		return Set{}, 0, false, err
 	}
 	whole = true
-	err = eachShared(s, m, gi, func(batch []uint32) error {
+	err = eachShared(s, t, gi, func(batch []uint32) error {
 		for _, r := range batch {
 			if toEnd && !end.covers(r) {
 				whole = false
@@ -229,20 +228,39 @@ func duplicates(s *Search, m Set, gi *GroupIndex, seen *groupSet, upto int, toEn
 	return dups, n, whole, err
 }
 
-// eachShared calls fn with m's grouped entries in ascending order, many
-// at a time. A narrow m is intersected with the grouped entries (roaring
-// works a container at a time); a broad one, a sixteenth of the stations
-// or more, is written out as a bit per record and walked a word at a time
-// against isGrouped, which costs a word per 64 stations however many of
-// m's entries are grouped: the one-letter searches of the real snapshot
-// spent a third of their time building the intersection and iterating it.
-func eachShared(s *Search, m Set, gi *GroupIndex, fn func(batch []uint32) error) error {
+// eachShared calls fn with tier t's grouped entries in ascending order,
+// many at a time. A narrow tier is intersected with the grouped entries
+// (roaring works a container at a time); a broad one, its of a
+// sixty-fourth of the stations or more, is written out as a bit per
+// record, less its minus, and walked a word at a time against isGrouped,
+// which costs a word per 64 stations however many of its entries are
+// grouped and allocates nothing: the one-letter searches of the real
+// snapshot spent a third of their time building the intersection and
+// iterating it, and at 5M stations each intersection and difference of a
+// broad search allocated hundreds of kilobytes.
+func eachShared(s *Search, t tier, gi *GroupIndex, fn func(batch []uint32) error) error {
+	m := t.of
 	if m.Card()*denseShare < s.Stations || m.Empty() || int(m.BM.Maximum()) >= s.Stations {
-		shared := s.Work.And(Set{BM: gi.Grouped}, m)
+		shared := s.Work.And(Set{BM: gi.Grouped}, s.members(t)) // narrow: the difference is small
 		return EachBatch(s, shared.BM, fn)
 	}
 	words := denseWords(s)
 	m.BM.WriteDenseTo(words)
+	if t.hasOut() {
+		out := s.Work.DenseBuffer(len(words))
+		if t.minus.BM != nil {
+			t.minus.BM.WriteDenseTo(out) // copies its bitmap containers over out's words
+		}
+		if t.dups.BM != nil {
+			for it := t.dups.BM.Iterator(); it.HasNext(); {
+				r := it.Next()
+				out[r>>6] |= 1 << (r & 63)
+			}
+		}
+		for i := range words {
+			words[i] &^= out[i]
+		}
+	}
 	buf, n := RecordBuffer(s), 0
 	for i, w := range words {
 		w &= gi.isGrouped[i]
@@ -264,7 +282,7 @@ func eachShared(s *Search, m Set, gi *GroupIndex, fn func(batch []uint32) error)
 
 // denseShare: a tier of at least stations/denseShare entries is walked
 // as a bit per record (eachShared).
-const denseShare = 16
+const denseShare = 64
 
 // denseWords is the workspace's bit-per-record buffer, cleared.
 func denseWords(s *Search) []uint64 {
@@ -283,27 +301,33 @@ func denseWords(s *Search) []uint64 {
 // are found in ascending order, so once one lies past it the end is
 // final: the upto-th entry that is not a duplicate.
 type pageEnd struct {
-	it    roaring.IntPeekable
+	it    roaring.IntPeekable // of the tier's of: entries it leaves out are passed over
+	t     tier
 	at    uint32
 	every bool // the page goes past the tier: every duplicate is kept
 	none  bool // the page ends before the tier
 }
 
-func findPageEnd(s *Search, m Set, upto int) (pageEnd, error) {
+func findPageEnd(t tier, upto int) (pageEnd, error) {
 	switch {
 	case upto <= 0:
 		return pageEnd{none: true}, nil
-	case upto > m.Card():
+	case upto > t.n:
 		return pageEnd{every: true}, nil
 	}
-	first, err := m.BM.Select(uint32(upto - 1))
-	if err != nil {
-		return pageEnd{}, err
+	var first uint32
+	if t.hasOut() {
+		first = t.selectAt(upto - 1)
+	} else {
+		var err error
+		if first, err = t.of.BM.Select(uint32(upto - 1)); err != nil {
+			return pageEnd{}, err
+		}
 	}
-	it := m.BM.Iterator()
+	it := t.of.BM.Iterator()
 	it.AdvanceIfNeeded(first)
 	it.Next()
-	return pageEnd{it: it, at: first}, nil
+	return pageEnd{it: it, at: first, t: t}, nil
 }
 
 // covers reports whether duplicate r lies before the page's end or on it.
@@ -315,11 +339,12 @@ func (e *pageEnd) passDuplicate() {
 	if e.every {
 		return
 	}
-	if !e.it.HasNext() {
-		e.every = true
-		return
+	for e.it.HasNext() {
+		if e.at = e.it.Next(); !e.t.without(e.at) {
+			return
+		}
 	}
-	e.at = e.it.Next()
+	e.every = true
 }
 
 // Groups is the number of groups of two or more entries: their compact

@@ -181,11 +181,36 @@ func (s *Search) rankWords(f Set, filtered, keepWords bool) error {
 // size n known before the difference is computed (if it ever is).
 // Distinct searches may leave minus unknown and walk (see walkDistinct):
 // then n counts the groups of of, and a group's entries after its first
-// are passed over as the page is collected.
+// are passed over as the page is collected. A distinct search's tier
+// also leaves out dups, its duplicates (dups ⊆ of − minus), so that the
+// difference is never built: at 5M stations a tier of a broad search is
+// hundreds of kilobytes of containers.
 type tier struct {
-	of, minus Set
-	n         int
-	walk      bool
+	of, minus, dups Set
+	n               int
+	walk            bool
+}
+
+// without reports whether the tier leaves r out (r in of).
+func (t *tier) without(r uint32) bool {
+	return t.minus.BM != nil && t.minus.BM.Contains(r) || t.dups.BM != nil && t.dups.BM.Contains(r)
+}
+
+// rank is the number of the tier's members up to x (of's, less those of
+// minus and dups, which are in of).
+func (t *tier) rank(x uint32) int {
+	n := int(t.of.BM.Rank(x))
+	for _, out := range [...]Set{t.minus, t.dups} {
+		if out.BM != nil && !out.Empty() {
+			n -= int(out.BM.Rank(x))
+		}
+	}
+	return n
+}
+
+// hasOut reports whether the tier leaves anything of of out.
+func (t *tier) hasOut() bool {
+	return t.minus.BM != nil && !t.minus.Empty() || t.dups.BM != nil && !t.dups.Empty()
 }
 
 func wholeTier(t Set) tier { return tier{of: t, n: t.Card()} }
@@ -198,11 +223,16 @@ func diffTier(of, minus Set) tier {
 // members is the tier as a set, computing the difference now. roaring's
 // AndNot leaves both operands alone: minus is another tier's of.
 func (s *Search) members(t tier) Set {
-	if t.minus.BM == nil || t.minus.Empty() {
+	if !t.hasOut() {
 		return t.of
 	}
-	of, minus := s.Work.Settle(t.of), s.Work.Settle(t.minus)
-	return Set{BM: roaring.AndNot(of.BM, minus.BM), Owned: true}
+	m := s.Work.Settle(t.of)
+	for _, out := range [...]Set{t.minus, t.dups} {
+		if out.BM != nil && !out.Empty() {
+			m = Set{BM: roaring.AndNot(m.BM, s.Work.Settle(out).BM), Owned: true}
+		}
+	}
+	return m
 }
 
 func (s *Search) total() int {
@@ -243,29 +273,33 @@ func (s *Search) locate(offset, limit int) error {
 // (the records of of up to x, less those of minus, minus ⊆ of), and those
 // of minus are passed over from there.
 func (s *Search) collectTier(t tier, skip, limit int) {
-	if t.minus.BM == nil || t.minus.Empty() {
+	if !t.hasOut() {
 		s.collect(t.of, skip, limit)
 		return
 	}
-	of, minus := t.of.BM, t.minus.BM
-	// the smallest x with skip+1 records of the tier up to it
-	lo, hi := uint64(of.Minimum()), uint64(of.Maximum())
+	it := &s.Work.it
+	it.Initialize(t.of.BM)
+	it.AdvanceIfNeeded(t.selectAt(skip))
+	for it.HasNext() && len(s.Work.recs) < limit {
+		if r := it.Next(); !t.without(r) {
+			s.Work.recs = append(s.Work.recs, r)
+		}
+	}
+}
+
+// selectAt is the tier's i-th member (from 0, i below its size): the
+// smallest x with i+1 members up to it, found by rank.
+func (t *tier) selectAt(i int) uint32 {
+	lo, hi := uint64(t.of.BM.Minimum()), uint64(t.of.BM.Maximum())
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if int(of.Rank(uint32(mid))-minus.Rank(uint32(mid))) > skip {
+		if t.rank(uint32(mid)) > i {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
-	it := &s.Work.it
-	it.Initialize(of)
-	it.AdvanceIfNeeded(uint32(lo))
-	for it.HasNext() && len(s.Work.recs) < limit {
-		if r := it.Next(); !minus.Contains(r) {
-			s.Work.recs = append(s.Work.recs, r)
-		}
-	}
+	return uint32(lo)
 }
 
 func (s *Search) collect(t Set, skip, limit int) {

@@ -65,6 +65,7 @@ type workspace struct {
 	GroupIDs  []uint32
 	Seen      groupSet
 	tierBits  []uint64 // a broad tier as a bit per record (eachShared)
+	andBits   []uint64 // the second operand of a dense intersection (denseAnd)
 	Pairs     []uint64
 	Dups      duplicateCounts
 	LastGroup []ValueGroup
@@ -204,6 +205,45 @@ func (w *workspace) flatten(b *roaring.Bitmap) Set {
 	return Set{BM: flat, Owned: true}
 }
 
+// denseAnd is a ∩ b made a bit per record in a pooled dense buffer,
+// whose bitmap containers the result shares, when both hold more than
+// denseAnd records a key on average (else ok is false): roaring's And
+// makes a container for each key, and for a run container (a country's
+// stations, which sit together in name order) a bitmap of it first, so
+// that the two intersections of q=radio&language=en allocated 1.2 MB at
+// 5M stations, and those of q=fm&country=CN as much for 15,000 entries.
+func (w *workspace) denseAnd(a, b Set) (Set, bool) {
+	if a.BM == nil || b.BM == nil || a.Empty() || b.Empty() {
+		return Set{}, false
+	}
+	keys := int(max(a.BM.Maximum(), b.BM.Maximum())>>16) + 1
+	if min(a.Card(), b.Card()) < denseAnd*keys {
+		return Set{}, false
+	}
+	x := w.DenseBuffer(containerWords * keys)
+	if cap(w.andBits) < len(x) {
+		w.andBits = make([]uint64, len(x))
+	}
+	y := w.andBits[:len(x)]
+	clear(y)
+	a.BM.WriteDenseTo(x)
+	b.BM.WriteDenseTo(y)
+	for i := range x {
+		x[i] &= y[i]
+	}
+	flat := w.Bitmap()
+	flat.FromDense(x, false) // bitmap containers share x copy-on-write
+	return Set{BM: flat, Owned: true}, true
+}
+
+// denseUnion is the records per key of the lists of a union from which
+// it is made in a dense buffer (UnionRaw).
+const denseUnion = 1024
+
+// denseAnd is the records per key of each operand from which an
+// intersection is made in a dense buffer (workspace.denseAnd).
+const denseAnd = 1024
+
 // containerWords is the size of a roaring bitmap container in words: a
 // dense buffer of whole containers lets FromDense share it without copying.
 const containerWords = 1 << 16 / 64
@@ -229,6 +269,9 @@ func (w *workspace) DenseBuffer(words int) []uint64 {
 // its containers.
 func (w *workspace) And(a, b Set) Set {
 	a, b = w.Settle(a), w.Settle(b)
+	if d, ok := w.denseAnd(a, b); ok {
+		return d
+	}
 	if a.Owned {
 		a.BM.And(b.BM)
 		return Set{BM: a.BM, Owned: true}
@@ -242,7 +285,11 @@ func (w *workspace) And(a, b Set) Set {
 // containers share: roaring's FastOr turns every run container into an
 // array by inserting its runs one at a time, which took 770 us for the two
 // tokens starting with "90s" on the real snapshot, where the dense pass is
-// linear. Others go to FastOr, cheaper for a few small arrays.
+// linear. So are lists of more than denseUnion records a key on average:
+// FastOr makes a bitmap container for every key their arrays fill past
+// 4,096, and converts most back, which allocated 1.2 MB for the tokens of
+// "aac" at 5M stations, where the dense pass allocates only the arrays
+// of the result. Others go to FastOr, cheaper for a few small arrays.
 func (w *workspace) UnionRaw(lists [][]byte) (Set, error) {
 	switch len(lists) {
 	case 0:
@@ -252,7 +299,7 @@ func (w *workspace) UnionRaw(lists [][]byte) (Set, error) {
 	}
 	cs := w.rawTmp[:0]
 	defer func() { clear(cs[:cap(cs)]); w.rawTmp = cs[:0] }()
-	keys, runs := 0, false
+	keys, runs, records := 0, false, 0
 	for _, v := range lists {
 		var err error
 		if cs, err = rawroaring.Parse(v, cs); err != nil {
@@ -263,9 +310,10 @@ func (w *workspace) UnionRaw(lists [][]byte) (Set, error) {
 		}
 		for i := range cs {
 			runs = runs || cs[i].Kind == rawroaring.Run
+			records += rawCard(&cs[i])
 		}
 	}
-	if !runs {
+	if !runs && records < denseUnion*keys {
 		// arrays and bitmaps only: FastOr merges them in one lazy pass
 		// and touches only their containers, where the dense pass
 		// clears and scans 1,024 words per key
