@@ -70,6 +70,11 @@ func distinctTiers(s *Search, q Query) error {
 		if q.Sort > SortName {
 			upto = t.n // another order reads the whole tier: every duplicate
 		}
+		if t.hasOut() && t.of.Card()*denseShare < s.Stations {
+			// narrow: the difference is small, and finding a place in it
+			// cheaper than by the ranks of of and minus
+			t = tier{of: s.members(t), n: t.n}
+		}
 		dups, n, whole, err := duplicates(s, t, gi, seen, upto, stored)
 		if err != nil {
 			return err
@@ -241,7 +246,7 @@ func duplicates(s *Search, t tier, gi *GroupIndex, seen *groupSet, upto int, toE
 func eachShared(s *Search, t tier, gi *GroupIndex, fn func(batch []uint32) error) error {
 	m := t.of
 	if m.Card()*denseShare < s.Stations || m.Empty() || int(m.BM.Maximum()) >= s.Stations {
-		shared := s.Work.And(Set{BM: gi.Grouped}, s.members(t)) // narrow: the difference is small
+		shared := s.Work.And(Set{BM: gi.Grouped}, s.members(t))
 		return EachBatch(s, shared.BM, fn)
 	}
 	words := denseWords(s)
