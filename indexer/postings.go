@@ -357,14 +357,17 @@ func (pb *postingBuffer) drain() error {
 	return nil
 }
 
-// flush drains the maps into the sorter, which writes a run whenever its
-// own share of the budget is full. Writing one per drain made a run of
-// every buffer's drain, twice as many with two filing goroutines, and
-// the merge of the postings that much slower.
+// flush drains the maps and writes what the sorter holds as a run, so
+// that the sorter is empty while the maps fill again: left to write a run
+// only when its own share was full, it held that share beside full maps,
+// 2 MiB more at the peak under the smallest budget.
 func (pb *postingBuffer) flush() error {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
-	return pb.drain()
+	if err := pb.drain(); err != nil {
+		return err
+	}
+	return pb.runs.Flush()
 }
 
 // postingStream merges the postings sorter into one bitmap per key, in
