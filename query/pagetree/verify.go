@@ -375,11 +375,17 @@ func (w *pageWalker) claimPage(id uint64) (p page, flags, count uint16, err erro
 		}
 	}
 	p.size = (overflow + 1) * w.pageSize
-	w.afterOverflow = overflow > 0
+	// A page larger than a window is read element by element, as needed
+	// (page.bytes), and the next page alone; a smaller one whole, in the
+	// window, with what follows it.
+	w.afterOverflow = p.size > windowSize
 	switch {
 	case w.file == nil:
 		p.data, err = w.read(id*w.pageSize, p.size)
-	case flags == boltBranchPage:
+	case overflow > 0 && !w.afterOverflow:
+		p.data, err = w.window(id*w.pageSize, p.size)
+	}
+	if err == nil && flags == boltBranchPage && w.file != nil {
 		p.data = bytes.Clone(p.data) // in use while its children are read (readPage)
 	}
 	return p, flags, count, err
