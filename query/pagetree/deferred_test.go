@@ -3,6 +3,7 @@ package pagetree
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,68 @@ func requireDamageIn(t *testing.T, what string, err error, bucket []byte) {
 	t.Helper()
 	if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket "+string(bucket)) {
 		t.Errorf("%s: err %v, want ErrCorrupt naming bucket %s", what, err, bucket)
+	}
+}
+
+// TestFileAndMemoryWalksAgree: Verify, which reads the file through the
+// walker's window, and Walk over the same bytes in memory find the same
+// layout: the buckets, their key counts, and every large value at the
+// same key and place, in the value's exact bytes. VerifyDeferring finds
+// the same too, though it reads none of the copied buckets' values.
+func TestFileAndMemoryWalksAgree(t *testing.T) {
+	data, path := buildIndex(t, generated(runsStations))
+	inMemory, err := Walk(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, verify := range map[string]func(*os.File, int64) (Layout, error){
+		"Verify": Verify,
+		"VerifyDeferring": func(f *os.File, size int64) (Layout, error) {
+			return VerifyDeferring(f, size, format.CopiedBuckets)
+		},
+	} {
+		var fromFile Layout
+		if err := verifyWith(t, path, func(f *os.File, size int64) (err error) {
+			fromFile, err = verify(f, size)
+			return err
+		}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(fromFile.buckets) != len(inMemory.buckets) || !maps.Equal(fromFile.keys, inMemory.keys) {
+			t.Fatalf("%s: %d buckets, keys %v; in memory %d, %v", name, len(fromFile.buckets), fromFile.keys, len(inMemory.buckets), inMemory.keys)
+		}
+		for bucket, spans := range inMemory.large {
+			got := fromFile.large[bucket]
+			if len(got) != len(spans) {
+				t.Fatalf("%s: bucket %s: %d large values, %d in memory", name, bucket, len(got), len(spans))
+			}
+			for i, sp := range spans {
+				g := got[i]
+				if !bytes.Equal(g.Key, sp.Key) || g.Off != sp.Off || g.Len != sp.Len || sp.Len < fileSummed {
+					t.Fatalf("%s: bucket %s: value %d at %d+%d (key %x), in memory at %d+%d (key %x)", name, bucket, i, g.Off, g.Len, g.Key, sp.Off, sp.Len, sp.Key)
+				}
+			}
+		}
+		if n := len(inMemory.large[string(format.BucketStationJSON)]); n < 2 || n != inMemory.keys[string(format.BucketStationJSON)] {
+			t.Fatalf("%d large station JSON blocks of %d: want them all, and more than one", n, inMemory.keys[string(format.BucketStationJSON)])
+		}
+	}
+	// Each noted place holds the value bbolt gives for the key.
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.View(func(tx *bolt.Tx) error {
+		for bucket, spans := range inMemory.large {
+			for _, sp := range spans {
+				if v := tx.Bucket([]byte(bucket)).Get(sp.Key); !bytes.Equal(v, data[sp.Off:sp.Off+uint64(sp.Len)]) {
+					t.Fatalf("bucket %s, key %x: the noted place does not hold bbolt's value", bucket, sp.Key)
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
