@@ -108,20 +108,20 @@ func elements(p page, count uint16) ([]byte, error) {
 // inside returns the n bytes at pos from the element at elem (an offset
 // in p), which must lie inside p.
 func inside(p page, elem, pos, n uint64) ([]byte, error) {
-	if _, err := within(p, elem, pos, n); err != nil {
+	if err := within(p, elem, pos, n); err != nil {
 		return nil, err
 	}
 	return p.bytes(elem+pos, n)
 }
 
 // within checks that the n bytes at pos from the element at elem lie
-// inside p, and returns their offset in p.
-func within(p page, elem, pos, n uint64) (uint64, error) {
+// inside p.
+func within(p page, elem, pos, n uint64) error {
 	span := p.size
 	if pos > span || elem+pos > span || n > span-elem-pos {
-		return 0, fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
+		return fmt.Errorf("%w: element data at %d+%d (%d bytes) outside its page of %d bytes", format.ErrCorrupt, elem, pos, n, span)
 	}
-	return elem + pos, nil
+	return nil
 }
 
 // A Span is a value of a bucket as the walk found it: its key and where

@@ -447,7 +447,7 @@ func (w *pageWalker) walkLeaf(p page, count uint16, b *bucketWalk) ([]byte, erro
 		e := table[i*boltElement:]
 		flags, pos := boltOrder.Uint32(e[0:]), uint64(boltOrder.Uint32(e[4:]))
 		ksize, vsize := uint64(boltOrder.Uint32(e[8:])), uint64(boltOrder.Uint32(e[12:]))
-		if _, err := within(p, at, pos, ksize+vsize); err != nil {
+		if err := within(p, at, pos, ksize+vsize); err != nil {
 			return nil, err
 		}
 		key, err := p.bytes(at+pos, ksize)
