@@ -154,8 +154,8 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 	}()
 	n := len(firsts)
 	if CountByRecords && (n <= columnMin || n*columnShare <= s.Stations) && (n <= columnFold || n*foldedShare <= s.Stations) {
-		countRecordsOf(s, records{list: firsts, n: m.Card()}, group, k, columnFold)
-		return nil
+		_, err := countRecordsOf(s, records{list: firsts, n: m.Card()}, group, k, columnFold)
+		return err
 	}
 	dense := s.Work.DenseBuffer((s.Stations + 63) / 64)
 	for _, r := range firsts {
@@ -164,7 +164,7 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 		}
 	}
 	for _, t := range group {
-		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra); err != nil {
+		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,9 @@
 //   - facetslots.go: the per-record counters of a column (slots)
 //   - facetcount.go: Count: the tasks, and counting by records or by
 //     posting lists
+//   - facetlists.go: the parts of a count by records that cost less by
+//     posting lists (facets of few values, tails few of whose values
+//     could still enter)
 //   - facetmemo.go: the stored facet memo and its look-up
 //   - distinct_counts.go: the counts of groups of a distinct search
 //   - distinct_firsts.go: those counts from the set's firsts and its

@@ -55,6 +55,9 @@ type facetColumn struct {
 
 	stations   int
 	head, tail slotColumn
+	// listCost is the cost of counting the facet by posting lists
+	// against a bitset (postingCost; -1: a list is damaged).
+	listCost int
 }
 
 // headValues is the size of the head part of a facet with more than
@@ -155,6 +158,7 @@ func buildColumn(b *bolt.Bucket, stations int, d core.Dim) (*facetColumn, error)
 		return col, nil // counters do not fit 16 bits: counts probe posting lists
 	}
 	col.buildDense(cs)
+	col.listCost = col.postingCost(cs)
 	return col, col.fillParts(&cs)
 }
 

@@ -79,7 +79,8 @@ func TestFacetCountPathsAgree(t *testing.T) {
 	// smallFold folds the counts of every set of more than a thousand
 	// records, as columnFold folds those of a set of 5M stations' words.
 	const smallFold = 1000
-	skipped, sparse, folded := 0, 0, 0
+	var tails tailCounts
+	sparse, folded := 0, 0
 	// The last three are small sets (a few hundred stations or fewer), which
 	// the columns count sparsely (countSparse).
 	for _, q := range []core.Query{{Q: "radio"}, {Q: "jazz"}, {Filter: filters("DE", "", "")}, {Q: "a"}, {Q: "rock", Filter: filters("us", "", "")},
@@ -108,7 +109,9 @@ func TestFacetCountPathsAgree(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				skipped += n
+				tails.skipped += n.skipped
+				tails.byPostings += n.byPostings
+				tails.wholeByPostings += n.wholeByPostings
 			}
 			return nil
 		})
@@ -117,8 +120,11 @@ func TestFacetCountPathsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if skipped == 0 {
+	if tails.skipped == 0 {
 		t.Error("no count left a genre tail out: the bound that skips it went untested")
+	}
+	if tails.byPostings == 0 || tails.wholeByPostings == 0 {
+		t.Errorf("%d tails and %d facets counted by posting lists: listTasks went untested", tails.byPostings, tails.wholeByPostings)
 	}
 	if sparse == 0 {
 		t.Error("no set was small enough to be counted sparsely: countSparse went untested")
@@ -129,24 +135,35 @@ func TestFacetCountPathsAgree(t *testing.T) {
 }
 
 // countBothWays counts m in d's col by posting lists and by records, with
-// each fold, for a few k, and says where they differ; it returns how
-// many genre tails the counts by records left out.
-func countBothWays(t *testing.T, s *core.Search, what string, d core.Dim, col *facetColumn, m core.Set, folds []int) (skipped int, err error) {
+// each fold, for a few k, its tails and cheap facets by records and
+// where cheaper by posting lists, and says where they differ; it returns
+// how the counts by records counted the tails.
+func countBothWays(t *testing.T, s *core.Search, what string, d core.Dim, col *facetColumn, m core.Set, folds []int) (tails tailCounts, err error) {
 	t.Helper()
+	defer func() { CountTailsByPostings, CountColumnsByPostings = true, true }()
 	for _, k := range []int{1, 10, 50} {
 		byPostings, err := countByPostings(s, col, m, nil, k, nil)
 		if err != nil {
-			return skipped, err
+			return tails, err
 		}
 		for _, fold := range folds {
-			task := &facetTask{d: d, col: col, m: m}
-			skipped += countByRecords(s, m, []*facetTask{task}, k, fold)
-			if fmt.Sprint(task.Top) != fmt.Sprint(byPostings) {
-				t.Errorf("%s facet %d k=%d fold %d: by records %v, by postings %v", what, d, k, fold, task.Top, byPostings)
+			for _, lists := range []bool{true, false} {
+				CountTailsByPostings, CountColumnsByPostings = lists, lists
+				task := &facetTask{d: d, col: col, m: m}
+				n, err := countByRecords(s, m, []*facetTask{task}, k, fold)
+				if err != nil {
+					return tails, err
+				}
+				tails.skipped += n.skipped
+				tails.byPostings += n.byPostings
+				tails.wholeByPostings += n.wholeByPostings
+				if fmt.Sprint(task.Top) != fmt.Sprint(byPostings) {
+					t.Errorf("%s facet %d k=%d fold %d lists %v: by records %v, by postings %v", what, d, k, fold, lists, task.Top, byPostings)
+				}
 			}
 		}
 	}
-	return skipped, nil
+	return tails, nil
 }
 
 // TestSlotColumnHoldsEveryValue reads each facet column of the real

@@ -141,8 +141,7 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 	if err := countDistinctTasks(s, &tasks, q.FacetLimit); err != nil {
 		return tasks, err
 	}
-	countGroups(s, &tasks, q.FacetLimit)
-	return tasks, nil
+	return tasks, countGroups(s, &tasks, q.FacetLimit)
 }
 
 // fromMemo takes t's top k values from the memo when it knows t's set by
@@ -190,7 +189,7 @@ func isEveryStation(s *core.Search, t *facetTask) bool {
 
 // countGroups counts the tasks marked byRecords, those of one set in one
 // pass over its records.
-func countGroups(s *core.Search, tasks *[core.NumDims]facetTask, k int) {
+func countGroups(s *core.Search, tasks *[core.NumDims]facetTask, k int) error {
 	for d := range tasks {
 		if !tasks[d].byRecords {
 			continue
@@ -203,8 +202,11 @@ func countGroups(s *core.Search, tasks *[core.NumDims]facetTask, k int) {
 				tasks[e].byRecords = false
 			}
 		}
-		countByRecords(s, tasks[d].m, group, k, columnFold)
+		if _, err := countByRecords(s, tasks[d].m, group, k, columnFold); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // insertCount puts c into top (most first, ties by value) and keeps k.
@@ -293,8 +295,8 @@ func (col *facetColumn) topOfAll(top []core.TopCount, k int) []core.TopCount {
 // a country: a few thousand records, several genres each), so its inner
 // loops only increment (see slotColumn), and no list of touched values is
 // kept unless the set is small beside the number of values (see
-// sparseFor). It returns how many tails it left uncounted.
-func countByRecords(s *core.Search, m core.Set, group []*facetTask, k, fold int) (tailsSkipped int) {
+// sparseFor). It says how it counted the tails (tailCounts).
+func countByRecords(s *core.Search, m core.Set, group []*facetTask, k, fold int) (tailCounts, error) {
 	return countRecordsOf(s, records{bm: m.BM, n: m.Card()}, group, k, fold)
 }
 
@@ -324,24 +326,39 @@ func (src records) each(s *core.Search, fn func(recs []uint32)) {
 }
 
 // countRecordsOf is countByRecords over src; a task's extra counts are
-// added to its values' before they are ranked.
-func countRecordsOf(s *core.Search, src records, group []*facetTask, k, fold int) (tailsSkipped int) {
+// added to its values' before they are ranked. The tails that could
+// still matter are counted in a second pass, or, where few of their
+// values could still enter, by those values' posting lists (tailPostings).
+func countRecordsOf(s *core.Search, src records, group []*facetTask, k, fold int) (tails tailCounts, err error) {
 	for _, t := range group {
 		t.Top = s.Work.Tops[t.d][:0]
 	}
 	m, n := src, src.n
-	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn { return &t.col.head })
+	var lists listTasks
+	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
+		if t.col.byPostings(src.size()) {
+			lists.whole[lists.nWhole] = t
+			lists.nWhole++
+			return nil
+		}
+		return &t.col.head
+	})
 	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
 		switch {
-		case t.col.tail.values == 0:
+		case t.col.tail.values == 0 || t.col.byPostings(src.size()):
 			return nil
 		case !t.col.mayEnter(t.Top, t.col.tail.base, k):
-			tailsSkipped++
+			tails.skipped++
+			return nil
+		case t.col.tailPostings(t.Top, k, src.size()):
+			lists.tails[lists.nTails] = t
+			lists.nTails++
 			return nil
 		}
 		return &t.col.tail
 	})
-	return tailsSkipped
+	tails.byPostings, tails.wholeByPostings = lists.nTails, lists.nWhole
+	return tails, lists.count(s, src, k)
 }
 
 // partCount is one part's counters during a countPart: 16-bit ones that
@@ -502,15 +519,17 @@ func (col *facetColumn) offer(top []core.TopCount, c core.TopCount, k int) []cor
 // duplicates in dups (none when nil) are taken off its count: a distinct
 // search counts groups, never more than records, so the bound holds.
 func countByPostings(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int, dups valueDuplicates) ([]core.TopCount, error) {
-	return countDense(s, col, denseOf(s, m), top, k, dups, nil)
+	return countDense(s, col, denseOf(s, m), top, k, dups, nil, 0)
 }
 
-// countDense is countByPostings of a set written out as dense; each
-// value's count in extra (none when nil) is added to its own.
-func countDense(s *core.Search, col *facetColumn, dense []uint64, top []core.TopCount, k int, dups valueDuplicates, extra []core.ValueCount) ([]core.TopCount, error) {
+// countDense is countByPostings of a set written out as dense, from
+// value id from on; each value's count in extra (none when nil) is added
+// to its own.
+func countDense(s *core.Search, col *facetColumn, dense []uint64, top []core.TopCount, k int, dups valueDuplicates, extra []core.ValueCount, from int) ([]core.TopCount, error) {
 	cs := s.Work.Raw2[:0]
 	defer func() { s.Work.Raw2 = cs[:0] }()
-	for id, key := range col.keys {
+	for id := from; id < len(col.keys); id++ {
+		key := col.keys[id]
 		if !col.mayEnter(top, id, k) {
 			break
 		}
