@@ -94,12 +94,13 @@ var hostileNumbers = []float64{0, 1, 0.5, -3, 1e6, 1e21, 1e-7, math.NaN(), math.
 // every URL, whatever the page model would let through.
 func hostilePage(text, href string, num float64) *pages.Page {
 	links := []pages.Link{{Text: text, Href: href, Note: text}, {Text: text, Href: href, Internal: true}, {Text: text}}
-	in := pages.FormInput{Name: text, FormField: params.FormField{Label: text, Type: "number", Placeholder: text}, Value: text,
+	in := pages.FormInput{Name: text, FormField: &params.FormField{Label: text, Type: "number", Placeholder: text}, Value: text,
 		MaxLength: len(text), Min: num, Max: -num}
-	sel := pages.FormInput{Name: text, FormField: params.FormField{Label: text, Type: "select", Options: []string{text, href}}, Value: href}
-	named := sel
-	named.OptionText = []string{href, text}
-	other := pages.FormInput{Name: href, FormField: params.FormField{Label: text, Type: text, Size: len(href)}, Value: text}
+	sel := pages.FormInput{Name: text, FormField: &params.FormField{Label: text, Type: "select", Options: []string{text, href}}, Value: href}
+	named, namedField := sel, *sel.FormField
+	namedField.OptionText = []string{href, text}
+	named.FormField = &namedField
+	other := pages.FormInput{Name: href, FormField: &params.FormField{Label: text, Type: text, Size: len(href)}, Value: text}
 	return &pages.Page{
 		Title: text, Heading: text, Path: href, Query: text, Error: text, Description: text,
 		Form: &pages.SearchForm{Action: href, Fields: []pages.FormInput{in, sel}, More: []pages.FormInput{named, other}, Open: num > 0},

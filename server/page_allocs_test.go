@@ -32,7 +32,7 @@ import (
 // canonical and Markdown URLs from one string.
 var pageAllocBounds = map[string]float64{
 	"home":            70,  // 66: the search form's fields in slices made to size
-	"search":          58,  // 53: distinct by default; results, and the facets' refining links, cut from one string; the form's fields made to size; other links to searches one allocation each (329 before)
+	"search":          40,  // 37: distinct by default; results with their notes, the facets' refining links (each facet's search written once), and the page's other links to searches, cut from one string each; the form's fields in one array, read without url.Values (53 before, 329 before that)
 	"station":         33,  // 30: the record, its nearest stations and group read, their text and addresses in one string each
 	"listen":          10,  // 8: the page in one allocation, its texts and addresses in another, the record
 	"directory":       155, // 148: the values' addresses and notes cut from one string

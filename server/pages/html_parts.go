@@ -27,6 +27,10 @@ func appendForm(dst []byte, f *SearchForm) []byte {
 func appendFields(dst []byte, fields []FormInput) []byte {
 	for i := range fields {
 		in := &fields[i]
+		if in.Value == "" && in.unset != nil {
+			dst = append(dst, *in.unset...)
+			continue
+		}
 		dst = appendText(append(dst, "\n<p><label for=\""...), in.Name)
 		dst = appendWrapped(dst, "\">", in.Label, "</label>")
 		if in.Type == "select" {

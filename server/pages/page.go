@@ -76,10 +76,13 @@ type SearchForm struct {
 // FormInput is one field of the search form with the value sent.
 type FormInput struct {
 	Name string
-	params.FormField
+	*params.FormField
 	Value     string
 	MaxLength int     // characters, for text
 	Min, Max  float64 // for numbers
+	// unset is the field written with no value (appendFields), kept for
+	// the form's fields as newSearchForm makes them: most are not sent.
+	unset *string
 }
 
 // formParams names the parameters of the search page (the form's, the
@@ -120,30 +123,55 @@ var FormQuery = func() string {
 }()
 
 // newSearchForm is the search form with the values of sent (any
-// parameter not sent is empty).
+// parameter not sent is empty): the form and its fields are two
+// allocations, the words field first (Fields), the others after it
+// (More).
 func newSearchForm(action string, sent func(name string) string) *SearchForm {
-	f := &SearchForm{Action: action, Fields: make([]FormInput, 0, 1), More: make([]FormInput, 0, formFields)}
+	return makeSearchForm(action, sent, unsetFields)
+}
+
+// makeSearchForm is newSearchForm with the fields written unset by row
+// (nil: none kept).
+func makeSearchForm(action string, sent func(name string) string, unset []string) *SearchForm {
+	all := make([]FormInput, 1, formFields)
+	f := &SearchForm{Action: action}
 	for i := range params.SearchParamTable {
 		row := &params.SearchParamTable[i]
 		if row.Form.Label == "" {
 			continue
 		}
-		in := FormInput{Name: row.Name, FormField: row.Form, Value: CleanText(sent(row.Name)), MaxLength: row.Spec.MaxLength, Max: row.Spec.Maximum}
+		in := FormInput{Name: row.Name, FormField: &row.Form, Value: CleanText(sent(row.Name)), MaxLength: row.Spec.MaxLength, Max: row.Spec.Maximum}
 		if row.Spec.Pattern == "^[A-Za-z]{2}$" {
 			in.MaxLength = 2
 		}
 		if row.Spec.Minimum != nil {
 			in.Min = *row.Spec.Minimum
 		}
+		if unset != nil {
+			in.unset = &unset[i]
+		}
 		if row.Name == "q" {
-			f.Fields = append(f.Fields, in)
+			all[0] = in
 			continue
 		}
-		f.More = append(f.More, in)
+		all = append(all, in)
 		f.Open = f.Open || in.Value != ""
 	}
+	f.Fields, f.More = all[:1:1], all[1:]
 	return f
 }
+
+// unsetFields are the form's fields written with no value, by row of the
+// parameter table ("" for a row without a field): what appendFields
+// writes for them, made once.
+var unsetFields = func() []string {
+	f := makeSearchForm("", func(string) string { return "" }, nil)
+	out := make([]string, len(params.SearchParamTable))
+	for _, in := range append(f.Fields, f.More...) {
+		out[params.ParamIndex(in.Name)] = string(appendFields(nil, []FormInput{in}))
+	}
+	return out
+}()
 
 // formFields is how many parameters have a field in the search form.
 var formFields = func() int {

@@ -309,15 +309,33 @@ func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
 // tells look-alikes apart: many stations share a name, so the note says
 // where each is and how it streams.
 // Their addresses and notes are cut from one string.
-func (s *Server) StationLinks(recs []format.Record) []Link {
+func (s *Server) StationLinks(recs []format.Record) []Link { return s.resultLinks(recs, nil, nil) }
+
+// resultLinks are StationLinks with each note led by the station's
+// distance (km[i], when given) and followed by its other entries (more[i],
+// when given), as a search's results say them: the whole notes in the one
+// string, with the addresses.
+func (s *Server) resultLinks(recs []format.Record, km []float64, more []int) []Link {
 	links := make([]Link, len(recs))
-	b := make([]byte, 0, len(recs)*(len(s.Base)+112))
-	ends := make([]int, 0, 2*len(recs))
+	var space [4096]byte
+	b := space[:0]
+	var endSpace [2 * 2 * core.DefaultLimit]int
+	ends := endSpace[:0]
 	for i := range recs {
 		b = append(append(b, s.Base...), "/stations/"...) // stationjson.StationURL
 		b = append(recs[i].ID.Append(b), '/')
 		ends = append(ends, len(b))
+		start := len(b)
+		if i < len(km) {
+			b = append(appendDistance(b, km[i]), " · "...)
+		}
 		b = appendNote(b, &recs[i])
+		if i < len(more) && more[i] > 0 {
+			if len(b) > start {
+				b = append(b, " · "...)
+			}
+			b = appendMoreEntries(b, more[i])
+		}
 		ends = append(ends, len(b))
 	}
 	text, start := string(b), 0

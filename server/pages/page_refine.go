@@ -63,29 +63,42 @@ func (s *Server) didYouMean(p params.SearchParams, sg []query.Suggestion) []Bloc
 	return []Block{{Heading: "Did you mean", Links: links}}
 }
 
-// refinements lists each facet's values, each linking this search with
-// that filter set. The links' addresses and notes are cut from one string
-// and the links are one array: a search page lists some forty.
-func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
-	n, facets := 0, 0
+// refinements appends to blocks each facet's values, each linking this
+// search with that filter set. The links' addresses and notes are cut
+// from one string and the links are one array: a search page lists some
+// forty. Each facet's search is written once with its value's place left
+// open (AppendCanonicalQueryOf), and each value escaped into a copy.
+func (s *Server) refinements(blocks []Block, p params.SearchParams, f query.Facets) []Block {
+	n := 0
 	for _, counts := range f {
 		n += len(counts)
-		facets += min(len(counts), 1)
 	}
 	if n == 0 {
-		return nil
+		return blocks
 	}
 	var stack [8192]byte
 	b := stack[:0]
-	ends := make([]int, 0, 2*n)
+	var endStack [2 * 8 * pageFacetLimit]int
+	ends := endStack[:0]
+	alt := p // p.Refined(d, c.Value) as searchPageURL writes it, its filter in one
+	alt.Offset, alt.Facets, alt.FacetLimit = 0, 0, 0
 	var one [1]string
+	var open [512]byte
 	for d, counts := range f {
+		if len(counts) == 0 {
+			continue
+		}
+		page := append(append(append(open[:0], s.Base...), core.PathSearch...), '?')
+		q, at, ok := alt.AppendCanonicalQueryOf(page, query.Dim(d))
 		for _, c := range counts {
-			alt := p // p.Refined(d, c.Value) as searchPageURL writes it, its filter in one
-			alt.Offset, alt.Facets, alt.FacetLimit = 0, 0, 0
-			one[0] = c.Value
-			alt.Filter[d] = one[:]
-			b = alt.AppendCanonicalQuery(append(append(append(b, s.Base...), core.PathSearch...), '?'))
+			if ok && c.Value != "" {
+				b = append(params.AppendQueryEscape(append(b, q[:at]...), c.Value), q[at:]...)
+			} else {
+				one[0] = c.Value
+				refined := alt
+				refined.Filter[d] = one[:]
+				b = refined.AppendCanonicalQuery(append(b, page...))
+			}
 			ends = append(ends, len(b))
 			b = appendStationCount(b, c.Count)
 			ends = append(ends, len(b))
@@ -93,7 +106,6 @@ func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
 	}
 	text := string(b)
 	links := make([]Link, n)
-	out := make([]Block, 0, facets)
 	k := 0
 	for d, counts := range f {
 		if len(counts) == 0 {
@@ -109,9 +121,9 @@ func (s *Server) refinements(p params.SearchParams, f query.Facets) []Block {
 			links[k].Note = text[ends[2*k]:ends[2*k+1]]
 			k++
 		}
-		out = append(out, Block{Heading: narrowHeadings[d], Links: links[first:k:k]})
+		blocks = append(blocks, Block{Heading: narrowHeadings[d], Links: links[first:k:k]})
 	}
-	return out
+	return blocks
 }
 
 // narrowHeadings head each facet's block of refinements.

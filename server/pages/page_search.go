@@ -36,28 +36,89 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, er
 		return nil, err
 	}
 	s.Observer.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
-	p.Query = params.CanonicalQuery()
+	u := s.searchURLs(params, res)
+	p.Query = u.get(u.query)
 	order := sortPhrases[params.Sort]
-	results := Block{Heading: "Results", Text: []string{resultSummary(res.Total, order)}, Links: s.StationLinks(res.Stations)}
-	for i, km := range res.Distances {
-		results.Links[i].Note = distanceText(km) + " · " + results.Links[i].Note
-	}
+	summary, more := resultSummary(res.Total, order), []int(nil)
 	if params.IsDistinct(true) {
-		results.Text[0] = distinctSummary(res.Total, res.Entries, order)
-		for i, n := range res.Variants {
-			results.Links[i].Note = joinNote(results.Links[i].Note, moreEntries(n))
-		}
+		summary, more = distinctSummary(res.Total, res.Entries, order), res.Variants
 	}
-	p.Blocks = append([]Block{results, {Heading: "Order", Links: s.sortLinks(params)}}, s.entriesLink(params, res)...)
-	p.Blocks = append(p.Blocks, s.didYouMean(params, res.Suggestions)...)
-	p.Blocks = append(p.Blocks, s.refinements(params, res.Facets)...)
-	api := params
+	results := Block{Heading: "Results", Text: []string{summary}, Links: s.resultLinks(res.Stations, res.Distances, more)}
+	// The blocks in one array: results, order, every entry, did you mean,
+	// a block per facet, the API's link.
+	blocks := make([]Block, 0, 5+len(res.Facets))
+	blocks = append(blocks, results, Block{Heading: "Order", Links: sortLinks(params, &u)})
+	blocks = append(blocks, entriesLink(params, res, &u)...)
+	blocks = append(blocks, s.didYouMean(params, res.Suggestions)...)
+	blocks = s.refinements(blocks, params, res.Facets)
+	p.Blocks = append(blocks, Block{Links: []Link{internalLink("These results in the JSON API", u.get(u.api))}})
+	p.Pager = searchPager(params, res.Total, &u)
+	return p, nil
+}
+
+// searchURLs are the search page's own query and the addresses of the
+// searches it links (its other orders, every entry or each station once,
+// the API, the pages before and after), cut from one string: each is the
+// number of its string, -1 for none.
+type searchURLs struct {
+	cutText
+	query, entries, api, prev, next int
+	sorts                           [len(params.SortNames)]int
+}
+
+// searchURLs writes p's searchURLs, res being p's result.
+func (s *Server) searchURLs(p params.SearchParams, res query.Result) searchURLs {
+	var space [2048]byte
+	t := cuts{b: space[:0]}
+	u := searchURLs{entries: -1, prev: -1, next: -1}
+	t.b = p.AppendCanonicalQuery(t.b)
+	u.query = t.mark()
+	page := func(q params.SearchParams) int { // searchPageURL
+		q.Facets, q.FacetLimit = 0, 0
+		t.b = q.AppendCanonicalQuery(append(append(append(t.b, s.Base...), core.PathSearch...), '?'))
+		return t.mark()
+	}
+	for i, name := range params.SortNames {
+		u.sorts[i] = -1
+		if i == 0 {
+			name = "" // relevance, the default
+		}
+		if name == p.Sort || name == params.SortDistance && p.Near == nil {
+			continue
+		}
+		other := p
+		other.Sort, other.Offset = name, 0
+		u.sorts[i] = page(other)
+	}
+	other := p
+	other.Offset = 0
+	switch {
+	case !p.IsDistinct(true):
+		other.Distinct = ""
+		u.entries = page(other)
+	case res.Entries != res.Total:
+		other.Distinct = "false"
+		u.entries = page(other)
+	}
+	api := p
 	if api.IsDistinct(true) {
 		api.Distinct = "true" // the API's default is every entry
 	}
-	p.Blocks = append(p.Blocks, Block{Links: []Link{internalLink("These results in the JSON API", api.LinkURL(s.Base, core.PathStations))}})
-	p.Pager = s.searchPager(params, res.Total)
-	return p, nil
+	t.b = api.AppendCanonicalQuery(append(append(append(t.b, s.Base...), core.PathStations...), '?'))
+	u.api = t.mark()
+	if p.Offset > 0 {
+		prev := p
+		prev.Offset = max(0, p.Offset-p.Limit)
+		t.b = prev.AppendCanonicalQuery(append(append(append(t.b, s.Base...), core.PathSearch...), '?'))
+		u.prev = t.mark()
+	}
+	if next := p; p.Offset+p.Limit < res.Total && p.Offset+p.Limit <= core.MaxOffset { // params.NextPage's
+		next.Offset = p.Offset + p.Limit
+		t.b = next.AppendCanonicalQuery(append(append(append(t.b, s.Base...), core.PathSearch...), '?'))
+		u.next = t.mark()
+	}
+	u.cutText = t.done()
+	return u
 }
 
 func resultSummary(total int, order string) string {
@@ -99,8 +160,9 @@ var sortTitles = map[string]string{"": "Best name match", "name": "A to Z", "pop
 	params.SortDistance: "Nearest", "bitrate": "Highest bitrate"}
 
 // sortLinks offer the search in each other order, from its first page,
-// the current one as text; distance only to a search near a place.
-func (s *Server) sortLinks(p params.SearchParams) []Link {
+// the current one as text; distance only to a search near a place. Their
+// addresses are u's.
+func sortLinks(p params.SearchParams, u *searchURLs) []Link {
 	links := make([]Link, 0, len(params.SortNames))
 	for i, name := range params.SortNames {
 		if i == 0 {
@@ -113,62 +175,45 @@ func (s *Server) sortLinks(p params.SearchParams) []Link {
 			links = append(links, Link{Text: sortTitles[name], Note: "(this page)"})
 			continue
 		}
-		other := p
-		other.Sort, other.Offset = name, 0
-		links = append(links, internalLink(sortTitles[name], s.searchPageURL(other)))
+		links = append(links, internalLink(sortTitles[name], u.get(u.sorts[i])))
 	}
 	return links
 }
 
-// moreEntries notes the other entries of a result's group.
-func moreEntries(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "1 more entry"
+// appendMoreEntries appends the note of a result's n other entries (n >
+// 0).
+func appendMoreEntries(b []byte, n int) []byte {
+	if n == 1 {
+		return append(b, "1 more entry"...)
 	}
-	return strconv.Itoa(n) + " more entries"
-}
-
-// joinNote adds part to a result's note.
-func joinNote(note, part string) string {
-	if note == "" || part == "" {
-		return note + part
-	}
-	return note + " · " + part
+	return append(strconv.AppendInt(b, int64(n), 10), " more entries"...)
 }
 
 // entriesLink switches between each station once and every entry.
-func (s *Server) entriesLink(p params.SearchParams, res query.Result) []Block {
-	other := p
-	other.Offset = 0
-	if p.IsDistinct(true) {
-		other.Distinct = "false"
-		if res.Entries == res.Total {
-			return nil
-		}
-		return []Block{{Links: []Link{internalLink("Every entry ("+strconv.Itoa(res.Entries)+"), duplicates included", s.searchPageURL(other))}}}
+func entriesLink(p params.SearchParams, res query.Result, u *searchURLs) []Block {
+	if u.entries < 0 {
+		return nil
 	}
-	other.Distinct = ""
-	return []Block{{Links: []Link{internalLink("Each station once", s.searchPageURL(other))}}}
+	if p.IsDistinct(true) {
+		return []Block{{Links: []Link{internalLink("Every entry ("+strconv.Itoa(res.Entries)+"), duplicates included", u.get(u.entries))}}}
+	}
+	return []Block{{Links: []Link{internalLink("Each station once", u.get(u.entries))}}}
 }
 
-// searchPager links the neighbouring pages within the reachable offsets.
-func (s *Server) searchPager(p params.SearchParams, total int) *Pager {
+// searchPager links the neighbouring pages within the reachable offsets
+// (u's).
+func searchPager(p params.SearchParams, total int, u *searchURLs) *Pager {
 	pg := &Pager{}
 	if total > 0 && p.Offset < total {
 		pg.Summary = "Stations " + strconv.Itoa(p.Offset+1) + "–" + strconv.Itoa(min(p.Offset+p.Limit, total)) + " of " + strconv.Itoa(total)
 	} else {
 		pg.Summary = "No stations on this page."
 	}
-	if p.Offset > 0 {
-		prev := p
-		prev.Offset = max(0, p.Offset-p.Limit)
-		pg.Prev = prev.LinkURL(s.Base, core.PathSearch)
+	if u.prev >= 0 {
+		pg.Prev = u.get(u.prev)
 	}
-	if next := params.NextPage(s.Base, p, total); next != nil {
-		pg.Next = strings.Replace(*next, s.Base+core.PathStations+"?", s.Base+core.PathSearch+"?", 1)
+	if u.next >= 0 {
+		pg.Next = u.get(u.next)
 	}
 	return pg
 }
@@ -176,6 +221,9 @@ func (s *Server) searchPager(p params.SearchParams, total int) *Pager {
 // dropEmptyPairs removes "name=" pairs, which a GET form sends for every
 // field left blank.
 func dropEmptyPairs(rawQuery string) string {
+	if !hasEmptyPair(rawQuery) {
+		return rawQuery // nothing to drop: no slice, no join
+	}
 	var kept []string
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		if pair == "" || strings.HasSuffix(pair, "=") && !strings.Contains(strings.TrimSuffix(pair, "="), "=") {
@@ -186,9 +234,58 @@ func dropEmptyPairs(rawQuery string) string {
 	return strings.Join(kept, "&")
 }
 
+// hasEmptyPair reports whether dropEmptyPairs drops a pair of rawQuery.
+func hasEmptyPair(rawQuery string) bool {
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if pair == "" || strings.HasSuffix(pair, "=") && !strings.Contains(strings.TrimSuffix(pair, "="), "=") {
+			return true
+		}
+	}
+	return false
+}
+
 // formValues refills the form with what was sent, valid or not, so the
-// reader can correct it. The page writer escapes it (html.go).
+// reader can correct it. The page writer escapes it (html.go). Each
+// field's value is read from the query as url.ParseQuery and Get read it
+// (sentValue), without the map.
 func formValues(action, rawQuery string) *SearchForm {
-	v, _ := url.ParseQuery(rawQuery)
-	return newSearchForm(action, v.Get)
+	if len(rawQuery) >= maxSentQuery {
+		v, _ := url.ParseQuery(rawQuery)
+		return newSearchForm(action, v.Get)
+	}
+	return newSearchForm(action, func(name string) string { return sentValue(rawQuery, name) })
+}
+
+// maxSentQuery is the length from which a query could hold more
+// parameters than url.ParseQuery takes (10,000, when it takes none).
+const maxSentQuery = 9999
+
+// sentValue is url.ParseQuery(rawQuery).Get(name) for a name that needs
+// no escaping, as a form's field names: the first value of a pair whose
+// name unescapes to name, leaving out the pairs ParseQuery leaves out
+// (with a semicolon, or a malformed escape in name or value).
+func sentValue(rawQuery, name string) string {
+	for rest := rawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		if strings.IndexByte(pair, ';') >= 0 {
+			continue
+		}
+		key, value, _ := strings.Cut(pair, "=")
+		if key != name {
+			if strings.IndexByte(key, '%') < 0 && strings.IndexByte(key, '+') < 0 {
+				continue
+			}
+			if k, err := url.QueryUnescape(key); err != nil || k != name {
+				continue
+			}
+		}
+		if strings.IndexByte(value, '%') < 0 && strings.IndexByte(value, '+') < 0 {
+			return value
+		}
+		if v, err := url.QueryUnescape(value); err == nil {
+			return v
+		}
+	}
+	return ""
 }

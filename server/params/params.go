@@ -269,6 +269,45 @@ func (p SearchParams) AppendCanonicalQuery(b []byte) []byte {
 	return b
 }
 
+// AppendCanonicalQueryOf appends to b the canonical query of p with the
+// filter of dimension d set to one value yet to be written, and returns
+// where that value goes: the canonical query of p with Filter[d] = {v}
+// (v not empty) is b[:at], AppendQueryEscape(v) and then b[at:]. The
+// search page links some forty refinements, a value each of a few
+// dimensions: each dimension's query is then written once, not each
+// value's. ok is false, b unchanged, when d has no parameter of its own.
+func (p SearchParams) AppendCanonicalQueryOf(b []byte, d query.Dim) (_ []byte, at int, ok bool) {
+	start := len(b)
+	at = -1
+	for i := range SearchParamTable {
+		row := &SearchParamTable[i]
+		if (row.Kind == KindFilter || row.Kind == kindCodec) && row.dim == d {
+			if at >= 0 {
+				return b[:start], 0, false // two parameters of one dimension
+			}
+			if len(b) > start {
+				b = append(b, '&')
+			}
+			b = append(append(b, row.Name...), '=')
+			at = len(b)
+			continue
+		}
+		mark := len(b)
+		if len(b) > start {
+			b = append(b, '&')
+		}
+		b = append(append(b, row.Name...), '=')
+		var ok bool
+		if b, ok = row.appendValue(b, &p); !ok {
+			b = b[:mark]
+		}
+	}
+	if at < 0 {
+		return b[:start], 0, false
+	}
+	return b, at, true
+}
+
 // AppendQueryEscape appends url.QueryEscape(s) to b with commas left
 // unescaped: commas separate list items, and left as they are they stay
 // readable. Unreserved characters stay, a space becomes '+', every other
