@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -112,10 +113,7 @@ const documentStart = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charse
 func appendPageHead(dst []byte, p *Page, l *layout) []byte {
 	dst = appendWrapped(dst, documentStart, p.Title, "</title>\n<meta name=\"description\" content=\"")
 	dst = appendText(dst, l.Description)
-	dst = AppendURL(append(dst, "\">\n<link rel=\"stylesheet\" href=\""...), l.Base)
-	dst = AppendURL(dst, StylePath)
-	dst = AppendURL(append(dst, "\">\n<link rel=\"icon\" href=\""...), l.Base)
-	dst = AppendURL(append(dst, "/favicon.svg\" type=\"image/svg+xml\">\n<link rel=\"canonical\" href=\""...), l.Canonical)
+	dst = AppendURL(append(dst, chromeOf(l.Base).headLinks...), l.Canonical)
 	dst = AppendURL(append(dst, "\">\n<link rel=\"alternate\" type=\"text/markdown\" href=\""...), l.Markdown)
 	dst = append(dst, "\">"...)
 	if p.Pager != nil {
@@ -123,6 +121,15 @@ func appendPageHead(dst []byte, p *Page, l *layout) []byte {
 		dst = appendHeadLink(dst, "next", p.Pager.Next)
 	}
 	return append(dst, "\n</head>\n<body>\n"...)
+}
+
+// writeHeadLinks writes the head from the description's end to the
+// canonical URL: the style sheet and the icon under base.
+func writeHeadLinks(dst []byte, base string) []byte {
+	dst = AppendURL(append(dst, "\">\n<link rel=\"stylesheet\" href=\""...), base)
+	dst = AppendURL(dst, StylePath)
+	dst = AppendURL(append(dst, "\">\n<link rel=\"icon\" href=\""...), base)
+	return append(dst, "/favicon.svg\" type=\"image/svg+xml\">\n<link rel=\"canonical\" href=\""...)
 }
 
 // appendHeadLink links a neighbouring page, if there is one.
@@ -148,7 +155,34 @@ var siteNav = func() []navEntry {
 	return append(nav, navEntry{core.PathGuide, "API guide"})
 }()
 
+// appendSiteNav writes the navigation, the same on every page under one
+// base URL: written once, then copied (siteChrome).
 func appendSiteNav(dst []byte, base string) []byte {
+	return append(dst, chromeOf(base).nav...)
+}
+
+// siteChrome is what every page under one base URL writes the same: the
+// head's links to the style sheet and icon up to the canonical URL, the
+// navigation, and the footer's links after the Markdown twin's.
+type siteChrome struct {
+	base                 string
+	headLinks, nav, tail []byte
+}
+
+// chrome is the chrome of the base URL last asked for: a node serves one.
+var chrome atomic.Pointer[siteChrome]
+
+// chromeOf is base's chrome, written now when it is not the one kept.
+func chromeOf(base string) *siteChrome {
+	if c := chrome.Load(); c != nil && c.base == base {
+		return c
+	}
+	c := &siteChrome{base: base, headLinks: writeHeadLinks(nil, base), nav: writeSiteNav(nil, base), tail: writeFooterTail(nil, base)}
+	chrome.Store(c)
+	return c
+}
+
+func writeSiteNav(dst []byte, base string) []byte {
 	dst = append(dst, "<header>\n<nav aria-label=\"Site\">\n<ul>\n"...)
 	for _, n := range siteNav {
 		dst = AppendURL(append(dst, "<li><a href=\""...), base)
@@ -178,7 +212,47 @@ func appendMain(dst []byte, p *Page) []byte {
 
 // appendFooter writes what the page says of its data (the snapshot, its
 // source, the notice) and links to its twin, the API and the downloads.
+// What it says of the data is the same on every page of a snapshot, and
+// what follows the twin's link on every page under a base URL: both are
+// written once and copied (footerStart, siteChrome).
 func appendFooter(dst []byte, l *layout) []byte {
+	dst = append(dst, footerStartOf(l).html...)
+	dst = AppendURL(dst, l.Markdown)
+	return append(dst, chromeOf(l.Base).tail...)
+}
+
+// footerStart is the footer up to the Markdown twin's address, as
+// written for one snapshot and notice.
+type footerStart struct {
+	at             time.Time
+	source, notice string
+	html           []byte
+}
+
+// footer is the footer start last written: a node serves one snapshot at
+// a time.
+var footer atomic.Pointer[footerStart]
+
+// footerStartOf is l's footer start, written now when it is not the one
+// kept. Equal instants are written alike (in UTC).
+func footerStartOf(l *layout) *footerStart {
+	if f := footer.Load(); f != nil && f.at.Equal(l.SnapshotAt) && f.source == l.Source && f.notice == l.Notice {
+		return f
+	}
+	f := &footerStart{at: l.SnapshotAt, source: l.Source, notice: l.Notice, html: writeFooterStart(nil, l)}
+	footer.Store(f)
+	return f
+}
+
+// writeFooterTail writes the footer after the Markdown twin's address.
+func writeFooterTail(dst []byte, base string) []byte {
+	dst = AppendURL(append(dst, "\" type=\"text/markdown\">This page as Markdown</a> · <a href=\""...), base)
+	dst = AppendURL(append(dst, "/openapi.json\">OpenAPI</a> · <a href=\""...), base)
+	return append(dst, "/data/catalog.json\">Data downloads</a></p>\n</footer>\n</body>\n</html>\n"...)
+}
+
+// writeFooterStart writes the footer up to the Markdown twin's address.
+func writeFooterStart(dst []byte, l *layout) []byte {
 	dst = append(dst, "<footer>"...)
 	if l.Loaded() {
 		var at [64]byte
@@ -190,10 +264,7 @@ func appendFooter(dst []byte, l *layout) []byte {
 		dst = append(dst, "\n<p>No data snapshot is loaded yet.</p>"...)
 	}
 	dst = appendWrapped(dst, "\n<p>", l.Notice, "</p>")
-	dst = AppendURL(append(dst, "\n<p><a href=\""...), l.Markdown)
-	dst = AppendURL(append(dst, "\" type=\"text/markdown\">This page as Markdown</a> · <a href=\""...), l.Base)
-	dst = AppendURL(append(dst, "/openapi.json\">OpenAPI</a> · <a href=\""...), l.Base)
-	return append(dst, "/data/catalog.json\">Data downloads</a></p>\n</footer>\n</body>\n</html>\n"...)
+	return append(dst, "\n<p><a href=\""...)
 }
 
 // siteDescription describes a page that has no text of its own.

@@ -2,6 +2,8 @@ package pages
 
 import (
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,7 +27,30 @@ func (s *Server) AppendMarkdown(dst []byte, p *Page, f Footer) []byte {
 	if p.Pager != nil {
 		dst = appendMdPager(dst, p.Pager)
 	}
-	return appendMdLine(append(dst, "---\n\n"...), f.text(), "\n")
+	return appendMdFooter(append(dst, "---\n\n"...), f)
+}
+
+// mdFooter is the twin's footer line as written for one snapshot.
+type mdFooter struct {
+	at     time.Time
+	source string
+	md     []byte
+}
+
+// mdFooterKept is the footer line last written: a node serves one
+// snapshot at a time.
+var mdFooterKept atomic.Pointer[mdFooter]
+
+// appendMdFooter writes what the twin says of its data (f.text, made
+// literal), written once per snapshot and then copied. Equal instants
+// are written alike (in UTC).
+func appendMdFooter(dst []byte, f Footer) []byte {
+	if k := mdFooterKept.Load(); k != nil && k.at.Equal(f.SnapshotAt) && k.source == f.Source {
+		return append(dst, k.md...)
+	}
+	k := &mdFooter{at: f.SnapshotAt, source: f.Source, md: appendMdLine(nil, f.text(), "\n")}
+	mdFooterKept.Store(k)
+	return append(dst, k.md...)
 }
 
 func appendMdForm(dst []byte, f *SearchForm) []byte {
