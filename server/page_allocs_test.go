@@ -33,7 +33,7 @@ import (
 var pageAllocBounds = map[string]float64{
 	"home":            70,  // 66: the search form's fields in slices made to size
 	"search":          40,  // 37: distinct by default; results with their notes, the facets' refining links (each facet's search written once), and the page's other links to searches, cut from one string each; the form's fields in one array, read without url.Values (53 before, 329 before that)
-	"station":         33,  // 30: the record, its nearest stations and group read, their text and addresses in one string each
+	"station":         29,  // 27: the record, its nearest stations and group read, their text and addresses in one string each; its location's, languages' and genres' addresses in one (30 before)
 	"listen":          10,  // 8: the page in one allocation, its texts and addresses in another, the record
 	"directory":       155, // 148: the values' addresses and notes cut from one string
 	"directory_entry": 34,  // 31: its stations' addresses and notes, and its search and API links, cut from one string each (44 before)
@@ -126,11 +126,12 @@ func markdownTwinTarget(target string) string {
 // each of its own genres and languages (a directory link each). Measured
 // 54 to 188, the most for a station of some fifty genres; 36 to 67 on the
 // first five since the page's and its linked stations' addresses are cut
-// from one string per block.
+// from one string per block; 33 to 125 (from 151) since its location's,
+// languages' and genres' addresses are one string.
 const (
 	realStationAllocBase   = 35
 	realStationAllocLinked = 3
-	realStationAllocList   = 3
+	realStationAllocList   = 2
 )
 
 // TestRealStationPageAllocs guards the station pages whose blocks read

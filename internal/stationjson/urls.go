@@ -74,6 +74,17 @@ func FacetURL(base, kind, value string) (string, bool) {
 	return base + "/" + kind + "/" + seg + "/", true
 }
 
+// AppendFacetURL appends FacetURL(base, kind, value) to dst, when ok:
+// a page linking several values writes their addresses into one buffer.
+func AppendFacetURL(dst []byte, base, kind, value string) (_ []byte, ok bool) {
+	seg, ok := facetSegments[kind].get(value)
+	if !ok {
+		return dst, false
+	}
+	dst = append(append(append(append(dst, base...), '/'), kind...), '/')
+	return append(append(dst, seg...), '/'), true
+}
+
 // facetSegments caches, per kind, the path segment of facet labels. Every
 // station of every response names its languages and genres, and folding a
 // label that is not plain ASCII runs the x/text chain each time; the

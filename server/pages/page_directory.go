@@ -58,26 +58,21 @@ func (d Directory) ValueURL(base, key string) string {
 	return stationjson.KeyURL(base, d.Kind, key)
 }
 
-// lookupKeys are the bucket keys the path segment may name, in order: the
-// segment itself (the links the service makes carry the exact key; a key
-// function is not idempotent on every key, e.g. one ending in a space the
-// folding left), then the key the index files that spelling under (so
-// /genres/Hip-Hop/ finds hiphop).
-func (d Directory) lookupKeys(segment string) []string {
-	if d.Facet == query.DimCountry {
-		return []string{strings.ToUpper(segment)}
-	}
-	return []string{segment, query.ListingKey(d.Facet, segment)}
-}
-
-// lookup finds the value named by the path segment.
+// lookup finds the value named by the path segment, under the bucket
+// keys the segment may name, in order: the segment itself (the links the
+// service makes carry the exact key; a key function is not idempotent on
+// every key, e.g. one ending in a space the folding left), then the key
+// the index files that spelling under (so /genres/Hip-Hop/ finds
+// hiphop), made only when the segment is not a key. A country's key is
+// its code in upper case.
 func (d Directory) lookup(ix core.Index, segment string) (fv query.Listing, ok bool, err error) {
-	for _, key := range d.lookupKeys(segment) {
-		if fv, ok, err = ix.Listing(d.Facet, key); ok || err != nil {
-			return fv, ok, err
-		}
+	if d.Facet == query.DimCountry {
+		return ix.Listing(d.Facet, strings.ToUpper(segment))
 	}
-	return fv, false, nil
+	if fv, ok, err = ix.Listing(d.Facet, segment); ok || err != nil {
+		return fv, ok, err
+	}
+	return ix.Listing(d.Facet, query.ListingKey(d.Facet, segment))
 }
 
 func (s *Server) DirectoryIndex(d Directory) PageFunc {
@@ -319,8 +314,14 @@ func (s *Server) resultLinks(recs []format.Record, km []float64, more []int) []L
 	links := make([]Link, len(recs))
 	var space [4096]byte
 	b := space[:0]
+	if need := len(recs) * (len(s.Base) + 112); need > len(space) {
+		b = make([]byte, 0, need)
+	}
 	var endSpace [2 * 2 * core.DefaultLimit]int
 	ends := endSpace[:0]
+	if len(recs) > core.DefaultLimit {
+		ends = make([]int, 0, 2*len(recs))
+	}
 	for i := range recs {
 		b = append(append(b, s.Base...), "/stations/"...) // stationjson.StationURL
 		b = append(recs[i].ID.Append(b), '/')

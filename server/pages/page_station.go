@@ -239,11 +239,12 @@ func (p *pageLinks) from(start int) []Link { return (*p)[start:len(*p):len(*p)] 
 // its directory page where it has one, as the station's JSON links them;
 // its country, bitrate and id are given, as cut from the page's string.
 func stationFacts(facts []Fact, base string, r *format.Record, country, bitrate Link, id string, ls *pageLinks) []Fact {
+	location, languages, genres := ls.facetFacts(base, r)
 	return append(facts,
 		Fact{"Country", ls.add(country)},
-		Fact{"Location", ls.add(locationValue(base, r.Location))},
-		Fact{"Languages", ls.facetValues(base, r.Languages, stationjson.KindLanguages, languageLabel)},
-		Fact{"Genres", ls.facetValues(base, r.Genres, stationjson.KindGenres, nil)},
+		Fact{"Location", location},
+		Fact{"Languages", languages},
+		Fact{"Genres", genres},
 		Fact{"Bitrate", ls.add(bitrate)},
 		Fact{"Codec", ls.add(unknownValue(r.Codec))},
 		Fact{"Official website", ls.add(officialValue(r.OfficialURL))},
@@ -256,6 +257,61 @@ func locationValue(base, place string) Link {
 		return internalLink(place, u)
 	}
 	return unknownValue(place)
+}
+
+// facetFacts are the record's location, languages and genres as
+// locationValue and facetValues make them (languages shown by
+// languageLabel), their addresses written into one string.
+func (p *pageLinks) facetFacts(base string, r *format.Record) (location, languages, genres []Link) {
+	var space [1024]byte
+	b := space[:0]
+	type value struct {
+		text   string // shown
+		end    int    // of its address in b
+		linked bool   // it has one
+	}
+	var valueSpace [24]value
+	values := valueSpace[:0]
+	add := func(kind, label, text string) {
+		var ok bool
+		b, ok = stationjson.AppendFacetURL(b, base, kind, label)
+		values = append(values, value{text, len(b), ok})
+	}
+	add(stationjson.KindLocations, r.Location, r.Location)
+	for _, l := range r.Languages {
+		add(stationjson.KindLanguages, l, languageLabel(l))
+	}
+	for _, l := range r.Genres {
+		add(stationjson.KindGenres, l, l)
+	}
+	urls, start := string(b), 0
+	link := func(v value) Link {
+		u := urls[start:v.end]
+		start = v.end
+		if !v.linked {
+			return textValue(v.text)
+		}
+		return internalLink(v.text, u)
+	}
+	first := len(*p)
+	*p = append(*p, link(values[0]))
+	location = p.from(first)
+	if !values[0].linked { // locationValue's: an unknown place
+		(*p)[first] = unknownValue(r.Location)
+	}
+	list := func(vs []value) []Link {
+		first := len(*p)
+		if len(vs) == 0 {
+			return p.add(unknownValue(""))
+		}
+		for _, v := range vs {
+			*p = append(*p, link(v))
+		}
+		return p.from(first)
+	}
+	languages = list(values[1 : 1+len(r.Languages)])
+	genres = list(values[1+len(r.Languages):])
+	return location, languages, genres
 }
 
 // facetValues links each label to its directory page, built as
