@@ -1,10 +1,12 @@
 package pages
 
 import (
+	"reflect"
 	"testing"
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
+	"stationdex/server/core"
 )
 
 // TestFacetFactsAsLinkedOneByOne: a station page's location, languages
@@ -39,5 +41,44 @@ func TestFacetFactsAsLinkedOneByOne(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPooledModelsFreedClear: a station or listening page's model, given
+// back once the page is written, keeps no page text (nothing of one page
+// can reach the next) but the station model's links' array, and only up
+// to maxKeptLinks.
+func TestPooledModelsFreedClear(t *testing.T) {
+	s := &Server{&core.Server{Base: "https://x.example"}}
+	r := format.Record{Name: "Radio", Location: "Berlin", Genres: []string{"rock", "pop"}, StreamURL: "https://s.example/a.mp3"}
+	p := s.StationPageOf(&r, Block{}, Block{})
+	m, ok := p.model.(*stationModel)
+	if !ok || len(m.links) == 0 {
+		t.Fatalf("station page model %T with %d links", p.model, len(m.links))
+	}
+	p.free()
+	if !reflect.DeepEqual(m.page, Page{}) || !reflect.DeepEqual(m.blocks, [5]Block{}) || !reflect.DeepEqual(m.facts, [8]Fact{}) || len(m.links) != 0 || cap(m.links) == 0 {
+		t.Errorf("freed station model not cleared: %+v (links %d of %d)", m.page, len(m.links), cap(m.links))
+	}
+	for _, l := range m.links[:cap(m.links)] {
+		if l != (Link{}) {
+			t.Errorf("freed station model keeps a link %+v", l)
+		}
+	}
+	r.Genres = make([]string, 2*maxKeptLinks)
+	p = s.StationPageOf(&r, Block{}, Block{})
+	m = p.model.(*stationModel)
+	p.free()
+	if m.links != nil {
+		t.Errorf("freed station model keeps an array of %d links", cap(m.links))
+	}
+	lp := s.ListenPageOf(&r)
+	lm, ok := lp.model.(*listenModel)
+	if !ok {
+		t.Fatalf("listening page model %T", lp.model)
+	}
+	lp.free()
+	if !reflect.DeepEqual(*lm, listenModel{}) {
+		t.Errorf("freed listening model not cleared: %+v", *lm)
 	}
 }

@@ -26,6 +26,18 @@ type Page struct {
 	Media   bool // the page plays a stream: its CSP allows media sources
 	// Description is the meta description; "" derives one (html.go).
 	Description string
+	// model is the pooled model the page lives in, if any (a station or
+	// listening page): see free.
+	model interface{ free() }
+}
+
+// free gives p's model back to its pool once p is written and nothing
+// reads it any more: p and everything it holds are then cleared. A page
+// without a pooled model is left as it is.
+func (p *Page) free() {
+	if p.model != nil {
+		p.model.free()
+	}
 }
 
 // Block is one section of a page, rendered in this field order.

@@ -3,6 +3,7 @@ package pages
 import (
 	"net/http"
 	"strconv"
+	"sync"
 
 	"stationdex/internal/format"
 	"stationdex/internal/stationjson"
@@ -145,8 +146,11 @@ func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
 	if bitrate >= 0 {
 		bitrateLink = Link{Text: c.get(bitrate)}
 	}
-	m := &stationModel{}
-	ls := make(pageLinks, 0, 16+len(rec.Languages)+len(rec.Genres))
+	m := stationModels.Get().(*stationModel)
+	ls := m.links[:0]
+	if need := 16 + len(rec.Languages) + len(rec.Genres); cap(ls) < need {
+		ls = make(pageLinks, 0, need)
+	}
 	blocks := append(m.blocks[:0], Block{Facts: stationFacts(m.facts[:0], s.Base, rec, countryLink, bitrateLink, c.get(id), &ls)})
 	start := len(ls)
 	ls = append(ls, internalLink("Listening page", c.get(listen)))
@@ -166,17 +170,38 @@ func (s *Server) StationPageOf(rec *format.Record, near, variants Block) *Page {
 			internalLink("This station in the JSON API", c.get(api)),
 			internalLink("All stations as a download", c.get(catalog)),
 		)}),
+		model: m,
 	}
+	m.links = ls
 	return &m.page
 }
 
-// stationModel is a station page with its blocks and the facts of its
-// first: one allocation.
+// stationModel is a station page with its blocks, the facts of its first
+// and the backing array of its links: taken from stationModels and given
+// back once the page is written (Page.free).
 type stationModel struct {
 	page   Page
 	blocks [5]Block
 	facts  [8]Fact
+	links  pageLinks
 }
+
+var stationModels = sync.Pool{New: func() any { return new(stationModel) }}
+
+// free clears m, keeping its links' array unless a page of many values
+// grew it, and gives it back.
+func (m *stationModel) free() {
+	links := m.links[:cap(m.links)]
+	clear(links)
+	if cap(links) > maxKeptLinks {
+		links = nil
+	}
+	*m = stationModel{links: links[:0]}
+	stationModels.Put(m)
+}
+
+// maxKeptLinks bounds the links' array a freed station model keeps.
+const maxKeptLinks = 256
 
 // appendStationURL appends stationjson.StationFileURL(base, id, name).
 func appendStationURL(b []byte, base string, id format.UUID, name string) []byte {
@@ -377,7 +402,7 @@ func (s *Server) ListenPageOf(rec *format.Record) *Page {
 	playable := t.markPlaylists(s.Base, rec)
 	c := t.done()
 
-	m := &listenModel{}
+	m := listenModels.Get().(*listenModel)
 	player := Block{Heading: "Player", Notice: availabilityNotice}
 	if playable {
 		player.Audio = rec.StreamURL
@@ -405,17 +430,27 @@ func (s *Server) ListenPageOf(rec *format.Record) *Page {
 		Path:    c.get(path), // the path: the address without a base
 		Media:   player.Audio != "",
 		Blocks:  append(blocks, Block{Heading: "More", Links: ls.from(start)}),
+		model:   m,
 	}
 	return &m.page
 }
 
 // listenModel is a listening page with its blocks, links and the
-// player's note: one allocation.
+// player's note: taken from listenModels and given back once the page is
+// written (Page.free).
 type listenModel struct {
 	page   Page
 	blocks [3]Block
 	links  [5]Link
 	text   [1]string
+}
+
+var listenModels = sync.Pool{New: func() any { return new(listenModel) }}
+
+// free clears m and gives it back.
+func (m *listenModel) free() {
+	*m = listenModel{}
+	listenModels.Put(m)
 }
 
 // noStreamText is the player's text for a station with no playable

@@ -132,6 +132,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, build PageFun
 			p = s.ErrorPage(r, err)
 		}
 		head, body := s.renderPage(dst, p, Footer{SnapshotAt: meta.SnapshotAt, Source: meta.Source}, md)
+		p.free() // written: its model goes back to its pool
 		return head, body, nil
 	}
 	fail := func(w http.ResponseWriter, r *http.Request, err error) { s.failPage(w, r, err, md) }
