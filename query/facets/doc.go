@@ -21,6 +21,8 @@
 //   - facetlists.go: the parts of a count by records that cost less by
 //     posting lists (facets of few values, tails few of whose values
 //     could still enter)
+//   - facetsplit.go: a broad set's pass over the columns split between
+//     two goroutines
 //   - facetmemo.go: the stored facet memo and its look-up
 //   - distinct_counts.go: the counts of groups of a distinct search
 //   - distinct_firsts.go: those counts from the set's firsts and its

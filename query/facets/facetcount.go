@@ -306,18 +306,23 @@ type records struct {
 	bm   *roaring.Bitmap
 	list []uint32
 	n    int
+	// it and buf iterate bm (nil: the workspace's; see countHeads)
+	it  *roaring.ManyIntIterator
+	buf []uint32
 }
 
 // each calls fn with the records, many at a time.
 func (src records) each(s *core.Search, fn func(recs []uint32)) {
-	buf := core.RecordBuffer(s)
+	buf, it := src.buf, src.it
+	if buf == nil {
+		buf, it = core.RecordBuffer(s), &s.Work.Many
+	}
 	if src.bm == nil {
 		for i := 0; i < len(src.list); i += len(buf) {
 			fn(src.list[i:min(i+len(buf), len(src.list))])
 		}
 		return
 	}
-	it := &s.Work.Many
 	it.Initialize(src.bm)
 	for got := it.NextMany(buf); got > 0; got = it.NextMany(buf) {
 		fn(buf[:got])
@@ -335,14 +340,17 @@ func countRecordsOf(s *core.Search, src records, group []*facetTask, k, fold int
 	}
 	m, n := src, src.n
 	var lists listTasks
-	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
+	var passOf [core.NumDims]*facetTask
+	pass := passOf[:0]
+	for _, t := range group {
 		if t.col.byPostings(src.size()) {
 			lists.whole[lists.nWhole] = t
 			lists.nWhole++
-			return nil
+		} else {
+			pass = append(pass, t)
 		}
-		return &t.col.head
-	})
+	}
+	countHeads(s, src, fold, pass, k)
 	countPart(s, m, n, fold, group, k, func(t *facetTask) *slotColumn {
 		switch {
 		case t.col.tail.values == 0 || t.col.byPostings(src.size()):
