@@ -40,9 +40,18 @@ func countHeads(s *core.Search, src records, fold int, group []*facetTask, k int
 	theirs := src
 	theirs.buf, theirs.it = make([]uint32, len(mine.buf)), new(roaring.ManyIntIterator)
 	var wg sync.WaitGroup
-	wg.Go(func() { countPart(s, theirs, theirs.n, fold, other, k, head) })
+	var panicked any
+	wg.Go(func() {
+		// a panic here would end the process, past the request's recover:
+		// it is raised again on the search's own goroutine
+		defer func() { panicked = recover() }()
+		countPart(s, theirs, theirs.n, fold, other, k, head)
+	})
 	countPart(s, mine, mine.n, fold, one, k, head)
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 // splitByWidth deals the tasks into two groups of about equal slots per
