@@ -255,16 +255,23 @@ func (p SearchParams) LinkURL(base, path string) string {
 func (p SearchParams) AppendCanonicalQuery(b []byte) []byte {
 	start := len(b)
 	for i := range SearchParamTable {
-		row := &SearchParamTable[i]
-		mark := len(b)
-		if len(b) > start {
-			b = append(b, '&')
-		}
-		b = append(append(b, row.Name...), '=')
-		var ok bool
-		if b, ok = row.appendValue(b, &p); !ok {
-			b = b[:mark]
-		}
+		b = SearchParamTable[i].appendPair(b, start, &p)
+	}
+	return b
+}
+
+// appendPair appends the row's name=value to a query begun at start in
+// b, after an & when it is not the first, or nothing when p leaves the
+// parameter out.
+func (row *param) appendPair(b []byte, start int, p *SearchParams) []byte {
+	mark := len(b)
+	if len(b) > start {
+		b = append(b, '&')
+	}
+	b = append(append(b, row.Name...), '=')
+	b, ok := row.appendValue(b, p)
+	if !ok {
+		return b[:mark]
 	}
 	return b
 }
@@ -292,15 +299,7 @@ func (p SearchParams) AppendCanonicalQueryOf(b []byte, d query.Dim) (_ []byte, a
 			at = len(b)
 			continue
 		}
-		mark := len(b)
-		if len(b) > start {
-			b = append(b, '&')
-		}
-		b = append(append(b, row.Name...), '=')
-		var ok bool
-		if b, ok = row.appendValue(b, &p); !ok {
-			b = b[:mark]
-		}
+		b = row.appendPair(b, start, &p)
 	}
 	if at < 0 {
 		return b[:start], 0, false
