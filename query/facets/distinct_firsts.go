@@ -157,12 +157,7 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 		_, err := countRecordsOf(s, records{list: firsts, n: m.Card()}, group, k, columnFold)
 		return err
 	}
-	dense := s.Work.DenseBuffer((s.Stations + 63) / 64)
-	for _, r := range firsts {
-		if int(r) < s.Stations { // past the records: a damaged list, left out as denseOf does
-			dense[r>>6] |= 1 << (r & 63)
-		}
-	}
+	dense := denseOfRecords(s, records{list: firsts})
 	for _, t := range group {
 		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0); err != nil {
 			return err
