@@ -97,7 +97,7 @@ const (
 	idsShare          = 1.0 / 8
 	postingsShare     = 1.0 / 4
 	postingRunsShare  = 1.0 / 4
-	defaultBudget     = 16 << 20
+	defaultBudget     = 128 << 20
 	minimumBudget     = 4 << 20
 	maxTemporaryCount = dropped - 1
 )

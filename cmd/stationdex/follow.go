@@ -46,8 +46,14 @@ func (ff *followFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&ff.key, "follow-key", "", "with a published -follow, the minisign public `KEY` (file or RW... line) the manifest must be signed with; unsigned or other-key manifests are refused")
 	fs.DurationVar(&ff.timeout, "follow-timeout", follow.DefaultTimeout, "with -follow, give up on a source that sends no answer or no bytes for this long")
 	fs.BoolVar(&ff.compat, "follow-compat", false, "with -follow of dumps, also build what the Radio Browser API under /json/ serves (as index -compat)")
-	fs.IntVar(&ff.memory, "follow-memory", indexer.DefaultMemoryBudget>>20, "with -follow of dumps, the build's -memory in `MiB`")
+	fs.IntVar(&ff.memory, "follow-memory", followMemory, "with -follow of dumps, the build's -memory in `MiB`")
 }
+
+// followMemory is the default -follow-memory, in MiB. It is smaller than
+// index -memory's default: the build runs beside a node that is serving,
+// often in a container whose memory limit must also hold the pages of the
+// index it serves, and a background build has time to spare.
+const followMemory = 16
 
 func (ff followFlags) on() bool { return ff.source != "" }
 
