@@ -277,6 +277,11 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 	if err := b.writeGroups(ctx, f); err != nil {
 		return f.fail(err)
 	}
+	b.clock.begin("facet memo: read")
+	memo, err := startFacetMemo(ctx, f.db, b.kept) // counted while the next buckets are written
+	if err != nil {
+		return f.fail(err)
+	}
 	if err := b.writeDerived(ctx, f); err != nil {
 		return f.fail(err)
 	}
@@ -289,6 +294,10 @@ func (b *builder) write(ctx context.Context, path, tmp string, meta format.Meta,
 		if err := b.writeUpstream(ctx, f, up); err != nil {
 			return f.fail(err)
 		}
+	}
+	b.clock.begin("facet memo: count")
+	if err := f.putSorted(ctx, format.BucketFacetMemo, memo.source()); err != nil {
+		return f.fail(err)
 	}
 	b.clock.begin("data dumps")
 	files, err := dump.finish()
@@ -337,8 +346,8 @@ func (b *builder) writeUpstream(ctx context.Context, f *indexFile, up *upstreamS
 
 // writeDerived writes the buckets made from the ones written before:
 // the group counts of each directory value and broad word, the
-// positions and each station's nearest stations, the typo dictionary and
-// the facet memo.
+// positions and each station's nearest stations and the typo dictionary.
+// (The facet memo, derived too, is counted meanwhile: startFacetMemo.)
 func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 	groupOf := b.parent[:b.kept] // writeGroups left each record's group there
 	b.clock.begin("listed groups")
@@ -358,11 +367,7 @@ func (b *builder) writeDerived(ctx context.Context, f *indexFile) error {
 		return err
 	}
 	b.clock.begin("dictionary")
-	if err := f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix)); err != nil {
-		return err
-	}
-	b.clock.begin("facet memo")
-	return f.putSorted(ctx, format.BucketFacetMemo, facetMemoSource(b.kept))
+	return f.putSorted(ctx, format.BucketDictionary, dictionarySource(format.BucketAllTokens, format.BucketAllPrefix))
 }
 
 // compactAhead merges the runs of the order, relations and postings

@@ -55,7 +55,7 @@ func TestIndexBuild(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"indexed ", "stations into " + out, "skipped ", "snapshot_at ",
-		"\nphase ", "\nread ", "\nstations and ids ", "\npostings ", "\nfacet memo ", "\ntotal "} {
+		"\nphase ", "\nread ", "\nstations and ids ", "\npostings ", "\nfacet memo: count ", "\ntotal "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
