@@ -58,7 +58,7 @@ RACE_SKIP := ^(TestBrowser.*|TestNPMClient|TestRadioBrowserClient|TestStreamtune
 RACE_INDEXER_TESTS := TestBuild(Fixture|Deterministic|Options|FailureLeavesNothing)$$
 
 .PHONY: all help build run test test-suite test-lanes test-unit test-race test-fuzz vet lint-go fuzz bench bench-full \
-        bench-smoke bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time \
+        bench-smoke bench-compare lint-public check-deploy soak index-real serve-real check-real startup-time build-time \
         clean FORCE
 
 ## all: the same as build
@@ -308,6 +308,15 @@ RUNS ?= 5
 SERVE_ARGS ?=
 startup-time: build
 	$(GO) run ./cmd/startuptime -bin $(BIN) -index $(INDEX) -runs $(RUNS) -args "$(SERVE_ARGS)"
+
+## build-time: `stationdex index` of $(INPUT), RUNS builds from the same
+## start (page cache dropped when root, input read first): each run's
+## phases, then best and median; timing, so never part of make test.
+##= INPUT: the dump file timed by build-time (default: the shared snapshot;
+##= bench/work/data/stations-5m.ndjson is the suite's 5M)
+INPUT ?= $(SHARED_DATA)
+build-time: build
+	RUNS=$(RUNS) bash bench/scripts/build-time.sh $(BIN) $(INPUT)
 
 ## clean: remove bin/ and data/ (the built binary and the real index)
 clean:
