@@ -128,13 +128,15 @@ type Options struct {
 // The default is what a build of millions of stations needs to spill few
 // runs. At 5M stations a 16 MiB budget spilled hundreds: the posting
 // buffers flushed every couple of megabytes, so each key was filed,
-// written and merged again many times, and writing the runs to new files
-// cost the kernel as much as the file system's block allocation (85 of the
-// build's 342 CPU-seconds were system time). 128 MiB took the build from
-// 203 to 170 s and the system time to 43 s, for a peak resident size of
-// 1.06 GB against 1.02 GB (most of it is the index's memory map, not the
-// heap). 256 MiB gained nothing more, and 1 GiB lost time: the sorts of
-// one buffer, on the reading goroutine, then held up the read.
+// written and merged again many times. From an empty page cache that cost
+// nothing measurable (the phases up to the postings took 114-118 s under
+// either budget, make build-time), but on a machine whose page cache is
+// full, as it is after other builds, writing new run files costs the
+// kernel's reclaim: there the 16 MiB build took 203 s (profiled), 85 of
+// its 342 CPU-seconds system time, and the 128 MiB build 170 s, 43 s
+// system time. The peak resident size grew from 1.02 to 1.06 GB. 256 MiB
+// gained nothing more, and 1 GiB lost time: the sorts of one buffer, on
+// the reading goroutine, then held up the read.
 const (
 	DefaultMemoryBudget = defaultBudget
 	MinMemoryBudget     = minimumBudget
