@@ -46,14 +46,16 @@ func startFacetMemo(ctx context.Context, db *bolt.DB, stations int) (*facetMemo,
 	if err != nil {
 		return nil, fmt.Errorf("facet memo: %w", err)
 	}
+	// Rolling back a read transaction keeps nothing to lose; its only
+	// error is that of a transaction already closed.
 	m, err := readMemoBuild(tx, stations)
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback()
 		return nil, err
 	}
 	fm := &facetMemo{done: make(chan [][2][]byte, 1)} // never blocks a build that fails before source
 	go func() {
-		defer tx.Rollback() // a read transaction: nothing to keep, and the views end here
+		defer func() { _ = tx.Rollback() }() // the views end here
 		m.countSets(ctx)
 		fm.done <- m.entries()
 	}()
