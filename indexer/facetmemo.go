@@ -35,27 +35,27 @@ type facetMemo struct {
 	done chan [][2][]byte // the bucket's pairs, once counted
 }
 
-// startFacetMemo counts the memo from the lists written to db so far, on
-// goroutines of its own, inside a read transaction of their own: the
-// lists it reads are views into the file, which bbolt does not remap
-// while a read transaction is open (a writer that needs to waits for it).
-// Copying them out instead cost 360 MB more at 5M stations. A build
-// given up (ctx) stops counting, so that closing the file soon follows.
+// startFacetMemo reads what the memo counts from the lists written to db
+// so far and counts it on goroutines of its own. What it keeps is copied
+// out of the file, and its read transaction ends before the next bucket is
+// written. Counting inside a transaction held open meanwhile cost no
+// memory but made the file depend on timing: pages the writes free cannot
+// be reused while a reader is open, so the same input gave files of 78 to
+// 83 MB, and bbolt, to map the growing file anew, waits for the reader.
+// The copies cost about 360 MB more at the peak at 5M stations. A build
+// given up (ctx) stops counting.
 func startFacetMemo(ctx context.Context, db *bolt.DB, stations int) (*facetMemo, error) {
-	tx, err := db.Begin(false)
+	var m *memoBuild
+	err := db.View(func(tx *bolt.Tx) error {
+		var err error
+		m, err = readMemoBuild(tx, stations)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("facet memo: %w", err)
-	}
-	// Rolling back a read transaction keeps nothing to lose; its only
-	// error is that of a transaction already closed.
-	m, err := readMemoBuild(tx, stations)
-	if err != nil {
-		_ = tx.Rollback()
 		return nil, err
 	}
 	fm := &facetMemo{done: make(chan [][2][]byte, 1)} // never blocks a build that fails before source
 	go func() {
-		defer func() { _ = tx.Rollback() }() // the views end here
 		m.countSets(ctx)
 		fm.done <- m.entries()
 	}()
@@ -121,7 +121,7 @@ type memoBuild struct {
 }
 
 // readMemoBuild reads the groups, the counted facets' lists and the
-// lists and word unions to memoise. The lists are views, valid during tx.
+// lists and word unions to memoise, all copied: they outlive tx.
 func readMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 	m := &memoBuild{stations: stations, min: format.FacetMemoMin(stations)}
 	var err error
@@ -133,6 +133,7 @@ func readMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 		if err != nil {
 			return nil, fmt.Errorf("facet memo: %s: %w", f.Bucket, err)
 		}
+		fv.own()
 		m.facets = append(m.facets, fv)
 	}
 	if err := m.findLists(tx); err != nil {
@@ -148,7 +149,7 @@ func readMemoBuild(tx *bolt.Tx, stations int) (*memoBuild, error) {
 }
 
 // countSets turns the facets into the per-record table, chooses the pairs
-// and counts every set, reading the lists of readMemoBuild's transaction.
+// and counts every set. It reads nothing of the file.
 func (m *memoBuild) countSets(ctx context.Context) {
 	m.values = newRecordValues(m.facets, m.stations)
 	for _, fv := range m.facets {
@@ -221,7 +222,8 @@ func (m *memoBuild) findUnions(tx *bolt.Tx) error {
 				u.Or(one)
 			}
 			if n := int(u.GetCardinality()); n >= m.min && n < m.stations {
-				l := &memoList{source: -1, facet: -1, key: shared, bm: u, n: n, union: true}
+				// Or may share a container of one, a view: the clone owns all.
+				l := &memoList{source: -1, facet: -1, key: bytes.Clone(shared), bm: u.Clone(), n: n, union: true}
 				m.sets = append(m.sets, memoSet{a: l, limit: format.FacetMemoListLimit, n: n})
 			}
 		}
@@ -248,7 +250,7 @@ func (m *memoBuild) findLists(tx *bolt.Tx) error {
 				return fmt.Errorf("facet memo: %s %q: %w", src.Bucket, k, err)
 			}
 			if n := int(bm.GetCardinality()); n >= m.min && n < m.stations {
-				m.lists = append(m.lists, &memoList{source: si, facet: src.Facet, key: k, bm: bm, n: n})
+				m.lists = append(m.lists, &memoList{source: si, facet: src.Facet, key: bytes.Clone(k), bm: bm.Clone(), n: n})
 			}
 			return nil
 		})

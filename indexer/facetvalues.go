@@ -44,6 +44,14 @@ func newFacetValues(b *bolt.Bucket, stations int, fold func(string) string) (*fa
 	return fv, nil
 }
 
+// own replaces the lists, views into the file, by copies, so that fv
+// outlives the transaction it was read in.
+func (fv *facetValues) own() {
+	for i, bm := range fv.lists {
+		fv.lists[i] = bm.Clone()
+	}
+}
+
 // number gives the values their ids in FacetOrder (keys in bucket order,
 // which is key order).
 func (fv *facetValues) number(keys []string, fold func(string) string) {

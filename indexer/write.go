@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -81,37 +79,13 @@ func createIndexFile(path string, batchBytes int) (*indexFile, error) {
 	}
 	// NoSync: one explicit Sync at the end instead of one per batch; a
 	// crash mid-build loses only the temporary file anyway.
-	opts := bolt.Options{Timeout: time.Second, NoSync: true, NoGrowSync: true}
-	if runtime.GOOS != "windows" { // where the file would be grown to the map's size
-		opts.InitialMmapSize = mapReserve
-	}
-	db, err := bolt.Open(tmp, 0o644, &opts)
-	if err != nil && opts.InitialMmapSize > 0 {
-		// Address space refused (a ulimit -v, a 32-bit system): map as
-		// the file grows instead, slower but the same file.
-		opts.InitialMmapSize = 0
-		db, err = bolt.Open(tmp, 0o644, &opts)
-	}
+	db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: time.Second, NoSync: true, NoGrowSync: true})
 	if err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("create index: %w", err)
 	}
 	return &indexFile{db: db, tmp: tmp, path: path, batch: batchBytes}, nil
 }
-
-// mapReserve is the address space the index being written is mapped with
-// from the start (bolt.Options.InitialMmapSize), more than an index of
-// tens of millions of stations needs. Otherwise bbolt maps the file anew
-// each time it outgrows the map, and that waits for every read
-// transaction to end: the facet memo is counted in one while the
-// buckets after it are written (startFacetMemo), and at 5M stations the
-// stations' JSON bucket then waited about 10 s for it. It is address space
-// only: the file grows as it is written. What the build reads back through
-// the map (token lists, the memo's lists) stays in its resident size until
-// the end, where each new map used to drop it: file pages of the page
-// cache, which the kernel reclaims like any other (at 1M stations the peak
-// RssFile went from 250 to 470 MB, RssAnon stayed at 240).
-const mapReserve = min(64<<30, math.MaxInt)
 
 // putSorted writes every pair of next into a new bucket, checking that keys
 // come strictly ascending: bbolt then appends to the last page, and a
