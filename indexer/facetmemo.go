@@ -68,7 +68,7 @@ func (fm *facetMemo) source() kvSource {
 }
 
 // onePass is a source whose pairs are made in its first call, inside one
-// transaction (they read the lists already written in place), then
+// transaction (build may read the lists already written in place), then
 // yielded in key order.
 func onePass(build func(tx *bolt.Tx) ([][2][]byte, error)) kvSource {
 	var pending [][2][]byte

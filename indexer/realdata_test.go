@@ -91,11 +91,12 @@ func TestBuildRealSnapshot(t *testing.T) {
 	if _, err := Build(context.Background(), again, Options{Sections: format.SectionRBAPI}, openRealSnapshot(t)); err != nil {
 		t.Fatal(err)
 	}
-	if digestIndex(t, path) != digestIndex(t, again) {
-		t.Error("two builds of the real snapshot differ")
-	}
-	if fileSum(t, path) != fileSum(t, again) {
-		t.Error("two builds of the real snapshot hold the same pairs in different files")
+	if fileSum(t, path) != fileSum(t, again) { // the same bytes hold the same pairs: no need to read them
+		if digestIndex(t, path) != digestIndex(t, again) {
+			t.Error("two builds of the real snapshot differ")
+		} else {
+			t.Error("two builds of the real snapshot hold the same pairs in different files")
+		}
 	}
 }
 
