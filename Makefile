@@ -136,12 +136,17 @@ define need
 	  echo "skipped: $(1) not installed (.ci/run installs it)"; exit 0; }
 endef
 
-## vet: gofmt and go vet over both modules (the service and bench/)
+## vet: gofmt and go vet over both modules (the service and bench/), and
+## the service vetted as built elsewhere: arm64 and -tags purego (the
+## portable merge in place of the amd64 kernels) and 386 (32-bit int)
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	cd bench && $(GO) vet ./...
+	GOARCH=arm64 $(GO) vet ./...
+	GOARCH=386 $(GO) vet ./...
+	$(GO) vet -tags purego ./...
 
 ## lint-go: staticcheck and errcheck, pinned as tool directives in go.mod;
 ## the calls left unchecked on purpose are listed in .errcheck-excludes
@@ -155,10 +160,12 @@ lint-go:
 # of the longest starting last and running alone.
 SLOW_TEST_PKGS := ./server/ ./query/core/ ./indexer/ ./query/rbapi/
 
-## test-unit: go test of both modules' packages; the demo micro-benchmarks
-## once each, so that they cannot rot
+## test-unit: go test of both modules' packages; the container code again
+## with -tags purego, as arm64 and the rest build it (no amd64 kernels);
+## the demo micro-benchmarks once each, so that they cannot rot
 test-unit:
 	$(GO) test -count=1 -timeout 20m $(SLOW_TEST_PKGS) ./...
+	$(GO) test -count=1 -tags purego ./query/rawroaring/
 	$(GO) test -count=1 -run '^$$' -bench Demo -benchtime 1x $(DEMO_BENCH_PKGS)
 
 ## test-race: the packages with shared state under the race detector,

@@ -212,7 +212,7 @@ func (b *rawBatch) temporary(i int) (uint32, error) {
 	if t := b.first + int64(i); t < maxTemporaryCount {
 		return uint32(t), nil
 	}
-	return 0, fmt.Errorf("more than %d records: split the input", maxTemporaryCount)
+	return 0, fmt.Errorf("more than %d records: split the input", int64(maxTemporaryCount))
 }
 
 // file makes the filings of the kept records of b, in two buffers for the

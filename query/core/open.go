@@ -245,7 +245,7 @@ func readMeta(tx *bolt.Tx) (format.Meta, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return m, fmt.Errorf("%w: meta document: %v", format.ErrCorrupt, err)
 	}
-	if m.Stations < 0 || m.Stations > math.MaxUint32 {
+	if m.Stations < 0 || int64(m.Stations) > math.MaxUint32 {
 		return m, fmt.Errorf("%w: meta: %d stations", format.ErrCorrupt, m.Stations)
 	}
 	return m, nil

@@ -76,7 +76,7 @@ func (ix *Index) readTokenTable(bucket []byte) (*tokenTable, error) {
 		if !ok && len(v) > 0 {
 			return nil, fmt.Errorf("%w: %s key %q: value outside the file", format.ErrCorrupt, bucket, k)
 		}
-		if len(t.text)+len(k) > math.MaxUint32 {
+		if int64(len(t.text))+int64(len(k)) > math.MaxUint32 {
 			return nil, fmt.Errorf("%s: over 4 GiB of keys", bucket)
 		}
 		t.heads = append(t.heads, keyHead(k))

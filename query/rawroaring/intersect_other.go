@@ -2,6 +2,8 @@
 
 package rawroaring
 
+import "encoding/binary"
+
 // Without the amd64 kernels the arrays are merged.
 
 const BlockKernels = false
@@ -16,5 +18,12 @@ func IntersectArrays(out *[KernelOut]uint16, a, b []byte) []uint16 {
 	return vals
 }
 
-// ValueBytes is vals as a serialized array container.
-func ValueBytes(vals []uint16) []byte { return AppendArray(nil, vals) }
+// ValueBytes is vals as a serialized array container: little-endian words,
+// copied, since this machine's own order may differ.
+func ValueBytes(vals []uint16) []byte {
+	b := make([]byte, 0, 2*len(vals))
+	for _, v := range vals {
+		b = binary.LittleEndian.AppendUint16(b, v)
+	}
+	return b
+}

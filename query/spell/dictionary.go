@@ -131,7 +131,7 @@ func loadDictionary(b *bolt.Bucket) (d *dictionary, err error) {
 			return nil, fmt.Errorf("%w: dictionary keys out of order at %q", format.ErrCorrupt, k)
 		}
 		text = append(text, k...)
-		if len(text) > 1<<32-1 {
+		if int64(len(text)) > 1<<32-1 {
 			return nil, fmt.Errorf("%w: dictionary over 4 GiB", format.ErrCorrupt)
 		}
 		d.ends = append(d.ends, uint32(len(text)))
