@@ -32,7 +32,7 @@ import (
 // canonical and Markdown URLs from one string.
 var pageAllocBounds = map[string]float64{
 	"home":            70,  // 66: the search form's fields in slices made to size
-	"search":          40,  // 37: distinct by default; results with their notes, the facets' refining links (each facet's search written once), and the page's other links to searches, cut from one string each; the form's fields in one array, read without url.Values (53 before, 329 before that)
+	"search":          36,  // 34: distinct by default; results with their notes, the facets' refining links (each facet's search written once), and the page's other links to searches, cut from one string each; the page, its form, blocks and links in a pooled model (37 before), the form read without url.Values (53 before, 329 before that)
 	"station":         28,  // 26: the record, its nearest stations and group read, their text and addresses in one string each; its location's, languages' and genres' addresses in one (27 while its cut addresses' stack array escaped, 30 before)
 	"listen":          9,   // 8: the page in one allocation, its texts and addresses in another, the record (9 while its stack array escaped)
 	"directory":       155, // 148: the values' addresses and notes cut from one string

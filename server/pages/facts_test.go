@@ -82,3 +82,52 @@ func TestPooledModelsFreedClear(t *testing.T) {
 		t.Errorf("freed listening model not cleared: %+v", *lm)
 	}
 }
+
+// TestSearchModelFreedClear: a search page's model, given back once the
+// page is written, keeps no page text but its arrays, cleared, and only
+// up to maxKeptLinks links and maxKeptBlocks blocks.
+func TestSearchModelFreedClear(t *testing.T) {
+	m := &searchModel{}
+	fill := func(links, blocks int) {
+		m.inputs = fillFormValues(&m.form, m.inputs, "/search/", "q=jazz&country=DE")
+		m.links = make([]Link, links)
+		for i := range m.links {
+			m.links[i] = internalLink("Radio", "https://x.example/stations/a/")
+		}
+		m.blocks = make([]Block, blocks)
+		for i := range m.blocks {
+			m.blocks[i] = Block{Heading: "Genre", Links: m.links}
+		}
+		m.summary[0] = "2 stations"
+		m.page = Page{Title: "Search", Form: &m.form, Blocks: m.blocks, model: m}
+	}
+	fill(40, 8)
+	m.page.free()
+	if !reflect.DeepEqual(m.page, Page{}) || !reflect.DeepEqual(m.form, SearchForm{}) || m.summary != [1]string{} {
+		t.Errorf("freed search model keeps its page: %+v %+v %q", m.page, m.form, m.summary)
+	}
+	if len(m.links) != 0 || cap(m.links) != 40 || len(m.blocks) != 0 || cap(m.blocks) != 8 || len(m.inputs) != 0 || cap(m.inputs) == 0 {
+		t.Errorf("freed search model: links %d of %d, blocks %d of %d, inputs %d of %d",
+			len(m.links), cap(m.links), len(m.blocks), cap(m.blocks), len(m.inputs), cap(m.inputs))
+	}
+	for _, l := range m.links[:cap(m.links)] {
+		if l != (Link{}) {
+			t.Errorf("freed search model keeps a link %+v", l)
+		}
+	}
+	for _, b := range m.blocks[:cap(m.blocks)] {
+		if !reflect.DeepEqual(b, Block{}) {
+			t.Errorf("freed search model keeps a block %+v", b)
+		}
+	}
+	for _, in := range m.inputs[:cap(m.inputs)] {
+		if in != (FormInput{}) {
+			t.Errorf("freed search model keeps a field %+v", in)
+		}
+	}
+	fill(2*maxKeptLinks, 2*maxKeptBlocks)
+	m.page.free()
+	if m.links != nil || m.blocks != nil {
+		t.Errorf("freed search model keeps arrays of %d links and %d blocks", cap(m.links), cap(m.blocks))
+	}
+}

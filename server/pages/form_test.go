@@ -72,3 +72,22 @@ func TestDropEmptyPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestFormIntoReusedFields: a search page's form filled into the fields'
+// array of the page before (its pooled model's) is the form formValues
+// makes anew, whatever that page had sent: no value of one page reaches
+// the next.
+func TestFormIntoReusedFields(t *testing.T) {
+	var f SearchForm
+	var all []FormInput
+	for i, raw := range sentQueries {
+		all = fillFormValues(&f, all, "/search/", raw)
+		want := formValues("/search/", raw)
+		if got, want := string(appendForm(nil, &f)), string(appendForm(nil, want)); got != want {
+			t.Errorf("%q after %q: the form in reused fields differs:\n%s\nanew:\n%s", raw, sentQueries[(i+len(sentQueries)-1)%len(sentQueries)], got, want)
+		}
+	}
+	if cap(all) != formFields {
+		t.Errorf("the fields' array grew to %d, the form has %d fields", cap(all), formFields)
+	}
+}

@@ -145,8 +145,21 @@ func newSearchForm(action string, sent func(name string) string) *SearchForm {
 // makeSearchForm is newSearchForm with the fields written unset by row
 // (nil: none kept).
 func makeSearchForm(action string, sent func(name string) string, unset []string) *SearchForm {
-	all := make([]FormInput, 1, formFields)
-	f := &SearchForm{Action: action}
+	f := &SearchForm{}
+	fillSearchForm(f, make([]FormInput, 0, formFields), action, sent, unset)
+	return f
+}
+
+// fillSearchForm is makeSearchForm into f, its fields in all's array
+// (grown to formFields if it has less room): the search page's pooled
+// model keeps both from one page to the next. It returns the fields'
+// array.
+func fillSearchForm(f *SearchForm, all []FormInput, action string, sent func(name string) string, unset []string) []FormInput {
+	if cap(all) < formFields {
+		all = make([]FormInput, 0, formFields)
+	}
+	all = append(all[:0], FormInput{})
+	*f = SearchForm{Action: action}
 	for i := range params.SearchParamTable {
 		row := &params.SearchParamTable[i]
 		if row.Form.Label == "" {
@@ -170,7 +183,7 @@ func makeSearchForm(action string, sent func(name string) string, unset []string
 		f.Open = f.Open || in.Value != ""
 	}
 	f.Fields, f.More = all[:1:1], all[1:]
-	return f
+	return all
 }
 
 // unsetFields are the form's fields written with no value, by row of the

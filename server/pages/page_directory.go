@@ -304,14 +304,15 @@ func (s *Server) valueLinks(d Directory, fv query.Listing) []Link {
 // tells look-alikes apart: many stations share a name, so the note says
 // where each is and how it streams.
 // Their addresses and notes are cut from one string.
-func (s *Server) StationLinks(recs []format.Record) []Link { return s.resultLinks(recs, nil, nil) }
+func (s *Server) StationLinks(recs []format.Record) []Link {
+	return s.appendResultLinks(make([]Link, 0, len(recs)), recs, nil, nil)
+}
 
-// resultLinks are StationLinks with each note led by the station's
-// distance (km[i], when given) and followed by its other entries (more[i],
-// when given), as a search's results say them: the whole notes in the one
-// string, with the addresses.
-func (s *Server) resultLinks(recs []format.Record, km []float64, more []int) []Link {
-	links := make([]Link, len(recs))
+// appendResultLinks appends to dst StationLinks with each note led by the
+// station's distance (km[i], when given) and followed by its other entries
+// (more[i], when given), as a search's results say them: the whole notes
+// in the one string, with the addresses.
+func (s *Server) appendResultLinks(dst []Link, recs []format.Record, km []float64, more []int) []Link {
 	var space [4096]byte
 	b := space[:0]
 	if need := len(recs) * (len(s.Base) + 112); need > len(space) {
@@ -341,11 +342,12 @@ func (s *Server) resultLinks(recs []format.Record, km []float64, more []int) []L
 	}
 	text, start := string(b), 0
 	for i := range recs {
-		links[i] = internalLink(recs[i].Name, text[start:ends[2*i]])
-		links[i].Note = text[ends[2*i]:ends[2*i+1]]
+		l := internalLink(recs[i].Name, text[start:ends[2*i]])
+		l.Note = text[ends[2*i]:ends[2*i+1]]
+		dst = append(dst, l)
 		start = ends[2*i+1]
 	}
-	return links
+	return dst
 }
 
 // resultNote is the line under a result, cleaned (cleanText): where the

@@ -3,6 +3,7 @@ package pages
 import (
 	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	"stationdex/internal/dim"
@@ -64,17 +65,15 @@ func (s *Server) didYouMean(p params.SearchParams, sg []query.Suggestion) []Bloc
 }
 
 // refinements appends to blocks each facet's values, each linking this
-// search with that filter set. The links' addresses and notes are cut
-// from one string and the links are one array: a search page lists some
-// forty. Each facet's search is written once with its value's place left
-// open (AppendCanonicalQueryOf), and each value escaped into a copy.
-func (s *Server) refinements(blocks []Block, p params.SearchParams, f query.Facets) []Block {
-	n := 0
-	for _, counts := range f {
-		n += len(counts)
-	}
+// search with that filter set, and their links to links, returning both.
+// The links' addresses and notes are cut from one string and the links
+// are one array: a search page lists some forty. Each facet's search is
+// written once with its value's place left open (AppendCanonicalQueryOf),
+// and each value escaped into a copy.
+func (s *Server) refinements(blocks []Block, links []Link, p params.SearchParams, f query.Facets) ([]Block, []Link) {
+	n := facetValueCount(f)
 	if n == 0 {
-		return blocks
+		return blocks, links
 	}
 	var stack [8192]byte
 	b := stack[:0]
@@ -105,25 +104,26 @@ func (s *Server) refinements(blocks []Block, p params.SearchParams, f query.Face
 		}
 	}
 	text := string(b)
-	links := make([]Link, n)
+	links = slices.Grow(links, n)
 	k := 0
 	for d, counts := range f {
 		if len(counts) == 0 {
 			continue
 		}
-		first := k
+		first := len(links)
 		for _, c := range counts {
 			start := 0
 			if k > 0 {
 				start = ends[2*k-1]
 			}
-			links[k] = internalLink(c.Label, text[start:ends[2*k]])
-			links[k].Note = text[ends[2*k]:ends[2*k+1]]
+			l := internalLink(c.Label, text[start:ends[2*k]])
+			l.Note = text[ends[2*k]:ends[2*k+1]]
+			links = append(links, l)
 			k++
 		}
-		blocks = append(blocks, Block{Heading: narrowHeadings[d], Links: links[first:k:k]})
+		blocks = append(blocks, Block{Heading: narrowHeadings[d], Links: links[first:len(links):len(links)]})
 	}
-	return blocks
+	return blocks, links
 }
 
 // narrowHeadings head each facet's block of refinements.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"stationdex/query"
 	"stationdex/server/core"
@@ -16,8 +17,10 @@ import (
 // form sends every field, so an empty field means "not given" here.
 
 func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, error) {
-	form := formValues(s.Base+core.PathSearch, r.URL.RawQuery)
-	p := &Page{Title: "Search | stationdex", Heading: "Search stations", Path: core.PathSearch, Form: form}
+	m := searchModels.Get().(*searchModel)
+	m.inputs = fillFormValues(&m.form, m.inputs, s.Base+core.PathSearch, r.URL.RawQuery)
+	m.page = Page{Title: "Search | stationdex", Heading: "Search stations", Path: core.PathSearch, Form: &m.form, model: m}
+	p := &m.page
 	raw := dropEmptyPairs(r.URL.RawQuery)
 	params, err := params.ParseSearchParams(raw)
 	if err != nil {
@@ -33,6 +36,7 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, er
 	}
 	res, err := ix.Search(pageQuery(params))
 	if err != nil {
+		m.free()
 		return nil, err
 	}
 	s.Observer.Search(res.Timing.Bitmap, res.Timing.Decode, res.Total)
@@ -43,17 +47,72 @@ func (s *Server) SearchPage(r *http.Request, ix core.Index, _ string) (*Page, er
 	if params.IsDistinct(true) {
 		summary, more = distinctSummary(res.Total, res.Entries, order), res.Variants
 	}
-	results := Block{Heading: "Results", Text: []string{summary}, Links: s.resultLinks(res.Stations, res.Distances, more)}
+	// The results' and the refinements' links in one array, the model's.
+	links := m.links[:0]
+	if need := len(res.Stations) + facetValueCount(res.Facets); cap(links) < need {
+		links = make([]Link, 0, need)
+	}
+	links = s.appendResultLinks(links, res.Stations, res.Distances, more)
+	m.summary[0] = summary
+	results := Block{Heading: "Results", Text: m.summary[:], Links: links[:len(links):len(links)]}
 	// The blocks in one array: results, order, every entry, did you mean,
 	// a block per facet, the API's link.
-	blocks := make([]Block, 0, 5+len(res.Facets))
+	blocks := m.blocks[:0]
+	if need := 5 + len(res.Facets); cap(blocks) < need {
+		blocks = make([]Block, 0, need)
+	}
 	blocks = append(blocks, results, Block{Heading: "Order", Links: sortLinks(params, &u)})
 	blocks = append(blocks, entriesLink(params, res, &u)...)
 	blocks = append(blocks, s.didYouMean(params, res.Suggestions)...)
-	blocks = s.refinements(blocks, params, res.Facets)
-	p.Blocks = append(blocks, Block{Links: []Link{internalLink("These results in the JSON API", u.get(u.api))}})
+	blocks, m.links = s.refinements(blocks, links, params, res.Facets)
+	m.blocks = append(blocks, Block{Links: []Link{internalLink("These results in the JSON API", u.get(u.api))}})
+	p.Blocks = m.blocks
 	p.Pager = searchPager(params, res.Total, &u)
 	return p, nil
+}
+
+// searchModel is a search page with its form, its blocks and the links of
+// its results and refinements: taken from searchModels and given back once
+// the page is written (Page.free), so that a page allocates only the
+// strings it cuts, not the arrays that hold them.
+type searchModel struct {
+	page    Page
+	form    SearchForm
+	inputs  []FormInput
+	blocks  []Block
+	links   []Link
+	summary [1]string
+}
+
+var searchModels = sync.Pool{New: func() any { return new(searchModel) }}
+
+// free clears m, keeping its arrays unless a page of many results or
+// facet values grew them, and gives it back.
+func (m *searchModel) free() {
+	inputs, blocks, links := m.inputs[:cap(m.inputs)], m.blocks[:cap(m.blocks)], m.links[:cap(m.links)]
+	clear(inputs)
+	clear(blocks)
+	clear(links)
+	if cap(links) > maxKeptLinks {
+		links = nil
+	}
+	if cap(blocks) > maxKeptBlocks {
+		blocks = nil
+	}
+	*m = searchModel{inputs: inputs[:0], blocks: blocks[:0], links: links[:0]}
+	searchModels.Put(m)
+}
+
+// maxKeptBlocks bounds the blocks' array a freed search model keeps.
+const maxKeptBlocks = 16
+
+// facetValueCount is how many values the facets of f list.
+func facetValueCount(f query.Facets) int {
+	n := 0
+	for _, counts := range f {
+		n += len(counts)
+	}
+	return n
 }
 
 // searchURLs are the search page's own query and the addresses of the
@@ -249,11 +308,19 @@ func hasEmptyPair(rawQuery string) bool {
 // field's value is read from the query as url.ParseQuery and Get read it
 // (sentValue), without the map.
 func formValues(action, rawQuery string) *SearchForm {
+	f := &SearchForm{}
+	fillFormValues(f, nil, action, rawQuery)
+	return f
+}
+
+// fillFormValues is formValues into f, its fields in all's array (see
+// fillSearchForm), which it returns.
+func fillFormValues(f *SearchForm, all []FormInput, action, rawQuery string) []FormInput {
 	if len(rawQuery) >= maxSentQuery {
 		v, _ := url.ParseQuery(rawQuery)
-		return newSearchForm(action, v.Get)
+		return fillSearchForm(f, all, action, v.Get, unsetFields)
 	}
-	return newSearchForm(action, func(name string) string { return sentValue(rawQuery, name) })
+	return fillSearchForm(f, all, action, func(name string) string { return sentValue(rawQuery, name) }, unsetFields)
 }
 
 // maxSentQuery is the length from which a query could hold more
