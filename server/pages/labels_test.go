@@ -1,7 +1,10 @@
 package pages
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"stationdex/internal/format"
 	"stationdex/query"
@@ -67,11 +70,27 @@ func TestKilometres(t *testing.T) {
 	}
 }
 
-// TestGenreKey: the shortcut gives the key folding gives.
+// TestGenreKey: the shortcut gives the key folding gives, for tags as
+// written and for random strings over letters, digits, the characters
+// the shortcut leaves out and some it does not take.
 func TestGenreKey(t *testing.T) {
-	for _, g := range []string{"pop", "80s", "2000", "Pop", "hip hop", "Hip-Hop", "#jazz", "méxico", "rock'n'roll", "", "k-pop"} {
-		if got, want := genreKey(g), query.ListingKey(query.DimGenre, g); got != want {
-			t.Errorf("genreKey(%q) = %q, want %q", g, got, want)
+	tags := []string{"pop", "80s", "2000", "Pop", "hip hop", "Hip-Hop", "#jazz", "méxico", "rock'n'roll", "", "k-pop",
+		"classic rock", "  pop  ", "a  b", "-", "--", "' '", "rock 'n' roll", "r&b", "drum & bass", "80's", "rock`n`roll",
+		"hip\thop", "top 40", "90s-00s", "a'", "'", " ", "x" + strings.Repeat("y ", 60)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "az09 -'#&.AZé\t"
+	for range 20000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if utf8.Valid(b) {
+			tags = append(tags, string(b))
+		}
+	}
+	for _, g := range tags {
+		if got, want := string(appendGenreKey([]byte("kept "), g)), "kept "+query.ListingKey(query.DimGenre, g); got != want {
+			t.Errorf("appendGenreKey(%q) = %q, want %q", g, got, want)
 		}
 	}
 }
