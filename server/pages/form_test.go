@@ -91,3 +91,10 @@ func TestFormIntoReusedFields(t *testing.T) {
 		t.Errorf("the fields' array grew to %d, the form has %d fields", cap(all), formFields)
 	}
 }
+
+// formValues is the form fillFormValues fills, made anew.
+func formValues(action, rawQuery string) *SearchForm {
+	f := &SearchForm{}
+	fillFormValues(f, nil, action, rawQuery)
+	return f
+}

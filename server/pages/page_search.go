@@ -303,18 +303,11 @@ func hasEmptyPair(rawQuery string) bool {
 	return false
 }
 
-// formValues refills the form with what was sent, valid or not, so the
-// reader can correct it. The page writer escapes it (html.go). Each
-// field's value is read from the query as url.ParseQuery and Get read it
-// (sentValue), without the map.
-func formValues(action, rawQuery string) *SearchForm {
-	f := &SearchForm{}
-	fillFormValues(f, nil, action, rawQuery)
-	return f
-}
-
-// fillFormValues is formValues into f, its fields in all's array (see
-// fillSearchForm), which it returns.
+// fillFormValues refills the form f with what was sent, valid or not, so
+// the reader can correct it, its fields in all's array (see
+// fillSearchForm), which it returns. The page writer escapes it
+// (html.go). Each field's value is read from the query as url.ParseQuery
+// and Get read it (sentValue), without the map.
 func fillFormValues(f *SearchForm, all []FormInput, action, rawQuery string) []FormInput {
 	if len(rawQuery) >= maxSentQuery {
 		v, _ := url.ParseQuery(rawQuery)
