@@ -220,3 +220,81 @@ func TestKeyPrefixOrder(t *testing.T) {
 		}
 	}
 }
+
+// sortCases are buffers whose keys the radix sort splits in different
+// ways: short keys of few bytes (deep ties), long keys sharing a prefix
+// longer than eight bytes (every bucket tied), random bytes (one level
+// splits all) and a common first byte followed by text.
+func sortCases() map[string]func(rng *rand.Rand) []byte {
+	return map[string]func(rng *rand.Rand) []byte{
+		"few bytes": func(rng *rand.Rand) []byte {
+			k := make([]byte, rng.IntN(12))
+			for j := range k {
+				k[j] = byte(rng.IntN(4))
+			}
+			return k
+		},
+		"shared prefix": func(rng *rand.Rand) []byte {
+			return fmt.Appendf(nil, "radio station %d", rng.IntN(5000))
+		},
+		"random": func(rng *rand.Rand) []byte {
+			return binaryKey(rng.Uint64(), rng.Uint64())
+		},
+		"bucket and word": func(rng *rand.Rand) []byte {
+			return fmt.Appendf([]byte{byte(rng.IntN(3))}, "w%x", rng.IntN(1<<16))
+		},
+	}
+}
+
+func binaryKey(a, b uint64) []byte {
+	return fmt.Appendf(nil, "%016x%016x", a, b)[:16]
+}
+
+// TestRadixSortAsComparison: the buffer sorted by the radix sort is the
+// buffer sorted by comparison of prefix, key and place, record for record.
+func TestRadixSortAsComparison(t *testing.T) {
+	for name, key := range sortCases() {
+		for _, n := range []int{0, 1, 63, 64, 65, 1000, 30000} {
+			rng := rand.New(rand.NewPCG(uint64(n), 3))
+			s := New(t.TempDir(), 1<<30)
+			for i := range n {
+				if err := s.Add(key(rng), fmt.Appendf(nil, "%d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := slices.Clone(s.recs)
+			s.tied(want, false)
+			s.sortBuffer()
+			if !slices.Equal(s.recs, want) {
+				t.Errorf("%s, %d records: the radix sort's order differs from the comparison's", name, n)
+			}
+			s.Close()
+		}
+	}
+}
+
+func BenchmarkSortBuffer(b *testing.B) {
+	for name, key := range sortCases() {
+		rng := rand.New(rand.NewPCG(1, 3))
+		s := New(b.TempDir(), 1<<30)
+		for i := range 200000 {
+			if err := s.Add(key(rng), fmt.Appendf(nil, "%d", i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		added := slices.Clone(s.recs)
+		for _, way := range []string{"radix", "comparison"} {
+			b.Run(name+"/"+way, func(b *testing.B) {
+				for b.Loop() {
+					copy(s.recs, added)
+					if way == "radix" {
+						s.radixSort(s.recs, 56)
+					} else {
+						s.tied(s.recs, false)
+					}
+				}
+			})
+		}
+		s.Close()
+	}
+}
