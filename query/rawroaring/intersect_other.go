@@ -2,8 +2,6 @@
 
 package rawroaring
 
-import "encoding/binary"
-
 // Without the amd64 kernels the arrays are merged.
 
 const BlockKernels = false
@@ -18,12 +16,6 @@ func IntersectArrays(out *[KernelOut]uint16, a, b []byte) []uint16 {
 	return vals
 }
 
-// ValueBytes is vals as a serialized array container: little-endian words,
-// copied, since this machine's own order may differ.
-func ValueBytes(vals []uint16) []byte {
-	b := make([]byte, 0, 2*len(vals))
-	for _, v := range vals {
-		b = binary.LittleEndian.AppendUint16(b, v)
-	}
-	return b
-}
+// ValueBytes is vals as a serialized array container, copied: this
+// machine's own byte order may differ.
+func ValueBytes(vals []uint16) []byte { return appendArray(make([]byte, 0, 2*len(vals)), vals) }
