@@ -230,6 +230,9 @@ type Result struct {
 	// MemoFacets is how many of the facets came from the facet memo: its
 	// hit rate, for monitoring (and tests).
 	MemoFacets int
+	// MemoBounded is how many of the counted facets the memo's bounds
+	// ended before the values ran out (tests read it).
+	MemoBounded int
 }
 
 // Timing splits the time Search spent, for the metrics: Bitmap is looking up

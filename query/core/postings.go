@@ -27,8 +27,9 @@ type Search struct {
 	// the buckets opened so far, with their cursors (see Search.bucket)
 	open  [maxOpenBuckets]openBucket
 	nopen int
-	// memoFacets counts the facets answered from the memo (Result)
-	MemoFacets int
+	// MemoFacets counts the facets answered from the memo, MemoBounded
+	// those whose count its bounds ended early (Result)
+	MemoFacets, MemoBounded int
 	// shared is the entries sharing a group of a distinct search's match
 	// set of (see sharedOf), and byGroup the same entries as group<<32 |
 	// record, sorted (see sharedByGroup), once a facet has needed them

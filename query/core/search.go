@@ -343,7 +343,7 @@ func (s *Search) facetsAndSuggestions(q Query, res *Result, plain bool, m Set, c
 		if err != nil {
 			return err
 		}
-		res.Facets, res.MemoFacets = f, s.MemoFacets
+		res.Facets, res.MemoFacets, res.MemoBounded = f, s.MemoFacets, s.MemoBounded
 	}
 	if suggest != nil && q.Suggest && res.Total == 0 && len(s.Work.Words) > 0 {
 		sg, err := suggest(s, q)

@@ -99,7 +99,7 @@ func (w *workspace) NewSearch(ix *Index) *Search {
 	s := &w.search
 	s.Index, s.Tx, s.Work, s.Stations = ix, nil, w, ix.meta.Stations
 	s.words = Set{}
-	s.nopen, s.MemoFacets = 0, 0
+	s.nopen, s.MemoFacets, s.MemoBounded = 0, 0, 0
 	return s
 }
 

@@ -22,7 +22,8 @@ import (
 // those of the values that could enter the top k, one by one
 // (duplicatesByValue): counting all would sort millions of value-group
 // pairs at 5M stations.
-func countDistinct(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int) ([]core.TopCount, error) {
+func countDistinct(s *core.Search, t *facetTask, top []core.TopCount, k int) ([]core.TopCount, error) {
+	col, m := t.col, t.m
 	gi, err := core.GroupIndexOf(s)
 	if err != nil {
 		return nil, err
@@ -32,14 +33,14 @@ func countDistinct(s *core.Search, col *facetColumn, m core.Set, top []core.TopC
 		return distinctByRecords(s, col, m, shared.BM, gi, top, k)
 	}
 	if shared.Card() > PairedMax {
-		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.Bitmap()})
+		return countByPostings(s, col, m, top, k, &duplicatesByValue{s: s, gi: gi, col: col, shared: shared.BM, value: s.Work.Bitmap()}, &t.bound)
 	}
 	dups, done, err := countValueDuplicates(s, col, shared, gi)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return countByPostings(s, col, m, top, k, dups)
+	return countByPostings(s, col, m, top, k, dups, &t.bound)
 }
 
 // distinctByRecords counts the groups of each value by visiting m's

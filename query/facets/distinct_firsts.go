@@ -159,7 +159,7 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 	}
 	dense := denseOfRecords(s, records{list: firsts})
 	for _, t := range group {
-		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0); err != nil {
+		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0, &t.bound); err != nil {
 			return err
 		}
 	}

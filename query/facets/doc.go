@@ -6,7 +6,8 @@
 // match set); a large set is counted by intersecting posting lists, most
 // stations first; the facet memo the indexer stores answers the large
 // stored lists at once, in stations and, for a distinct search, in
-// groups; a distinct search's other sets are counted from their firsts,
+// groups, and bounds the counts of the sets within those lists; a
+// distinct search's other sets are counted from their firsts,
 // one entry per group whose entries agree in every facet. The search
 // calls Count through core.FacetCounter;
 // the columns and the memo are the facets' state in each index (a slot of
@@ -24,6 +25,8 @@
 //   - facetsplit.go: a broad set's pass over the columns split between
 //     two goroutines
 //   - facetmemo.go: the stored facet memo and its look-up
+//   - facetbound.go: the memo's bounds on a value's count in a set
+//     that lies within lists it holds, which end a count early
 //   - distinct_counts.go: the counts of groups of a distinct search
 //   - distinct_firsts.go: those counts from the set's firsts and its
 //     mixed groups (the facets with a column)

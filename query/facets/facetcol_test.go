@@ -142,7 +142,7 @@ func countBothWays(t *testing.T, s *core.Search, what string, d core.Dim, col *f
 	t.Helper()
 	defer func() { CountTailsByPostings, CountColumnsByPostings = true, true }()
 	for _, k := range []int{1, 10, 50} {
-		byPostings, err := countByPostings(s, col, m, nil, k, nil)
+		byPostings, err := countByPostings(s, col, m, nil, k, nil, nil)
 		if err != nil {
 			return tails, err
 		}

@@ -140,12 +140,12 @@ func (l *listTasks) count(s *core.Search, src records, k int) error {
 	dense := denseOfRecords(s, src)
 	var err error
 	for _, t := range l.whole[:l.nWhole] {
-		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0); err != nil {
+		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0, &t.bound); err != nil {
 			return err
 		}
 	}
 	for _, t := range l.tails[:l.nTails] {
-		if t.Top, err = countDense(s, t.col, dense, t.Top, k, nil, t.extra, t.col.tail.base); err != nil {
+		if t.Top, err = countDense(s, t.col, dense, t.Top, k, nil, t.extra, t.col.tail.base, &t.bound); err != nil {
 			return err
 		}
 	}
