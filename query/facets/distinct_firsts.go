@@ -1,6 +1,7 @@
 package facets
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -131,10 +132,16 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 	}
 	seen := gi.NewSeen(&s.Work.Seen)
 	firsts, byGroup := s.Work.ValueIDs[:0], s.Work.Pairs[:0]
-	err = core.EachBatch(s, m.BM, func(batch []uint32) error {
-		firsts, byGroup = gi.SplitFirsts(seen, batch, mixed, firsts, byGroup)
-		return nil
-	})
+	var dense []uint64 // m's firsts as a bit per record, for a broad m
+	if n := m.Card(); !firstsByRecords(n, s.Stations) && int(m.BM.Maximum()) < s.Stations {
+		dense = denseOf(s, m)
+		byGroup = gi.SplitFirstsDense(seen, dense, mixed, byGroup)
+	} else {
+		err = core.EachBatch(s, m.BM, func(batch []uint32) error {
+			firsts, byGroup = gi.SplitFirsts(seen, batch, mixed, firsts, byGroup)
+			return nil
+		})
+	}
 	s.Work.ValueIDs, s.Work.Pairs = firsts[:0], byGroup[:0]
 	if err != nil {
 		return err
@@ -153,17 +160,52 @@ func countFirsts(s *core.Search, m core.Set, group []*facetTask, k int) error {
 		}
 	}()
 	n := len(firsts)
-	if CountByRecords && (n <= columnMin || n*columnShare <= s.Stations) && (n <= columnFold || n*foldedShare <= s.Stations) {
+	if dense != nil {
+		n = popCount(dense)
+	}
+	if firstsByRecords(n, s.Stations) {
+		if dense != nil {
+			firsts = appendRecords(firsts, dense)
+			s.Work.ValueIDs = firsts[:0]
+		}
 		_, err := countRecordsOf(s, records{list: firsts, n: m.Card()}, group, k, columnFold)
 		return err
 	}
-	dense := denseOfRecords(s, records{list: firsts})
+	if dense == nil {
+		dense = denseOfRecords(s, records{list: firsts})
+	}
 	for _, t := range group {
 		if t.Top, err = countDense(s, t.col, dense, s.Work.Tops[t.d][:0], k, nil, t.extra, 0, &t.bound); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// firstsByRecords reports whether n firsts are counted by records, as a
+// plain set of their size would be (countTask).
+func firstsByRecords(n, stations int) bool {
+	return CountByRecords && (n <= columnMin || n*columnShare <= stations) && (n <= columnFold || n*foldedShare <= stations)
+}
+
+// popCount is the number of bits set in words.
+func popCount(words []uint64) int {
+	n := 0
+	for _, w := range words {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// appendRecords appends the records whose bits are set in words, in
+// ascending order.
+func appendRecords(dst []uint32, words []uint64) []uint32 {
+	for i, w := range words {
+		for ; w != 0; w &= w - 1 {
+			dst = append(dst, uint32(i<<6+bits.TrailingZeros64(w)))
+		}
+	}
+	return dst
 }
 
 // mixedCounts appends to out the groups of each value of col among
