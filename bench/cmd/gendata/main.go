@@ -61,6 +61,11 @@ func main() {
 	if *out == "" || *n < 1 {
 		log.Fatal("gendata: -o and -n >= 1 are required")
 	}
+	if _, err := os.Stat(*data); err != nil {
+		// the default is found from the working directory: a binary run
+		// outside the checkout finds no snapshot there
+		log.Fatalf("gendata: no snapshot to draw from (%v): pass -data FILE, or run inside the checkout", err)
+	}
 	lines, tpls, err := load(*data)
 	if err != nil {
 		log.Fatal(err)
