@@ -8,8 +8,9 @@ import (
 )
 
 // TestMemoBoundsMatchOracle counts the facets of searches that intersect
-// lists the memo holds (a word and a filter, two words), which the memo
-// does not answer itself, and so are counted under its bounds: plain and
+// lists the memo holds (a word and a filter, two words, three, a word
+// within a distance), which the memo does not answer itself, and so are
+// counted under its bounds: plain and
 // distinct, at three limits, by posting lists alone and by the way each
 // size takes. Each count must equal the oracle's and the count without
 // the bounds, and the bounds must have ended some counts early.
@@ -23,9 +24,13 @@ func TestMemoBoundsMatchOracle(t *testing.T) {
 	}
 	queries := []core.Query{{Q: "radio", Filter: filters("", "en", "")}, {Q: "radio rock"}, {Q: "fm", Filter: filters("us", "", "")},
 		{Q: "music radio"}, {Q: "radio", Filter: filters("", "", "pop")}, {Q: "fm", Filter: filters("", "es", "")},
-		{Q: "online radio"}, {Q: "radio", Filter: filters("de", "", "")}}
+		{Q: "online radio"}, {Q: "radio", Filter: filters("de", "", "")},
+		// sets within their lists' intersection, which the memo bounds
+		// but does not answer: three words, a distance
+		{Q: "radio fm a"}, {Q: "radio", Near: &core.Near{Lat: 50, Lon: 10, RadiusKm: 1500}}}
 	defer func() { CountByRecords, BoundByMemo = true, true }()
 	bounded := 0
+	boundedOf := map[string]int{} // by query, every way and limit
 	for _, byRecords := range []bool{false, true} {
 		for _, q := range queries {
 			for _, distinct := range []bool{false, true} {
@@ -43,6 +48,7 @@ func TestMemoBoundsMatchOracle(t *testing.T) {
 						t.Fatalf("%s: %v", what, err)
 					}
 					bounded += with.MemoBounded
+					boundedOf[q.Q+fmt.Sprint(q.Near)] += with.MemoBounded
 					if without.MemoBounded != 0 {
 						t.Errorf("%s: %d counts bounded with the bounds off", what, without.MemoBounded)
 					}
@@ -69,5 +75,10 @@ func TestMemoBoundsMatchOracle(t *testing.T) {
 	}
 	if bounded == 0 {
 		t.Error("no count was ended by the memo's bounds: they went untested")
+	}
+	for _, q := range queries[len(queries)-2:] {
+		if boundedOf[q.Q+fmt.Sprint(q.Near)] == 0 {
+			t.Errorf("%s: no count ended by the memo's bounds", q.String())
+		}
 	}
 }

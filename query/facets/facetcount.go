@@ -86,9 +86,13 @@ func Count(s *core.Search, q core.Query, matches core.Set, plain bool) (core.Fac
 // facet the memo does not answer.
 func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([core.NumDims]facetTask, error) {
 	var tasks [core.NumDims]facetTask
-	ops, err := memoOperands(s, q)
+	ops, exact, err := memoOperands(s, q)
 	if err != nil {
 		return tasks, err
+	}
+	memoOps := ops // the memo's own answers: only for q's set itself
+	if !exact {
+		memoOps = nil
 	}
 	filtered := q.Filter.Filtered()
 	for d := range core.NumDims {
@@ -103,7 +107,7 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 		if t.col, err = column(s.Index, d); err != nil {
 			return tasks, err
 		}
-		if fromMemo(s, t, ops, -1, q.FacetLimit, q.Distinct) {
+		if fromMemo(s, t, memoOps, -1, q.FacetLimit, q.Distinct) {
 			continue
 		}
 		if filtered.Has(d) && everyStationWithout(s, q, d) {
@@ -127,13 +131,13 @@ func FacetTops(s *core.Search, q core.Query, matches core.Set, plain bool) ([cor
 				t.Top = t.col.topOfEveryStation(s.Work.Tops[t.d][:0], q.FacetLimit, q.Distinct)
 			case q.Distinct:
 				switch {
-				case fromMemo(s, t, ops, t.n, q.FacetLimit, true):
+				case fromMemo(s, t, memoOps, t.n, q.FacetLimit, true):
 				case CountByFirsts && t.col.hasColumn():
 					t.byFirsts = true
 				default:
 					t.Top, err = countDistinct(s, t, s.Work.Tops[t.d][:0], q.FacetLimit)
 				}
-			case !fromMemo(s, t, ops, t.n, q.FacetLimit, false):
+			case !fromMemo(s, t, memoOps, t.n, q.FacetLimit, false):
 				err = countTask(s, t, q.FacetLimit)
 			}
 		}

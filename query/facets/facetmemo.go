@@ -223,16 +223,14 @@ func unionID(first core.ListID, n int) core.ListID {
 }
 
 // memoOperands looks up once the lists of q's words and filters, for
-// memoOf; none when the memo is not built or cannot know q's sets (a
-// distance filter, more than two words).
-func memoOperands(s *core.Search, q core.Query) ([]core.MemoOperand, error) {
-	ops := s.Work.MemoOps[:0]
+// memoOf and boundOf. exact reports whether q's set is their intersection,
+// which memoOf needs; a set within it (a distance filter, more than two
+// words: the memo keeps no triples) still takes the bounds.
+func memoOperands(s *core.Search, q core.Query) (ops []core.MemoOperand, exact bool, err error) {
+	ops = s.Work.MemoOps[:0]
 	defer func() { s.Work.MemoOps = ops[:0] }()
-	if q.Near != nil || len(s.Work.Words) > 2 {
-		return nil, nil
-	}
 	if _, err := FacetMemo(s.Index); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	one := func(lists [][]byte) core.ListID {
 		if len(lists) == 0 {
@@ -243,15 +241,15 @@ func memoOperands(s *core.Search, q core.Query) ([]core.MemoOperand, error) {
 	for _, word := range s.Work.Words {
 		lists, err := s.WordLists(core.AllSpace, word)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		ops = append(ops, core.MemoOperand{Dim: core.NoDim, List: one(lists)})
 	}
-	err := s.EachFilter(q, core.NoDim, func(dim core.Dim, lists [][]byte) (bool, error) {
+	err = s.EachFilter(q, core.NoDim, func(dim core.Dim, lists [][]byte) (bool, error) {
 		ops = append(ops, core.MemoOperand{Dim: dim, List: one(lists)})
 		return true, nil
 	})
-	return ops, err
+	return ops, q.Near == nil && len(s.Work.Words) <= 2, err
 }
 
 // memoOf is the memoised facets of the match set of ops without the
