@@ -17,11 +17,11 @@
 //   - facetcol.go: the columns, built once per index, Warm, and the
 //     values' labels
 //   - facetslots.go: the per-record counters of a column (slots)
-//   - facetcount.go: Count: the tasks, and counting by records or by
-//     posting lists
-//   - facetlists.go: the parts of a count by records that cost less by
-//     posting lists (facets of few values, tails few of whose values
-//     could still enter)
+//   - facetcount.go: Count: the tasks, and counting by records
+//   - facetlists.go: counting by posting lists against a set written out
+//     as bits (countDense), and the parts of a count by records that
+//     cost less that way (facets of few values, tails few of whose
+//     values could still enter)
 //   - facetsplit.go: a broad set's pass over the columns split between
 //     two goroutines
 //   - facetmemo.go: the stored facet memo and its look-up

@@ -1,6 +1,10 @@
 package facets
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+
 	"stationdex/query/core"
 	"stationdex/query/rawroaring"
 )
@@ -173,4 +177,105 @@ func denseOfRecords(s *core.Search, src records) []uint64 {
 		}
 	}
 	return dense
+}
+
+// countByPostings counts the values by intersecting m, written out as a
+// dense bitset, with each value's posting list read in place, most
+// stations first: once a value has fewer stations in the whole snapshot
+// than the k-th best count so far, no later one can enter. Each value's
+// duplicates in dups (none when nil) are taken off its count: a distinct
+// search counts groups, never more than records, so the bound holds. b is
+// the memo's bound on the values (see facetbound.go; nil or empty: none).
+func countByPostings(s *core.Search, col *facetColumn, m core.Set, top []core.TopCount, k int, dups valueDuplicates, b *memoBound) ([]core.TopCount, error) {
+	return countDense(s, col, denseOf(s, m), top, k, dups, nil, 0, b)
+}
+
+// countDense is countByPostings of a set written out as dense, from
+// value id from on; each value's count in extra (by id, ascending; none
+// when nil) is added to its own. The values b's tightest list names are
+// counted first; the others only while one of them could still enter.
+func countDense(s *core.Search, col *facetColumn, dense []uint64, top []core.TopCount, k int, dups valueDuplicates, extra []core.ValueCount, from int, b *memoBound) ([]core.TopCount, error) {
+	cs := s.Work.Raw2[:0]
+	defer func() { s.Work.Raw2 = cs[:0] }()
+	v := valueCounter{s: s, col: col, dense: dense, dups: dups, extra: extra, b: b, k: k}
+	var err error
+	first := b.first()
+	for _, c := range first {
+		if id := int(c.ID); id >= from && id < len(col.keys) && col.mayEnter(top, id, k) {
+			if top, cs, err = v.offer(top, cs, id); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for id := from; id < len(col.keys); id++ {
+		if !col.mayEnter(top, id, k) {
+			break
+		}
+		if len(top) == k && b.leavesOut(top[k-1].N) {
+			s.MemoBounded++
+			break
+		}
+		if first != nil && listed(first, uint32(id)) {
+			continue // counted above
+		}
+		if top, cs, err = v.offer(top, cs, id); err != nil {
+			return nil, err
+		}
+	}
+	return top, nil
+}
+
+// valueCounter counts one value at a time for countDense.
+type valueCounter struct {
+	s     *core.Search
+	col   *facetColumn
+	dense []uint64
+	dups  valueDuplicates
+	extra []core.ValueCount
+	b     *memoBound
+	k     int
+}
+
+// offer counts value id's stations (or groups) in the set and puts it in
+// top when it enters; cs is a buffer for its containers.
+func (v *valueCounter) offer(top []core.TopCount, cs []rawroaring.Container, id int) ([]core.TopCount, []rawroaring.Container, error) {
+	col, k := v.col, v.k
+	if col.skip[id] {
+		return top, cs, nil
+	}
+	need := 0
+	if len(top) == k {
+		need = top[k-1].N
+	}
+	if v.b != nil && v.b.n > 0 && v.b.of(uint32(id)) < need {
+		return top, cs, nil
+	}
+	var err error
+	if cs, err = rawroaring.Parse(col.postings[id], cs); err != nil {
+		return top, cs, fmt.Errorf("facet %q: %w", col.keys[id], err)
+	}
+	var blocks []rawroaring.DenseBlock
+	if id < len(col.dense) {
+		blocks = col.dense[id]
+	}
+	x := 0
+	if i, ok := slices.BinarySearchFunc(v.extra, uint32(id), func(c core.ValueCount, id uint32) int { return cmp.Compare(c.ID, id) }); ok {
+		x = int(v.extra[i].N)
+	}
+	// AndCount is exact from need-x up, and duplicates only lower it
+	n := rawroaring.AndCount(cs, blocks, v.dense, max(need-x, 0), int(col.count[id])) + x
+	if n == 0 || n < need {
+		return top, cs, nil
+	}
+	if v.dups != nil {
+		d, err := v.dups.Of(uint32(id))
+		if err != nil {
+			return top, cs, err
+		}
+		n -= d
+	}
+	if n > 0 && n >= need {
+		top = col.insertCount(top, core.TopCount{ID: uint32(id), N: n}, k)
+	}
+	return top, cs, nil
 }
