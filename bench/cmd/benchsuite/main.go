@@ -37,7 +37,8 @@
 //     loaded a slice per round
 //   - searchpage.go: the search page mixes: the cold and hot searches
 //     asked of the HTML search page with its defaults, probed against the
-//     engine, then loaded like the cold and hot mixes
+//     engine, then loaded like the cold and hot mixes; and the page's
+//     default search timed in process (the 5M goals)
 //   - facets.go: the cost of facets per class, per search and at the
 //     broadest, and the suggestions of typo searches
 //   - distinct.go: the cost of a distinct search beside the same search
@@ -102,6 +103,9 @@ type config struct {
 	// the facet and suggestion searches.
 	typos       int
 	facetTiming timing
+	// pageSearches: the cold searches whose search pages are timed in
+	// process (searchpage.go)
+	pageSearches int
 	// The upstream mix (issue #27): distinct requests.
 	upDistinct int
 	// parts left out (-skip): see skipParts.
@@ -119,7 +123,7 @@ func configFor(mode string) (config, error) {
 			peer:         timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 3},
 			coldPerRound: 200_000, coldProbes: 1000, hotDistinct: 1000, hotRequests: 200_000,
 			typos: 400, facetTiming: timing{Warm: true, Budget: 2 * time.Millisecond, MaxReps: 50},
-			upDistinct: 2000,
+			upDistinct: 2000, pageSearches: 2000,
 		}, nil
 	case "smoke":
 		return config{
@@ -130,7 +134,7 @@ func configFor(mode string) (config, error) {
 			peer:         timing{Warm: true, Budget: time.Millisecond, MaxReps: 3},
 			coldPerRound: 2000, coldProbes: 100, hotDistinct: 100, hotRequests: 5000,
 			typos: 20, facetTiming: timing{Warm: true, Budget: 200 * time.Microsecond, MaxReps: 5},
-			upDistinct: 200,
+			upDistinct: 200, pageSearches: 100,
 		}, nil
 	}
 	return config{}, fmt.Errorf("unknown mode %q (full or smoke)", mode)
@@ -143,6 +147,7 @@ var skipParts = []string{
 	"mixes (cold, crawl and hot HTTP mixes, and the search page cold and hot)",
 	"facets (facet counts and suggestions)",
 	"distinct (one result per group against every entry)",
+	"pages (the search page's default search in process: issue #43's 5M goals, with -sizes 5m)",
 	"upstream (the Radio Browser compatible API under /json/ on a -compat build: against a ceiling, /api and MariaDB)",
 }
 

@@ -103,6 +103,7 @@ func targets(res *Results) []Target {
 	}
 	ts = append(ts, atMost(name, "< 1 s", " ms", l.FirstAnswerMs, 1000))
 	ts = append(append(ts, moreTargets(res)...), distinctTargets(res.Distinct)...)
+	ts = append(ts, searchPageTargets(res.SearchPage)...)
 	return append(ts, rbapiTargets(res.RBAPI)...)
 }
 
@@ -233,6 +234,7 @@ func (rp report) markdown() string {
 	scaleSection(&w, r.Sizes)
 	facetSection(&w, r.Facets)
 	distinctSection(&w, r.Distinct)
+	searchPageSection(&w, r.SearchPage)
 	rbapiSection(&w, r.RBAPI)
 	profileSection(&w, r)
 	if len(r.Notes) > 0 {

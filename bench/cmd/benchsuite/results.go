@@ -25,6 +25,8 @@ type Results struct {
 	Targets   []Target       `json:"targets"`
 	Profile   string         `json:"cpu_profile_top,omitempty"`
 	ProfileAt string         `json:"cpu_profile_at,omitempty"`
+	// SearchPage is the search page's default search in process.
+	SearchPage *SearchPageSearches `json:"search_page,omitempty"`
 	// BuildProfile is the index build of the base set, in process.
 	BuildProfile string   `json:"build_cpu_profile_top,omitempty"`
 	Notes        []string `json:"notes"`

@@ -126,7 +126,7 @@ func (s *suite) baseStages(b *base, qs []mix.Query, maria bool) {
 			s.stage("http: "+name+" peer under wrk", func() error { return hb.peer(s.res.HTTP, name, b.data.Path) })
 		}
 	}
-	if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] {
+	if !s.cfg.skip["mixes"] || !s.cfg.skip["facets"] || !s.cfg.skip["distinct"] || !s.cfg.skip["pages"] {
 		s.trafficStages(b, qs)
 	}
 	if !s.cfg.skip["upstream"] {
@@ -215,6 +215,12 @@ func (s *suite) trafficStages(b *base, qs []mix.Query) {
 	if !s.cfg.skip["distinct"] {
 		s.stage("distinct "+b.data.Label, func() (err error) {
 			s.res.Distinct, err = distinctCosts(b, qs, s.cfg.facetTiming, s.lg)
+			return err
+		})
+	}
+	if !s.cfg.skip["pages"] {
+		s.stage("search page searches "+b.data.Label, func() (err error) {
+			s.res.SearchPage, err = searchPageSearches(b, src, s.cfg.pageSearches, s.cfg.facetTiming, s.lg)
 			return err
 		})
 	}

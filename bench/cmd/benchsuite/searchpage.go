@@ -1,13 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"stationdex/bench/internal/engines"
 	"stationdex/bench/internal/mix"
 	"stationdex/bench/internal/traffic"
+	"stationdex/query"
 )
 
 // The search page mixes (issue #43): the HTML search page (/search/) with
@@ -93,4 +99,136 @@ func (mb *mixBench) probePages(base string, qs []mix.Query) ([]int, error) {
 		sizes[i] = len(body)
 	}
 	return sizes, nil
+}
+
+// SearchPageSearches is the search page's default search timed in
+// process at the base size (issue #43's goals are at 5M: make it the base
+// with -sizes 5m): one result per group with its count of other entries,
+// every facet the page lists, a suggestion when nothing matches, the
+// page's twenty results; over the pages of the cold mix's searches.
+type SearchPageSearches struct {
+	Label    string  `json:"label"`
+	Stations int     `json:"stations"`
+	Times    Summary `json:"times"` // the fastest of repeats, per page
+	MaxUs    float64 `json:"max_us"`
+	// MostBytes is the most one page's search allocated (the less of two
+	// runs: a collection between runs empties the workspaces' pool).
+	MostBytes     uint64      `json:"most_bytes"`
+	MostBytesPage string      `json:"most_bytes_page"`
+	Slowest       []PageSpent `json:"slowest"`
+}
+
+// PageSpent is one search page's search: its path, time and matches.
+type PageSpent struct {
+	Path  string  `json:"path"`
+	Us    float64 `json:"us"`
+	Total int     `json:"total"`
+	Bytes uint64  `json:"bytes"`
+}
+
+// Issue #43's goals for the search page's default search at 5M.
+const (
+	pageSearchMedianGoalUs = 500
+	pageSearchP99GoalUs    = 5000
+	pageSearchBytesGoal    = 1 << 20
+)
+
+// pageSearchQuery is the engine query the search page (server/pages)
+// makes of a search: every facetable dimension, eight values each,
+// distinct with each result's other entries counted, suggestions, a page
+// of SearchPageSize at an offset on a page boundary.
+func pageSearchQuery(q mix.Query) query.Query {
+	out := engines.Query(q)
+	for d := range query.NumDims {
+		if d.Facetable() {
+			out.Facets = out.Facets.With(d)
+		}
+	}
+	out.FacetLimit, out.Distinct, out.CountVariants, out.Suggest = 8, true, true, true
+	out.Limit, out.Offset = traffic.SearchPageSize, q.Offset/traffic.SearchPageSize*traffic.SearchPageSize
+	return out
+}
+
+// searchPageSearches times the pages of n cold searches (the cold mix's
+// generator and seed) on the base set, each alone, and measures what
+// each allocates.
+func searchPageSearches(b *base, src *traffic.Source, n int, t timing, lg *logger) (*SearchPageSearches, error) {
+	ix := b.e.Ix
+	zero := func(q mix.Query) bool {
+		n, _, err := b.e.Search(q, false)
+		return err == nil && n == 0
+	}
+	cold, err := traffic.Cold(src, trafficSeed, n, zero)
+	if err != nil {
+		return nil, err
+	}
+	paths, _ := traffic.SearchPages(cold)
+	seen := make(map[string]bool, len(paths))
+	var qs []query.Query
+	var pagePaths []string
+	for _, q := range cold {
+		if p := traffic.SearchPagePath(q); !seen[p] {
+			seen[p] = true
+			qs, pagePaths = append(qs, pageSearchQuery(q)), append(pagePaths, p)
+		}
+	}
+	times, totals, _, err := timeQueries(ix, qs, t)
+	if err != nil {
+		return nil, err
+	}
+	sp := &SearchPageSearches{Label: b.data.Label, Stations: ix.Meta().Stations, Times: summarize(times)}
+	spent := make([]PageSpent, len(qs))
+	var ms runtime.MemStats
+	for i, q := range qs {
+		spent[i] = PageSpent{Path: pagePaths[i], Us: times[i], Total: totals[i], Bytes: math.MaxUint64}
+		for range 2 {
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
+			if _, err := ix.Search(q); err != nil {
+				return nil, fmt.Errorf("%s: %w", pagePaths[i], err)
+			}
+			runtime.ReadMemStats(&ms)
+			spent[i].Bytes = min(spent[i].Bytes, ms.TotalAlloc-before)
+		}
+		if spent[i].Bytes > sp.MostBytes {
+			sp.MostBytes, sp.MostBytesPage = spent[i].Bytes, pagePaths[i]
+		}
+	}
+	slices.SortFunc(spent, func(a, b PageSpent) int { return cmp.Compare(b.Us, a.Us) })
+	sp.MaxUs, sp.Slowest = spent[0].Us, spent[:min(10, len(spent))]
+	lg.logf("   search page searches at %s: %d pages, median %.0f us, p99 %.0f us, max %.0f us (%s); most allocated %d B",
+		sp.Label, len(qs), sp.Times.MedianUs, sp.Times.P99Us, sp.MaxUs, spent[0].Path, sp.MostBytes)
+	return sp, nil
+}
+
+// searchPageTargets are issue #43's goals for the search page's default
+// search, judged at the size it ran at (the goals are 5M's).
+func searchPageTargets(sp *SearchPageSearches) []Target {
+	if sp == nil {
+		return nil
+	}
+	at := fmt.Sprintf("%s (%d stations)", sp.Label, sp.Stations)
+	return []Target{
+		atMost("search page default search in process, median at "+at, "< 500 us", " us", sp.Times.MedianUs, pageSearchMedianGoalUs),
+		atMost("search page default search in process, p99 at "+at, "< 5 ms", " us", sp.Times.P99Us, pageSearchP99GoalUs),
+		atMost("search page default search in process, most allocated by one at "+at, "<= 1 MB", " B", float64(sp.MostBytes), pageSearchBytesGoal),
+	}
+}
+
+// searchPageSection: the search page's default search in process.
+func searchPageSection(w *strings.Builder, sp *SearchPageSearches) {
+	if sp == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n## The search page's default search in process at %s (%d stations; issue #43)\n\n", sp.Label, sp.Stations)
+	fmt.Fprintf(w, "The pages of the cold mix's searches (%d distinct pages), each asked of the engine as the search page asks it "+
+		"(one result per group with its count of other entries, every facet with eight values, suggestions, twenty results), "+
+		"each the fastest of repeats after a first run: median %.0f us %s (goal < 500 us at 5M), p90 %.0f us, p99 %.0f us %s (goal < 5 ms), "+
+		"worst %.0f us. The most one allocated: %d B %s (goal <= 1 MB), `%s`. The slowest:\n\n",
+		sp.Times.N, sp.Times.MedianUs, verdict(sp.Times.MedianUs < pageSearchMedianGoalUs), sp.Times.P90Us, sp.Times.P99Us,
+		verdict(sp.Times.P99Us < pageSearchP99GoalUs), sp.MaxUs, sp.MostBytes, verdict(sp.MostBytes <= pageSearchBytesGoal), sp.MostBytesPage)
+	w.WriteString("| page | matches | us | bytes allocated |\n|---|---:|---:|---:|\n")
+	for _, p := range sp.Slowest {
+		fmt.Fprintf(w, "| `%s` | %d | %.0f | %d |\n", p.Path, p.Total, p.Us, p.Bytes)
+	}
 }

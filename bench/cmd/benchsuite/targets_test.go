@@ -155,3 +155,30 @@ func TestRBAPITargets(t *testing.T) {
 		t.Errorf("%d targets with only the ceiling comparison run, want 1", n)
 	}
 }
+
+// TestSearchPageTargets: the search page's default search is judged on
+// its median, p99 and the most one search allocated, each on its own.
+func TestSearchPageTargets(t *testing.T) {
+	sp := &SearchPageSearches{Label: "5m", Stations: 5_000_000, Times: Summary{MedianUs: 500, P99Us: 5001}, MostBytes: 1<<20 + 1}
+	got := map[string]bool{}
+	for _, tg := range searchPageTargets(sp) {
+		got[tg.Name] = tg.Held
+	}
+	at := " at 5m (5000000 stations)"
+	want := map[string]bool{
+		"search page default search in process, median" + at:                true,
+		"search page default search in process, p99" + at:                   false,
+		"search page default search in process, most allocated by one" + at: false,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("targets %v, want %v", got, want)
+	}
+	for name, held := range want {
+		if h, ok := got[name]; !ok || h != held {
+			t.Errorf("%s: held %v (present %v), want %v", name, h, ok, held)
+		}
+	}
+	if searchPageTargets(nil) != nil {
+		t.Error("a run without the stage has targets for it")
+	}
+}
