@@ -220,7 +220,7 @@ func (s *suite) trafficStages(b *base, qs []mix.Query) {
 	}
 	if !s.cfg.skip["pages"] {
 		s.stage("search page searches "+b.data.Label, func() (err error) {
-			s.res.SearchPage, err = searchPageSearches(b, src, s.cfg.pageSearches, s.cfg.facetTiming, s.lg)
+			s.res.SearchPage, err = searchPageSearches(b, src, s.cfg.pageSearches, s.lg)
 			return err
 		})
 	}

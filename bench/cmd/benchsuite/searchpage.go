@@ -150,9 +150,9 @@ func pageSearchQuery(q mix.Query) query.Query {
 }
 
 // searchPageSearches times the pages of n cold searches (the cold mix's
-// generator and seed) on the base set, each alone, and measures what
-// each allocates.
-func searchPageSearches(b *base, src *traffic.Source, n int, t timing, lg *logger) (*SearchPageSearches, error) {
+// generator and seed) on the base set, each alone (fastestWindows), and
+// measures what each allocates.
+func searchPageSearches(b *base, src *traffic.Source, n int, lg *logger) (*SearchPageSearches, error) {
 	ix := b.e.Ix
 	zero := func(q mix.Query) bool {
 		n, _, err := b.e.Search(q, false)
@@ -172,7 +172,7 @@ func searchPageSearches(b *base, src *traffic.Source, n int, t timing, lg *logge
 			qs, pagePaths = append(qs, pageSearchQuery(q)), append(pagePaths, p)
 		}
 	}
-	times, totals, _, err := timeQueries(ix, qs, t)
+	times, totals, err := fastestWindows(ix, qs)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +201,34 @@ func searchPageSearches(b *base, src *traffic.Source, n int, t timing, lg *logge
 	return sp, nil
 }
 
+// fastestWindows times each query alone after a first run: the fastest
+// of three windows, each repeating it for a millisecond (at most 100
+// times, at least once). A single run of a search of milliseconds at 5M
+// is often the one a garbage collection or another process held up, and
+// the goal is the search's cost: timed once, a 0.4 ms search was
+// reported at 21 ms. Query/core's BenchmarkPageMix times the same way.
+func fastestWindows(ix *query.Index, qs []query.Query) (times []float64, totals []int, err error) {
+	times, totals = make([]float64, len(qs)), make([]int, len(qs))
+	for i, q := range qs {
+		res, err := ix.Search(q)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%+v: %w", q, err)
+		}
+		totals[i], times[i] = res.Total, math.Inf(1)
+		for range 3 {
+			reps, start := 0, time.Now()
+			for reps == 0 || reps < 100 && time.Since(start) < time.Millisecond {
+				if _, err := ix.Search(q); err != nil {
+					return nil, nil, fmt.Errorf("%+v: %w", q, err)
+				}
+				reps++
+			}
+			times[i] = min(times[i], float64(time.Since(start).Nanoseconds())/1e3/float64(reps))
+		}
+	}
+	return times, totals, nil
+}
+
 // searchPageTargets are issue #43's goals for the search page's default
 // search, judged at the size it ran at (the goals are 5M's).
 func searchPageTargets(sp *SearchPageSearches) []Target {
@@ -223,7 +251,7 @@ func searchPageSection(w *strings.Builder, sp *SearchPageSearches) {
 	fmt.Fprintf(w, "\n## The search page's default search in process at %s (%d stations; issue #43)\n\n", sp.Label, sp.Stations)
 	fmt.Fprintf(w, "The pages of the cold mix's searches (%d distinct pages), each asked of the engine as the search page asks it "+
 		"(one result per group with its count of other entries, every facet with eight values, suggestions, twenty results), "+
-		"each the fastest of repeats after a first run: median %.0f us %s (goal < 500 us at 5M), p90 %.0f us, p99 %.0f us %s (goal < 5 ms), "+
+		"each the fastest of three windows of repeats after a first run: median %.0f us %s (goal < 500 us at 5M), p90 %.0f us, p99 %.0f us %s (goal < 5 ms), "+
 		"worst %.0f us. The most one allocated: %d B %s (goal <= 1 MB), `%s`. The slowest:\n\n",
 		sp.Times.N, sp.Times.MedianUs, verdict(sp.Times.MedianUs < pageSearchMedianGoalUs), sp.Times.P90Us, sp.Times.P99Us,
 		verdict(sp.Times.P99Us < pageSearchP99GoalUs), sp.MaxUs, sp.MostBytes, verdict(sp.MostBytes <= pageSearchBytesGoal), sp.MostBytesPage)
