@@ -380,16 +380,9 @@ func (gi *GroupIndex) SplitFirsts(seen *groupSet, batch []uint32, mixed []uint64
 			byGroup = append(byGroup, uint64(c)<<32|uint64(r))
 			continue
 		}
-		w, bit := c>>6, uint64(1)<<(c&63)
-		x := seen.words[w]
-		if x&bit != 0 {
-			continue
+		if seen.add(c) {
+			firsts = append(firsts, r)
 		}
-		if x == 0 {
-			seen.touched = append(seen.touched, w)
-		}
-		seen.words[w] = x | bit
-		firsts = append(firsts, r)
 	}
 	return firsts, byGroup
 }
@@ -415,16 +408,9 @@ func (gi *GroupIndex) SplitFirstsDense(seen *groupSet, words []uint64, mixed []u
 				words[i] &^= 1 << (r & 63)
 				continue
 			}
-			w, bit := c>>6, uint64(1)<<(c&63)
-			x := seen.words[w]
-			if x&bit != 0 {
+			if !seen.add(c) {
 				words[i] &^= 1 << (r & 63)
-				continue
 			}
-			if x == 0 {
-				seen.touched = append(seen.touched, w)
-			}
-			seen.words[w] = x | bit
 		}
 	}
 	return byGroup

@@ -221,17 +221,7 @@ func (gi *GroupIndex) FirstIn(seen *groupSet, r uint32) bool {
 	if int(r) >= len(gi.compact) || gi.compact[r] == 0 {
 		return true
 	}
-	c := gi.compact[r]
-	w, bit := c>>6, uint64(1)<<(c&63)
-	x := seen.words[w]
-	if x&bit != 0 {
-		return false
-	}
-	if x == 0 {
-		seen.touched = append(seen.touched, w)
-	}
-	seen.words[w] = x | bit
-	return true
+	return seen.add(gi.compact[r])
 }
 
 // groupSet is a set of groups, a bit per compact group number (see
@@ -252,6 +242,20 @@ func (g *groupSet) reset(n int) {
 	if words := (n + 63) / 64; len(g.words) < words {
 		g.words = make([]uint64, words)
 	}
+}
+
+// add adds group c and reports whether it was not in the set yet.
+func (g *groupSet) add(c uint32) bool {
+	w, bit := c>>6, uint64(1)<<(c&63)
+	x := g.words[w]
+	if x&bit != 0 {
+		return false
+	}
+	if x == 0 {
+		g.touched = append(g.touched, w)
+	}
+	g.words[w] = x | bit
+	return true
 }
 
 // listedGroups reads listed_groups: the number of groups among the
