@@ -120,11 +120,17 @@ type memoCounter struct {
 	groups   []uint32 // groups per value id
 	last     []uint32 // the last group (plus one) that counted each value id
 	recs     []uint32
-	shared   []uint64 // group<<32 | record of the set's grouped records
+	spans    []valueSpan // of recs: where their values are
+	shared   []uint64    // group<<32 | record of the set's grouped records
+	touched  uint32      // a sum of values read ahead (see touch)
 }
 
+// valueSpan is where a record's values are in recordValues.vals.
+type valueSpan struct{ from, to uint32 }
+
 func newMemoCounter(facets []*facetValues, plain int, rv *recordValues, groupOf []uint32) *memoCounter {
-	c := &memoCounter{facets: facets, plainIDs: uint32(rv.ids), rv: rv, groupOf: groupOf, recs: make([]uint32, 1024),
+	c := &memoCounter{facets: facets, plainIDs: uint32(rv.ids), rv: rv, groupOf: groupOf,
+		recs: make([]uint32, memoBatch), spans: make([]valueSpan, memoBatch),
 		counts: make([]uint32, rv.ids), groups: make([]uint32, rv.ids), last: make([]uint32, rv.ids)}
 	if plain < len(facets) {
 		c.plainIDs = facets[plain].base
@@ -132,45 +138,66 @@ func newMemoCounter(facets []*facetValues, plain int, rv *recordValues, groupOf 
 	return c
 }
 
+// memoBatch is how many records count reads the places of before it
+// reads their values.
+const memoBatch = 1024
+
 // count is the memo of set bm (n stations): the top limit values of each
 // facet, in stations for the plain facets and in groups for every one.
-// A record that stands alone counts its values in both; the grouped ones
-// are then sorted by group, and count a value once per group.
+//
+// The memo's sets are large and spread over the whole snapshot, so
+// nearly every record's values are a cache miss: reading a record's place,
+// then its values, then the next record's place, took about 120 ns a
+// record at 5M stations. So the places of a batch of records and their
+// groups are read first, then their values are touched (touch), in loops
+// whose loads do not wait on each other, and only then are the values
+// counted, from the cache. Every record counts once in every value it has
+// (counts); groups starts from the same counts, less the repeats of a
+// value within a group, found by sorting the grouped records by group,
+// whose values are read ahead in the same way. BenchmarkMemoCount: 122 ns
+// a record before, 57 after.
 func (c *memoCounter) count(bm *roaring.Bitmap, n, limit int) format.MemoEntry {
 	clear(c.counts)
-	clear(c.groups)
-	first, vals, counts, groups := c.rv.first, c.rv.vals, c.counts, c.groups
-	shared, alone := c.shared[:0], 0
+	first, vals, counts, groupOf := c.rv.first, c.rv.vals, c.counts, c.groupOf
+	shared, records := c.shared[:0], 0
 	it := bm.ManyIterator()
 	for k := it.NextMany(c.recs); k > 0; k = it.NextMany(c.recs) {
-		for _, r := range c.recs[:k] {
-			vs := vals[first[r]:first[r+1]]
-			for _, v := range vs {
-				if v < c.plainIDs {
-					counts[v]++
-				}
-			}
-			if g := c.groupOf[r]; g != format.NoGroup {
+		recs, spans := c.recs[:k], c.spans[:k]
+		records += k
+		for i, r := range recs {
+			spans[i] = valueSpan{first[r], first[r+1]}
+			if g := groupOf[r]; g != format.NoGroup {
 				shared = append(shared, uint64(g)<<32|uint64(r))
-				continue
 			}
-			alone++
-			for _, v := range vs {
-				groups[v]++
+		}
+		c.touch(spans)
+		for _, sp := range spans {
+			for _, v := range vals[sp.from:sp.to] {
+				counts[v]++
 			}
 		}
 	}
+	groups := c.groups
+	copy(groups, counts)
 	slices.Sort(shared)
-	sets, last := alone, ^uint64(0)
-	for _, e := range shared {
-		g, r := uint32(e>>32)+1, uint32(e)
-		if e>>32 != last {
-			sets, last = sets+1, e>>32
+	sets, last := records-len(shared), ^uint64(0)
+	for batch := range slices.Chunk(shared, memoBatch) {
+		spans := c.spans[:len(batch)]
+		for i, e := range batch {
+			r := uint32(e)
+			spans[i] = valueSpan{first[r], first[r+1]}
 		}
-		for _, v := range vals[first[r]:first[r+1]] {
-			if c.last[v] != g {
+		c.touch(spans)
+		for i, e := range batch {
+			g := uint32(e>>32) + 1
+			if e>>32 != last {
+				sets, last = sets+1, e>>32
+			}
+			for _, v := range vals[spans[i].from:spans[i].to] {
+				if c.last[v] == g {
+					groups[v]-- // counted already for an entry of the group
+				}
 				c.last[v] = g
-				groups[v]++
 			}
 		}
 	}
@@ -188,6 +215,22 @@ func (c *memoCounter) count(bm *roaring.Bitmap, n, limit int) format.MemoEntry {
 		e.Distinct.Facets[f] = fv.top(groups[ids:ids+len(fv.total)], limit)
 	}
 	return e
+}
+
+// touch reads the first and last value of each span, so that the cache
+// misses of a batch overlap: in a loop of a fixed number of turns, no
+// load waits on another, where the counting loop's exit, mispredicted
+// about once per record, would let at most one miss at a time proceed.
+func (c *memoCounter) touch(spans []valueSpan) {
+	vals, sum := c.rv.vals, uint32(0)
+	if len(vals) == 0 {
+		return
+	}
+	end := uint32(len(vals) - 1)
+	for _, sp := range spans {
+		sum += vals[min(sp.from, end)] + vals[min(max(sp.to, 1)-1, end)]
+	}
+	c.touched += sum // kept, so that the loads are not dropped
 }
 
 // top is the first limit counted values, most first, ties in key order;
