@@ -22,15 +22,6 @@ import (
 // stored JSON no longer matches its records).
 func (st *Station) AppendJSON(dst []byte) []byte { return st.appendJSON(dst, false) }
 
-// AppendStored appends the stored form of r's JSON (format.BucketStationJSON):
-// AppendJSON of the station with every service URL's base URL replaced by
-// format.BaseURLMark. Splice turns it into AppendJSON of New(base, r) for
-// any base.
-func AppendStored(dst []byte, r *format.Record) []byte {
-	st := New("", r) // every service URL is then its path, starting with '/'
-	return st.appendJSON(dst, true)
-}
-
 // Splice appends stored JSON (AppendStored, one station or several) with
 // every format.BaseURLMark replaced by base, the base URL as escaped in a
 // JSON string (EscapeBase): a copy, no decoding.

@@ -10,8 +10,10 @@
 //   - stationjson.go: this comment; Station, the spec's shape of a
 //     station, and New, which derives it from an index record
 //   - encode.go: the encoder: AppendJSON byte for byte as encoding/json
-//     writes a Station, the stored form with the base URL as a mark
-//     (AppendStored), and Splice, which puts a base URL in its place
+//     writes a Station, and Splice, which puts a base URL in place of the
+//     stored form's marks
+//   - stored.go: the stored form, with the base URL as a mark
+//     (AppendStored), written straight from a record
 //   - urls.go: the service's own URLs: station pages, listening pages and
 //     directory pages, with the path segments of facet labels cached
 //   - dump.go: the data dumps: every station as a JSON array and as NDJSON,
