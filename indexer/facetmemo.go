@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	mathbits "math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -274,20 +275,14 @@ func (m *memoBuild) findPairs() {
 	large = large[:min(len(large), format.FacetMemoPairLists)]
 	mask, stride := sampleMask(m.stations)
 	sampled := int(mask.GetCardinality())
-	samples := make([]*roaring.Bitmap, len(large))
-	for i, l := range large {
-		samples[i] = l.bm
-		if stride > 1 {
-			samples[i] = roaring.And(l.bm, mask)
-		}
-	}
+	samples := eachRow(len(large), func(i int) []uint64 { return denseSample(large[i].bm, mask, stride) })
 	pairs := slices.Concat(eachRow(len(large), func(i int) []pair {
 		var row []pair
 		for j := i + 1; j < len(large); j++ {
 			if large[i].facet == large[j].facet && large[i].facet >= 0 {
 				continue
 			}
-			if est := int(samples[i].AndCardinality(samples[j])) * m.stations / max(sampled, 1); est >= least {
+			if est := andCount(samples[i], samples[j]) * m.stations / max(sampled, 1); est >= least {
 				row = append(row, pair{i, j, est})
 			}
 		}
@@ -330,6 +325,40 @@ func eachRow[T any](n int, row func(i int) T) []T {
 	}
 	wg.Wait()
 	return out
+}
+
+// denseSample is bm's records in mask, every stride-th record, as a
+// bitset of the sample: record r is bit r/stride. The intersections of
+// every two of 256 samples, as roaring bitmaps in place (a tenth of a
+// list's records at 5M stations, in array containers merged a record at
+// a time), took 6.6 of the 5M build's 249 CPU-seconds; as bitsets of at
+// most FacetMemoPairKeys times 65,536 bits (64 KB, 16 MB for all), each
+// is a pass over 8,192 words. The counts, and so the pairs chosen, are
+// the same.
+func denseSample(bm, mask *roaring.Bitmap, stride int) []uint64 {
+	in := bm
+	if stride > 1 {
+		in = roaring.And(bm, mask)
+	}
+	bits := make([]uint64, (mask.GetCardinality()+63)/64)
+	it := in.ManyIterator()
+	buf := make([]uint32, 1024)
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		for _, r := range buf[:n] {
+			s := r / uint32(stride)
+			bits[s/64] |= 1 << (s % 64)
+		}
+	}
+	return bits
+}
+
+// andCount is the number of bits set in both a and b, of one length.
+func andCount(a, b []uint64) int {
+	n := 0
+	for i, w := range a {
+		n += mathbits.OnesCount64(w & b[i])
+	}
+	return n
 }
 
 // sampleMask is every stride-th record, at most FacetMemoPairKeys times
