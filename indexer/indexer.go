@@ -43,8 +43,9 @@
 //   - prefix.go: the prefix buckets: a union of a token bucket's lists for
 //     every prefix that more than format.PrefixFanout tokens start with
 //   - write.go: the index file being written: sorted buckets in
-//     transactions of bounded size, pairs made ahead on a goroutine, and
-//     the rename that puts the file in place
+//     transactions of bounded size, pairs made ahead on a goroutine, the
+//     rename that puts the file in place, and how a posting list is
+//     stored (encode: run containers only where they pay)
 //   - dumps.go: the data dumps of the files bucket and the station_json
 //     bucket, encoded from the record blocks on goroutines of their own
 //   - groups.go: the groups (entries that are one stream or one station):

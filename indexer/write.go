@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
@@ -260,4 +261,56 @@ func makeBatch(next kvSource) kvBatch {
 		size += len(k) + len(v)
 	}
 	return b
+}
+
+// minMeanRun is the mean run length from which a posting list is stored
+// run-length encoded. Stations sharing a name are consecutive, so exact-name
+// lists are a few long runs; a country or language is scattered over the
+// name order, and run-encoding it (which roaring would choose whenever it is
+// smaller) yields containers of thousands of one-value runs that are slow to
+// combine at query time.
+const minMeanRun = 8
+
+// encode serialises bm in roaring's portable format, run-length encoded
+// only where minMeanRun says so, and not even then when its run
+// containers would hold many short runs (format.MaxRunContainerBytes): a
+// list of long runs with a scattered part (the names holding a digit,
+// say) would otherwise be flattened by every search that reads it.
+func encode(bm *roaring.Bitmap) ([]byte, error) {
+	if card := bm.GetCardinality(); card > 0 && card/uint64(runs(bm)) >= minMeanRun {
+		bm.RunOptimize()
+		if format.ManyShortRuns(bm) {
+			bm = withoutRuns(bm)
+		}
+	} else if bm.HasRunCompression() {
+		bm = withoutRuns(bm)
+	}
+	return bm.ToBytes()
+}
+
+// withoutRuns copies bm into array and bitmap containers only. A union of
+// token bitmaps (a prefix posting) inherits the run containers of the
+// tokens it is made of, even where over the union runs no longer pay.
+func withoutRuns(bm *roaring.Bitmap) *roaring.Bitmap {
+	out := roaring.New()
+	buf := make([]uint32, 4096)
+	it := bm.ManyIterator()
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		out.AddMany(buf[:n])
+	}
+	return out
+}
+
+// runs counts the maximal runs of consecutive values in bm.
+func runs(bm *roaring.Bitmap) int {
+	n, prev := 0, int64(-2)
+	it := bm.Iterator()
+	for it.HasNext() {
+		v := int64(it.Next())
+		if v != prev+1 {
+			n++
+		}
+		prev = v
+	}
+	return n
 }
