@@ -491,12 +491,12 @@ func materialize(s *Search, cj *conjunction, counts []int32) Set {
 	for _, n := range counts {
 		total += max(int(n), 0)
 	}
-	out := w.Scratch()
 	if total == 0 {
-		return out
+		return w.Scratch()
 	}
 	sc := w.scratchA()
 	if total*sparseShare <= s.Stations {
+		out := w.Scratch()
 		vals := w.vals[:0]
 		for k, n := range counts {
 			if n <= 0 || cj.eval(w.lists, uint16(k), sc) == 0 {
@@ -515,6 +515,7 @@ func materialize(s *Search, cj *conjunction, counts []int32) Set {
 		}
 		sc.out.writeTo((*[rawroaring.BlockWords]uint64)(dense[k*containerWords:]))
 	}
+	out := w.Scratch()
 	out.BM.FromDense(dense, false) // bitmap containers share dense copy-on-write
 	return out
 }

@@ -11,8 +11,10 @@
 // its headers; OrInto, AndCount, Each and the Dense bitset copies combine
 // containers with plain bitsets; CountArrays and IntersectArrays
 // intersect two array containers, with an SSE4.2 kernel on amd64
-// (intersect_amd64.s) and a merge elsewhere. Nothing here knows what the
-// values stand for.
+// (intersect_amd64.s) and a merge elsewhere. AppendDense goes the other
+// way: it writes a bitset in the serialization, a faster road from a
+// bitset to a roaring bitmap than roaring's FromDense for sparse sets.
+// Nothing here knows what the values stand for.
 //
 // File map:
 //   - doc.go: this comment
@@ -23,6 +25,8 @@
 //     OrInto and RunCard for the other kinds
 //   - intersect.go: Merge, the portable intersection of two array
 //     containers and the tail of the kernel's
+//   - dense.go: AppendDense, which writes a bitset in the portable
+//     serialization, for roaring's FromBuffer to read
 //   - intersect_amd64.go, intersect_other.go: CountArrays and
 //     IntersectArrays, over the SSE4.2 block kernel of intersect_amd64.s
 //     on amd64 and over Merge elsewhere
