@@ -1,6 +1,7 @@
 package stationjson
 
 import (
+	"slices"
 	"strconv"
 
 	"stationdex/internal/format"
@@ -84,7 +85,7 @@ func appendFacetPaths(dst []byte, kind string, labels []string) []byte {
 	dst = append(dst, '[')
 	for _, l := range labels {
 		seg, ok := facetSegments[kind].get(l)
-		if !ok || containsString(segs, seg) {
+		if !ok || slices.Contains(segs, seg) {
 			continue
 		}
 		if len(segs) > 0 {
@@ -102,15 +103,6 @@ func appendFacetPath(dst []byte, kind, seg string) []byte {
 	dst = append(dst, '"', format.BaseURLMark, '/')
 	dst = appendStringBody(append(appendStringBody(dst, kind), '/'), seg)
 	return append(dst, '/', '"')
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // appendPageTitle appends PageTitle(r) as a JSON string. Its parts are
