@@ -89,7 +89,8 @@ type config struct {
 	rounds     int
 	startRuns  int
 	// buildRuns: builds of a size whose first build takes under
-	// repeatBuildUnder, the median reported (one build of the larger sizes).
+	// repeatBuildUnder, or whose build has a goal (goaledBuild), the
+	// median reported (one build of the other sizes).
 	buildRuns  int
 	profileDur time.Duration
 	ours       timing

@@ -88,7 +88,7 @@ func targets(res *Results) []Target {
 		ts = append(ts, atMost("index build of the real snapshot"+runsNote(b.BuildRuns, "%.2f s"), "< 2 s", " s", b.Build.WallSec, 2))
 	}
 	if l := res.Sizes[len(res.Sizes)-1]; l.Label == "5m" {
-		ts = append(ts, atMost(fmt.Sprintf("index build at 5m (%d stations)", l.Stations), "< 120 s", " s", l.Build.WallSec, 120))
+		ts = append(ts, atMost(fmt.Sprintf("index build at 5m (%d stations)%s", l.Stations, runsNote(l.BuildRuns, "%.0f s")), "< 120 s", " s", l.Build.WallSec, 120))
 	}
 	// Start-up targets of the default serve, which verifies every
 	// bucket's checksum before serving (-check-on-start adds the full
@@ -226,7 +226,7 @@ func (rp report) markdown() string {
 	peerSection(&w, r)
 	w.WriteString("\n## Growth with data size\n\n")
 	growthTable(&w, r.Sizes)
-	w.WriteString("\nBuild: `stationdex index -o FILE INPUT` as a child process; CPU and peak RSS from its rusage; a build under 10 s is run three times in full mode and the median run reported. " +
+	w.WriteString("\nBuild: `stationdex index -o FILE INPUT` as a child process; CPU and peak RSS from its rusage; a build under 10 s, and the 5m build (judged against its goal), is run three times in full mode and the median run reported. " +
 		"Start-up: exec of `stationdex serve` until the first search answered 200 (polled every 0.5 ms; median of the runs; " +
 		"page cache warm, the file was just written), with the default serve (every bucket's checksum verified) and with -check-on-start (the whole file decoded and cross-checked first). Open + 1st search: `query.Open` and one search in process.\n\n")
 	classTable(&w, r.Sizes)
