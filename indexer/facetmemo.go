@@ -270,7 +270,10 @@ func (m *memoBuild) findLists(tx *bolt.Tx) error {
 // scale.
 func (m *memoBuild) findPairs() {
 	least := format.FacetMemoPairShare * m.min
-	large := slices.DeleteFunc(slices.Clone(m.lists), func(l *memoList) bool { return l.n < least })
+	typed := typedWords(m.lists)
+	large := slices.DeleteFunc(slices.Clone(m.lists), func(l *memoList) bool {
+		return l.n < least || l.facet < 0 && !typed[l]
+	})
 	slices.SortStableFunc(large, func(a, b *memoList) int { return cmp.Compare(b.n, a.n) })
 	large = large[:min(len(large), format.FacetMemoPairLists)]
 	mask, stride := sampleMask(m.stations)
@@ -305,6 +308,42 @@ func (m *memoBuild) findPairs() {
 		budget -= n
 		m.sets = append(m.sets, memoSet{a: a, b: b, limit: format.FacetMemoPairLimit, n: n})
 	}
+}
+
+// typedWords marks the word lists (the prefix bucket's) that pair with
+// others: those of a word of at least FacetMemoPairWordRunes runes that
+// no word one rune longer nearly covers (FacetMemoPairCover). Largest
+// first, the budget went to pairs of single letters ("r" and "s", 1.5M
+// stations at 5M) and of a word's own prefixes ("ra", "rad", "radi" with
+// anything "radio" meets), which no one searches for, and reached none
+// of the word pairs people type ("radio rock"): their facets were counted
+// at every search, the slowest of the search page and of the faceted
+// mix.
+func typedWords(lists []*memoList) map[*memoList]bool {
+	words := map[string]*memoList{}
+	for _, l := range lists {
+		if l.facet < 0 {
+			words[string(l.key)] = l
+		}
+	}
+	covered := map[*memoList]bool{}
+	for key, l := range words {
+		if key == "" {
+			continue
+		}
+		_, size := utf8.DecodeLastRuneInString(key)
+		if shorter := words[key[:len(key)-size]]; shorter != nil &&
+			l.n*format.FacetMemoPairCover[1] >= shorter.n*format.FacetMemoPairCover[0] {
+			covered[shorter] = true
+		}
+	}
+	typed := map[*memoList]bool{}
+	for key, l := range words {
+		if utf8.RuneCountInString(key) >= format.FacetMemoPairWordRunes && !covered[l] {
+			typed[l] = true
+		}
+	}
+	return typed
 }
 
 // pair is two of the large lists and the estimate of their intersection.

@@ -38,3 +38,27 @@ func TestDenseSampleKeepsCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedWords: a word's list pairs with others unless the word is a
+// single rune or a word one rune longer holds nine tenths of its stations;
+// the facets' lists are not words.
+func TestTypedWords(t *testing.T) {
+	word := func(key string, n int) *memoList { return &memoList{source: 4, facet: -1, key: []byte(key), n: n} }
+	lists := []*memoList{
+		word("r", 200),
+		word("ra", 100), word("rad", 95), // "ra": nearly all "rad"
+		word("radi", 60), word("radio", 59), // "rad" keeps its own; "radi" does not
+		word("fm", 50), word("fmx", 44), // 44 of 50: under nine tenths
+		word("la", 50), word("lax", 45), // 45 of 50: nine tenths
+		word("añ", 10), word("año", 10), // the last rune of "año" is two bytes
+		word("ñu", 7),
+		{source: 0, facet: 0, key: []byte("US"), n: 500},
+	}
+	want := map[string]bool{"rad": true, "radio": true, "fm": true, "fmx": true, "lax": true, "año": true, "ñu": true}
+	typed := typedWords(lists)
+	for _, l := range lists {
+		if got := typed[l]; got != want[string(l.key)] {
+			t.Errorf("%q (%d stations): typed %v, want %v", l.key, l.n, got, !got)
+		}
+	}
+}
