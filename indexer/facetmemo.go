@@ -312,7 +312,7 @@ func (m *memoBuild) findPairs() {
 
 // typedWords marks the word lists (the prefix bucket's) that pair with
 // others: those of a word of at least FacetMemoPairWordRunes runes that
-// no word one rune longer nearly covers (FacetMemoPairCover). Largest
+// no word one rune longer nearly covers (FacetMemoPairCoverTenths). Largest
 // first, the budget went to pairs of single letters ("r" and "s", 1.5M
 // stations at 5M) and of a word's own prefixes ("ra", "rad", "radi" with
 // anything "radio" meets), which no one searches for, and reached none
@@ -333,7 +333,7 @@ func typedWords(lists []*memoList) map[*memoList]bool {
 		}
 		_, size := utf8.DecodeLastRuneInString(key)
 		if shorter := words[key[:len(key)-size]]; shorter != nil &&
-			l.n*format.FacetMemoPairCover[1] >= shorter.n*format.FacetMemoPairCover[0] {
+			10*l.n >= format.FacetMemoPairCoverTenths*shorter.n {
 			covered[shorter] = true
 		}
 	}

@@ -88,29 +88,25 @@ var (
 // every n-th record, FacetMemoPairKeys times 65,536 of them),
 // until FacetMemoPairBudget records have been counted. A word's list
 // pairs only when the word has at least FacetMemoPairWordRunes runes and
-// no word one rune longer holds FacetMemoPairCover of its stations (the
-// fraction, as numerator and denominator): a single letter, or a prefix
-// on the way to a longer word ("radi", nearly all "radio"), is not what
-// people search for beside another word.
+// no word one rune longer holds FacetMemoPairCoverTenths tenths of its
+// stations: a single letter, or a prefix on the way to a longer word
+// ("radi", nearly all "radio"), is not what people search for beside
+// another word.
 const (
-	FacetMemoShare         = 256
-	FacetMemoFloor         = 256
-	FacetMemoPairShare     = 2
-	FacetMemoPairLists     = 256
-	FacetMemoPairKeys      = 8
-	FacetMemoPairBudget    = 1 << 27
-	FacetMemoPairWordRunes = 2
+	FacetMemoShare           = 256
+	FacetMemoFloor           = 256
+	FacetMemoPairShare       = 2
+	FacetMemoPairLists       = 256
+	FacetMemoPairKeys        = 8
+	FacetMemoPairBudget      = 1 << 27
+	FacetMemoPairWordRunes   = 2
+	FacetMemoPairCoverTenths = 9
 	// FacetMemoListLimit and FacetMemoPairLimit are the values kept per
 	// facet: a search's largest facet limit for a list, its default for
 	// a pair (a larger limit for a pair is counted).
 	FacetMemoListLimit = 50
 	FacetMemoPairLimit = 10
 )
-
-// FacetMemoPairCover is the share of a word's stations a word one rune
-// longer holds when the shorter word pairs with no other list: nine
-// tenths.
-var FacetMemoPairCover = [2]int{9, 10}
 
 // FacetMemoMin is the smallest list memoised among stations.
 func FacetMemoMin(stations int) int { return max(FacetMemoFloor, stations/FacetMemoShare) }
