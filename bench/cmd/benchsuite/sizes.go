@@ -113,7 +113,7 @@ func (z *sizer) shape(d *dataset, sz *Size) error {
 const repeatBuildUnder = 10 * time.Second
 
 // goaledBuild reports whether a size's build is judged against a goal of
-// its own (report.go's targets).
+// its own: the one report.go's targets judge the build of.
 func goaledBuild(label string) bool { return label == "5m" }
 
 // medianBuild is the build of median wall time, and every run's wall time
